@@ -1,0 +1,87 @@
+//! `cargo xtask`: the workspace's maintenance commands.
+//!
+//! - `cargo xtask ci`: what `.ci/run` checks (fmt, clippy `-D warnings`, tidy, the tests).
+//! - `cargo xtask tidy`: the layer graph of SPEC §1, crate docs, and that `.ci/run`
+//!   still runs the README's test command.
+
+mod tidy;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+const USAGE: &str = "usage: cargo xtask <ci|tidy>
+
+  ci     cargo fmt --check, clippy -D warnings, tidy, then the README's test command
+  tidy   check the layer graph, crate docs and .ci/run against the README";
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = workspace_root()?;
+    match args.first().map(String::as_str) {
+        Some("tidy") => run_tidy(&root),
+        Some("ci") => ci(&root),
+        Some("-h" | "--help") | None => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => bail!("unknown task `{other}`\n\n{USAGE}"),
+    }
+}
+
+fn workspace_root() -> Result<PathBuf> {
+    let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir
+        .parent()
+        .map(Path::to_path_buf)
+        .context("xtask must live one level below the workspace root")
+}
+
+fn run_tidy(root: &Path) -> Result<()> {
+    let problems = tidy::check(root)?;
+    if problems.is_empty() {
+        println!("tidy: ok");
+        return Ok(());
+    }
+    for problem in &problems {
+        eprintln!("tidy: {problem}");
+    }
+    bail!("tidy found {} problem(s)", problems.len())
+}
+
+fn ci(root: &Path) -> Result<()> {
+    cargo(root, &["fmt", "--all", "--", "--check"])?;
+    cargo(
+        root,
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )?;
+    run_tidy(root)?;
+    let test_command = tidy::readme_test_command(root)?;
+    let words: Vec<&str> = test_command.split_whitespace().collect();
+    match words.split_first() {
+        Some((&"cargo", rest)) => cargo(root, rest),
+        _ => bail!("the README's test command `{test_command}` does not start with `cargo`"),
+    }
+}
+
+fn cargo(root: &Path, args: &[&str]) -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    eprintln!("xtask: cargo {}", args.join(" "));
+    let status = Command::new(cargo)
+        .args(args)
+        .current_dir(root)
+        .status()
+        .with_context(|| format!("could not start `cargo {}`", args.join(" ")))?;
+    if !status.success() {
+        bail!("`cargo {}` failed ({status})", args.join(" "));
+    }
+    Ok(())
+}
