@@ -10,3 +10,7 @@
 //! This crate knows nothing of configuration, storage, budgets or tools. It
 //! depends on no other overspill crate, does no I/O beyond its embedded data,
 //! and never guesses a count from bytes or characters.
+
+mod counter;
+
+pub use counter::TokenCounter;
