@@ -11,3 +11,5 @@
 //! `overspill-budget` only. Its tools never write, never execute anything and
 //! read only through the store's read root; every result is measured and
 //! charged before the model sees it.
+
+pub mod json;
