@@ -1,0 +1,152 @@
+//! The validated configuration.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::error::ConfigError;
+use crate::rules::ServerRules;
+use crate::settings::AgentSettings;
+
+/// A configuration that loaded, and so is valid: every pattern compiled,
+/// every scratchpad key known, every value in range, and every agent with an
+/// enabled scratchpad has a `memory_dir` and a `context_window`.
+///
+/// ```
+/// use overspill_config::Config;
+///
+/// let config = Config::from_toml_str(r#"
+///     memory_dir = "./.overspill"
+///
+///     [agent.llm]
+///     provider = "openai"
+///     model = "gpt-4o"
+///     context_window = 128000
+///     api_key = "sk-…"                  # the host's key: ignored
+///
+///     [agent.scratchpad]
+///     enabled = true
+///
+///     [orchestration.worker.analyst.scratchpad]
+///     max_extraction_tokens = 5000       # the rest is inherited
+///
+///     [mcp.servers.k8s.scratchpad]
+///     "*" = { min_tokens = 5120 }
+///     "k8s_list_*" = { min_tokens = 2048 }
+/// "#)?;
+///
+/// let analyst = config.effective("analyst");
+/// assert!(analyst.scratchpad.enabled);
+/// assert_eq!(analyst.scratchpad.max_extraction_tokens, 5000);
+/// assert_eq!(analyst.llm.context_window, Some(128_000));
+///
+/// let k8s = config.rules("k8s").expect("configured");
+/// assert_eq!(k8s.resolve("k8s_list_pods").map(|rule| rule.min_tokens), Some(2048));
+/// # Ok::<(), overspill_config::ConfigError>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Config {
+    pub(crate) memory_dir: Option<MemoryDir>,
+    pub(crate) agent: AgentSettings,
+    pub(crate) workers: BTreeMap<String, AgentSettings>,
+    pub(crate) servers: BTreeMap<String, ServerRules>,
+}
+
+/// The persistence root and where the file set it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryDir {
+    /// The directory as written (a relative path is relative to the host's
+    /// working directory, as the host framework reads it).
+    pub path: PathBuf,
+    /// Which key set it.
+    pub source: MemoryDirSource,
+}
+
+/// Which key set `memory_dir`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryDirSource {
+    /// The top-level `memory_dir`.
+    TopLevel,
+    /// The legacy `[orchestration.artifacts].memory_dir`, used because the
+    /// top-level key is absent.
+    OrchestrationArtifacts,
+}
+
+impl Config {
+    /// Parses and validates a configuration.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Syntax`] for invalid TOML (with toml's line and column),
+    /// otherwise the first problem found, naming its key path and position.
+    pub fn from_toml_str(text: &str) -> Result<Self, ConfigError> {
+        crate::load::load(text, None)
+    }
+
+    /// Reads, parses and validates a configuration file. Error positions
+    /// name the file (`overspill.toml:12:5`).
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Read`] when the file cannot be read (or is not UTF-8),
+    /// else as [`from_toml_str`](Self::from_toml_str).
+    pub fn from_path(path: impl AsRef<Path>) -> Result<Self, ConfigError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|cause| ConfigError::Read {
+            path: path.to_path_buf(),
+            cause,
+        })?;
+        crate::load::load(&text, Some(path))
+    }
+
+    /// The persistence root, if configured.
+    pub fn memory_dir(&self) -> Option<&Path> {
+        self.memory_dir.as_ref().map(|dir| dir.path.as_path())
+    }
+
+    /// The persistence root with the key that set it.
+    pub fn memory_dir_setting(&self) -> Option<&MemoryDir> {
+        self.memory_dir.as_ref()
+    }
+
+    /// The main agent's settings (`[agent]`).
+    pub fn agent(&self) -> &AgentSettings {
+        &self.agent
+    }
+
+    /// A worker's settings: its `[orchestration.worker.<name>]` overrides
+    /// merged field by field over the agent's. A worker the file does not
+    /// mention runs with the agent's settings (and no `mcp_filter`).
+    pub fn effective(&self, worker: &str) -> &AgentSettings {
+        self.workers.get(worker).unwrap_or(&self.agent)
+    }
+
+    /// The settings of a worker the file configures, `None` for any other.
+    pub fn worker(&self, name: &str) -> Option<&AgentSettings> {
+        self.workers.get(name)
+    }
+
+    /// The configured workers and their merged settings, by name.
+    pub fn workers(&self) -> impl Iterator<Item = (&str, &AgentSettings)> {
+        self.workers
+            .iter()
+            .map(|(name, settings)| (name.as_str(), settings))
+    }
+
+    /// The interception rules of `server`, if `[mcp.servers.<server>.scratchpad]`
+    /// exists. A server without rules has none of its tools intercepted.
+    pub fn rules(&self, server: &str) -> Option<&ServerRules> {
+        self.servers.get(server)
+    }
+
+    /// Every server with a scratchpad table, by name.
+    pub fn servers(&self) -> impl Iterator<Item = (&str, &ServerRules)> {
+        self.servers
+            .iter()
+            .map(|(name, rules)| (name.as_str(), rules))
+    }
+
+    /// Whether any agent or worker has its scratchpad enabled.
+    pub fn any_enabled(&self) -> bool {
+        self.agent.scratchpad.enabled || self.workers.values().any(|w| w.scratchpad.enabled)
+    }
+}

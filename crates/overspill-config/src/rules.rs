@@ -1,0 +1,233 @@
+//! One server's interception rules: `[mcp.servers.<name>.scratchpad]`, a
+//! table of tool-name pattern → `{ min_tokens }` (SPEC §2, §2.2).
+
+use std::cmp::Ordering;
+
+use globset::{Candidate, GlobSet};
+use serde::Serialize;
+
+use crate::pattern::{PatternError, ToolPattern, glob_set};
+
+/// The `min_tokens` of a pattern entry that does not set one, and of the
+/// [fallback](ServerRules::fallback) rule.
+pub const DEFAULT_MIN_TOKENS: u64 = 5120;
+
+/// One pattern entry: outputs of matching tools with at least `min_tokens`
+/// tokens are intercepted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Rule {
+    /// The tool-name pattern (the table key).
+    pub pattern: ToolPattern,
+    /// The interception threshold in tokens: an output of exactly this many
+    /// tokens is intercepted.
+    pub min_tokens: u64,
+}
+
+impl Rule {
+    /// A rule intercepting outputs of `pattern`'s tools from `min_tokens` on.
+    pub fn new(pattern: ToolPattern, min_tokens: u64) -> Self {
+        Self {
+            pattern,
+            min_tokens,
+        }
+    }
+
+    /// SPEC §2.2's precedence: the longer pattern (in characters) first, then
+    /// the smaller threshold. `Less` means `self` wins.
+    pub fn precedence(&self, other: &Self) -> Ordering {
+        other
+            .pattern
+            .len_chars()
+            .cmp(&self.pattern.len_chars())
+            .then(self.min_tokens.cmp(&other.min_tokens))
+    }
+}
+
+/// The rules of one MCP server, matched together.
+///
+/// Built once, then only read. Rules keep the order of the file; a tie that
+/// [`Rule::precedence`] cannot break (same length, same threshold) goes to
+/// the rule written first, so the winning pattern reported is stable.
+#[derive(Clone, Debug)]
+pub struct ServerRules {
+    rules: Vec<Rule>,
+    set: GlobSet,
+}
+
+impl ServerRules {
+    /// Rules matched as one set.
+    ///
+    /// # Errors
+    ///
+    /// [`PatternError::Other`] in the rare case globset cannot combine the
+    /// patterns (a size limit).
+    pub fn new(rules: Vec<Rule>) -> Result<Self, PatternError> {
+        let patterns: Vec<ToolPattern> = rules.iter().map(|rule| rule.pattern.clone()).collect();
+        Ok(Self {
+            set: glob_set(&patterns)?,
+            rules,
+        })
+    }
+
+    /// The rules used when there is no configuration at all:
+    /// `"*" = { min_tokens = 5120 }`, every tool intercepted from 5120 tokens
+    /// (what the MCP proxy applies without `--config`, SPEC §11).
+    ///
+    /// ```
+    /// use overspill_config::ServerRules;
+    ///
+    /// let rules = ServerRules::fallback();
+    /// assert_eq!(rules.resolve("anything").map(|r| r.min_tokens), Some(5120));
+    /// ```
+    pub fn fallback() -> Self {
+        // "*" always compiles and a one-glob set always builds; a test pins it.
+        match ToolPattern::new("*")
+            .and_then(|star| Self::new(vec![Rule::new(star, DEFAULT_MIN_TOKENS)]))
+        {
+            Ok(rules) => rules,
+            Err(_) => Self {
+                rules: Vec::new(),
+                set: GlobSet::empty(),
+            },
+        }
+    }
+
+    /// The rules, in the order of the file.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// The rules in precedence order: the order in which they would win.
+    pub fn by_precedence(&self) -> Vec<&Rule> {
+        let mut rules: Vec<&Rule> = self.rules.iter().collect();
+        // Stable sort: equal precedence keeps file order, as `resolve` does.
+        rules.sort_by(|a, b| a.precedence(b));
+        rules
+    }
+
+    /// Whether the server has no rule (so none of its tools is intercepted).
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// The rule that decides `tool`'s threshold (SPEC §2.2): among the
+    /// matching patterns the longest wins, a length tie goes to the smallest
+    /// threshold. `None`: no pattern matches and the tool is never
+    /// intercepted.
+    pub fn resolve(&self, tool: &str) -> Option<&Rule> {
+        let mut matched = Vec::new();
+        self.resolve_into(tool, &mut matched)
+    }
+
+    /// [`resolve`](Self::resolve) with a reusable buffer for the match list.
+    pub(crate) fn resolve_into(&self, tool: &str, matched: &mut Vec<usize>) -> Option<&Rule> {
+        self.set
+            .matches_candidate_into(&Candidate::from_bytes(tool.as_bytes()), matched);
+        // `min_by` keeps the first of equal elements: file order breaks ties.
+        matched
+            .iter()
+            .filter_map(|&i| self.rules.get(i))
+            .min_by(|a, b| a.precedence(b))
+    }
+}
+
+impl PartialEq for ServerRules {
+    fn eq(&self, other: &Self) -> bool {
+        self.rules == other.rules
+    }
+}
+
+impl Eq for ServerRules {}
+
+impl Serialize for ServerRules {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.rules.serialize(serializer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(entries: &[(&str, u64)]) -> ServerRules {
+        ServerRules::new(
+            entries
+                .iter()
+                .map(|&(p, t)| Rule::new(ToolPattern::new(p).unwrap(), t))
+                .collect(),
+        )
+        .unwrap()
+    }
+
+    fn threshold(rules: &ServerRules, tool: &str) -> Option<u64> {
+        rules.resolve(tool).map(|rule| rule.min_tokens)
+    }
+
+    #[test]
+    fn fallback_is_star_at_5120() {
+        let fallback = ServerRules::fallback();
+        assert_eq!(fallback.rules().len(), 1);
+        assert_eq!(fallback.rules()[0].pattern.as_str(), "*");
+        assert_eq!(fallback.rules()[0].min_tokens, DEFAULT_MIN_TOKENS);
+        assert_eq!(threshold(&fallback, ""), Some(5120));
+    }
+
+    #[test]
+    fn longest_matching_pattern_wins() {
+        let r = rules(&[("*", 256), ("k8s_list_*", 512), ("k8s_list_pods", 384)]);
+        assert_eq!(threshold(&r, "k8s_list_pods"), Some(384));
+        assert_eq!(threshold(&r, "k8s_list_nodes"), Some(512));
+        assert_eq!(threshold(&r, "k8s_get"), Some(256));
+    }
+
+    #[test]
+    fn equal_length_tie_goes_to_the_smallest_threshold() {
+        let r = rules(&[("a?c", 300), ("ab*", 200)]);
+        assert_eq!(threshold(&r, "abc"), Some(200));
+        let r = rules(&[("ab*", 200), ("a?c", 300)]);
+        assert_eq!(threshold(&r, "abc"), Some(200));
+    }
+
+    #[test]
+    fn full_tie_goes_to_the_pattern_written_first() {
+        let r = rules(&[("a?c", 300), ("ab?", 300)]);
+        assert_eq!(r.resolve("abc").unwrap().pattern.as_str(), "a?c");
+        let order: Vec<&str> = r
+            .by_precedence()
+            .iter()
+            .map(|r| r.pattern.as_str())
+            .collect();
+        assert_eq!(order, ["a?c", "ab?"]);
+    }
+
+    #[test]
+    fn no_matching_pattern_means_never_intercepted() {
+        let r = rules(&[("k8s_*", 100)]);
+        assert_eq!(threshold(&r, "web_search"), None);
+        assert_eq!(threshold(&rules(&[]), "x"), None);
+    }
+
+    #[test]
+    fn length_is_counted_in_characters() {
+        // Both are 3 characters, so the tie goes to the smaller threshold;
+        // by bytes "éa*" (4 bytes) would have won.
+        let r = rules(&[("éa*", 20), ("*ab", 10)]);
+        assert_eq!(r.resolve("éab").map(|r| r.pattern.as_str()), Some("*ab"));
+    }
+
+    #[test]
+    fn precedence_order_lists_winners_first() {
+        let r = rules(&[
+            ("*", 256),
+            ("k8s_list_*", 512),
+            ("k8s_get?", 100),
+            ("k8s_list_pods", 384),
+        ]);
+        let order: Vec<&str> = r
+            .by_precedence()
+            .iter()
+            .map(|r| r.pattern.as_str())
+            .collect();
+        assert_eq!(order, ["k8s_list_pods", "k8s_list_*", "k8s_get?", "*"]);
+    }
+}
