@@ -1,11 +1,60 @@
 //! Where tool outputs live on disk.
 //!
-//! `overspill-store` owns the scratchpad and artifact directory layout,
-//! content-addressed atomic writes of intercepted outputs, format detection,
-//! and the read root: the one validation every read goes through (SPEC §4).
+//! `overspill-store` owns the scratchpad and artifact directory layout ([`Layout`]),
+//! content-addressed atomic writes of intercepted outputs ([`Store`]), format detection
+//! ([`Format`]), and the read root ([`ReadRoot`]): the one validation every read goes through
+//! (SPEC §4). `docs/storage.md` describes the on-disk result.
+//!
+//! ```
+//! use overspill_store::{Layout, Output, Store};
+//!
+//! let memory = tempfile::tempdir()?;
+//! let layout = Layout::single_agent(memory.path());
+//! let store = Store::open(layout.scratchpad_dir().expect("a single agent has a scratchpad"))?;
+//!
+//! let stored = store.write_output(&Output {
+//!     tool: "k8s_list_pods",
+//!     server: Some("k8s"),
+//!     content: r#"{"kind":"PodList","items":[{"name":"web-1"}]}"#,
+//!     tokens: None,
+//! })?;
+//!
+//! // The model later asks for the file by the name its pointer gave.
+//! let root = layout.open_read_root()?;
+//! let path = root.resolve(&stored.file_name)?;
+//! assert!(std::fs::read_to_string(path)?.contains("\"name\": \"web-1\""));
+//! assert!(root.resolve("../scratchpad/../../etc/passwd").is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! # Architecture invariant
 //!
 //! This crate depends on no other overspill crate and never counts tokens: a
 //! token count is something a caller hands it to record. No path it returns
 //! lies outside its read root.
+
+mod atomic;
+mod companion;
+mod error;
+mod format;
+mod json;
+mod layout;
+mod metadata;
+mod name;
+mod read_root;
+mod relative;
+mod retention;
+mod store;
+mod time;
+
+pub use atomic::RESERVED_PREFIX;
+pub use companion::{COMPANION_MIN_LINES, Companion, MAX_COMPANIONS};
+pub use error::{LayoutError, PathError, StoreError};
+pub use format::Format;
+pub use layout::{Layout, Role, validate_id};
+pub use metadata::{METADATA_DIR, Metadata, TokenTally};
+pub use name::{HASH_HEX_CHARS, MAX_NAME_CHARS, content_hash, count_lines, sanitize_name};
+pub use read_root::ReadRoot;
+pub use relative::relative_ref;
+pub use retention::{DEFAULT_MAX_SESSION_RUNS, RunStarted};
+pub use store::{Output, Store, Stored};

@@ -1,0 +1,189 @@
+//! Companion files: large JSON or Markdown documents hidden inside a top-level string value.
+//!
+//! Tools often return `{"status": "ok", "body": "{\"items\": [...]}"}` or a report in a
+//! `"markdown"` field. Line tools cannot see the structure of an escaped string, so such a value
+//! is also stored on its own (SPEC §4) as `{tool}-{hash}.{slug}.{json|md}`.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
+
+use crate::format::{Format, is_markdown};
+use crate::json::{self, Reindent};
+use crate::name::{count_lines, sanitize_name};
+
+/// A value must fill at least this many lines (as stored) to get a companion file.
+pub const COMPANION_MIN_LINES: usize = 10;
+
+/// At most this many companions per output; an object with more qualifying values keeps the
+/// first ones in document order (the pointer could not name more anyway).
+pub const MAX_COMPANIONS: usize = 32;
+
+/// A companion file written beside a stored output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Companion {
+    /// The top-level key whose string value the file holds.
+    pub key: String,
+    /// `{tool}-{hash}.{slug}.{json|md}`, in the same directory as the output.
+    pub file_name: String,
+    /// [`Format::Json`] (stored pretty-printed) or [`Format::Markdown`] (stored as is).
+    pub format: Format,
+    /// Lines in the companion file.
+    pub lines: usize,
+    /// Bytes in the companion file.
+    pub bytes: u64,
+}
+
+/// A companion and the text to write.
+#[derive(Debug)]
+pub(crate) struct Planned {
+    pub(crate) companion: Companion,
+    pub(crate) content: String,
+}
+
+/// Finds the companions of a JSON object. `members` are the `(key, value)` token ranges of its
+/// top-level string members in `input`; `stem` is `{tool}-{hash}`.
+pub(crate) fn plan(input: &str, members: &[(Range<usize>, Range<usize>)], stem: &str) -> Vec<Planned> {
+    let mut taken = HashSet::new();
+    let mut planned = Vec::new();
+    for (key, value) in members {
+        if planned.len() == MAX_COMPANIONS {
+            tracing::debug!(stem, "more than {MAX_COMPANIONS} companion candidates; the rest are not written");
+            break;
+        }
+        let (Some(key), Some(value)) = (decode(input, key), decode(input, value)) else { continue };
+        let Some((format, content)) = embedded_document(value) else { continue };
+        let lines = count_lines(&content);
+        if lines < COMPANION_MIN_LINES {
+            continue;
+        }
+        let slug = unique_slug(&mut taken, sanitize_name(&key, "value"));
+        let companion = Companion {
+            file_name: format!("{stem}.{slug}.{}", format.extension()),
+            key,
+            format,
+            lines,
+            bytes: content.len() as u64,
+        };
+        planned.push(Planned { companion, content });
+    }
+    planned
+}
+
+/// The unescaped text of a JSON string token, or `None` if it cannot be a Rust string (a lone
+/// surrogate escape).
+fn decode(input: &str, token: &Range<usize>) -> Option<String> {
+    serde_json::from_str(input.get(token.clone())?).ok()
+}
+
+/// The companion content of a string value, if it holds a JSON document or Markdown.
+fn embedded_document(value: String) -> Option<(Format, String)> {
+    if matches!(json::first_token_byte(&value), Some(b'{' | b'[')) {
+        match json::reindent(&value) {
+            Reindent::Pretty(pretty) => return Some((Format::Json, pretty.text)),
+            Reindent::TooLarge => return Some((Format::Json, value)),
+            Reindent::Invalid => {}
+        }
+    }
+    is_markdown(&value).then_some((Format::Markdown, value))
+}
+
+/// `slug`, or `slug-2`, `slug-3`, … whichever is free first.
+fn unique_slug(taken: &mut HashSet<String>, slug: String) -> String {
+    if taken.insert(slug.clone()) {
+        return slug;
+    }
+    let mut n = 2u64;
+    loop {
+        let candidate = format!("{slug}-{n}");
+        if taken.insert(candidate.clone()) {
+            return candidate;
+        }
+        n += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn companions_of(doc: &serde_json::Value) -> Vec<Planned> {
+        let input = serde_json::to_string(doc).unwrap();
+        let Reindent::Pretty(pretty) = json::reindent(&input) else { panic!("not JSON") };
+        plan(&input, &pretty.top_level_strings, "tool-0123456789abcdef")
+    }
+
+    fn markdown(lines: usize) -> String {
+        let mut md = String::from("# Report\n");
+        for i in 1..lines {
+            md.push_str(&format!("line {i}\n"));
+        }
+        md
+    }
+
+    fn big_json() -> String {
+        serde_json::to_string(&serde_json::json!({"items": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]})).unwrap()
+    }
+
+    #[test]
+    fn escaped_json_string_gets_a_pretty_json_companion() {
+        let got = companions_of(&serde_json::json!({"status": "ok", "body": big_json()}));
+        assert_eq!(got.len(), 1);
+        let c = &got[0].companion;
+        assert_eq!((c.key.as_str(), c.format, c.file_name.as_str()), ("body", Format::Json, "tool-0123456789abcdef.body.json"));
+        assert!(got[0].content.starts_with("{\n  \"items\": [\n    1,"));
+        assert_eq!(c.lines, 14);
+    }
+
+    #[test]
+    fn markdown_of_ten_lines_gets_a_companion_and_nine_lines_does_not() {
+        let got = companions_of(&serde_json::json!({"ten": markdown(10), "nine": markdown(9)}));
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].companion.key, "ten");
+        assert_eq!(got[0].companion.format, Format::Markdown);
+        assert_eq!(got[0].content, markdown(10));
+    }
+
+    #[test]
+    fn short_json_and_plain_text_values_get_no_companion() {
+        let doc = serde_json::json!({"small": "{\"a\":1}", "text": "plain\n".repeat(30), "num": 3});
+        assert!(companions_of(&doc).is_empty());
+    }
+
+    #[test]
+    fn nested_and_array_strings_get_no_companion() {
+        let doc = serde_json::json!({"outer": {"body": big_json()}, "list": [markdown(12)]});
+        assert!(companions_of(&doc).is_empty());
+    }
+
+    #[test]
+    fn colliding_slugs_get_numbered_suffixes() {
+        let doc = serde_json::json!({"a b": markdown(10), "a.b": markdown(11), "a/b": big_json(), "a_b-2": markdown(12)});
+        let names: Vec<String> = companions_of(&doc).into_iter().map(|p| p.companion.file_name).collect();
+        assert_eq!(
+            names,
+            [
+                "tool-0123456789abcdef.a_b.md",
+                "tool-0123456789abcdef.a_b-2.md",
+                "tool-0123456789abcdef.a_b-3.json",
+                "tool-0123456789abcdef.a_b-2-2.md",
+            ]
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_each_get_a_companion() {
+        let input = format!(r#"{{"r":{},"r":{}}}"#, serde_json::to_string(&markdown(10)).unwrap(), serde_json::to_string(&markdown(11)).unwrap());
+        let Reindent::Pretty(pretty) = json::reindent(&input) else { panic!("not JSON") };
+        let names: Vec<String> = plan(&input, &pretty.top_level_strings, "t-h").into_iter().map(|p| p.companion.file_name).collect();
+        assert_eq!(names, ["t-h.r.md", "t-h.r-2.md"]);
+    }
+
+    #[test]
+    fn companion_count_is_capped() {
+        let map: serde_json::Map<String, serde_json::Value> =
+            (0..40).map(|i| (format!("k{i}"), serde_json::Value::String(markdown(10)))).collect();
+        assert_eq!(companions_of(&serde_json::Value::Object(map)).len(), MAX_COMPANIONS);
+    }
+}

@@ -1,0 +1,121 @@
+//! The crate's error types: one per concern (storing, reading paths, laying out runs).
+
+use std::io;
+use std::path::PathBuf;
+
+/// Why a user-supplied path was refused by [`crate::ReadRoot`].
+///
+/// Messages are written for the model that sent the path: they say what to do next and never
+/// print a path outside the read root (not even a symlink's target).
+#[derive(Debug, thiserror::Error)]
+pub enum PathError {
+    /// The path was empty.
+    #[error("the path is empty; pass a file name from a pointer or a path relative to the read root")]
+    Empty,
+    /// The path contained a NUL byte.
+    #[error("the path contains a NUL byte; pass a file name from a pointer or a path relative to the read root")]
+    Nul,
+    /// The path was absolute.
+    #[error("absolute paths are not accepted; pass a file name from a pointer or a path relative to the read root")]
+    Absolute,
+    /// The path, lexically or through a symlink, leads outside the read root.
+    #[error("the path leads outside the directory you may read; use a file name from a pointer or a path relative to it")]
+    Escapes,
+    /// The path is (or goes through) a symbolic link whose target does not exist.
+    #[error("the path is a symbolic link whose target does not exist; use a file name from a pointer")]
+    Dangling,
+    /// Nothing exists at the path (inside the read root).
+    #[error("no such file under the read root; use a file name exactly as a pointer gives it")]
+    NotFound,
+    /// A genuine I/O fault, e.g. permission denied; not a judgement on the path.
+    #[error("cannot access `{path}`: {source}; check the file's permissions or try again")]
+    Io {
+        /// The path as the caller gave it (inside the read root, or the root itself).
+        path: String,
+        /// The operating system's error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl PathError {
+    /// The SPEC §6.1 error code a tool reports for this error: `not_found`,
+    /// `path_outside_root`, `io_error` or `invalid_argument`.
+    ///
+    /// ```
+    /// use overspill_store::PathError;
+    ///
+    /// assert_eq!(PathError::Escapes.code(), "path_outside_root");
+    /// assert_eq!(PathError::NotFound.code(), "not_found");
+    /// ```
+    pub fn code(&self) -> &'static str {
+        match self {
+            PathError::Empty | PathError::Nul => "invalid_argument",
+            PathError::Absolute | PathError::Escapes => "path_outside_root",
+            PathError::Dangling | PathError::NotFound => "not_found",
+            PathError::Io { .. } => "io_error",
+        }
+    }
+}
+
+/// Why writing or listing stored outputs failed. Messages name the host's own directories;
+/// they are meant for the host and its operator.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A directory could not be created.
+    #[error("cannot create directory {}: {source}; check that its parent exists and is writable", dir.display())]
+    CreateDir {
+        /// The directory.
+        dir: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: io::Error,
+    },
+    /// A stored output, companion or metadata record could not be written.
+    #[error("cannot write {}: {source}; check free disk space and the directory's permissions", path.display())]
+    Write {
+        /// The file's final path.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: io::Error,
+    },
+    /// The metadata directory could not be read.
+    #[error("cannot read stored-output metadata in {}: {source}; check the directory's permissions", dir.display())]
+    ReadMetadata {
+        /// The metadata directory.
+        dir: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// Why a [`crate::Layout`] could not be built or acted on.
+#[derive(Debug, thiserror::Error)]
+pub enum LayoutError {
+    /// A run or session id cannot be used as a directory name.
+    #[error("invalid {what} `{id}`: {reason}")]
+    InvalidId {
+        /// `run id` or `session id`.
+        what: &'static str,
+        /// The id as given.
+        id: String,
+        /// What is wrong with it and what to use instead.
+        reason: &'static str,
+    },
+    /// The operation needs an orchestration layout, or a single-agent one.
+    #[error("{0}")]
+    WrongRole(&'static str),
+    /// A directory could not be created, read or removed.
+    #[error("cannot {action} {}: {source}; check the directory's permissions", dir.display())]
+    Io {
+        /// `create`, `read` or `remove`.
+        action: &'static str,
+        /// The directory.
+        dir: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: io::Error,
+    },
+}

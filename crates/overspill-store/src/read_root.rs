@@ -1,0 +1,224 @@
+//! The read root: the one validation every exploration read goes through (SPEC §4 "Path
+//! safety").
+//!
+//! A user path is judged in two steps. First lexically, against the read root: it must be
+//! relative, contain no NUL, and `..` may only climb while it stays inside. Then physically: the
+//! path is resolved through the file system and its canonical target must lie inside the
+//! canonical root; when it does not exist, its nearest existing ancestor is judged instead, so a
+//! symlink pointing out cannot be used to probe what lies behind it.
+//!
+//! Names starting with `.overspill-` (the metadata directory, temporary files, run markers) are
+//! overspill's own and read as not found.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+use crate::atomic::RESERVED_PREFIX;
+use crate::error::PathError;
+
+/// A directory that reads are confined to, with an optional base directory inside it that
+/// relative paths start from.
+///
+/// A single agent's read root is its scratchpad dir. An orchestration worker's read root is its
+/// session (or run) dir with its scratchpad dir as base, so the file names in its pointers
+/// resolve directly and `../../artifacts/x.txt` reaches the run's artifacts.
+///
+/// ```
+/// use overspill_store::{PathError, ReadRoot};
+///
+/// let run = tempfile::tempdir()?;
+/// std::fs::create_dir_all(run.path().join("iteration-1/scratchpad"))?;
+/// std::fs::create_dir_all(run.path().join("artifacts"))?;
+/// std::fs::write(run.path().join("artifacts/x.txt"), "result")?;
+///
+/// let root = ReadRoot::new(run.path())?.with_base(run.path().join("iteration-1/scratchpad"))?;
+/// let path = root.resolve("../../artifacts/x.txt")?;
+/// assert_eq!(std::fs::read_to_string(path)?, "result");
+/// assert!(matches!(root.resolve("../../../etc/passwd"), Err(PathError::Escapes)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadRoot {
+    /// The root as given.
+    dir: PathBuf,
+    /// The root with every symlink resolved.
+    canonical: PathBuf,
+    /// Where relative paths start, as normal components below the root.
+    base: Vec<OsString>,
+}
+
+impl ReadRoot {
+    /// A read root at `dir`, which must be an existing directory (a symlink to one is fine).
+    pub fn new(dir: impl Into<PathBuf>) -> Result<ReadRoot, PathError> {
+        let dir = dir.into();
+        let io_error = |source| PathError::Io { path: dir.display().to_string(), source };
+        let canonical = match fs::canonicalize(&dir) {
+            Ok(canonical) => canonical,
+            Err(e) if is_missing(&e) => return Err(PathError::NotFound),
+            Err(e) => return Err(io_error(e)),
+        };
+        let meta = fs::metadata(&canonical).map_err(io_error)?;
+        if !meta.is_dir() {
+            return Err(io_error(io::Error::new(io::ErrorKind::NotADirectory, "not a directory")));
+        }
+        Ok(ReadRoot { dir, canonical, base: Vec::new() })
+    }
+
+    /// The same root with relative paths starting at `base` instead of at the root.
+    ///
+    /// `base` is an absolute path, or one starting with [`ReadRoot::dir`], naming a directory
+    /// inside the root; it need not exist yet. Paths are still judged against the root, so
+    /// from a base two levels down, `../../x` is accepted and `../../../x` is not.
+    pub fn with_base(&self, base: impl AsRef<Path>) -> Result<ReadRoot, PathError> {
+        let base = base.as_ref();
+        let below = self.components_below_root(base).ok_or(PathError::Escapes)?;
+        if below.iter().any(|c| is_reserved(c)) {
+            return Err(PathError::NotFound);
+        }
+        // Judge the base like any path: an existing base must not lead out through a symlink.
+        let rebased = ReadRoot { base: Vec::new(), ..self.clone() };
+        match rebased.judge(&below, &base.display().to_string()) {
+            Ok(_) | Err(PathError::NotFound) => {}
+            Err(e) => return Err(e),
+        }
+        Ok(ReadRoot { base: below, ..self.clone() })
+    }
+
+    /// The root directory as given to [`ReadRoot::new`].
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The root directory with every symlink resolved; every path [`ReadRoot::resolve`]
+    /// returns starts with it.
+    pub fn canonical_dir(&self) -> &Path {
+        &self.canonical
+    }
+
+    /// The base directory relative paths start from (the root itself unless
+    /// [`ReadRoot::with_base`] set one).
+    pub fn base_dir(&self) -> PathBuf {
+        self.base.iter().fold(self.dir.clone(), |p, c| p.join(c))
+    }
+
+    /// Validates `user_path` and returns the canonical path of the existing file or directory
+    /// it names. See the module docs for the rules; `~` is an ordinary name, never expanded.
+    pub fn resolve(&self, user_path: &str) -> Result<PathBuf, PathError> {
+        if user_path.is_empty() {
+            return Err(PathError::Empty);
+        }
+        if user_path.contains('\0') {
+            return Err(PathError::Nul);
+        }
+        let mut parts = self.base.clone();
+        for component in Path::new(user_path).components() {
+            match component {
+                Component::Prefix(_) | Component::RootDir => return Err(PathError::Absolute),
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    parts.pop().ok_or(PathError::Escapes)?;
+                }
+                Component::Normal(name) => parts.push(name.to_owned()),
+            }
+        }
+        if parts.iter().any(|c| is_reserved(c)) {
+            return Err(PathError::NotFound);
+        }
+        self.judge(&parts, user_path)
+    }
+
+    /// The physical step: `parts` are normal components below the canonical root.
+    fn judge(&self, parts: &[OsString], user_path: &str) -> Result<PathBuf, PathError> {
+        let io_error = |source| PathError::Io { path: user_path.to_owned(), source };
+        let candidate = parts.iter().fold(self.canonical.clone(), |p, c| p.join(c));
+        match fs::canonicalize(&candidate) {
+            Ok(real) => return self.inside(real),
+            Err(e) if is_missing(&e) => {}
+            Err(e) => return Err(io_error(e)),
+        }
+        // Something along the way does not exist: judge the nearest existing entry.
+        for len in (0..=parts.len()).rev() {
+            let prefix = parts[..len].iter().fold(self.canonical.clone(), |p, c| p.join(c));
+            let meta = match fs::symlink_metadata(&prefix) {
+                Ok(meta) => meta,
+                Err(e) if is_missing(&e) => continue,
+                Err(e) => return Err(io_error(e)),
+            };
+            return match fs::canonicalize(&prefix) {
+                Ok(real) => {
+                    let real = self.inside(real)?;
+                    if len == parts.len() {
+                        // Created since the first look.
+                        Ok(real)
+                    } else {
+                        Err(PathError::NotFound)
+                    }
+                }
+                // The entry exists but does not resolve: a symlink to nowhere.
+                Err(e) if is_missing(&e) && meta.file_type().is_symlink() => Err(PathError::Dangling),
+                Err(e) if is_missing(&e) => Err(PathError::NotFound),
+                Err(e) => Err(io_error(e)),
+            };
+        }
+        // Not even the root exists any more.
+        Err(PathError::NotFound)
+    }
+
+    /// `real` if it lies inside the canonical root and outside overspill's reserved names.
+    fn inside(&self, real: PathBuf) -> Result<PathBuf, PathError> {
+        let below = real.strip_prefix(&self.canonical).map_err(|_| PathError::Escapes)?;
+        if below.components().any(|c| is_reserved(c.as_os_str())) {
+            return Err(PathError::NotFound);
+        }
+        Ok(real)
+    }
+
+    /// `path` as normal components below the root, if it lies inside it lexically (compared
+    /// with both the root as given and the canonical root).
+    fn components_below_root(&self, path: &Path) -> Option<Vec<OsString>> {
+        let path = lexical(&std::path::absolute(path).ok()?)?;
+        for root in [&self.dir, &self.canonical] {
+            let Some(root) = std::path::absolute(root).ok().as_deref().and_then(lexical) else { continue };
+            if let Ok(rest) = path.strip_prefix(&root) {
+                return Some(rest.components().map(|c| c.as_os_str().to_owned()).collect());
+            }
+        }
+        None
+    }
+}
+
+/// Lexically normalised absolute path (`.` dropped, `..` applied); `None` if `..` would climb
+/// above the file-system root.
+fn lexical(path: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                if !out.pop() || out.as_os_str().is_empty() {
+                    return None;
+                }
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    Some(out)
+}
+
+/// Does not exist, or a file stands where a directory was expected.
+fn is_missing(e: &io::Error) -> bool {
+    matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory)
+}
+
+/// A name overspill keeps for itself (compared ignoring ASCII case, for case-insensitive file
+/// systems).
+fn is_reserved(name: &std::ffi::OsStr) -> bool {
+    let bytes = name.as_encoded_bytes();
+    bytes.len() >= RESERVED_PREFIX.len() && bytes[..RESERVED_PREFIX.len()].eq_ignore_ascii_case(RESERVED_PREFIX.as_bytes())
+}
+
+#[cfg(test)]
+#[path = "read_root_tests.rs"]
+mod tests;

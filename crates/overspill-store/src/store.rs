@@ -1,0 +1,233 @@
+//! The store: a scratchpad directory that intercepted outputs are written into (SPEC §4).
+
+use std::borrow::Cow;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::atomic::{Written, create_private_dir_all, sweep_stale_temp_files, write_if_absent};
+use crate::companion::{self, Companion};
+use crate::error::StoreError;
+use crate::format::{Format, is_markdown};
+use crate::json::{self, Reindent};
+use crate::metadata::{self, METADATA_DIR, Metadata, TokenTally};
+use crate::name::{content_hash, count_lines, sanitize_name};
+
+/// A directory of stored outputs. Cheap to clone; safe to share between threads and processes
+/// (every write is atomic and content-addressed).
+///
+/// ```
+/// use overspill_store::{Format, Output, Store};
+///
+/// let dir = tempfile::tempdir()?;
+/// let store = Store::open(dir.path().join("scratchpad"))?;
+/// let output = Output { tool: "k8s.list_pods", server: Some("k8s"), content: r#"{"items":[1,2]}"#, tokens: None };
+///
+/// let stored = store.write_output(&output)?;
+/// assert!(stored.file_name.starts_with("k8s_list_pods-") && stored.file_name.ends_with(".json"));
+/// assert_eq!(stored.format, Format::Json);
+/// assert_eq!(std::fs::read_to_string(&stored.path)?, "{\n  \"items\": [\n    1,\n    2\n  ]\n}\n");
+///
+/// // The same output again: the same name, one file.
+/// let again = store.write_output(&output)?;
+/// assert_eq!((again.file_name.as_str(), again.already_existed), (stored.file_name.as_str(), true));
+/// assert_eq!(store.list()?.len(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Store {
+    dir: PathBuf,
+}
+
+/// One tool result to store.
+#[derive(Debug, Clone)]
+pub struct Output<'a> {
+    /// The tool's name (sanitised for the file name; kept as is in the metadata).
+    pub tool: &'a str,
+    /// The server the tool belongs to, if any.
+    pub server: Option<&'a str>,
+    /// The result text.
+    pub content: &'a str,
+    /// Its token count, if the caller measured one.
+    pub tokens: Option<TokenTally>,
+}
+
+/// What [`Store::write_output`] stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    /// `{tool}-{hash}.{ext}`: what the pointer names.
+    pub file_name: String,
+    /// The file's path (the store directory joined with `file_name`).
+    pub path: PathBuf,
+    /// The detected format.
+    pub format: Format,
+    /// Bytes in the stored file (after pretty-printing, for JSON).
+    pub bytes: u64,
+    /// Lines in the stored file.
+    pub lines: usize,
+    /// Companion files, in the order of their keys in the output.
+    pub companions: Vec<Companion>,
+    /// True when a file with this name was already there (the same output stored before).
+    pub already_existed: bool,
+}
+
+impl Store {
+    /// Opens the store in `dir`, creating it (and missing parents) with mode 0700. Temporary
+    /// files left by a writer that crashed over an hour ago are removed.
+    pub fn open(dir: impl Into<PathBuf>) -> Result<Store, StoreError> {
+        let dir = dir.into();
+        create_private_dir_all(&dir).map_err(|source| StoreError::CreateDir { dir: dir.clone(), source })?;
+        sweep_stale_temp_files(&dir);
+        Ok(Store { dir })
+    }
+
+    /// The store directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Stores `output`: detects its format, pretty-prints JSON, names the file by tool and
+    /// content hash, writes it and its companions atomically, and records its metadata.
+    ///
+    /// Writing an output that is already stored changes nothing on disk and reports
+    /// `already_existed`. Companions are written before the output, and the metadata record
+    /// after it, so whoever sees the output's name can also open its companions.
+    pub fn write_output(&self, output: &Output<'_>) -> Result<Stored, StoreError> {
+        let prepared = prepare(output.content);
+        let stem = format!("{}-{}", sanitize_name(output.tool, "output"), content_hash(prepared.text.as_bytes()));
+        let file_name = format!("{stem}.{}", prepared.format.extension());
+        let planned = match &prepared.members {
+            Some(members) => companion::plan(output.content, members, &stem),
+            None => Vec::new(),
+        };
+
+        for p in &planned {
+            self.write_file(&self.dir, &p.companion.file_name, p.content.as_bytes())?;
+        }
+        let written = self.write_file(&self.dir, &file_name, prepared.text.as_bytes())?;
+
+        let stored = Stored {
+            path: self.dir.join(&file_name),
+            format: prepared.format,
+            bytes: prepared.text.len() as u64,
+            lines: count_lines(&prepared.text),
+            companions: planned.into_iter().map(|p| p.companion).collect(),
+            already_existed: written == Written::Existed,
+            file_name,
+        };
+        self.record(output, &stored)?;
+        Ok(stored)
+    }
+
+    /// Metadata of every stored output, oldest first (ties by file name). Records that cannot
+    /// be read are skipped with a warning; a store with nothing written yet lists nothing.
+    pub fn list(&self) -> Result<Vec<Metadata>, StoreError> {
+        let dir = self.metadata_dir();
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => return Err(StoreError::ReadMetadata { dir, source }),
+        };
+        let mut all = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|source| StoreError::ReadMetadata { dir: dir.clone(), source })?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') || !name.ends_with(".json") {
+                continue;
+            }
+            if let Some(meta) = read_record(&entry.path()) {
+                all.push(meta);
+            }
+        }
+        all.sort_by(|a, b| a.created.cmp(&b.created).then_with(|| a.file_name.cmp(&b.file_name)));
+        Ok(all)
+    }
+
+    /// The metadata of one stored output, or `None` if it has no record.
+    pub fn metadata(&self, file_name: &str) -> Option<Metadata> {
+        if file_name.contains(['/', '\\', '\0']) || file_name.starts_with('.') {
+            return None;
+        }
+        read_record(&self.metadata_dir().join(metadata::record_name(file_name)))
+    }
+
+    fn metadata_dir(&self) -> PathBuf {
+        self.dir.join(METADATA_DIR)
+    }
+
+    /// Writes the metadata record unless one exists: the first store of an output is its
+    /// creation time.
+    fn record(&self, output: &Output<'_>, stored: &Stored) -> Result<(), StoreError> {
+        let meta = Metadata {
+            file_name: stored.file_name.clone(),
+            tool: output.tool.to_owned(),
+            server: output.server.map(str::to_owned),
+            created: SystemTime::now(),
+            bytes: stored.bytes,
+            lines: stored.lines,
+            tokens: output.tokens.clone(),
+            format: stored.format,
+            companions: stored.companions.clone(),
+        };
+        let dir = self.metadata_dir();
+        create_private_dir_all(&dir).map_err(|source| StoreError::CreateDir { dir: dir.clone(), source })?;
+        let name = metadata::record_name(&stored.file_name);
+        if dir.join(&name).is_file() {
+            return Ok(());
+        }
+        self.write_file(&dir, &name, metadata::encode(&meta).as_bytes()).map(|_| ())
+    }
+
+    fn write_file(&self, dir: &Path, name: &str, content: &[u8]) -> Result<Written, StoreError> {
+        let attempt = write_if_absent(dir, name, content);
+        // The directory may have been removed (e.g. by `cleanup()`) since `open`; recreate once.
+        let attempt = match attempt {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                create_private_dir_all(dir).map_err(|source| StoreError::CreateDir { dir: dir.to_owned(), source })?;
+                write_if_absent(dir, name, content)
+            }
+            other => other,
+        };
+        attempt.map_err(|source| StoreError::Write { path: dir.join(name), source })
+    }
+}
+
+/// An output as it will be stored.
+struct Prepared<'a> {
+    format: Format,
+    text: Cow<'a, str>,
+    /// Top-level string members, when the output is a JSON object.
+    members: Option<Vec<(std::ops::Range<usize>, std::ops::Range<usize>)>>,
+}
+
+/// Detects the format and produces the stored text in one pass over JSON.
+fn prepare(content: &str) -> Prepared<'_> {
+    if let Some(open @ (b'{' | b'[')) = json::first_token_byte(content) {
+        match json::reindent(content) {
+            Reindent::Pretty(pretty) => {
+                let members = (open == b'{').then_some(pretty.top_level_strings);
+                return Prepared { format: Format::Json, text: Cow::Owned(pretty.text), members };
+            }
+            Reindent::TooLarge => {
+                tracing::debug!("JSON too deeply nested to pretty-print; storing it as given");
+                return Prepared { format: Format::Json, text: Cow::Borrowed(content), members: None };
+            }
+            Reindent::Invalid => {}
+        }
+    }
+    let format = if is_markdown(content) { Format::Markdown } else { Format::Text };
+    Prepared { format, text: Cow::Borrowed(content), members: None }
+}
+
+fn read_record(path: &Path) -> Option<Metadata> {
+    match fs::read_to_string(path) {
+        Ok(text) => metadata::decode(&text, path),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(error) => {
+            tracing::warn!(path = %path.display(), %error, "skipping an unreadable metadata record");
+            None
+        }
+    }
+}
