@@ -28,7 +28,7 @@ pub enum ConfigError {
 
     /// The text is not valid TOML; toml's message carries line, column and
     /// the offending line.
-    #[error("{}{error}", file_prefix(.file))]
+    #[error("{}{}", file_prefix(.file), .error.to_string().trim_end())]
     Syntax {
         /// The file, when the text came from one.
         file: Option<PathBuf>,

@@ -460,3 +460,6 @@ fn check_enabled(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
