@@ -42,6 +42,7 @@
 mod config;
 mod document;
 mod error;
+mod inventory;
 mod load;
 mod location;
 mod pattern;
@@ -53,9 +54,10 @@ mod threshold;
 
 pub use config::{Config, MemoryDir, MemoryDirSource};
 pub use error::ConfigError;
+pub use inventory::{ToolInventory, ToolListError};
 pub use location::{KeyPath, Location};
 pub use pattern::{PatternError, ToolFilter, ToolPattern, reachable};
-pub use report::{CheckReport, CheckWarning, ToolInventory, ToolListError};
+pub use report::{CheckReport, CheckWarning};
 pub use rules::{DEFAULT_MIN_TOKENS, Rule, ServerRules};
 pub use settings::{
     AgentSettings, DEFAULT_CONTEXT_SAFETY_MARGIN, DEFAULT_MAX_EXTRACTION_TOKENS,

@@ -36,6 +36,8 @@ use crate::rules::ServerRules;
 #[derive(Clone, Debug, Default)]
 pub struct ThresholdTable {
     servers: HashMap<String, HashMap<String, Resolution>>,
+    /// Tool name → threshold over every server, for flat-namespace hosts.
+    by_name: HashMap<String, u64>,
     clashes: Vec<ThresholdClash>,
 }
 
@@ -114,7 +116,16 @@ impl ThresholdTable {
             }
         }
         let clashes = settle_clashes(&mut servers);
-        Self { servers, clashes }
+        let mut by_name: HashMap<String, u64> = HashMap::new();
+        for (tool, resolution) in servers.values().flatten() {
+            let entry = by_name.entry(tool.clone()).or_insert(resolution.min_tokens);
+            *entry = (*entry).min(resolution.min_tokens);
+        }
+        Self {
+            servers,
+            by_name,
+            clashes,
+        }
     }
 
     /// The threshold of `server`'s `tool`, or `None` when that tool is not
@@ -122,6 +133,13 @@ impl ThresholdTable {
     /// lists given to [`resolve`](Self::resolve)).
     pub fn threshold(&self, server: &str, tool: &str) -> Option<u64> {
         self.resolution(server, tool).map(|r| r.min_tokens)
+    }
+
+    /// The threshold of a tool known only by name, for hosts whose tool
+    /// namespace is flat: the smallest over the servers that intercept a tool
+    /// of that name, `None` when none does.
+    pub fn threshold_by_name(&self, tool: &str) -> Option<u64> {
+        self.by_name.get(tool).copied()
     }
 
     /// How `server`'s `tool` got its threshold.
@@ -313,6 +331,8 @@ mod tests {
             ThresholdTable::resolve(&c, [("a", vec!["search", "x"]), ("b", vec!["search"])]);
         assert_eq!(table.threshold("a", "search"), Some(1000));
         assert_eq!(table.threshold("b", "search"), Some(1000));
+        assert_eq!(table.threshold_by_name("search"), Some(1000));
+        assert_eq!(table.threshold_by_name("nothing"), None);
         let b = table.resolution("b", "search").unwrap();
         assert_eq!((b.pattern.as_str(), b.pattern_min_tokens), ("se*", 2000));
         assert_eq!(
@@ -357,6 +377,8 @@ mod tests {
         let table = ThresholdTable::resolve(&c, [("a", ["search"]), ("b", ["search"])]);
         assert_eq!(table.threshold("b", "search"), None);
         assert!(table.clashes().is_empty());
+        // A host that only knows the name intercepts it (at a's threshold).
+        assert_eq!(table.threshold_by_name("search"), Some(1000));
     }
 
     #[test]

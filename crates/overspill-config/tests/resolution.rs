@@ -188,6 +188,15 @@ proptest! {
                 prop_assert_eq!(table.threshold(server, tool), expected, "server {} tool {:?}", server, tool);
             }
         }
+        // By name: the smallest over the servers intercepting that name.
+        for tool in a_tools.iter().chain(&b_tools) {
+            let expected = [(0, &a_tools), (1, &b_tools)]
+                .into_iter()
+                .filter(|(_, list)| list.contains(tool))
+                .filter_map(|(server, _)| own(server, tool))
+                .min();
+            prop_assert_eq!(table.threshold_by_name(tool), expected, "by name {:?}", tool);
+        }
         // Nothing outside the given lists is in the table.
         prop_assert_eq!(table.threshold("a", "not-in-any-list"), None);
         // Every clash reported is a name with two different own thresholds.
