@@ -59,12 +59,17 @@ pub(crate) fn write_if_absent(dir: &Path, name: &str, content: &[u8]) -> io::Res
         Err(e) => return Err(e),
     };
     // tempfile creates the file with mode 0600 and removes it if we fail before persisting.
-    let mut temp = tempfile::Builder::new().prefix(TEMP_PREFIX).tempfile_in(dir)?;
+    let mut temp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(dir)?;
     temp.write_all(content)?;
     // Flush before naming, so a power cut cannot leave an empty file under the final name.
     temp.as_file().sync_data()?;
     if occupied {
-        tracing::warn!(file = name, "replacing a stored file whose size does not match its name");
+        tracing::warn!(
+            file = name,
+            "replacing a stored file whose size does not match its name"
+        );
         temp.persist(&path).map_err(|e| e.error)?;
         return Ok(Written::Replaced);
     }
@@ -87,19 +92,25 @@ pub(crate) fn write_if_absent(dir: &Path, name: &str, content: &[u8]) -> io::Res
 /// Removes temporary files in `dir` left by writers that crashed more than an hour ago.
 /// Best effort: errors are logged, never returned.
 pub(crate) fn sweep_stale_temp_files(dir: &Path) {
-    let Ok(entries) = fs::read_dir(dir) else { return };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
     let now = SystemTime::now();
     for entry in entries.flatten() {
         if !entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
             continue;
         }
-        let stale = entry.metadata().ok().filter(fs::Metadata::is_file).and_then(|m| m.modified().ok()).is_some_and(
-            |modified| now.duration_since(modified).is_ok_and(|age| age > STALE_TEMP_AGE),
-        );
-        if stale {
-            if let Err(error) = fs::remove_file(entry.path()) {
-                tracing::debug!(%error, "could not remove a stale temporary file");
-            }
+        let stale = entry
+            .metadata()
+            .ok()
+            .filter(fs::Metadata::is_file)
+            .and_then(|m| m.modified().ok())
+            .is_some_and(|modified| {
+                now.duration_since(modified)
+                    .is_ok_and(|age| age > STALE_TEMP_AGE)
+            });
+        if stale && let Err(error) = fs::remove_file(entry.path()) {
+            tracing::debug!(%error, "could not remove a stale temporary file");
         }
     }
 }
@@ -109,8 +120,10 @@ mod tests {
     use super::*;
 
     fn names(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> =
-            fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         names.sort();
         names
     }
@@ -118,8 +131,14 @@ mod tests {
     #[test]
     fn write_if_absent_creates_then_reports_existing() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(write_if_absent(dir.path(), "a.txt", b"abc").unwrap(), Written::Created);
-        assert_eq!(write_if_absent(dir.path(), "a.txt", b"abc").unwrap(), Written::Existed);
+        assert_eq!(
+            write_if_absent(dir.path(), "a.txt", b"abc").unwrap(),
+            Written::Created
+        );
+        assert_eq!(
+            write_if_absent(dir.path(), "a.txt", b"abc").unwrap(),
+            Written::Existed
+        );
         assert_eq!(fs::read(dir.path().join("a.txt")).unwrap(), b"abc");
         assert_eq!(names(dir.path()), ["a.txt"]);
     }
@@ -128,7 +147,10 @@ mod tests {
     fn write_if_absent_replaces_a_file_of_the_wrong_size() {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("a.txt"), b"ab").unwrap();
-        assert_eq!(write_if_absent(dir.path(), "a.txt", b"abc").unwrap(), Written::Replaced);
+        assert_eq!(
+            write_if_absent(dir.path(), "a.txt", b"abc").unwrap(),
+            Written::Replaced
+        );
         assert_eq!(fs::read(dir.path().join("a.txt")).unwrap(), b"abc");
         assert_eq!(names(dir.path()), ["a.txt"]);
     }
@@ -158,7 +180,12 @@ mod tests {
         }
         let long_ago = SystemTime::now() - Duration::from_secs(2 * 60 * 60);
         for p in [&old, &kept] {
-            fs::File::options().write(true).open(p).unwrap().set_modified(long_ago).unwrap();
+            fs::File::options()
+                .write(true)
+                .open(p)
+                .unwrap()
+                .set_modified(long_ago)
+                .unwrap();
         }
         sweep_stale_temp_files(dir.path());
         assert!(!old.exists());

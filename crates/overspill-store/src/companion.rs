@@ -44,16 +44,27 @@ pub(crate) struct Planned {
 
 /// Finds the companions of a JSON object. `members` are the `(key, value)` token ranges of its
 /// top-level string members in `input`; `stem` is `{tool}-{hash}`.
-pub(crate) fn plan(input: &str, members: &[(Range<usize>, Range<usize>)], stem: &str) -> Vec<Planned> {
+pub(crate) fn plan(
+    input: &str,
+    members: &[(Range<usize>, Range<usize>)],
+    stem: &str,
+) -> Vec<Planned> {
     let mut taken = HashSet::new();
     let mut planned = Vec::new();
     for (key, value) in members {
         if planned.len() == MAX_COMPANIONS {
-            tracing::debug!(stem, "more than {MAX_COMPANIONS} companion candidates; the rest are not written");
+            tracing::debug!(
+                stem,
+                "more than {MAX_COMPANIONS} companion candidates; the rest are not written"
+            );
             break;
         }
-        let (Some(key), Some(value)) = (decode(input, key), decode(input, value)) else { continue };
-        let Some((format, content)) = embedded_document(value) else { continue };
+        let (Some(key), Some(value)) = (decode(input, key), decode(input, value)) else {
+            continue;
+        };
+        let Some((format, content)) = embedded_document(value) else {
+            continue;
+        };
         let lines = count_lines(&content);
         if lines < COMPANION_MIN_LINES {
             continue;
@@ -110,7 +121,9 @@ mod tests {
 
     fn companions_of(doc: &serde_json::Value) -> Vec<Planned> {
         let input = serde_json::to_string(doc).unwrap();
-        let Reindent::Pretty(pretty) = json::reindent(&input) else { panic!("not JSON") };
+        let Reindent::Pretty(pretty) = json::reindent(&input) else {
+            panic!("not JSON")
+        };
         plan(&input, &pretty.top_level_strings, "tool-0123456789abcdef")
     }
 
@@ -123,7 +136,8 @@ mod tests {
     }
 
     fn big_json() -> String {
-        serde_json::to_string(&serde_json::json!({"items": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]})).unwrap()
+        serde_json::to_string(&serde_json::json!({"items": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}))
+            .unwrap()
     }
 
     #[test]
@@ -131,7 +145,10 @@ mod tests {
         let got = companions_of(&serde_json::json!({"status": "ok", "body": big_json()}));
         assert_eq!(got.len(), 1);
         let c = &got[0].companion;
-        assert_eq!((c.key.as_str(), c.format, c.file_name.as_str()), ("body", Format::Json, "tool-0123456789abcdef.body.json"));
+        assert_eq!(
+            (c.key.as_str(), c.format, c.file_name.as_str()),
+            ("body", Format::Json, "tool-0123456789abcdef.body.json")
+        );
         assert!(got[0].content.starts_with("{\n  \"items\": [\n    1,"));
         assert_eq!(c.lines, 14);
     }
@@ -160,7 +177,10 @@ mod tests {
     #[test]
     fn colliding_slugs_get_numbered_suffixes() {
         let doc = serde_json::json!({"a b": markdown(10), "a.b": markdown(11), "a/b": big_json(), "a_b-2": markdown(12)});
-        let names: Vec<String> = companions_of(&doc).into_iter().map(|p| p.companion.file_name).collect();
+        let names: Vec<String> = companions_of(&doc)
+            .into_iter()
+            .map(|p| p.companion.file_name)
+            .collect();
         assert_eq!(
             names,
             [
@@ -174,16 +194,29 @@ mod tests {
 
     #[test]
     fn duplicate_keys_each_get_a_companion() {
-        let input = format!(r#"{{"r":{},"r":{}}}"#, serde_json::to_string(&markdown(10)).unwrap(), serde_json::to_string(&markdown(11)).unwrap());
-        let Reindent::Pretty(pretty) = json::reindent(&input) else { panic!("not JSON") };
-        let names: Vec<String> = plan(&input, &pretty.top_level_strings, "t-h").into_iter().map(|p| p.companion.file_name).collect();
+        let input = format!(
+            r#"{{"r":{},"r":{}}}"#,
+            serde_json::to_string(&markdown(10)).unwrap(),
+            serde_json::to_string(&markdown(11)).unwrap()
+        );
+        let Reindent::Pretty(pretty) = json::reindent(&input) else {
+            panic!("not JSON")
+        };
+        let names: Vec<String> = plan(&input, &pretty.top_level_strings, "t-h")
+            .into_iter()
+            .map(|p| p.companion.file_name)
+            .collect();
         assert_eq!(names, ["t-h.r.md", "t-h.r-2.md"]);
     }
 
     #[test]
     fn companion_count_is_capped() {
-        let map: serde_json::Map<String, serde_json::Value> =
-            (0..40).map(|i| (format!("k{i}"), serde_json::Value::String(markdown(10)))).collect();
-        assert_eq!(companions_of(&serde_json::Value::Object(map)).len(), MAX_COMPANIONS);
+        let map: serde_json::Map<String, serde_json::Value> = (0..40)
+            .map(|i| (format!("k{i}"), serde_json::Value::String(markdown(10))))
+            .collect();
+        assert_eq!(
+            companions_of(&serde_json::Value::Object(map)).len(),
+            MAX_COMPANIONS
+        );
     }
 }

@@ -10,19 +10,29 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum PathError {
     /// The path was empty.
-    #[error("the path is empty; pass a file name from a pointer or a path relative to the read root")]
+    #[error(
+        "the path is empty; pass a file name from a pointer or a path relative to the read root"
+    )]
     Empty,
     /// The path contained a NUL byte.
-    #[error("the path contains a NUL byte; pass a file name from a pointer or a path relative to the read root")]
+    #[error(
+        "the path contains a NUL byte; pass a file name from a pointer or a path relative to the read root"
+    )]
     Nul,
     /// The path was absolute.
-    #[error("absolute paths are not accepted; pass a file name from a pointer or a path relative to the read root")]
+    #[error(
+        "absolute paths are not accepted; pass a file name from a pointer or a path relative to the read root"
+    )]
     Absolute,
     /// The path, lexically or through a symlink, leads outside the read root.
-    #[error("the path leads outside the directory you may read; use a file name from a pointer or a path relative to it")]
+    #[error(
+        "the path leads outside the directory you may read; use a file name from a pointer or a path relative to it"
+    )]
     Escapes,
     /// The path is (or goes through) a symbolic link whose target does not exist.
-    #[error("the path is a symbolic link whose target does not exist; use a file name from a pointer")]
+    #[error(
+        "the path is a symbolic link whose target does not exist; use a file name from a pointer"
+    )]
     Dangling,
     /// Nothing exists at the path (inside the read root).
     #[error("no such file under the read root; use a file name exactly as a pointer gives it")]

@@ -87,7 +87,9 @@ impl fmt::Display for Format {
 
 /// True iff one of the first 50 lines is an ATX heading.
 pub(crate) fn is_markdown(text: &str) -> bool {
-    text.split('\n').take(MARKDOWN_PROBE_LINES).any(is_atx_heading)
+    text.split('\n')
+        .take(MARKDOWN_PROBE_LINES)
+        .any(is_atx_heading)
 }
 
 /// `   ## Title`: at most 3 spaces, 1–6 `#`, then a space or a tab (so `#!/bin/sh`, `#tag`
@@ -129,7 +131,10 @@ mod tests {
     #[test]
     fn detect_json_that_serde_json_would_refuse_as_json() {
         // RFC 8259 grammar decides; the stored file keeps such numbers verbatim.
-        assert_eq!(Format::detect("[1e400, 123456789012345678901234567890]"), Format::Json);
+        assert_eq!(
+            Format::detect("[1e400, 123456789012345678901234567890]"),
+            Format::Json
+        );
     }
 
     #[test]
@@ -142,12 +147,21 @@ mod tests {
 
     #[test]
     fn detect_shebang_script_as_text() {
-        assert_eq!(Format::detect("#!/bin/sh\nset -eu\necho done\n"), Format::Text);
+        assert_eq!(
+            Format::detect("#!/bin/sh\nset -eu\necho done\n"),
+            Format::Text
+        );
     }
 
     #[test]
     fn detect_non_headings_as_text() {
-        for text in ["#tag\n", "####### seven\n", "    # four spaces\n", "#\n", "a # b\n"] {
+        for text in [
+            "#tag\n",
+            "####### seven\n",
+            "    # four spaces\n",
+            "#\n",
+            "a # b\n",
+        ] {
             assert_eq!(Format::detect(text), Format::Text, "{text:?}");
         }
     }
@@ -178,15 +192,24 @@ mod tests {
     #[test]
     fn from_path_reads_the_extension_only() {
         assert_eq!(Format::from_path(Path::new("pods-0123.json")), Format::Json);
-        assert_eq!(Format::from_path(Path::new("a/README.MD")), Format::Markdown);
-        assert_eq!(Format::from_path(Path::new("notes.markdown")), Format::Markdown);
+        assert_eq!(
+            Format::from_path(Path::new("a/README.MD")),
+            Format::Markdown
+        );
+        assert_eq!(
+            Format::from_path(Path::new("notes.markdown")),
+            Format::Markdown
+        );
         assert_eq!(Format::from_path(Path::new("log.txt")), Format::Text);
         assert_eq!(Format::from_path(Path::new("Makefile")), Format::Text);
     }
 
     #[test]
     fn format_serialises_as_its_display_name() {
-        assert_eq!(serde_json::to_string(&Format::Markdown).unwrap(), "\"markdown\"");
+        assert_eq!(
+            serde_json::to_string(&Format::Markdown).unwrap(),
+            "\"markdown\""
+        );
         let back: Format = serde_json::from_str("\"json\"").unwrap();
         assert_eq!(back, Format::Json);
     }

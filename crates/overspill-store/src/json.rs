@@ -52,7 +52,10 @@ pub(crate) fn reindent(text: &str) -> Reindent {
     match scan(text.as_bytes(), &mut sink) {
         Ok(()) => {
             sink.out.push('\n');
-            Reindent::Pretty(Pretty { text: sink.out, top_level_strings: sink.top_level_strings })
+            Reindent::Pretty(Pretty {
+                text: sink.out,
+                top_level_strings: sink.top_level_strings,
+            })
         }
         Err(Stop::TooLarge) => Reindent::TooLarge,
         Err(Stop::Invalid) => Reindent::Invalid,
@@ -138,7 +141,8 @@ impl Indent<'_> {
             return Err(Stop::TooLarge);
         }
         // Token boundaries are ASCII bytes, so they are char boundaries of the input.
-        self.out.push_str(self.input.get(token).ok_or(Stop::Invalid)?);
+        self.out
+            .push_str(self.input.get(token).ok_or(Stop::Invalid)?);
         Ok(())
     }
 }
@@ -205,10 +209,11 @@ fn scan<S: Sink>(bytes: &[u8], sink: &mut S) -> Result<(), Stop> {
             b'"' => {
                 i = string_end(bytes, i)?;
                 sink.scalar(start..i)?;
-                if stack.len() == 1 && stack[0] == b'{' {
-                    if let Some(key) = top_key.take() {
-                        sink.top_level_string(key, start..i);
-                    }
+                if stack.len() == 1
+                    && stack[0] == b'{'
+                    && let Some(key) = top_key.take()
+                {
+                    sink.top_level_string(key, start..i);
                 }
             }
             b'-' | b'0'..=b'9' => {
@@ -224,7 +229,11 @@ fn scan<S: Sink>(bytes: &[u8], sink: &mut S) -> Result<(), Stop> {
         loop {
             i = skip_ws(bytes, i);
             let Some(&open) = stack.last() else {
-                return if i == bytes.len() { Ok(()) } else { Err(Stop::Invalid) };
+                return if i == bytes.len() {
+                    Ok(())
+                } else {
+                    Err(Stop::Invalid)
+                };
             };
             match bytes.get(i).copied().ok_or(Stop::Invalid)? {
                 b',' => {
@@ -317,7 +326,12 @@ fn string_end(bytes: &[u8], i: usize) -> Result<usize, Stop> {
 
 /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?` starting at `i`.
 fn number_end(bytes: &[u8], mut i: usize) -> Result<usize, Stop> {
-    let digits = |from: usize| from + bytes[from.min(bytes.len())..].iter().take_while(|b| b.is_ascii_digit()).count();
+    let digits = |from: usize| {
+        from + bytes[from.min(bytes.len())..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
     if bytes.get(i) == Some(&b'-') {
         i += 1;
     }
@@ -369,14 +383,23 @@ mod tests {
     fn reindent_agrees_with_serde_json_pretty_printing_on_ordinary_documents() {
         let text = r#" { "kind":"PodList", "items":[ {"name":"a","ports":[80,443],"labels":{}} , {"name":"b"} ], "n":-12.5 } "#;
         let value: serde_json::Value = serde_json::from_str(text).unwrap();
-        assert_eq!(pretty(text), serde_json::to_string_pretty(&value).unwrap() + "\n");
+        assert_eq!(
+            pretty(text),
+            serde_json::to_string_pretty(&value).unwrap() + "\n"
+        );
     }
 
     #[test]
     fn reindent_keeps_numbers_and_escapes_exactly_as_written() {
         let text = r#"[1.0,1E400,-0,123456789012345678901234567890,"\u00e9\n\/"]"#;
         let got = pretty(text);
-        for token in ["1.0", "1E400", "-0", "123456789012345678901234567890", r#""\u00e9\n\/""#] {
+        for token in [
+            "1.0",
+            "1E400",
+            "-0",
+            "123456789012345678901234567890",
+            r#""\u00e9\n\/""#,
+        ] {
             assert!(got.contains(&format!("  {token}")), "{token} lost in {got}");
         }
     }
@@ -390,18 +413,42 @@ mod tests {
     #[test]
     fn reindent_reports_top_level_string_members_only() {
         let text = r#"{"a":"x","b":{"c":"deep"},"d":[ "in array" ],"e" : "y"}"#;
-        let Reindent::Pretty(p) = reindent(text) else { panic!("not JSON") };
-        let found: Vec<(&str, &str)> =
-            p.top_level_strings.iter().map(|(k, v)| (&text[k.clone()], &text[v.clone()])).collect();
+        let Reindent::Pretty(p) = reindent(text) else {
+            panic!("not JSON")
+        };
+        let found: Vec<(&str, &str)> = p
+            .top_level_strings
+            .iter()
+            .map(|(k, v)| (&text[k.clone()], &text[v.clone()]))
+            .collect();
         assert_eq!(found, [(r#""a""#, r#""x""#), (r#""e""#, r#""y""#)]);
     }
 
     #[test]
     fn grammar_errors_are_rejected() {
         for bad in [
-            "", "{", "[1,]", "{\"a\"}", "{\"a\":}", "{a:1}", "[01]", "[1.]", "[.5]", "[1e]", "[-]",
-            "[tru]", "[\"\\x\"]", "[\"\\u12g4\"]", "[\"raw\ttab\"]", "[1] [2]", "[1}", "{\"a\":1]",
-            "[\"unterminated]", "['single']", "[NaN]", "[+1]",
+            "",
+            "{",
+            "[1,]",
+            "{\"a\"}",
+            "{\"a\":}",
+            "{a:1}",
+            "[01]",
+            "[1.]",
+            "[.5]",
+            "[1e]",
+            "[-]",
+            "[tru]",
+            "[\"\\x\"]",
+            "[\"\\u12g4\"]",
+            "[\"raw\ttab\"]",
+            "[1] [2]",
+            "[1}",
+            "{\"a\":1]",
+            "[\"unterminated]",
+            "['single']",
+            "[NaN]",
+            "[+1]",
         ] {
             assert!(!is_json(bad), "{bad:?} accepted");
             assert_eq!(reindent(bad), Reindent::Invalid, "{bad:?}");
@@ -410,7 +457,14 @@ mod tests {
 
     #[test]
     fn scalars_and_surrounding_whitespace_are_valid_json_values() {
-        for good in ["1", " \"s\" ", "null", "\n[ ]\r\n", "{\"\":\"\"}", "-0.5E+2"] {
+        for good in [
+            "1",
+            " \"s\" ",
+            "null",
+            "\n[ ]\r\n",
+            "{\"\":\"\"}",
+            "-0.5E+2",
+        ] {
             assert!(is_json(good), "{good:?} rejected");
         }
     }

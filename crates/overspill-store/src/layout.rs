@@ -88,26 +88,47 @@ impl Layout {
     }
 
     /// The coordinator of run `run_id`, in session `session_id` if there is one.
-    pub fn coordinator(memory_dir: impl Into<PathBuf>, session_id: Option<&str>, run_id: &str) -> Result<Layout, LayoutError> {
+    pub fn coordinator(
+        memory_dir: impl Into<PathBuf>,
+        session_id: Option<&str>,
+        run_id: &str,
+    ) -> Result<Layout, LayoutError> {
         Layout::orchestration(memory_dir.into(), session_id, run_id, Role::Coordinator)
     }
 
     /// A worker of run `run_id` in iteration `iteration`, in session `session_id` if there is
     /// one.
-    pub fn worker(memory_dir: impl Into<PathBuf>, session_id: Option<&str>, run_id: &str, iteration: u32) -> Result<Layout, LayoutError> {
-        Layout::orchestration(memory_dir.into(), session_id, run_id, Role::Worker { iteration })
+    pub fn worker(
+        memory_dir: impl Into<PathBuf>,
+        session_id: Option<&str>,
+        run_id: &str,
+        iteration: u32,
+    ) -> Result<Layout, LayoutError> {
+        Layout::orchestration(
+            memory_dir.into(),
+            session_id,
+            run_id,
+            Role::Worker { iteration },
+        )
     }
 
     /// The layout of a worker in `iteration` of this layout's run.
     pub fn for_iteration(&self, iteration: u32) -> Result<Layout, LayoutError> {
         let Some((run_id, _)) = &self.run else {
-            return Err(LayoutError::WrongRole("a single agent has no iterations; build a worker layout with Layout::worker"));
+            return Err(LayoutError::WrongRole(
+                "a single agent has no iterations; build a worker layout with Layout::worker",
+            ));
         };
         let session = self.session.as_ref().map(|(id, _)| id.as_str());
         Layout::worker(self.memory_dir.clone(), session, run_id, iteration)
     }
 
-    fn orchestration(memory_dir: PathBuf, session_id: Option<&str>, run_id: &str, role: Role) -> Result<Layout, LayoutError> {
+    fn orchestration(
+        memory_dir: PathBuf,
+        session_id: Option<&str>,
+        run_id: &str,
+        role: Role,
+    ) -> Result<Layout, LayoutError> {
         validate_id("run id", run_id)?;
         let session = match session_id {
             Some(id) => {
@@ -119,10 +140,16 @@ impl Layout {
         let parent = session.as_ref().map_or(&memory_dir, |(_, dir)| dir);
         let run_dir = parent.join(run_id);
         let scratchpad = match role {
-            Role::Worker { iteration } => Some(run_dir.join(format!("iteration-{iteration}")).join(SINGLE_AGENT_DIR)),
+            Role::Worker { iteration } => Some(
+                run_dir
+                    .join(format!("iteration-{iteration}"))
+                    .join(SINGLE_AGENT_DIR),
+            ),
             Role::Coordinator | Role::SingleAgent => None,
         };
-        let read_root = session.as_ref().map_or_else(|| run_dir.clone(), |(_, dir)| dir.clone());
+        let read_root = session
+            .as_ref()
+            .map_or_else(|| run_dir.clone(), |(_, dir)| dir.clone());
         Ok(Layout {
             role,
             artifacts: Some(run_dir.join(ARTIFACTS_DIR)),
@@ -189,8 +216,19 @@ impl Layout {
     /// Creates this layout's directories that exist by design (scratchpad, artifacts, read
     /// root) with mode 0700, leaving existing ones as they are.
     pub fn create_dirs(&self) -> Result<(), LayoutError> {
-        for dir in [Some(&self.read_root), self.scratchpad.as_ref(), self.artifacts.as_ref()].into_iter().flatten() {
-            create_private_dir_all(dir).map_err(|source| LayoutError::Io { action: "create", dir: dir.clone(), source })?;
+        for dir in [
+            Some(&self.read_root),
+            self.scratchpad.as_ref(),
+            self.artifacts.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            create_private_dir_all(dir).map_err(|source| LayoutError::Io {
+                action: "create",
+                dir: dir.clone(),
+                source,
+            })?;
         }
         Ok(())
     }
@@ -198,7 +236,10 @@ impl Layout {
     /// The read root of this agent, based at [`Layout::read_base_dir`]; creates the read
     /// root directory (0700) if it is missing.
     pub fn open_read_root(&self) -> Result<ReadRoot, PathError> {
-        create_private_dir_all(&self.read_root).map_err(|source| PathError::Io { path: self.read_root.display().to_string(), source })?;
+        create_private_dir_all(&self.read_root).map_err(|source| PathError::Io {
+            path: self.read_root.display().to_string(),
+            source,
+        })?;
         ReadRoot::new(&self.read_root)?.with_base(&self.read_base)
     }
 
@@ -206,12 +247,18 @@ impl Layout {
     /// was anything to remove. Orchestration runs are pruned by [`Layout::start_run`] instead.
     pub fn cleanup(&self) -> Result<bool, LayoutError> {
         let (Role::SingleAgent, Some(dir)) = (self.role, &self.scratchpad) else {
-            return Err(LayoutError::WrongRole("cleanup() removes a single agent's scratchpad; orchestration runs are pruned by start_run()"));
+            return Err(LayoutError::WrongRole(
+                "cleanup() removes a single agent's scratchpad; orchestration runs are pruned by start_run()",
+            ));
         };
         match fs::remove_dir_all(dir) {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
-            Err(source) => Err(LayoutError::Io { action: "remove", dir: dir.clone(), source }),
+            Err(source) => Err(LayoutError::Io {
+                action: "remove",
+                dir: dir.clone(),
+                source,
+            }),
         }
     }
 }
@@ -237,7 +284,11 @@ pub fn validate_id(what: &'static str, id: &str) -> Result<(), LayoutError> {
         None
     };
     match reason {
-        Some(reason) => Err(LayoutError::InvalidId { what, id: id.to_owned(), reason }),
+        Some(reason) => Err(LayoutError::InvalidId {
+            what,
+            id: id.to_owned(),
+            reason,
+        }),
         None => Ok(()),
     }
 }
@@ -249,7 +300,15 @@ mod tests {
     #[test]
     fn single_agent_layout_uses_memory_dir_scratchpad() {
         let l = Layout::single_agent("/m");
-        assert_eq!((l.role(), l.scratchpad_dir(), l.artifacts_dir(), l.run_dir()), (Role::SingleAgent, Some(Path::new("/m/scratchpad")), None, None));
+        assert_eq!(
+            (l.role(), l.scratchpad_dir(), l.artifacts_dir(), l.run_dir()),
+            (
+                Role::SingleAgent,
+                Some(Path::new("/m/scratchpad")),
+                None,
+                None
+            )
+        );
         assert_eq!(l.read_root_dir(), Path::new("/m/scratchpad"));
         assert_eq!(l.read_base_dir(), Path::new("/m/scratchpad"));
     }
@@ -257,18 +316,27 @@ mod tests {
     #[test]
     fn worker_layout_with_session_reads_the_session_dir() {
         let l = Layout::worker("/m", Some("s"), "r", 3).unwrap();
-        assert_eq!(l.scratchpad_dir(), Some(Path::new("/m/s/r/iteration-3/scratchpad")));
+        assert_eq!(
+            l.scratchpad_dir(),
+            Some(Path::new("/m/s/r/iteration-3/scratchpad"))
+        );
         assert_eq!(l.artifacts_dir(), Some(Path::new("/m/s/r/artifacts")));
         assert_eq!(l.run_dir(), Some(Path::new("/m/s/r")));
         assert_eq!(l.session_dir(), Some(Path::new("/m/s")));
         assert_eq!(l.read_root_dir(), Path::new("/m/s"));
-        assert_eq!(l.read_base_dir(), Path::new("/m/s/r/iteration-3/scratchpad"));
+        assert_eq!(
+            l.read_base_dir(),
+            Path::new("/m/s/r/iteration-3/scratchpad")
+        );
     }
 
     #[test]
     fn worker_layout_without_session_reads_the_run_dir() {
         let l = Layout::worker("/m", None, "r", 0).unwrap();
-        assert_eq!(l.scratchpad_dir(), Some(Path::new("/m/r/iteration-0/scratchpad")));
+        assert_eq!(
+            l.scratchpad_dir(),
+            Some(Path::new("/m/r/iteration-0/scratchpad"))
+        );
         assert_eq!(l.artifacts_dir(), Some(Path::new("/m/r/artifacts")));
         assert_eq!(l.read_root_dir(), Path::new("/m/r"));
         assert_eq!(l.session_dir(), None);
@@ -281,24 +349,62 @@ mod tests {
         assert_eq!(l.artifacts_dir(), Some(Path::new("/m/s/r/artifacts")));
         assert_eq!(l.read_base_dir(), Path::new("/m/s/r"));
         let w = l.for_iteration(1).unwrap();
-        assert_eq!((w.role(), w.session_id(), w.run_id()), (Role::Worker { iteration: 1 }, Some("s"), Some("r")));
+        assert_eq!(
+            (w.role(), w.session_id(), w.run_id()),
+            (Role::Worker { iteration: 1 }, Some("s"), Some("r"))
+        );
     }
 
     #[test]
     fn invalid_run_and_session_ids_are_refused() {
-        for bad in ["", ".", "..", "a/b", "a\\b", "x..y", ".hidden", "scratchpad", ".overspill-meta", "tab\there", &"r".repeat(129)] {
-            assert!(matches!(Layout::coordinator("/m", None, bad), Err(LayoutError::InvalidId { what: "run id", .. })), "{bad:?}");
-            assert!(matches!(Layout::worker("/m", Some(bad), "r", 0), Err(LayoutError::InvalidId { what: "session id", .. })), "{bad:?}");
+        for bad in [
+            "",
+            ".",
+            "..",
+            "a/b",
+            "a\\b",
+            "x..y",
+            ".hidden",
+            "scratchpad",
+            ".overspill-meta",
+            "tab\there",
+            &"r".repeat(129),
+        ] {
+            assert!(
+                matches!(
+                    Layout::coordinator("/m", None, bad),
+                    Err(LayoutError::InvalidId { what: "run id", .. })
+                ),
+                "{bad:?}"
+            );
+            assert!(
+                matches!(
+                    Layout::worker("/m", Some(bad), "r", 0),
+                    Err(LayoutError::InvalidId {
+                        what: "session id",
+                        ..
+                    })
+                ),
+                "{bad:?}"
+            );
         }
         for good in ["run-2026-12-02", "0b9c2f1e-uuid", "~", "ünïcode", "a.b"] {
-            assert!(Layout::coordinator("/m", Some(good), good).is_ok(), "{good:?}");
+            assert!(
+                Layout::coordinator("/m", Some(good), good).is_ok(),
+                "{good:?}"
+            );
         }
     }
 
     #[test]
     fn invalid_id_message_says_what_to_do() {
-        let e = Layout::coordinator("/m", None, "a/b").unwrap_err().to_string();
-        assert_eq!(e, "invalid run id `a/b`: it contains a path separator; use a single name without `/` or `\\`");
+        let e = Layout::coordinator("/m", None, "a/b")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "invalid run id `a/b`: it contains a path separator; use a single name without `/` or `\\`"
+        );
     }
 
     #[test]
@@ -308,8 +414,15 @@ mod tests {
         l.create_dirs().unwrap();
         fs::write(l.artifacts_dir().unwrap().join("x.txt"), "x").unwrap();
         let root = l.open_read_root().unwrap();
-        assert_eq!(fs::read_to_string(root.resolve("../../artifacts/x.txt").unwrap()).unwrap(), "x");
-        let pointer = crate::relative_ref(l.scratchpad_dir().unwrap(), &l.artifacts_dir().unwrap().join("x.txt")).unwrap();
+        assert_eq!(
+            fs::read_to_string(root.resolve("../../artifacts/x.txt").unwrap()).unwrap(),
+            "x"
+        );
+        let pointer = crate::relative_ref(
+            l.scratchpad_dir().unwrap(),
+            &l.artifacts_dir().unwrap().join("x.txt"),
+        )
+        .unwrap();
         assert_eq!(pointer, "../../artifacts/x.txt");
     }
 
@@ -324,6 +437,11 @@ mod tests {
         assert!(!l.scratchpad_dir().unwrap().exists());
         assert!(tmp.path().join("keep.txt").exists());
         assert!(!l.cleanup().unwrap());
-        assert!(matches!(Layout::coordinator(tmp.path(), None, "r").unwrap().cleanup(), Err(LayoutError::WrongRole(_))));
+        assert!(matches!(
+            Layout::coordinator(tmp.path(), None, "r")
+                .unwrap()
+                .cleanup(),
+            Err(LayoutError::WrongRole(_))
+        ));
     }
 }

@@ -148,7 +148,10 @@ mod tests {
             created: UNIX_EPOCH + Duration::from_millis(1_796_000_000_123),
             bytes: 1234,
             lines: 56,
-            tokens: Some(TokenTally { tokens: 789, counter: "o200k_base".into() }),
+            tokens: Some(TokenTally {
+                tokens: 789,
+                counter: "o200k_base".into(),
+            }),
             format: Format::Json,
             companions: vec![Companion {
                 key: "body".into(),
@@ -168,17 +171,44 @@ mod tests {
 
     #[test]
     fn record_without_server_or_tokens_round_trips_and_omits_them() {
-        let meta = Metadata { server: None, tokens: None, companions: vec![], ..sample() };
+        let meta = Metadata {
+            server: None,
+            tokens: None,
+            companions: vec![],
+            ..sample()
+        };
         let text = encode(&meta);
-        assert!(!text.contains("server") && !text.contains("tokens") && !text.contains("counter"), "{text}");
+        assert!(
+            !text.contains("server") && !text.contains("tokens") && !text.contains("counter"),
+            "{text}"
+        );
         assert_eq!(decode(&text, Path::new("x")), Some(meta));
     }
 
     #[test]
     fn record_keeps_fields_in_a_readable_order() {
         let text = encode(&sample());
-        let keys: Vec<&str> = text.lines().filter(|l| l.starts_with("  \"")).map(|l| l.trim().split('"').nth(1).unwrap()).collect();
-        assert_eq!(keys, ["version", "file_name", "tool", "server", "created", "bytes", "lines", "tokens", "counter", "format", "companions"]);
+        let keys: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("  \""))
+            .map(|l| l.trim().split('"').nth(1).unwrap())
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "version",
+                "file_name",
+                "tool",
+                "server",
+                "created",
+                "bytes",
+                "lines",
+                "tokens",
+                "counter",
+                "format",
+                "companions"
+            ]
+        );
     }
 
     #[test]

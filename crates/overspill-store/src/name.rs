@@ -20,9 +20,19 @@ pub fn sanitize_name(name: &str, fallback: &str) -> String {
     let clean: String = name
         .chars()
         .take(MAX_NAME_CHARS)
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
-    if clean.is_empty() { fallback.to_owned() } else { clean }
+    if clean.is_empty() {
+        fallback.to_owned()
+    } else {
+        clean
+    }
 }
 
 /// The first 16 hex characters of the BLAKE3 hash of `content`.

@@ -53,7 +53,10 @@ impl ReadRoot {
     /// A read root at `dir`, which must be an existing directory (a symlink to one is fine).
     pub fn new(dir: impl Into<PathBuf>) -> Result<ReadRoot, PathError> {
         let dir = dir.into();
-        let io_error = |source| PathError::Io { path: dir.display().to_string(), source };
+        let io_error = |source| PathError::Io {
+            path: dir.display().to_string(),
+            source,
+        };
         let canonical = match fs::canonicalize(&dir) {
             Ok(canonical) => canonical,
             Err(e) if is_missing(&e) => return Err(PathError::NotFound),
@@ -61,9 +64,16 @@ impl ReadRoot {
         };
         let meta = fs::metadata(&canonical).map_err(io_error)?;
         if !meta.is_dir() {
-            return Err(io_error(io::Error::new(io::ErrorKind::NotADirectory, "not a directory")));
+            return Err(io_error(io::Error::new(
+                io::ErrorKind::NotADirectory,
+                "not a directory",
+            )));
         }
-        Ok(ReadRoot { dir, canonical, base: Vec::new() })
+        Ok(ReadRoot {
+            dir,
+            canonical,
+            base: Vec::new(),
+        })
     }
 
     /// The same root with relative paths starting at `base` instead of at the root.
@@ -78,12 +88,18 @@ impl ReadRoot {
             return Err(PathError::NotFound);
         }
         // Judge the base like any path: an existing base must not lead out through a symlink.
-        let rebased = ReadRoot { base: Vec::new(), ..self.clone() };
+        let rebased = ReadRoot {
+            base: Vec::new(),
+            ..self.clone()
+        };
         match rebased.judge(&below, &base.display().to_string()) {
             Ok(_) | Err(PathError::NotFound) => {}
             Err(e) => return Err(e),
         }
-        Ok(ReadRoot { base: below, ..self.clone() })
+        Ok(ReadRoot {
+            base: below,
+            ..self.clone()
+        })
     }
 
     /// The root directory as given to [`ReadRoot::new`].
@@ -131,7 +147,10 @@ impl ReadRoot {
 
     /// The physical step: `parts` are normal components below the canonical root.
     fn judge(&self, parts: &[OsString], user_path: &str) -> Result<PathBuf, PathError> {
-        let io_error = |source| PathError::Io { path: user_path.to_owned(), source };
+        let io_error = |source| PathError::Io {
+            path: user_path.to_owned(),
+            source,
+        };
         let candidate = parts.iter().fold(self.canonical.clone(), |p, c| p.join(c));
         match fs::canonicalize(&candidate) {
             Ok(real) => return self.inside(real),
@@ -140,7 +159,9 @@ impl ReadRoot {
         }
         // Something along the way does not exist: judge the nearest existing entry.
         for len in (0..=parts.len()).rev() {
-            let prefix = parts[..len].iter().fold(self.canonical.clone(), |p, c| p.join(c));
+            let prefix = parts[..len]
+                .iter()
+                .fold(self.canonical.clone(), |p, c| p.join(c));
             let meta = match fs::symlink_metadata(&prefix) {
                 Ok(meta) => meta,
                 Err(e) if is_missing(&e) => continue,
@@ -157,7 +178,9 @@ impl ReadRoot {
                     }
                 }
                 // The entry exists but does not resolve: a symlink to nowhere.
-                Err(e) if is_missing(&e) && meta.file_type().is_symlink() => Err(PathError::Dangling),
+                Err(e) if is_missing(&e) && meta.file_type().is_symlink() => {
+                    Err(PathError::Dangling)
+                }
                 Err(e) if is_missing(&e) => Err(PathError::NotFound),
                 Err(e) => Err(io_error(e)),
             };
@@ -168,7 +191,9 @@ impl ReadRoot {
 
     /// `real` if it lies inside the canonical root and outside overspill's reserved names.
     fn inside(&self, real: PathBuf) -> Result<PathBuf, PathError> {
-        let below = real.strip_prefix(&self.canonical).map_err(|_| PathError::Escapes)?;
+        let below = real
+            .strip_prefix(&self.canonical)
+            .map_err(|_| PathError::Escapes)?;
         if below.components().any(|c| is_reserved(c.as_os_str())) {
             return Err(PathError::NotFound);
         }
@@ -180,9 +205,15 @@ impl ReadRoot {
     fn components_below_root(&self, path: &Path) -> Option<Vec<OsString>> {
         let path = lexical(&std::path::absolute(path).ok()?)?;
         for root in [&self.dir, &self.canonical] {
-            let Some(root) = std::path::absolute(root).ok().as_deref().and_then(lexical) else { continue };
+            let Some(root) = std::path::absolute(root).ok().as_deref().and_then(lexical) else {
+                continue;
+            };
             if let Ok(rest) = path.strip_prefix(&root) {
-                return Some(rest.components().map(|c| c.as_os_str().to_owned()).collect());
+                return Some(
+                    rest.components()
+                        .map(|c| c.as_os_str().to_owned())
+                        .collect(),
+                );
             }
         }
         None
@@ -209,14 +240,18 @@ fn lexical(path: &Path) -> Option<PathBuf> {
 
 /// Does not exist, or a file stands where a directory was expected.
 fn is_missing(e: &io::Error) -> bool {
-    matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory)
+    matches!(
+        e.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    )
 }
 
 /// A name overspill keeps for itself (compared ignoring ASCII case, for case-insensitive file
 /// systems).
 fn is_reserved(name: &std::ffi::OsStr) -> bool {
     let bytes = name.as_encoded_bytes();
-    bytes.len() >= RESERVED_PREFIX.len() && bytes[..RESERVED_PREFIX.len()].eq_ignore_ascii_case(RESERVED_PREFIX.as_bytes())
+    bytes.len() >= RESERVED_PREFIX.len()
+        && bytes[..RESERVED_PREFIX.len()].eq_ignore_ascii_case(RESERVED_PREFIX.as_bytes())
 }
 
 #[cfg(test)]

@@ -19,7 +19,11 @@ fn tree() -> Tree {
     fs::write(root.join("f.txt"), "f").unwrap();
     fs::write(root.join("a/b/g.txt"), "g").unwrap();
     fs::write(outside.join("secret.txt"), "secret").unwrap();
-    Tree { _tmp: tmp, root, outside }
+    Tree {
+        _tmp: tmp,
+        root,
+        outside,
+    }
 }
 
 fn read_root(t: &Tree) -> ReadRoot {
@@ -39,9 +43,18 @@ fn symlink(target: impl AsRef<Path>, link: impl AsRef<Path>) {
 fn resolve_accepts_plain_and_nested_names() {
     let t = tree();
     let r = read_root(&t);
-    assert_eq!(r.resolve("f.txt").unwrap(), canonical(&t.root.join("f.txt")));
-    assert_eq!(r.resolve("a/b/g.txt").unwrap(), canonical(&t.root.join("a/b/g.txt")));
-    assert_eq!(r.resolve("./a//b/./g.txt").unwrap(), canonical(&t.root.join("a/b/g.txt")));
+    assert_eq!(
+        r.resolve("f.txt").unwrap(),
+        canonical(&t.root.join("f.txt"))
+    );
+    assert_eq!(
+        r.resolve("a/b/g.txt").unwrap(),
+        canonical(&t.root.join("a/b/g.txt"))
+    );
+    assert_eq!(
+        r.resolve("./a//b/./g.txt").unwrap(),
+        canonical(&t.root.join("a/b/g.txt"))
+    );
     assert_eq!(r.resolve("a/b/").unwrap(), canonical(&t.root.join("a/b")));
 }
 
@@ -49,7 +62,10 @@ fn resolve_accepts_plain_and_nested_names() {
 fn resolve_allows_dotdot_that_stays_inside() {
     let t = tree();
     let r = read_root(&t);
-    assert_eq!(r.resolve("a/b/../../f.txt").unwrap(), canonical(&t.root.join("f.txt")));
+    assert_eq!(
+        r.resolve("a/b/../../f.txt").unwrap(),
+        canonical(&t.root.join("f.txt"))
+    );
     assert_eq!(r.resolve("a/..").unwrap(), canonical(&t.root));
 }
 
@@ -58,7 +74,10 @@ fn resolve_rejects_parent_traversal() {
     let t = tree();
     let r = read_root(&t);
     assert!(matches!(r.resolve("../x"), Err(PathError::Escapes)));
-    assert!(matches!(r.resolve("../outside/secret.txt"), Err(PathError::Escapes)));
+    assert!(matches!(
+        r.resolve("../outside/secret.txt"),
+        Err(PathError::Escapes)
+    ));
     assert!(matches!(r.resolve(".."), Err(PathError::Escapes)));
 }
 
@@ -68,7 +87,10 @@ fn resolve_rejects_climbing_out_through_a_subdirectory() {
     let r = read_root(&t);
     assert!(matches!(r.resolve("a/../../x"), Err(PathError::Escapes)));
     // Climbing out and back in is still a lexical escape.
-    assert!(matches!(r.resolve("a/../../root/f.txt"), Err(PathError::Escapes)));
+    assert!(matches!(
+        r.resolve("a/../../root/f.txt"),
+        Err(PathError::Escapes)
+    ));
 }
 
 #[test]
@@ -77,7 +99,10 @@ fn resolve_rejects_absolute_paths() {
     let r = read_root(&t);
     assert!(matches!(r.resolve("/etc/passwd"), Err(PathError::Absolute)));
     let inside = canonical(&t.root.join("f.txt"));
-    assert!(matches!(r.resolve(inside.to_str().unwrap()), Err(PathError::Absolute)));
+    assert!(matches!(
+        r.resolve(inside.to_str().unwrap()),
+        Err(PathError::Absolute)
+    ));
 }
 
 #[test]
@@ -92,18 +117,34 @@ fn resolve_rejects_nul_and_empty() {
 fn resolve_never_expands_tilde() {
     let t = tree();
     let r = read_root(&t);
-    assert!(matches!(r.resolve("~/.ssh/id_rsa"), Err(PathError::NotFound)));
+    assert!(matches!(
+        r.resolve("~/.ssh/id_rsa"),
+        Err(PathError::NotFound)
+    ));
     fs::create_dir_all(t.root.join("~/.ssh")).unwrap();
-    fs::write(t.root.join("~/.ssh/id_rsa"), "in-root file named like a key").unwrap();
-    assert_eq!(r.resolve("~/.ssh/id_rsa").unwrap(), canonical(&t.root.join("~/.ssh/id_rsa")));
+    fs::write(
+        t.root.join("~/.ssh/id_rsa"),
+        "in-root file named like a key",
+    )
+    .unwrap();
+    assert_eq!(
+        r.resolve("~/.ssh/id_rsa").unwrap(),
+        canonical(&t.root.join("~/.ssh/id_rsa"))
+    );
 }
 
 #[test]
 fn resolve_reports_missing_files_inside_as_not_found() {
     let t = tree();
     let r = read_root(&t);
-    assert!(matches!(r.resolve("missing.json"), Err(PathError::NotFound)));
-    assert!(matches!(r.resolve("a/missing/deeper.json"), Err(PathError::NotFound)));
+    assert!(matches!(
+        r.resolve("missing.json"),
+        Err(PathError::NotFound)
+    ));
+    assert!(matches!(
+        r.resolve("a/missing/deeper.json"),
+        Err(PathError::NotFound)
+    ));
     // A file used as a directory.
     assert!(matches!(r.resolve("f.txt/x"), Err(PathError::NotFound)));
 }
@@ -126,11 +167,20 @@ fn symlinked_directory_pointing_out_is_rejected() {
     symlink(&t.outside, t.root.join("out"));
     symlink("../../..", t.root.join("a/b/up3"));
     let r = read_root(&t);
-    assert!(matches!(r.resolve("out/secret.txt"), Err(PathError::Escapes)));
+    assert!(matches!(
+        r.resolve("out/secret.txt"),
+        Err(PathError::Escapes)
+    ));
     assert!(matches!(r.resolve("out"), Err(PathError::Escapes)));
     // Not existing behind the link: the link itself is judged, so nothing can be probed.
-    assert!(matches!(r.resolve("out/no-such-file"), Err(PathError::Escapes)));
-    assert!(matches!(r.resolve("a/b/up3/outside/secret.txt"), Err(PathError::Escapes)));
+    assert!(matches!(
+        r.resolve("out/no-such-file"),
+        Err(PathError::Escapes)
+    ));
+    assert!(matches!(
+        r.resolve("a/b/up3/outside/secret.txt"),
+        Err(PathError::Escapes)
+    ));
 }
 
 #[cfg(unix)]
@@ -141,8 +191,14 @@ fn dangling_symlink_is_rejected() {
     symlink(t.outside.join("gone"), t.root.join("dangling-out"));
     let r = read_root(&t);
     assert!(matches!(r.resolve("dangling"), Err(PathError::Dangling)));
-    assert!(matches!(r.resolve("dangling/x.txt"), Err(PathError::Dangling)));
-    assert!(matches!(r.resolve("dangling-out"), Err(PathError::Dangling)));
+    assert!(matches!(
+        r.resolve("dangling/x.txt"),
+        Err(PathError::Dangling)
+    ));
+    assert!(matches!(
+        r.resolve("dangling-out"),
+        Err(PathError::Dangling)
+    ));
 }
 
 #[cfg(unix)]
@@ -152,10 +208,19 @@ fn in_root_symlink_is_accepted() {
     symlink("a/b", t.root.join("b-link"));
     symlink("b/g.txt", t.root.join("a/g-link"));
     let r = read_root(&t);
-    assert_eq!(r.resolve("b-link/g.txt").unwrap(), canonical(&t.root.join("a/b/g.txt")));
-    assert_eq!(r.resolve("a/g-link").unwrap(), canonical(&t.root.join("a/b/g.txt")));
+    assert_eq!(
+        r.resolve("b-link/g.txt").unwrap(),
+        canonical(&t.root.join("a/b/g.txt"))
+    );
+    assert_eq!(
+        r.resolve("a/g-link").unwrap(),
+        canonical(&t.root.join("a/b/g.txt"))
+    );
     // `..` is lexical: `b-link/..` is the root, not `a`.
-    assert_eq!(r.resolve("b-link/../f.txt").unwrap(), canonical(&t.root.join("f.txt")));
+    assert_eq!(
+        r.resolve("b-link/../f.txt").unwrap(),
+        canonical(&t.root.join("f.txt"))
+    );
 }
 
 #[cfg(unix)]
@@ -167,8 +232,14 @@ fn symlinked_root_is_accepted() {
     let r = ReadRoot::new(&link).unwrap();
     assert_eq!(r.dir(), link);
     assert_eq!(r.canonical_dir(), canonical(&t.root));
-    assert_eq!(r.resolve("a/b/g.txt").unwrap(), canonical(&t.root.join("a/b/g.txt")));
-    assert!(matches!(r.resolve("../secret.txt"), Err(PathError::Escapes)));
+    assert_eq!(
+        r.resolve("a/b/g.txt").unwrap(),
+        canonical(&t.root.join("a/b/g.txt"))
+    );
+    assert!(matches!(
+        r.resolve("../secret.txt"),
+        Err(PathError::Escapes)
+    ));
 }
 
 #[test]
@@ -178,13 +249,31 @@ fn worker_reads_artifacts_from_its_scratchpad_base() {
     fs::create_dir_all(run.join("iteration-1/scratchpad")).unwrap();
     fs::create_dir_all(run.join("artifacts")).unwrap();
     fs::write(run.join("artifacts/x.txt"), "x").unwrap();
-    fs::write(run.join("iteration-1/scratchpad/tool-0123456789abcdef.json"), "{}").unwrap();
-    let r = read_root(&t).with_base(run.join("iteration-1/scratchpad")).unwrap();
-    assert_eq!(r.resolve("../../artifacts/x.txt").unwrap(), canonical(&run.join("artifacts/x.txt")));
-    assert_eq!(r.resolve("tool-0123456789abcdef.json").unwrap(), canonical(&run.join("iteration-1/scratchpad/tool-0123456789abcdef.json")));
+    fs::write(
+        run.join("iteration-1/scratchpad/tool-0123456789abcdef.json"),
+        "{}",
+    )
+    .unwrap();
+    let r = read_root(&t)
+        .with_base(run.join("iteration-1/scratchpad"))
+        .unwrap();
+    assert_eq!(
+        r.resolve("../../artifacts/x.txt").unwrap(),
+        canonical(&run.join("artifacts/x.txt"))
+    );
+    assert_eq!(
+        r.resolve("tool-0123456789abcdef.json").unwrap(),
+        canonical(&run.join("iteration-1/scratchpad/tool-0123456789abcdef.json"))
+    );
     // Up to the session dir (the read root) is fine, past it is not.
-    assert_eq!(r.resolve("../../../f.txt").unwrap(), canonical(&t.root.join("f.txt")));
-    assert!(matches!(r.resolve("../../../../outside/secret.txt"), Err(PathError::Escapes)));
+    assert_eq!(
+        r.resolve("../../../f.txt").unwrap(),
+        canonical(&t.root.join("f.txt"))
+    );
+    assert!(matches!(
+        r.resolve("../../../../outside/secret.txt"),
+        Err(PathError::Escapes)
+    ));
     assert_eq!(r.base_dir(), t.root.join("run-1/iteration-1/scratchpad"));
 }
 
@@ -192,10 +281,18 @@ fn worker_reads_artifacts_from_its_scratchpad_base() {
 fn base_may_not_exist_yet_but_must_lie_inside_the_root() {
     let t = tree();
     let r = read_root(&t);
-    let later = r.with_base(t.root.join("run-2/iteration-0/scratchpad")).unwrap();
-    assert!(matches!(later.resolve("../../artifacts/x.txt"), Err(PathError::NotFound)));
+    let later = r
+        .with_base(t.root.join("run-2/iteration-0/scratchpad"))
+        .unwrap();
+    assert!(matches!(
+        later.resolve("../../artifacts/x.txt"),
+        Err(PathError::NotFound)
+    ));
     assert!(matches!(r.with_base(&t.outside), Err(PathError::Escapes)));
-    assert!(matches!(r.with_base(t.root.join("a/../../outside")), Err(PathError::Escapes)));
+    assert!(matches!(
+        r.with_base(t.root.join("a/../../outside")),
+        Err(PathError::Escapes)
+    ));
 }
 
 #[cfg(unix)]
@@ -203,7 +300,10 @@ fn base_may_not_exist_yet_but_must_lie_inside_the_root() {
 fn base_through_a_symlink_pointing_out_is_refused() {
     let t = tree();
     symlink(&t.outside, t.root.join("out"));
-    assert!(matches!(read_root(&t).with_base(t.root.join("out")), Err(PathError::Escapes)));
+    assert!(matches!(
+        read_root(&t).with_base(t.root.join("out")),
+        Err(PathError::Escapes)
+    ));
 }
 
 #[cfg(unix)]
@@ -215,8 +315,18 @@ fn overspill_internal_names_read_as_not_found() {
     fs::write(t.root.join(".overspill-tmp-abc"), "partial").unwrap();
     symlink(".overspill-meta", t.root.join("meta-link"));
     let r = read_root(&t);
-    for path in [".overspill-meta", ".overspill-meta/f.txt.json", ".overspill-tmp-abc", "a/../.overspill-meta", ".OVERSPILL-META/f.txt.json", "meta-link/f.txt.json"] {
-        assert!(matches!(r.resolve(path), Err(PathError::NotFound)), "{path}");
+    for path in [
+        ".overspill-meta",
+        ".overspill-meta/f.txt.json",
+        ".overspill-tmp-abc",
+        "a/../.overspill-meta",
+        ".OVERSPILL-META/f.txt.json",
+        "meta-link/f.txt.json",
+    ] {
+        assert!(
+            matches!(r.resolve(path), Err(PathError::NotFound)),
+            "{path}"
+        );
     }
 }
 
@@ -258,24 +368,59 @@ fn error_messages_never_print_paths_outside_the_root() {
     let r = read_root(&t);
     let outside = t.outside.to_string_lossy().into_owned();
     let parent = t.root.parent().unwrap().to_string_lossy().into_owned();
-    for path in ["out/secret.txt", "out/nothing", "dangling", "../outside/secret.txt", "/etc/passwd", "missing", "a\0b", ""] {
+    for path in [
+        "out/secret.txt",
+        "out/nothing",
+        "dangling",
+        "../outside/secret.txt",
+        "/etc/passwd",
+        "missing",
+        "a\0b",
+        "",
+    ] {
         let message = r.resolve(path).unwrap_err().to_string();
-        assert!(!message.contains(&outside) && !message.contains(&parent) && !message.contains("/etc"), "{path}: {message}");
+        assert!(
+            !message.contains(&outside) && !message.contains(&parent) && !message.contains("/etc"),
+            "{path}: {message}"
+        );
     }
 }
 
 #[test]
 fn new_requires_an_existing_directory() {
     let t = tree();
-    assert!(matches!(ReadRoot::new(t.root.join("missing")), Err(PathError::NotFound)));
-    assert!(matches!(ReadRoot::new(t.root.join("f.txt")), Err(PathError::Io { .. })));
+    assert!(matches!(
+        ReadRoot::new(t.root.join("missing")),
+        Err(PathError::NotFound)
+    ));
+    assert!(matches!(
+        ReadRoot::new(t.root.join("f.txt")),
+        Err(PathError::Io { .. })
+    ));
 }
 
 #[test]
 fn error_codes_follow_the_tool_error_vocabulary() {
-    let codes: Vec<&str> = [PathError::Empty, PathError::Nul, PathError::Absolute, PathError::Escapes, PathError::Dangling, PathError::NotFound]
-        .iter()
-        .map(PathError::code)
-        .collect();
-    assert_eq!(codes, ["invalid_argument", "invalid_argument", "path_outside_root", "path_outside_root", "not_found", "not_found"]);
+    let codes: Vec<&str> = [
+        PathError::Empty,
+        PathError::Nul,
+        PathError::Absolute,
+        PathError::Escapes,
+        PathError::Dangling,
+        PathError::NotFound,
+    ]
+    .iter()
+    .map(PathError::code)
+    .collect();
+    assert_eq!(
+        codes,
+        [
+            "invalid_argument",
+            "invalid_argument",
+            "path_outside_root",
+            "path_outside_root",
+            "not_found",
+            "not_found"
+        ]
+    );
 }

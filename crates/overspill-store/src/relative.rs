@@ -28,10 +28,19 @@ pub fn relative_ref(from_dir: &Path, target: &Path) -> Option<String> {
     if from.anchor != to.anchor {
         return None;
     }
-    let common = from.names.iter().zip(&to.names).take_while(|(a, b)| a == b).count();
+    let common = from
+        .names
+        .iter()
+        .zip(&to.names)
+        .take_while(|(a, b)| a == b)
+        .count();
     let mut parts: Vec<&str> = vec![".."; from.names.len() - common];
     parts.extend(to.names[common..].iter().copied());
-    Some(if parts.is_empty() { ".".to_owned() } else { parts.join("/") })
+    Some(if parts.is_empty() {
+        ".".to_owned()
+    } else {
+        parts.join("/")
+    })
 }
 
 /// A lexically normalised path: its anchor (prefix and root, empty when relative) and names.
@@ -69,18 +78,27 @@ mod tests {
 
     #[test]
     fn worker_pointer_names_a_run_artifact_two_levels_up() {
-        assert_eq!(rel("/m/run/iteration-1/scratchpad", "/m/run/artifacts/x.txt").as_deref(), Some("../../artifacts/x.txt"));
+        assert_eq!(
+            rel("/m/run/iteration-1/scratchpad", "/m/run/artifacts/x.txt").as_deref(),
+            Some("../../artifacts/x.txt")
+        );
     }
 
     #[test]
     fn same_directory_gives_the_bare_name_and_the_dir_itself_gives_dot() {
-        assert_eq!(rel("/m/scratchpad", "/m/scratchpad/t-1.json").as_deref(), Some("t-1.json"));
+        assert_eq!(
+            rel("/m/scratchpad", "/m/scratchpad/t-1.json").as_deref(),
+            Some("t-1.json")
+        );
         assert_eq!(rel("/m/scratchpad/", "/m/scratchpad").as_deref(), Some("."));
     }
 
     #[test]
     fn relative_inputs_work_when_both_are_relative() {
-        assert_eq!(rel("mem/s/r/iteration-0/scratchpad", "mem/s/r2/artifacts/a.md").as_deref(), Some("../../../r2/artifacts/a.md"));
+        assert_eq!(
+            rel("mem/s/r/iteration-0/scratchpad", "mem/s/r2/artifacts/a.md").as_deref(),
+            Some("../../../r2/artifacts/a.md")
+        );
         assert_eq!(rel("./a/./b/../c", "a/d").as_deref(), Some("../d"));
     }
 

@@ -38,14 +38,28 @@ impl Layout {
     /// of an old one. Without a session nothing is pruned.
     pub fn start_run(&self, max_session_runs: usize) -> Result<RunStarted, LayoutError> {
         let (Some(run_id), Some(run_dir)) = (self.run_id(), self.run_dir()) else {
-            return Err(LayoutError::WrongRole("start_run() needs an orchestration layout (Layout::coordinator or Layout::worker)"));
+            return Err(LayoutError::WrongRole(
+                "start_run() needs an orchestration layout (Layout::coordinator or Layout::worker)",
+            ));
         };
         self.create_dirs()?;
-        create_private_dir_all(run_dir).map_err(|source| LayoutError::Io { action: "create", dir: run_dir.to_owned(), source })?;
+        create_private_dir_all(run_dir).map_err(|source| LayoutError::Io {
+            action: "create",
+            dir: run_dir.to_owned(),
+            source,
+        })?;
         if !run_dir.join(RUN_MARKER).exists() {
-            let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos();
-            write_if_absent(run_dir, RUN_MARKER, format!("{now}\n").as_bytes())
-                .map_err(|source| LayoutError::Io { action: "create", dir: run_dir.to_owned(), source })?;
+            let now = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_nanos();
+            write_if_absent(run_dir, RUN_MARKER, format!("{now}\n").as_bytes()).map_err(
+                |source| LayoutError::Io {
+                    action: "create",
+                    dir: run_dir.to_owned(),
+                    source,
+                },
+            )?;
         }
         match self.session_dir() {
             Some(session_dir) => prune(session_dir, run_id, max_session_runs),
@@ -56,11 +70,17 @@ impl Layout {
 
 /// Removes the oldest runs in `session_dir` other than `current` so that at most `max` remain.
 fn prune(session_dir: &Path, current: &str, max: usize) -> Result<RunStarted, LayoutError> {
-    let read_error = |source| LayoutError::Io { action: "read", dir: session_dir.to_owned(), source };
+    let read_error = |source| LayoutError::Io {
+        action: "read",
+        dir: session_dir.to_owned(),
+        source,
+    };
     let mut runs: Vec<(SystemTime, String)> = Vec::new();
     for entry in fs::read_dir(session_dir).map_err(read_error)? {
         let entry = entry.map_err(read_error)?;
-        let Ok(name) = entry.file_name().into_string() else { continue };
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
         // `file_type` does not follow symlinks: a link to a directory is never a run.
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
         if name == current || !is_dir || validate_id("run id", &name).is_err() {
@@ -79,7 +99,9 @@ fn prune(session_dir: &Path, current: &str, max: usize) -> Result<RunStarted, La
             Ok(()) => pruned.push(name),
             // Another process pruned it first.
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(error) => tracing::warn!(run = %name, %error, "could not prune an old run; leaving it"),
+            Err(error) => {
+                tracing::warn!(run = %name, %error, "could not prune an old run; leaving it")
+            }
         }
     }
     Ok(RunStarted { pruned })
@@ -87,19 +109,30 @@ fn prune(session_dir: &Path, current: &str, max: usize) -> Result<RunStarted, La
 
 /// When the run in `dir` started, or `None` if `dir` does not look like a run.
 fn run_started(dir: &Path) -> Option<SystemTime> {
-    if let Some(nanos) = fs::read_to_string(dir.join(RUN_MARKER)).ok().and_then(|s| s.trim().parse::<u64>().ok()) {
+    if let Some(nanos) = fs::read_to_string(dir.join(RUN_MARKER))
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+    {
         return Some(UNIX_EPOCH + Duration::from_nanos(nanos));
     }
-    looks_like_run(dir).then(|| fs::symlink_metadata(dir).and_then(|m| m.modified()).ok()).flatten()
+    looks_like_run(dir)
+        .then(|| fs::symlink_metadata(dir).and_then(|m| m.modified()).ok())
+        .flatten()
 }
 
 fn looks_like_run(dir: &Path) -> bool {
-    let Ok(entries) = fs::read_dir(dir) else { return false };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return false;
+    };
     entries.flatten().any(|e| {
         let name = e.file_name();
         let name = name.to_string_lossy();
         let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
-        is_dir && (name == "artifacts" || name.strip_prefix("iteration-").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())))
+        is_dir
+            && (name == "artifacts"
+                || name
+                    .strip_prefix("iteration-")
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())))
     })
 }
 
@@ -108,11 +141,17 @@ mod tests {
     use super::*;
 
     fn start(memory: &Path, run: &str, max: usize) -> RunStarted {
-        Layout::coordinator(memory, Some("s"), run).unwrap().start_run(max).unwrap()
+        Layout::coordinator(memory, Some("s"), run)
+            .unwrap()
+            .start_run(max)
+            .unwrap()
     }
 
     fn runs(memory: &Path) -> Vec<String> {
-        let mut names: Vec<String> = fs::read_dir(memory.join("s")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        let mut names: Vec<String> = fs::read_dir(memory.join("s"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
         names.sort();
         names
     }
@@ -122,7 +161,8 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let mut pruned = Vec::new();
         for i in 1..=25 {
-            pruned.extend(start(tmp.path(), &format!("run-{i:02}"), DEFAULT_MAX_SESSION_RUNS).pruned);
+            pruned
+                .extend(start(tmp.path(), &format!("run-{i:02}"), DEFAULT_MAX_SESSION_RUNS).pruned);
         }
         assert_eq!(pruned, ["run-01", "run-02", "run-03", "run-04", "run-05"]);
         let left = runs(tmp.path());
@@ -152,7 +192,14 @@ mod tests {
     fn runs_without_a_session_are_never_pruned() {
         let tmp = tempfile::tempdir().unwrap();
         for run in ["a", "b", "c"] {
-            assert!(Layout::coordinator(tmp.path(), None, run).unwrap().start_run(1).unwrap().pruned.is_empty());
+            assert!(
+                Layout::coordinator(tmp.path(), None, run)
+                    .unwrap()
+                    .start_run(1)
+                    .unwrap()
+                    .pruned
+                    .is_empty()
+            );
         }
         assert!(["a", "b", "c"].iter().all(|r| tmp.path().join(r).is_dir()));
     }
@@ -180,6 +227,9 @@ mod tests {
         let w = Layout::worker(tmp.path(), Some("s"), "r", 4).unwrap();
         w.start_run(DEFAULT_MAX_SESSION_RUNS).unwrap();
         assert!(w.scratchpad_dir().unwrap().is_dir() && w.artifacts_dir().unwrap().is_dir());
-        assert!(matches!(Layout::single_agent(tmp.path()).start_run(3), Err(LayoutError::WrongRole(_))));
+        assert!(matches!(
+            Layout::single_agent(tmp.path()).start_run(3),
+            Err(LayoutError::WrongRole(_))
+        ));
     }
 }

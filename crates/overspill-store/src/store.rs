@@ -77,7 +77,10 @@ impl Store {
     /// files left by a writer that crashed over an hour ago are removed.
     pub fn open(dir: impl Into<PathBuf>) -> Result<Store, StoreError> {
         let dir = dir.into();
-        create_private_dir_all(&dir).map_err(|source| StoreError::CreateDir { dir: dir.clone(), source })?;
+        create_private_dir_all(&dir).map_err(|source| StoreError::CreateDir {
+            dir: dir.clone(),
+            source,
+        })?;
         sweep_stale_temp_files(&dir);
         Ok(Store { dir })
     }
@@ -95,7 +98,11 @@ impl Store {
     /// after it, so whoever sees the output's name can also open its companions.
     pub fn write_output(&self, output: &Output<'_>) -> Result<Stored, StoreError> {
         let prepared = prepare(output.content);
-        let stem = format!("{}-{}", sanitize_name(output.tool, "output"), content_hash(prepared.text.as_bytes()));
+        let stem = format!(
+            "{}-{}",
+            sanitize_name(output.tool, "output"),
+            content_hash(prepared.text.as_bytes())
+        );
         let file_name = format!("{stem}.{}", prepared.format.extension());
         let planned = match &prepared.members {
             Some(members) => companion::plan(output.content, members, &stem),
@@ -131,7 +138,10 @@ impl Store {
         };
         let mut all = Vec::new();
         for entry in entries {
-            let entry = entry.map_err(|source| StoreError::ReadMetadata { dir: dir.clone(), source })?;
+            let entry = entry.map_err(|source| StoreError::ReadMetadata {
+                dir: dir.clone(),
+                source,
+            })?;
             let name = entry.file_name();
             let name = name.to_string_lossy();
             if name.starts_with('.') || !name.ends_with(".json") {
@@ -141,7 +151,11 @@ impl Store {
                 all.push(meta);
             }
         }
-        all.sort_by(|a, b| a.created.cmp(&b.created).then_with(|| a.file_name.cmp(&b.file_name)));
+        all.sort_by(|a, b| {
+            a.created
+                .cmp(&b.created)
+                .then_with(|| a.file_name.cmp(&b.file_name))
+        });
         Ok(all)
     }
 
@@ -172,12 +186,16 @@ impl Store {
             companions: stored.companions.clone(),
         };
         let dir = self.metadata_dir();
-        create_private_dir_all(&dir).map_err(|source| StoreError::CreateDir { dir: dir.clone(), source })?;
+        create_private_dir_all(&dir).map_err(|source| StoreError::CreateDir {
+            dir: dir.clone(),
+            source,
+        })?;
         let name = metadata::record_name(&stored.file_name);
         if dir.join(&name).is_file() {
             return Ok(());
         }
-        self.write_file(&dir, &name, metadata::encode(&meta).as_bytes()).map(|_| ())
+        self.write_file(&dir, &name, metadata::encode(&meta).as_bytes())
+            .map(|_| ())
     }
 
     fn write_file(&self, dir: &Path, name: &str, content: &[u8]) -> Result<Written, StoreError> {
@@ -185,12 +203,18 @@ impl Store {
         // The directory may have been removed (e.g. by `cleanup()`) since `open`; recreate once.
         let attempt = match attempt {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                create_private_dir_all(dir).map_err(|source| StoreError::CreateDir { dir: dir.to_owned(), source })?;
+                create_private_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                    dir: dir.to_owned(),
+                    source,
+                })?;
                 write_if_absent(dir, name, content)
             }
             other => other,
         };
-        attempt.map_err(|source| StoreError::Write { path: dir.join(name), source })
+        attempt.map_err(|source| StoreError::Write {
+            path: dir.join(name),
+            source,
+        })
     }
 }
 
@@ -208,17 +232,33 @@ fn prepare(content: &str) -> Prepared<'_> {
         match json::reindent(content) {
             Reindent::Pretty(pretty) => {
                 let members = (open == b'{').then_some(pretty.top_level_strings);
-                return Prepared { format: Format::Json, text: Cow::Owned(pretty.text), members };
+                return Prepared {
+                    format: Format::Json,
+                    text: Cow::Owned(pretty.text),
+                    members,
+                };
             }
             Reindent::TooLarge => {
                 tracing::debug!("JSON too deeply nested to pretty-print; storing it as given");
-                return Prepared { format: Format::Json, text: Cow::Borrowed(content), members: None };
+                return Prepared {
+                    format: Format::Json,
+                    text: Cow::Borrowed(content),
+                    members: None,
+                };
             }
             Reindent::Invalid => {}
         }
     }
-    let format = if is_markdown(content) { Format::Markdown } else { Format::Text };
-    Prepared { format, text: Cow::Borrowed(content), members: None }
+    let format = if is_markdown(content) {
+        Format::Markdown
+    } else {
+        Format::Text
+    };
+    Prepared {
+        format,
+        text: Cow::Borrowed(content),
+        members: None,
+    }
 }
 
 fn read_record(path: &Path) -> Option<Metadata> {

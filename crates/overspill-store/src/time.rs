@@ -23,14 +23,29 @@ pub(crate) fn parse_rfc3339(text: &str) -> Option<SystemTime> {
     let b = text.as_bytes();
     let num = |r: std::ops::Range<usize>| -> Option<u64> {
         let s = text.get(r)?;
-        if s.bytes().all(|c| c.is_ascii_digit()) { s.parse().ok() } else { None }
+        if s.bytes().all(|c| c.is_ascii_digit()) {
+            s.parse().ok()
+        } else {
+            None
+        }
     };
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
+    if b.len() < 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b'T'
+        || b[13] != b':'
+        || b[16] != b':'
+    {
         return None;
     }
     let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
     let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 || second > 60 {
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
         return None;
     }
     let mut nanos = 0u32;
@@ -58,7 +73,8 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
     let z = days + 719_468;
     let era = z / 146_097;
     let day_of_era = z % 146_097;
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
     let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
     let mp = (5 * day_of_year + 2) / 153;
     let day = day_of_year - (153 * mp + 2) / 5 + 1;
@@ -101,7 +117,14 @@ mod tests {
 
     #[test]
     fn parse_rejects_malformed_timestamps() {
-        for bad in ["", "2026-13-01T00:00:00Z", "2026-01-01 00:00:00Z", "2026-01-01T00:00:00+01:00", "1969-12-31T23:59:59Z", "2026-01-01T00:00:00.Z"] {
+        for bad in [
+            "",
+            "2026-13-01T00:00:00Z",
+            "2026-01-01 00:00:00Z",
+            "2026-01-01T00:00:00+01:00",
+            "1969-12-31T23:59:59Z",
+            "2026-01-01T00:00:00.Z",
+        ] {
             assert_eq!(parse_rfc3339(bad), None, "{bad}");
         }
         assert!(parse_rfc3339("2026-01-01T00:00:00Z").is_some());
