@@ -73,8 +73,9 @@ pub struct Stored {
 }
 
 impl Store {
-    /// Opens the store in `dir`, creating it (and missing parents) with mode 0700. Temporary
-    /// files left by a writer that crashed over an hour ago are removed.
+    /// Opens the store in `dir`, creating it (and missing parents) with mode 0700; an existing
+    /// directory keeps its mode. Temporary files left by a writer that crashed over an hour ago
+    /// are removed.
     pub fn open(dir: impl Into<PathBuf>) -> Result<Store, StoreError> {
         let dir = dir.into();
         create_private_dir_all(&dir).map_err(|source| StoreError::CreateDir {
@@ -82,6 +83,7 @@ impl Store {
             source,
         })?;
         sweep_stale_temp_files(&dir);
+        sweep_stale_temp_files(&dir.join(METADATA_DIR));
         Ok(Store { dir })
     }
 
