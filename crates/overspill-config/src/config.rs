@@ -3,6 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
+
 use crate::error::ConfigError;
 use crate::rules::ServerRules;
 use crate::settings::AgentSettings;
@@ -10,6 +12,12 @@ use crate::settings::AgentSettings;
 /// A configuration that loaded, and so is valid: every pattern compiled,
 /// every scratchpad key known, every value in range, and every agent with an
 /// enabled scratchpad has a `memory_dir` and a `context_window`.
+///
+/// It serializes (serde) to its effective view: `memory_dir`, the agent's
+/// merged settings, each worker's, and each server's rules. There is
+/// deliberately no `Deserialize`: a configuration is read through
+/// [`from_toml_str`](Self::from_toml_str) or [`from_path`](Self::from_path),
+/// which validate.
 ///
 /// ```
 /// use overspill_config::Config;
@@ -43,7 +51,7 @@ use crate::settings::AgentSettings;
 /// assert_eq!(k8s.resolve("k8s_list_pods").map(|rule| rule.min_tokens), Some(2048));
 /// # Ok::<(), overspill_config::ConfigError>(())
 /// ```
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Config {
     pub(crate) memory_dir: Option<MemoryDir>,
     pub(crate) agent: AgentSettings,
@@ -52,7 +60,7 @@ pub struct Config {
 }
 
 /// The persistence root and where the file set it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct MemoryDir {
     /// The directory as written (a relative path is relative to the host's
     /// working directory, as the host framework reads it).
@@ -62,7 +70,8 @@ pub struct MemoryDir {
 }
 
 /// Which key set `memory_dir`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum MemoryDirSource {
     /// The top-level `memory_dir`.
     TopLevel,
@@ -148,5 +157,39 @@ impl Config {
     /// Whether any agent or worker has its scratchpad enabled.
     pub fn any_enabled(&self) -> bool {
         self.agent.scratchpad.enabled || self.workers.values().any(|w| w.scratchpad.enabled)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_serializes_its_effective_view() {
+        let config = Config::from_toml_str(
+            r#"
+memory_dir = "m"
+[agent.llm]
+context_window = 128000
+[agent.scratchpad]
+enabled = true
+[orchestration.worker.w.scratchpad]
+turn_depth_bonus = 1
+[mcp.servers.k8s.scratchpad]
+"k8s_*" = { min_tokens = 7 }
+"#,
+        )
+        .unwrap();
+        let text = toml::to_string(&config).unwrap();
+        assert!(text.contains("context_window = 128000"), "{text}");
+        assert!(text.contains("source = \"top_level\""), "{text}");
+        assert!(text.contains("pattern = \"k8s_*\""), "{text}");
+        assert!(text.contains("min_tokens = 7"), "{text}");
+        // The worker's view is merged: enabled is inherited.
+        let worker = text
+            .split("[workers.w.scratchpad]")
+            .nth(1)
+            .unwrap_or_default();
+        assert!(worker.contains("enabled = true"), "{text}");
     }
 }

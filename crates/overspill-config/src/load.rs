@@ -39,6 +39,8 @@ const TURN_BONUS: &str = "a non-negative integer (a number of turns such as 6)";
 const MARGIN: &str = "a number from 0.0 to 0.95";
 const DIRECTORY: &str = "a directory path such as \"./.overspill\"";
 const TABLE: &str = "a table";
+const LLM_TABLE: &str = "a table of LLM settings such as { context_window = 128000 }";
+const SCRATCHPAD_TABLE: &str = "a table of scratchpad settings such as { enabled = true }";
 const PATTERN_ENTRY: &str = "a table such as { min_tokens = 5120 }";
 const FILTER: &str = "an array of tool-name patterns such as [\"k8s_*\"]";
 const FILTER_ENTRY: &str = "a tool-name pattern string such as \"k8s_*\"";
@@ -160,13 +162,13 @@ fn section(
         section.llm = llm(
             doc,
             &path.key("llm"),
-            doc.table(&path.key("llm"), value, TABLE)?,
+            doc.table(&path.key("llm"), value, LLM_TABLE)?,
         )?;
     }
     if let Some((_, value)) = table.get_key_value("scratchpad") {
         let sp = path.key("scratchpad");
         (section.scratchpad, section.enabled_at) =
-            scratchpad(doc, path, &sp, doc.table(&sp, value, TABLE)?)?;
+            scratchpad(doc, path, &sp, doc.table(&sp, value, SCRATCHPAD_TABLE)?)?;
     }
     if let Some((_, value)) = table.get_key_value("mcp_filter") {
         section.mcp_filter = Some(filter(doc, &path.key("mcp_filter"), value)?);
