@@ -1,0 +1,116 @@
+//! The Claude approximation: `ceil(cl100k_base × 1.1)`.
+//!
+//! Anthropic publishes no tokenizer for its current models. Scaling the
+//! `cl100k_base` count by 1.1 and rounding up is a calibrated approximation
+//! that errs towards more tokens (SPEC §3). The formula itself is applied
+//! exactly, in integer arithmetic, by every method.
+
+use crate::TokenCounter;
+use crate::openai::CL100K;
+
+/// The Claude counter, `claude≈cl100k×1.1`.
+///
+/// ```
+/// use overspill_tokens::{claude, cl100k};
+///
+/// let text = "What is your name?";
+/// assert_eq!(cl100k().count(text), 5);
+/// assert_eq!(claude().count(text), 6); // ceil(5 × 1.1)
+/// ```
+pub fn claude() -> &'static dyn TokenCounter {
+    &CLAUDE
+}
+
+static CLAUDE: Claude = Claude;
+
+/// Anthropic models, counted as scaled `cl100k_base`.
+struct Claude;
+
+impl TokenCounter for Claude {
+    fn count(&self, text: &str) -> usize {
+        scale_up(CL100K.count(text))
+    }
+
+    fn count_up_to(&self, text: &str, limit: usize) -> Option<usize> {
+        CL100K
+            .count_up_to(text, largest_unscaled_within(limit))
+            .map(scale_up)
+    }
+
+    fn name(&self) -> &'static str {
+        "claude≈cl100k×1.1"
+    }
+
+    fn fits_within(&self, text: &str, limit: usize) -> bool {
+        CL100K.fits_within(text, largest_unscaled_within(limit))
+    }
+}
+
+/// `ceil(n × 1.1)`, computed as `n + ceil(n / 10)` so it cannot overflow
+/// for any count a text can have.
+fn scale_up(n: usize) -> usize {
+    n.saturating_add(n.div_ceil(10))
+}
+
+/// The largest `n` with `scale_up(n) <= limit`, i.e. `floor(limit × 10 / 11)`,
+/// computed as `limit − ceil(limit / 11)` so it cannot overflow.
+///
+/// `ceil(11n / 10) <= limit` holds exactly when `11n <= 10 × limit`, so a
+/// `cl100k_base` count up to this bound is a Claude count within `limit`
+/// and any larger one is not.
+fn largest_unscaled_within(limit: usize) -> usize {
+    limit - limit.div_ceil(11)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scale_up_rounds_one_point_one_times_up() {
+        let cases = [
+            (0, 0),
+            (1, 2),
+            (5, 6),
+            (9, 10),
+            (10, 11),
+            (11, 13),
+            (20, 22),
+            (95, 105),
+        ];
+        for (n, scaled) in cases {
+            assert_eq!(scale_up(n), scaled, "n = {n}");
+            assert_eq!(scale_up(n), (11 * n).div_ceil(10), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn largest_unscaled_within_is_the_exact_inverse_of_scale_up() {
+        for limit in 0..2_000 {
+            let n = largest_unscaled_within(limit);
+            assert!(scale_up(n) <= limit, "limit = {limit}");
+            assert!(scale_up(n + 1) > limit, "limit = {limit}");
+        }
+        // No overflow at the top of the range.
+        assert_eq!(
+            largest_unscaled_within(usize::MAX),
+            usize::MAX - usize::MAX.div_ceil(11)
+        );
+    }
+
+    #[test]
+    fn claude_name_marks_the_approximation() {
+        assert_eq!(claude().name(), "claude≈cl100k×1.1");
+    }
+
+    #[test]
+    fn a_single_token_text_counts_two_and_does_not_fit_in_its_byte_length() {
+        // One byte, one cl100k token, two Claude tokens: the plain byte
+        // shortcut (bytes <= limit) would be wrong here.
+        assert_eq!(claude().count("a"), 2);
+        assert!(!claude().fits_within("a", 1));
+        assert!(claude().fits_within("a", 2));
+        assert_eq!(claude().count_up_to("a", 1), None);
+        assert_eq!(claude().count_up_to("a", 2), Some(2));
+    }
+}

@@ -1,0 +1,366 @@
+//! Gemma 3, the tokenizer of every Gemini model.
+//!
+//! The Gemma 3 SentencePiece model (262,144 pieces, Apache-2.0; see
+//! `assets/gemma3/NOTICE`) is embedded in the crate and run by `kitoken`, a
+//! pure-Rust implementation that needs no C++ toolchain. The tokens equal
+//! those of Google's C++ SentencePiece library; the `sentencepiece-parity`
+//! feature adds a test that checks this against the library itself.
+//!
+//! Two adjustments make `kitoken` exact and fast here:
+//! - `kitoken` splits text before every run of spaces, as if the model had a
+//!   whitespace pre-tokenizer. Gemma 3 has none, and one piece (`> </`)
+//!   spans such a split, so this crate removes the split.
+//! - Instead, text is cut into chunks of a few KiB where no piece can span
+//!   the cut (see [`cuts`]). Chunks keep each `kitoken` call short, which
+//!   keeps BPE fast on long lines, and let [`TokenCounter::count_up_to`]
+//!   stop after O(limit) work.
+
+mod cuts;
+
+use std::sync::LazyLock;
+
+use kitoken::{Definition, Kitoken, Model, SpecialTokenKind};
+
+use self::cuts::CutTable;
+use crate::TokenCounter;
+
+/// The Gemma 3 counter, used for Gemini models.
+///
+/// The model is converted on first use (a fraction of a second), once per
+/// process; later calls cost nothing.
+///
+/// ```
+/// use overspill_tokens::gemma3;
+///
+/// assert_eq!(gemma3().name(), "gemma3");
+/// assert_eq!(gemma3().count("What is your name?"), 5);
+/// ```
+pub fn gemma3() -> &'static dyn TokenCounter {
+    &*GEMMA3
+}
+
+/// The Gemma 3 token ids of `text`, exactly as C++ SentencePiece's
+/// `EncodeAsIds` gives them (no `<bos>`; text such as `<bos>` is plain
+/// text, while user-defined pieces such as `<start_of_turn>` are matched).
+///
+/// Counting never needs the ids; this is for checking a count by hand and
+/// for the parity test.
+///
+/// ```
+/// use overspill_tokens::gemma3_token_ids;
+///
+/// assert_eq!(gemma3_token_ids("Hello, world!").len(), 4);
+/// assert!(gemma3_token_ids("").is_empty());
+/// ```
+pub fn gemma3_token_ids(text: &str) -> Vec<u32> {
+    let mut ids = Vec::new();
+    for chunk in GEMMA3.cuts.chunks(text, CHUNK_BYTES) {
+        ids.extend(GEMMA3.encode_chunk(chunk));
+    }
+    ids
+}
+
+/// The embedded model: `gemma3_cleaned_262144_v2.spiece.model`, 4,689,074
+/// bytes, SHA-256 `1299c11d…2e79c` (full provenance in the NOTICE).
+const MODEL: &[u8] = include_bytes!("../assets/gemma3/gemma3_cleaned_262144_v2.spiece.model");
+
+/// Chunks aim at this many bytes; measured fastest among 64 B–8 KiB on
+/// JSON and log text, and small enough that `count_up_to` overshoots its
+/// limit by little.
+const CHUNK_BYTES: usize = 4096;
+
+static GEMMA3: LazyLock<Gemma3> = LazyLock::new(Gemma3::load);
+
+/// The loaded model with what the chunked counting needs to stay exact.
+struct Gemma3 {
+    tokenizer: Kitoken,
+    cuts: CutTable,
+    /// The most text bytes one token can cover: a text of `b` bytes has at
+    /// least `ceil(b / longest_token_bytes)` tokens.
+    longest_token_bytes: usize,
+}
+
+impl Gemma3 {
+    #[expect(
+        clippy::expect_used,
+        reason = "the model is embedded at build time and pinned by tests; it cannot fail at run time"
+    )]
+    fn load() -> Gemma3 {
+        let mut definition = Definition::from_sentencepiece_slice(MODEL)
+            .expect("the embedded Gemma 3 model converts");
+        // See the module comment: Gemma 3 has no whitespace pre-tokenizer.
+        definition.config.split.clear();
+        let pieces = model_pieces(&definition).expect("the embedded Gemma 3 model is a BPE model");
+        let cuts = CutTable::from_pieces(pieces.iter().copied());
+        let longest_token_bytes = pieces
+            .iter()
+            .map(|piece| text_bytes(piece))
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let tokenizer =
+            Kitoken::from_definition(definition).expect("the embedded Gemma 3 model loads");
+        Gemma3 {
+            tokenizer,
+            cuts,
+            longest_token_bytes,
+        }
+    }
+
+    fn encode_chunk(&self, chunk: &str) -> Vec<u32> {
+        // Only user-defined pieces are matched as units, as in SentencePiece;
+        // control pieces (`<bos>`, `<eos>`, `<pad>`) in text stay text.
+        // Encoding cannot fail, nor skip text: every byte has a piece to fall
+        // back to (pinned by a test).
+        self.tokenizer
+            .encode(chunk, USER_DEFINED)
+            .unwrap_or_default()
+    }
+
+    fn chunked_count(&self, text: &str, chunk_bytes: usize, limit: usize) -> Option<usize> {
+        if text.len().div_ceil(self.longest_token_bytes) > limit {
+            return None;
+        }
+        let mut total = 0usize;
+        for chunk in self.cuts.chunks(text, chunk_bytes) {
+            total += self.encode_chunk(chunk).len();
+            if total > limit {
+                return None;
+            }
+        }
+        Some(total)
+    }
+}
+
+const USER_DEFINED: &[SpecialTokenKind] = &[SpecialTokenKind::Priority];
+
+impl TokenCounter for Gemma3 {
+    fn count(&self, text: &str) -> usize {
+        self.cuts
+            .chunks(text, CHUNK_BYTES)
+            .map(|chunk| self.encode_chunk(chunk).len())
+            .sum()
+    }
+
+    fn count_up_to(&self, text: &str, limit: usize) -> Option<usize> {
+        self.chunked_count(text, CHUNK_BYTES, limit)
+    }
+
+    fn name(&self) -> &'static str {
+        "gemma3"
+    }
+
+    fn fits_within(&self, text: &str, limit: usize) -> bool {
+        // Every piece covers at least one byte (byte fallback included).
+        text.len() <= limit || self.count_up_to(text, limit).is_some()
+    }
+}
+
+/// The text of every piece a BPE model can produce or match in text: the
+/// vocabulary and the special pieces. `None` for other kinds of model, where
+/// the reasoning behind the cuts does not hold.
+fn model_pieces(definition: &Definition) -> Option<Vec<&[u8]>> {
+    let Model::BytePair { vocab, .. } = &definition.model else {
+        return None;
+    };
+    let pieces = vocab
+        .iter()
+        .map(|token| &token.bytes[..])
+        .chain(definition.specials.iter().map(|special| &special.bytes[..]))
+        .collect();
+    Some(pieces)
+}
+
+/// How many bytes of input text a piece covers: its own bytes, with each
+/// `▁` (three bytes) standing for one space.
+fn text_bytes(piece: &[u8]) -> usize {
+    let marks = piece
+        .windows(3)
+        .filter(|w| *w == "\u{2581}".as_bytes())
+        .count();
+    piece.len() - 2 * marks
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[test]
+    fn what_is_your_name_is_five_tokens() {
+        assert_eq!(gemma3().count("What is your name?"), 5);
+    }
+
+    #[test]
+    fn hello_world_is_four_tokens() {
+        assert_eq!(gemma3().count("Hello, world!"), 4);
+    }
+
+    #[test]
+    fn empty_text_is_zero_tokens() {
+        assert_eq!(gemma3().count(""), 0);
+        assert_eq!(gemma3().count_up_to("", 0), Some(0));
+    }
+
+    #[test]
+    fn tag_gap_is_one_piece_as_in_sentencepiece() {
+        // C++ SentencePiece gives [107068]; kitoken's own whitespace split
+        // would give two tokens.
+        assert_eq!(gemma3_token_ids("> </"), [107_068]);
+    }
+
+    #[test]
+    fn user_defined_pieces_match_and_control_pieces_are_text() {
+        assert_eq!(gemma3_token_ids("<start_of_turn>user"), [105, 2364]);
+        assert_eq!(gemma3_token_ids("<bos>").len(), 3);
+    }
+
+    #[test]
+    fn embedded_model_is_the_gemma3_release() {
+        assert_eq!(MODEL.len(), 4_689_074);
+        let model = &*GEMMA3;
+        assert_eq!(model.longest_token_bytes, 48);
+        // Pairs found in some piece: enough to matter, few enough that most
+        // boundaries in real text are safe cuts.
+        assert!(
+            (30_000..40_000).contains(&model.cuts.len()),
+            "{}",
+            model.cuts.len()
+        );
+    }
+
+    #[test]
+    fn every_byte_has_a_fallback_piece_so_encoding_never_skips_or_fails() {
+        let definition = Definition::from_sentencepiece_slice(MODEL).unwrap();
+        let Model::BytePair { vocab, .. } = &definition.model else {
+            panic!("Gemma 3 is a BPE model");
+        };
+        let single: std::collections::HashSet<u8> = vocab
+            .iter()
+            .filter(|t| t.bytes.len() == 1)
+            .map(|t| t.bytes[0])
+            .collect();
+        assert_eq!(single.len(), 256);
+    }
+
+    #[test]
+    fn text_bytes_counts_a_space_mark_as_one_byte() {
+        assert_eq!(text_bytes("▁▁ab".as_bytes()), 4);
+        assert_eq!(text_bytes(b"abc"), 3);
+        assert_eq!(text_bytes(&[0xE6]), 1);
+    }
+
+    #[test]
+    fn count_up_to_gives_up_at_once_when_bytes_prove_the_text_too_long() {
+        let text = "x".repeat(48 * 10 + 1);
+        assert_eq!(GEMMA3.chunked_count(&text, CHUNK_BYTES, 10), None);
+    }
+
+    #[test]
+    fn chunked_count_equals_whole_text_count_on_json_and_logs() {
+        let text = concat!(
+            "{\"items\": [{\"name\": \"api-7d9f\", \"labels\": {\"app\": \"api\"}}, ",
+            "{\"name\": \"worker-1\", \"phase\": \"Running\"}]}\n",
+            "2026-11-12T00:00:01.696Z INFO  [inventory] request_id=c17149d GET /api/v1/cart 204 2312ms\n",
+            "<div> </div>    \t\t\n\n\n漢字かな🙂‍↔️ ▁▁ x\u{a0}y\u{3000}z",
+        )
+        .repeat(20);
+        let whole = GEMMA3
+            .tokenizer
+            .encode(&text, USER_DEFINED)
+            .unwrap_or_default();
+        for chunk_bytes in [1, 2, 3, 7, 64, 1000] {
+            let mut ids = Vec::new();
+            for chunk in GEMMA3.cuts.chunks(&text, chunk_bytes) {
+                ids.extend(GEMMA3.encode_chunk(chunk));
+            }
+            assert_eq!(ids, whole, "chunk target {chunk_bytes}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1_000))]
+
+        /// Cutting at every safe boundary gives the same ids as encoding the
+        /// text whole.
+        #[test]
+        fn cutting_anywhere_safe_never_changes_the_ids(text in gemma_text()) {
+            let whole = GEMMA3.tokenizer.encode(&text, USER_DEFINED).unwrap_or_default();
+            let mut ids = Vec::new();
+            for chunk in GEMMA3.cuts.chunks(&text, 1) {
+                ids.extend(GEMMA3.encode_chunk(chunk));
+            }
+            prop_assert_eq!(ids, whole);
+        }
+
+        /// With tiny chunks, the early exit still agrees with the full count.
+        #[test]
+        fn small_chunk_count_up_to_agrees_with_count(text in gemma_text()) {
+            let n = gemma3().count(&text);
+            for limit in [n.saturating_sub(1), n, n + 1] {
+                let expected = (n <= limit).then_some(n);
+                prop_assert_eq!(GEMMA3.chunked_count(&text, 3, limit), expected);
+            }
+        }
+    }
+
+    /// Short strings over an alphabet that exercises merges across spaces,
+    /// tags, user-defined pieces and multi-byte characters.
+    fn gemma_text() -> impl Strategy<Value = String> {
+        let atoms = prop::sample::select(vec![
+            " ",
+            "  ",
+            "\t",
+            "\n",
+            "\n\n",
+            "\r\n",
+            "\u{a0}",
+            "\u{3000}",
+            "▁",
+            "a",
+            "e",
+            "th",
+            "ing",
+            "The",
+            "<",
+            ">",
+            "</",
+            "> </",
+            "<div>",
+            "{\"",
+            "\":",
+            "\",",
+            "}",
+            "[",
+            "]",
+            "0",
+            "42",
+            "2026-11-12",
+            "漢",
+            "字",
+            "かな",
+            "한국",
+            "Ж",
+            "ω",
+            "ن",
+            "क",
+            "ก",
+            "🙂",
+            "👩‍💻",
+            "\u{200d}",
+            "\u{fe0f}",
+            "\u{0301}",
+            "\u{0}",
+            "\u{7f}",
+            "<start_of_turn>",
+            "<end_of_turn>",
+            "<bos>",
+            "<mask>",
+            "...",
+            "……",
+            "====",
+        ]);
+        prop::collection::vec(atoms, 0..24).prop_map(|atoms| atoms.concat())
+    }
+}

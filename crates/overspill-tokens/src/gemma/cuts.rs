@@ -1,0 +1,220 @@
+//! Where a text may be cut without changing its Gemma 3 tokens.
+//!
+//! SentencePiece BPE (the Gemma 3 model has no pre-tokenizer) only ever
+//! merges symbols into pieces of its vocabulary, and the user-defined pieces
+//! it matches first are vocabulary pieces too. A token that spans the
+//! boundary between two adjacent characters contains that character pair,
+//! so if no piece contains the pair, no merge can cross the boundary: each
+//! side then tokenizes on its own exactly as it does inside the whole text,
+//! and cutting there leaves the token sequence unchanged.
+//!
+//! [`CutTable`] records every adjacent pair found in a piece; [`Chunks`]
+//! cuts a text at pairs found in none. Most boundaries in real text qualify
+//! (a space after a non-space is one: the model has a single piece, `> </`,
+//! with such a pair), so chunks stay close to the target size; a text with
+//! no such boundary stays whole.
+
+/// The adjacent character pairs that occur inside some vocabulary piece,
+/// written the way the model sees text (a space as `▁`).
+pub(super) struct CutTable {
+    /// `ascii[left]` has bit `right` set when `left right` occurs in a piece.
+    ascii: Box<[u128; 128]>,
+    /// Every other pair, as `left << 32 | right`, sorted.
+    other: Vec<u64>,
+    /// True when some piece could not be read as UTF-8: no boundary is then
+    /// known to be safe and texts are never cut.
+    opaque: bool,
+}
+
+/// How SentencePiece writes a space (U+0020) before tokenizing.
+const SPACE_MARK: char = '\u{2581}';
+
+impl CutTable {
+    /// Builds the table from the byte strings of every piece the model can
+    /// produce or match.
+    pub(super) fn from_pieces<'a>(pieces: impl IntoIterator<Item = &'a [u8]>) -> CutTable {
+        let mut table = CutTable {
+            ascii: Box::new([0; 128]),
+            other: Vec::new(),
+            opaque: false,
+        };
+        for piece in pieces {
+            match std::str::from_utf8(piece) {
+                Ok(piece) => {
+                    let mut chars = piece.chars();
+                    let Some(mut left) = chars.next() else {
+                        continue;
+                    };
+                    for right in chars {
+                        table.insert(left, right);
+                        left = right;
+                    }
+                }
+                // A lone byte (a byte-fallback piece) pairs with nothing.
+                Err(_) if piece.len() == 1 => {}
+                Err(_) => table.opaque = true,
+            }
+        }
+        table.other.sort_unstable();
+        table.other.dedup();
+        table
+    }
+
+    /// Whether some piece contains `left` immediately followed by `right`,
+    /// both as they appear in the input text.
+    pub(super) fn joins(&self, left: char, right: char) -> bool {
+        let (left, right) = (as_model_sees(left), as_model_sees(right));
+        match (u8::try_from(left), u8::try_from(right)) {
+            (Ok(l), Ok(r)) if l < 128 && r < 128 => self.ascii[usize::from(l)] >> r & 1 == 1,
+            _ => self.other.binary_search(&pair_key(left, right)).is_ok(),
+        }
+    }
+
+    /// The chunks of `text`, each about `target` bytes or longer, cut only
+    /// where no token can cross.
+    pub(super) fn chunks<'t>(&self, text: &'t str, target: usize) -> Chunks<'_, 't> {
+        Chunks {
+            table: self,
+            rest: text,
+            target: target.max(1),
+        }
+    }
+
+    /// The number of distinct pairs, for tests and diagnostics.
+    #[cfg(test)]
+    pub(super) fn len(&self) -> usize {
+        self.ascii
+            .iter()
+            .map(|row| row.count_ones() as usize)
+            .sum::<usize>()
+            + self.other.len()
+    }
+
+    fn insert(&mut self, left: char, right: char) {
+        match (u8::try_from(left), u8::try_from(right)) {
+            (Ok(l), Ok(r)) if l < 128 && r < 128 => self.ascii[usize::from(l)] |= 1 << r,
+            _ => self.other.push(pair_key(left, right)),
+        }
+    }
+}
+
+/// Iterator over the chunks of a text; see [`CutTable::chunks`].
+pub(super) struct Chunks<'a, 't> {
+    table: &'a CutTable,
+    rest: &'t str,
+    target: usize,
+}
+
+impl<'t> Iterator for Chunks<'_, 't> {
+    type Item = &'t str;
+
+    fn next(&mut self) -> Option<&'t str> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let cut = if self.table.opaque || self.rest.len() <= self.target {
+            self.rest.len()
+        } else {
+            self.first_cut_from(self.rest.ceil_char_boundary(self.target))
+        };
+        let (chunk, rest) = self.rest.split_at(cut);
+        self.rest = rest;
+        Some(chunk)
+    }
+}
+
+impl Chunks<'_, '_> {
+    /// The first safe boundary at or after byte `from` (a char boundary
+    /// inside `rest`), or the end of `rest`.
+    fn first_cut_from(&self, from: usize) -> usize {
+        let (head, tail) = self.rest.split_at(from);
+        let Some(mut left) = head.chars().next_back() else {
+            return self.rest.len();
+        };
+        for (offset, right) in tail.char_indices() {
+            if !self.table.joins(left, right) {
+                return from + offset;
+            }
+            left = right;
+        }
+        self.rest.len()
+    }
+}
+
+fn as_model_sees(c: char) -> char {
+    if c == ' ' { SPACE_MARK } else { c }
+}
+
+fn pair_key(left: char, right: char) -> u64 {
+    (u64::from(left) << 32) | u64::from(right)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(pieces: &[&str]) -> CutTable {
+        CutTable::from_pieces(pieces.iter().map(|p| p.as_bytes()))
+    }
+
+    #[test]
+    fn pairs_inside_pieces_join_and_others_do_not() {
+        let t = table(&["abc", "▁x", "漢字"]);
+        assert!(t.joins('a', 'b'));
+        assert!(t.joins('b', 'c'));
+        assert!(!t.joins('a', 'c'));
+        assert!(t.joins(' ', 'x'), "a space is matched as ▁");
+        assert!(t.joins('▁', 'x'), "a literal ▁ is the same symbol");
+        assert!(t.joins('漢', '字'));
+        assert!(!t.joins('字', '漢'));
+        assert_eq!(t.len(), 4);
+    }
+
+    #[test]
+    fn lone_bytes_are_ignored_and_other_invalid_utf8_forbids_all_cuts() {
+        let lone = CutTable::from_pieces([&[0xE6u8][..], b"ab"]);
+        assert!(!lone.opaque);
+        let opaque = CutTable::from_pieces([&[0xE6u8, 0x97][..]]);
+        assert!(opaque.opaque);
+        let text = "xy".repeat(100);
+        assert_eq!(opaque.chunks(&text, 4).count(), 1);
+    }
+
+    #[test]
+    fn chunks_cut_only_between_pairs_no_piece_contains() {
+        let t = table(&["aa", "bb"]);
+        let chunks: Vec<&str> = t.chunks("aaaabbbbaaaa", 2).collect();
+        assert_eq!(chunks, ["aaaa", "bbbb", "aaaa"]);
+    }
+
+    #[test]
+    fn chunks_reassemble_the_text_and_respect_char_boundaries() {
+        let t = table(&["ab"]);
+        let text = "ab漢ab字ab🙂ab ab\u{3000}ab".repeat(7);
+        for target in 1..20 {
+            let chunks: Vec<&str> = t.chunks(&text, target).collect();
+            assert_eq!(chunks.concat(), text, "target = {target}");
+            assert!(chunks.iter().all(|c| !c.is_empty()));
+            for pair in chunks.windows(2) {
+                let left = pair[0].chars().next_back();
+                let right = pair[1].chars().next();
+                assert!(
+                    !matches!((left, right), (Some('a'), Some('b'))),
+                    "cut inside a piece at target {target}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_text_without_safe_boundaries_stays_whole() {
+        let t = table(&["aa"]);
+        let text = "a".repeat(1000);
+        assert_eq!(t.chunks(&text, 10).collect::<Vec<_>>(), [text.as_str()]);
+    }
+
+    #[test]
+    fn empty_text_has_no_chunks() {
+        assert_eq!(table(&["ab"]).chunks("", 4).count(), 0);
+    }
+}

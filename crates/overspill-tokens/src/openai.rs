@@ -1,0 +1,132 @@
+//! OpenAI's byte-level BPE encodings, `o200k_base` and `cl100k_base`.
+//!
+//! Counting runs on `bpe-openai`, which gives the same numbers as
+//! `tiktoken-rs` (the reference in this crate's tests) two to four times
+//! faster and can stop once a limit is passed.
+
+use bpe_openai::Tokenizer;
+
+use crate::TokenCounter;
+
+/// The `o200k_base` counter: GPT-5, GPT-4.1, GPT-4o, the o-series, and the
+/// default for models this crate does not recognise.
+///
+/// ```
+/// use overspill_tokens::o200k;
+///
+/// assert_eq!(o200k().name(), "o200k_base");
+/// assert_eq!(o200k().count("What is your name?"), 5);
+/// ```
+pub fn o200k() -> &'static dyn TokenCounter {
+    &O200K
+}
+
+/// The `cl100k_base` counter: GPT-4, GPT-3.5 and older OpenAI models.
+///
+/// ```
+/// use overspill_tokens::cl100k;
+///
+/// assert_eq!(cl100k().name(), "cl100k_base");
+/// assert_eq!(cl100k().count("Hello, world!"), 4);
+/// ```
+pub fn cl100k() -> &'static dyn TokenCounter {
+    &CL100K
+}
+
+/// The `cl100k_base` counter as its concrete type, for the Claude counter
+/// that scales it.
+pub(crate) static CL100K: OpenAiEncoding = OpenAiEncoding {
+    name: "cl100k_base",
+    tokenizer: bpe_openai::cl100k_base,
+};
+
+static O200K: OpenAiEncoding = OpenAiEncoding {
+    name: "o200k_base",
+    tokenizer: bpe_openai::o200k_base,
+};
+
+/// One OpenAI encoding. The tokenizer is reached through `bpe-openai`'s own
+/// lazily built singleton, so nothing is loaded until the first count.
+pub(crate) struct OpenAiEncoding {
+    name: &'static str,
+    tokenizer: fn() -> &'static Tokenizer,
+}
+
+impl TokenCounter for OpenAiEncoding {
+    fn count(&self, text: &str) -> usize {
+        (self.tokenizer)().count(text)
+    }
+
+    fn count_up_to(&self, text: &str, limit: usize) -> Option<usize> {
+        let tokenizer = (self.tokenizer)();
+        // Neither encoding normalizes, so this borrows `text` as it is.
+        let text = tokenizer.normalize(text);
+        let mut total = 0usize;
+        for piece in tokenizer.split(text.as_str()) {
+            let remaining = limit - total;
+            // A piece no longer than what remains cannot pass the limit
+            // (no token is shorter than a byte), so it is counted in full;
+            // only a piece that might pass it needs the early-exit count.
+            let piece_count = if piece.len() <= remaining {
+                tokenizer.bpe.count(piece.as_bytes())
+            } else {
+                tokenizer
+                    .bpe
+                    .count_till_limit(piece.as_bytes(), remaining)?
+            };
+            total += piece_count;
+        }
+        Some(total)
+    }
+
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn fits_within(&self, text: &str, limit: usize) -> bool {
+        text.len() <= limit || self.count_up_to(text, limit).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_the_encoding_names() {
+        assert_eq!(o200k().name(), "o200k_base");
+        assert_eq!(cl100k().name(), "cl100k_base");
+    }
+
+    #[test]
+    fn empty_text_has_no_tokens() {
+        for counter in [o200k(), cl100k()] {
+            assert_eq!(counter.count(""), 0);
+            assert_eq!(counter.count_up_to("", 0), Some(0));
+            assert!(counter.fits_within("", 0));
+        }
+    }
+
+    #[test]
+    fn count_up_to_stops_at_the_limit_on_a_large_text() {
+        let text = "{\"name\": \"pod-1\", \"ready\": true}\n".repeat(50_000);
+        for counter in [o200k(), cl100k()] {
+            let n = counter.count(&text);
+            assert_eq!(counter.count_up_to(&text, 100), None);
+            assert_eq!(counter.count_up_to(&text, n - 1), None);
+            assert_eq!(counter.count_up_to(&text, n), Some(n));
+        }
+    }
+
+    #[test]
+    fn fits_within_takes_the_byte_shortcut_and_falls_back_to_counting() {
+        // 13 bytes, 4 tokens: the byte length decides limits of 13 and up;
+        // below that the count does.
+        let text = "Hello, world!";
+        for counter in [o200k(), cl100k()] {
+            assert!(counter.fits_within(text, 13));
+            assert!(counter.fits_within(text, 4));
+            assert!(!counter.fits_within(text, 3));
+        }
+    }
+}
