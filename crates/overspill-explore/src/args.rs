@@ -1,0 +1,526 @@
+//! Tool arguments: a JSON object in, a typed `Args` struct out (SPEC §6.1).
+//!
+//! Every tool's `Args` derives `serde::Deserialize` with `#[serde(deny_unknown_fields)]` and is
+//! read through [`parse`], which gives the model errors it can act on:
+//!
+//! - an unknown argument names itself and lists the accepted ones (taken from the derive, so the
+//!   list never drifts from the struct);
+//! - a missing argument is named;
+//! - a wrong-typed or negative value is named, with what was expected.
+//!
+//! Field helpers ([`count`], [`opt_count`], [`flag`]) accept what models actually send:
+//! integers as numbers or numeric strings (`50`, `"50"`, `50.0`), booleans as `true` or
+//! `"true"`, and `null` for "not given".
+//!
+//! ```
+//! use overspill_explore::args;
+//! use serde::Deserialize;
+//!
+//! #[derive(Debug, Deserialize)]
+//! #[serde(deny_unknown_fields)]
+//! struct Args {
+//!     file: String,
+//!     #[serde(default, deserialize_with = "args::opt_count")]
+//!     lines: Option<u64>,
+//! }
+//!
+//! let ok: Args = args::parse("head", &serde_json::json!({"file": "a.txt", "lines": "20"})).unwrap();
+//! assert_eq!(ok.lines, Some(20));
+//!
+//! let err = args::parse::<Args>("head", &serde_json::json!({"file": "a.txt", "lines_count": 5}))
+//!     .unwrap_err();
+//! assert_eq!(err.to_string(), "unknown argument `lines_count`; head accepts: file, lines");
+//! ```
+
+use std::fmt;
+
+use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
+
+use crate::error::ToolError;
+
+/// Reads `arguments` (a JSON object, or `null` for none) into the tool's `Args`.
+///
+/// # Errors
+/// [`ToolError::InvalidArgument`] naming the offending argument: unknown (with the accepted
+/// list), missing, or of the wrong type or range.
+pub fn parse<A: DeserializeOwned>(tool: &str, arguments: &Value) -> Result<A, ToolError> {
+    let map = match arguments {
+        Value::Null => Map::new(),
+        Value::Object(map) => map.clone(),
+        other => {
+            return Err(ToolError::invalid_argument(
+                None,
+                format!(
+                    "{tool} takes a JSON object of named arguments, not {}; \
+                     for example {{\"file\": \"<name from the pointer>\"}}",
+                    value_kind(other)
+                ),
+            ));
+        }
+    };
+    A::deserialize(ArgsDeserializer { map }).map_err(|error| error.into_tool_error(tool))
+}
+
+/// The argument names a derived `Args` struct accepts, in declaration order.
+///
+/// Read from the `Deserialize` derive itself, so it is exactly what [`parse`] accepts. The
+/// registry uses it to check every tool's JSON Schema against its struct.
+pub fn accepted<A: DeserializeOwned>() -> Vec<&'static str> {
+    // A key no struct declares makes the derive report its whole field list.
+    let probe = Map::from_iter([("\u{0}".to_owned(), Value::Null)]);
+    match A::deserialize(ArgsDeserializer { map: probe }) {
+        Err(ArgError::Unknown { accepted, .. }) => accepted.to_vec(),
+        _ => Vec::new(),
+    }
+}
+
+/// Deserializes a non-negative integer given as a number (`50`, `50.0`) or a numeric string
+/// (`"50"`). Use with `#[serde(deserialize_with = "args::count")]`.
+///
+/// # Errors
+/// A message saying what was expected and what came instead (negative, fractional, text).
+pub fn count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+    deserializer.deserialize_any(CountVisitor)
+}
+
+/// Like [`count`], with `null` meaning "not given". Use with
+/// `#[serde(default, deserialize_with = "args::opt_count")]`.
+///
+/// # Errors
+/// As [`count`].
+pub fn opt_count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    deserializer.deserialize_any(OptionVisitor(CountVisitor))
+}
+
+/// Deserializes a boolean given as `true`/`false` or `"true"`/`"false"`. Use with
+/// `#[serde(deserialize_with = "args::flag")]`.
+///
+/// # Errors
+/// A message saying a boolean was expected.
+pub fn flag<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    deserializer.deserialize_any(FlagVisitor)
+}
+
+/// Like [`flag`], with `null` meaning "not given".
+///
+/// # Errors
+/// As [`flag`].
+pub fn opt_flag<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<bool>, D::Error> {
+    deserializer.deserialize_any(OptionVisitor(FlagVisitor))
+}
+
+/// What went wrong while reading one tool's arguments.
+#[derive(Debug)]
+enum ArgError {
+    Unknown {
+        name: String,
+        accepted: &'static [&'static str],
+    },
+    Missing {
+        name: &'static str,
+    },
+    Invalid {
+        name: String,
+        message: String,
+    },
+    Other(String),
+}
+
+impl ArgError {
+    fn into_tool_error(self, tool: &str) -> ToolError {
+        match self {
+            ArgError::Unknown { name, accepted } => {
+                let mut error = ToolError::invalid_argument(
+                    Some(&name),
+                    format!(
+                        "unknown argument `{name}`; {tool} accepts: {}",
+                        accepted.join(", ")
+                    ),
+                );
+                if let ToolError::InvalidArgument { accepted: list, .. } = &mut error {
+                    *list = accepted.iter().map(|&a| a.to_owned()).collect();
+                }
+                error
+            }
+            ArgError::Missing { name } => ToolError::invalid_argument(
+                Some(name),
+                format!("{tool} needs the argument `{name}`"),
+            ),
+            ArgError::Invalid { name, message } => {
+                ToolError::invalid_argument(Some(&name), format!("argument `{name}`: {message}"))
+            }
+            ArgError::Other(message) => ToolError::invalid_argument(None, message),
+        }
+    }
+}
+
+impl fmt::Display for ArgError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArgError::Unknown { name, .. } => write!(f, "unknown argument `{name}`"),
+            ArgError::Missing { name } => write!(f, "missing argument `{name}`"),
+            ArgError::Invalid { name, message } => write!(f, "argument `{name}`: {message}"),
+            ArgError::Other(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for ArgError {}
+
+impl de::Error for ArgError {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        ArgError::Other(msg.to_string())
+    }
+
+    fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
+        ArgError::Unknown {
+            name: field.to_owned(),
+            accepted: expected,
+        }
+    }
+
+    fn missing_field(field: &'static str) -> Self {
+        ArgError::Missing { name: field }
+    }
+}
+
+/// Feeds an argument map to a derived struct, remembering which key each value belongs to so
+/// a value error can name its argument.
+struct ArgsDeserializer {
+    map: Map<String, Value>,
+}
+
+impl<'de> Deserializer<'de> for ArgsDeserializer {
+    type Error = ArgError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ArgError> {
+        visitor.visit_map(Fields {
+            entries: self.map.into_iter(),
+            pending: None,
+        })
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+struct Fields {
+    entries: serde_json::map::IntoIter,
+    pending: Option<(String, Value)>,
+}
+
+impl<'de> MapAccess<'de> for Fields {
+    type Error = ArgError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, ArgError> {
+        let Some((key, value)) = self.entries.next() else {
+            return Ok(None);
+        };
+        let parsed = seed.deserialize(key.as_str().into_deserializer())?;
+        self.pending = Some((key, value));
+        Ok(Some(parsed))
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, ArgError> {
+        let Some((name, value)) = self.pending.take() else {
+            return Err(ArgError::Other(
+                "an argument value came without its name".to_owned(),
+            ));
+        };
+        seed.deserialize(value).map_err(|error| ArgError::Invalid {
+            name,
+            message: error.to_string(),
+        })
+    }
+}
+
+struct CountVisitor;
+
+impl<'de> Visitor<'de> for CountVisitor {
+    type Value = u64;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a non-negative integer such as 50 (a numeric string like \"50\" also works)")
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+        Ok(v)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+        u64::try_from(v).map_err(|_| E::custom(format!("must not be negative, got {v}")))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<u64, E> {
+        if v < 0.0 {
+            return Err(E::custom(format!("must not be negative, got {v}")));
+        }
+        // Exact integers only, and only where f64 still counts in ones.
+        if v.is_finite() && v.fract() == 0.0 && v <= 9_007_199_254_740_992.0 {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            return Ok(v as u64);
+        }
+        Err(E::custom(format!("expected a whole number, got {v}")))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
+        let text = v.trim();
+        if let Ok(n) = text.parse::<u64>() {
+            return Ok(n);
+        }
+        if text.parse::<i64>().is_ok_and(|n| n < 0) {
+            return Err(E::custom(format!("must not be negative, got {text}")));
+        }
+        if text.chars().all(|c| c.is_ascii_digit()) && !text.is_empty() {
+            return Err(E::custom(format!("{text} is too large")));
+        }
+        Err(E::custom(format!(
+            "expected a non-negative integer such as 50, got the text {}",
+            Value::String(v.to_owned())
+        )))
+    }
+}
+
+struct FlagVisitor;
+
+impl<'de> Visitor<'de> for FlagVisitor {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("true or false")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<bool, E> {
+        Ok(v)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<bool, E> {
+        match v.trim() {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err(E::custom(format!(
+                "expected true or false, got the text {}",
+                Value::String(v.to_owned())
+            ))),
+        }
+    }
+}
+
+/// Wraps a visitor so that `null` reads as `None`.
+struct OptionVisitor<V>(V);
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for OptionVisitor<V> {
+    type Value = Option<V::Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.expecting(f)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self.0).map(Some)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        self.0.visit_bool(v).map(Some)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        self.0.visit_u64(v).map(Some)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        self.0.visit_i64(v).map(Some)
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        self.0.visit_f64(v).map(Some)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        self.0.visit_str(v).map(Some)
+    }
+}
+
+/// Deserializes any JSON value unchanged; handy for `Args` fields that take structured input.
+pub fn any_value<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
+    Value::deserialize(deserializer)
+}
+
+/// "a string", "an array", … for messages about a JSON value of the wrong kind.
+pub(crate) fn value_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Serialize;
+    use serde_json::json;
+
+    use super::*;
+
+    #[derive(Debug, Deserialize, Serialize, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct Sample {
+        file: String,
+        #[serde(default = "fifty", deserialize_with = "count")]
+        lines: u64,
+        #[serde(default, deserialize_with = "opt_count")]
+        offset: Option<u64>,
+        #[serde(default, deserialize_with = "flag")]
+        ignore_case: bool,
+    }
+
+    fn fifty() -> u64 {
+        50
+    }
+
+    fn message(arguments: Value) -> String {
+        match parse::<Sample>("demo", &arguments) {
+            Err(error) => error.to_string(),
+            Ok(args) => panic!("expected an error, got {args:?}"),
+        }
+    }
+
+    #[test]
+    fn unknown_argument_lists_the_accepted_ones() {
+        let error = parse::<Sample>("demo", &json!({"file": "a", "lines_count": 3})).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "unknown argument `lines_count`; demo accepts: file, lines, offset, ignore_case"
+        );
+        assert_eq!(
+            error.to_json(),
+            json!({
+                "error": "invalid_argument",
+                "argument": "lines_count",
+                "message": "unknown argument `lines_count`; demo accepts: file, lines, offset, ignore_case",
+                "accepted": ["file", "lines", "offset", "ignore_case"],
+            })
+        );
+    }
+
+    #[test]
+    fn numeric_strings_and_whole_floats_are_accepted_as_integers() {
+        let args: Sample =
+            parse("demo", &json!({"file": "a", "lines": "20", "offset": 7.0})).unwrap();
+        assert_eq!((args.lines, args.offset), (20, Some(7)));
+        let args: Sample = parse("demo", &json!({"file": "a", "lines": " 3 "})).unwrap();
+        assert_eq!(args.lines, 3);
+    }
+
+    #[test]
+    fn defaults_apply_and_null_means_not_given() {
+        let args: Sample = parse("demo", &json!({"file": "a", "offset": null})).unwrap();
+        assert_eq!(
+            args,
+            Sample {
+                file: "a".into(),
+                lines: 50,
+                offset: None,
+                ignore_case: false
+            }
+        );
+    }
+
+    #[test]
+    fn negative_values_name_the_argument() {
+        assert_eq!(
+            message(json!({"file": "a", "lines": -3})),
+            "argument `lines`: must not be negative, got -3"
+        );
+        assert_eq!(
+            message(json!({"file": "a", "offset": "-2"})),
+            "argument `offset`: must not be negative, got -2"
+        );
+    }
+
+    #[test]
+    fn wrong_types_name_the_argument_and_what_was_expected() {
+        assert_eq!(
+            message(json!({"file": "a", "lines": true})),
+            "argument `lines`: invalid type: boolean `true`, expected a non-negative integer such \
+             as 50 (a numeric string like \"50\" also works)"
+        );
+        assert_eq!(
+            message(json!({"file": "a", "lines": "many"})),
+            "argument `lines`: expected a non-negative integer such as 50, got the text \"many\""
+        );
+        assert_eq!(
+            message(json!({"file": "a", "lines": 2.5})),
+            "argument `lines`: expected a whole number, got 2.5"
+        );
+        assert_eq!(
+            message(json!({"file": 7})),
+            "argument `file`: invalid type: integer `7`, expected a string"
+        );
+        assert_eq!(
+            message(json!({"file": "a", "ignore_case": "yes"})),
+            "argument `ignore_case`: expected true or false, got the text \"yes\""
+        );
+    }
+
+    #[test]
+    fn missing_required_argument_is_named() {
+        assert_eq!(
+            message(json!({"lines": 3})),
+            "demo needs the argument `file`"
+        );
+    }
+
+    #[test]
+    fn non_object_arguments_are_refused_and_null_means_empty() {
+        assert!(
+            message(json!([1, 2]))
+                .starts_with("demo takes a JSON object of named arguments, not an array")
+        );
+        assert_eq!(message(Value::Null), "demo needs the argument `file`");
+    }
+
+    #[test]
+    fn huge_numeric_strings_are_refused_as_too_large() {
+        assert_eq!(
+            message(json!({"file": "a", "lines": "99999999999999999999999"})),
+            "argument `lines`: 99999999999999999999999 is too large"
+        );
+    }
+
+    #[test]
+    fn accepted_reads_the_field_list_from_the_derive() {
+        assert_eq!(
+            accepted::<Sample>(),
+            ["file", "lines", "offset", "ignore_case"]
+        );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn arbitrary_argument_objects_never_panic(key in "\\PC{0,12}", n in proptest::num::i64::ANY, s in "\\PC{0,20}") {
+            let _ = parse::<Sample>("demo", &json!({key.clone(): n, "file": s.clone()}));
+            let _ = parse::<Sample>("demo", &json!({"file": s, "lines": key}));
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! What every tool call runs against: the read root, the token counter, the agent's budget
+//! and the shared file cache.
+
+use std::io;
+use std::sync::Arc;
+
+use overspill_budget::Budget;
+use overspill_store::{PathError, ReadRoot};
+use overspill_tokens::TokenCounter;
+
+use crate::cache::{CachedFile, FileCache};
+use crate::error::ToolError;
+
+/// Tokens kept free for the footer and a cut-line note when a single line is cut to fit.
+pub const LINE_RESERVE_TOKENS: u64 = 256;
+
+/// The smallest per-line token cap, used when the limit leaves less than that.
+pub const MIN_LINE_CAP_TOKENS: u64 = 32;
+
+/// The environment of one agent's tool calls. Cheap to clone; share it between threads.
+///
+/// Each agent has its own budget; several contexts may share one [`FileCache`] (see
+/// [`ExploreContext::with_cache`]) so a file read by one agent is not read again by the next.
+#[derive(Clone)]
+pub struct ExploreContext {
+    root: ReadRoot,
+    counter: &'static dyn TokenCounter,
+    budget: Arc<Budget>,
+    cache: Arc<FileCache>,
+}
+
+impl ExploreContext {
+    /// A context reading under `root`, counting with `counter`, charging `budget`, with a
+    /// cache of its own ([`crate::cache::DEFAULT_CAPACITY_BYTES`]).
+    pub fn new(
+        root: ReadRoot,
+        counter: &'static dyn TokenCounter,
+        budget: Arc<Budget>,
+    ) -> ExploreContext {
+        ExploreContext {
+            root,
+            counter,
+            budget,
+            cache: Arc::new(FileCache::default()),
+        }
+    }
+
+    /// The same context using `cache` (e.g. one shared by all agents of a process).
+    #[must_use]
+    pub fn with_cache(mut self, cache: Arc<FileCache>) -> ExploreContext {
+        self.cache = cache;
+        self
+    }
+
+    /// The directory reads are confined to.
+    pub fn root(&self) -> &ReadRoot {
+        &self.root
+    }
+
+    /// The token counter of the agent's model.
+    pub fn counter(&self) -> &'static dyn TokenCounter {
+        self.counter
+    }
+
+    /// The agent's budget.
+    pub fn budget(&self) -> &Arc<Budget> {
+        &self.budget
+    }
+
+    /// The file cache.
+    pub fn cache(&self) -> &Arc<FileCache> {
+        &self.cache
+    }
+
+    /// Validates `file` against the read root and opens it through the cache.
+    ///
+    /// Path validation happens first: a path that leaves the root is refused before anything
+    /// is opened or read.
+    ///
+    /// # Errors
+    /// `path_outside_root`, `not_found`, `invalid_argument` (empty path, a directory) or
+    /// `io_error`, each naming `file` as the caller gave it.
+    pub fn open(&self, file: &str) -> Result<Arc<CachedFile>, ToolError> {
+        let path = self
+            .root
+            .resolve(file)
+            .map_err(|error| path_error(file, &error))?;
+        self.cache
+            .open(&path)
+            .map_err(|error| open_error(file, &error))
+    }
+
+    /// The most tokens one result may cost right now: the per-call cap or what remains of the
+    /// budget, whichever is smaller.
+    pub fn token_limit(&self) -> u64 {
+        self.budget
+            .max_extraction_tokens()
+            .min(self.budget.remaining())
+    }
+
+    /// The most tokens one displayed line may cost before it is cut: the token limit less room
+    /// for the footer and the cut note, so that a window of one line always fits.
+    pub fn line_cap(&self) -> u64 {
+        self.token_limit()
+            .saturating_sub(LINE_RESERVE_TOKENS)
+            .max(MIN_LINE_CAP_TOKENS)
+    }
+}
+
+impl std::fmt::Debug for ExploreContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExploreContext")
+            .field("root", &self.root)
+            .field("counter", &self.counter.name())
+            .field("cache", &self.cache)
+            .finish_non_exhaustive()
+    }
+}
+
+fn path_error(file: &str, error: &PathError) -> ToolError {
+    let message = format!("`{file}`: {error}");
+    match error.code() {
+        "path_outside_root" => ToolError::PathOutsideRoot {
+            file: file.to_owned(),
+            message,
+        },
+        "not_found" => ToolError::NotFound {
+            file: file.to_owned(),
+            message,
+        },
+        "io_error" => ToolError::Io {
+            file: file.to_owned(),
+            message,
+        },
+        _ => ToolError::invalid_argument(Some("file"), message),
+    }
+}
+
+fn open_error(file: &str, error: &io::Error) -> ToolError {
+    match error.kind() {
+        io::ErrorKind::NotFound => ToolError::NotFound {
+            file: file.to_owned(),
+            message: format!(
+                "`{file}` no longer exists under the read root; use a file name from a recent pointer"
+            ),
+        },
+        io::ErrorKind::InvalidInput => ToolError::invalid_argument(
+            Some("file"),
+            format!("`{file}` is a directory, not a file; name a file inside it"),
+        ),
+        _ => ToolError::Io {
+            file: file.to_owned(),
+            message: format!(
+                "cannot read `{file}`: {error}; try again, or check the file's permissions"
+            ),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::test_support::Fixture;
+
+    fn outside_root_is_refused_without_reading(fixture: &Fixture, file: &str) {
+        let error = fixture.error("head", json!({"file": file}));
+        assert_eq!(error["error"], "path_outside_root", "{file}: {error}");
+        assert_eq!(error["file"], file);
+        assert!(fixture.ctx.cache().is_empty(), "{file} was read");
+        assert_eq!(fixture.ctx.budget().tokens_extracted(), 0);
+    }
+
+    #[test]
+    fn parent_escape_is_path_outside_root_and_nothing_is_read() {
+        let fixture = Fixture::new(&[("a.txt", b"x\n")]);
+        outside_root_is_refused_without_reading(&fixture, "../../etc/passwd");
+    }
+
+    #[test]
+    fn absolute_path_is_path_outside_root_and_nothing_is_read() {
+        let fixture = Fixture::new(&[("a.txt", b"x\n")]);
+        outside_root_is_refused_without_reading(&fixture, "/etc/passwd");
+        let error = fixture.error("head", json!({"file": "/etc/passwd"}));
+        assert_eq!(
+            error["message"],
+            "`/etc/passwd`: absolute paths are not accepted; pass a file name from a pointer or a path relative to the read root"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn planted_symlink_out_of_the_root_is_path_outside_root_and_nothing_is_read() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.txt"), b"secret\n").unwrap();
+        let fixture = Fixture::new(&[("a.txt", b"x\n")]);
+        std::os::unix::fs::symlink(
+            outside.path().join("secret.txt"),
+            fixture.path().join("planted.txt"),
+        )
+        .unwrap();
+        outside_root_is_refused_without_reading(&fixture, "planted.txt");
+        let text = fixture.call("grep", json!({"file": "planted.txt", "pattern": "secret"}));
+        assert!(
+            !text.contains("secret\n") && text.starts_with(r#"{"error":"path_outside_root""#),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn missing_file_is_not_found_with_advice() {
+        let fixture = Fixture::new(&[("a.txt", b"x\n")]);
+        assert_eq!(
+            fixture.call("head", json!({"file": "nope.json"})),
+            r#"{"error":"not_found","file":"nope.json","message":"`nope.json`: no such file under the read root; use a file name exactly as a pointer gives it"}"#
+        );
+    }
+
+    #[test]
+    fn a_directory_is_an_invalid_file_argument() {
+        let fixture = Fixture::new(&[("sub/a.txt", b"x\n")]);
+        let error = fixture.error("head", json!({"file": "sub"}));
+        assert_eq!(error["error"], "invalid_argument");
+        assert_eq!(error["argument"], "file");
+    }
+
+    #[test]
+    fn relative_paths_inside_the_root_work() {
+        let fixture = Fixture::new(&[("sub/a.txt", b"inside\n")]);
+        assert_eq!(
+            fixture.body("head", json!({"file": "sub/../sub/a.txt"})),
+            "1: inside"
+        );
+    }
+
+    #[test]
+    fn line_cap_leaves_room_for_the_footer() {
+        let fixture = Fixture::with_budget(&[], 128_000, 10_000, 0);
+        assert_eq!(fixture.ctx.token_limit(), 10_000);
+        assert_eq!(fixture.ctx.line_cap(), 10_000 - super::LINE_RESERVE_TOKENS);
+        let nearly_spent = Fixture::with_budget(&[], 1_000, 10_000, 790);
+        assert_eq!(nearly_spent.ctx.token_limit(), 10);
+        assert_eq!(nearly_spent.ctx.line_cap(), super::MIN_LINE_CAP_TOKENS);
+    }
+}

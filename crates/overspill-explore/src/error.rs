@@ -1,0 +1,341 @@
+//! Tool errors and the one renderer of their JSON (SPEC §6.1).
+//!
+//! A tool error is not a failure of the call: it is returned to the model as a *successful*
+//! tool result holding a JSON object, so the model can read it and react. [`ToolError::render`]
+//! is the only place that JSON is produced; snapshot tests below pin every shape.
+
+use serde_json::{Map, Value, json};
+
+use crate::tool::Call;
+
+/// Why a tool produced no extraction. Rendered for the model by [`ToolError::render`].
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ToolError {
+    /// The result does not fit the per-call cap or the remaining budget (`<tool>_too_large`).
+    #[error(
+        "the {} result (~{} tokens) does not fit (per-call limit {}, {} budget tokens left); \
+         run the retry call instead",
+        .0.tool, .0.estimated_tokens, .0.per_call_limit, .0.remaining_budget_tokens
+    )]
+    TooLarge(Box<TooLarge>),
+    /// The file does not exist under the read root (`not_found`).
+    #[error("{message}")]
+    NotFound {
+        /// The file as the caller named it.
+        file: String,
+        /// What happened and what to do.
+        message: String,
+    },
+    /// A JSON tool was pointed at a file that is not JSON (`not_json`).
+    #[error("{message}")]
+    NotJson {
+        /// The file as the caller named it.
+        file: String,
+        /// The detected format (`markdown`, `text`).
+        format: String,
+        /// What happened and what to do.
+        message: String,
+    },
+    /// A JSON path does not lead to a value (`path_not_found`).
+    #[error("{}", .0.message)]
+    PathNotFound(Box<PathNotFound>),
+    /// A JSON path leads to a value that is not an array where one is needed (`not_an_array`).
+    #[error("{message}")]
+    NotAnArray {
+        /// The path in `$.` form.
+        path: String,
+        /// The kind found there (`object`, `string`, …).
+        value_type: String,
+        /// What happened and what to do.
+        message: String,
+    },
+    /// An argument is unknown, missing, or has the wrong type or range (`invalid_argument`).
+    #[error("{message}")]
+    InvalidArgument {
+        /// The argument concerned, when one is.
+        argument: Option<String>,
+        /// What happened and what to do.
+        message: String,
+        /// For an unknown argument: the ones the tool accepts.
+        accepted: Vec<String>,
+    },
+    /// The path leaves the read root, or is absolute or malformed (`path_outside_root`).
+    #[error("{message}")]
+    PathOutsideRoot {
+        /// The file as the caller named it.
+        file: String,
+        /// What happened and what to do.
+        message: String,
+    },
+    /// The file exists but could not be read (`io_error`).
+    #[error("{message}")]
+    Io {
+        /// The file as the caller named it.
+        file: String,
+        /// What happened and what to do.
+        message: String,
+    },
+}
+
+/// The body of a `<tool>_too_large` error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TooLarge {
+    /// The tool whose result was refused.
+    pub tool: String,
+    /// Tokens the full result would have cost (measured, or estimated from a sample when the
+    /// result was refused before being rendered).
+    pub estimated_tokens: u64,
+    /// The per-call cap (`max_extraction_tokens`).
+    pub per_call_limit: u64,
+    /// What remained of the budget when the call was refused.
+    pub remaining_budget_tokens: u64,
+    /// A ready-to-run smaller call.
+    pub retry: Call,
+    /// Plain-words advice.
+    pub suggestions: Vec<String>,
+}
+
+/// The body of a `path_not_found` error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathNotFound {
+    /// The full path asked for, in `$.` form.
+    pub path: String,
+    /// The longest prefix of the path that exists, in `$.` form.
+    pub valid_prefix: String,
+    /// The first segment that does not.
+    pub failed_segment: String,
+    /// What the valid prefix holds instead.
+    pub found: FoundInstead,
+    /// What happened and what to do.
+    pub message: String,
+}
+
+/// What a path's valid prefix holds, so the model can correct the failed segment.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FoundInstead {
+    /// An object: its keys (rendered as `available_keys`).
+    Keys(Vec<String>),
+    /// An array: its length (rendered as `array_length`).
+    ArrayLength(u64),
+    /// A scalar: its kind (rendered as `value_type`).
+    ValueType(String),
+}
+
+impl ToolError {
+    /// An `invalid_argument` error about `argument` (or the call as a whole).
+    pub fn invalid_argument(argument: Option<&str>, message: impl Into<String>) -> ToolError {
+        ToolError::InvalidArgument {
+            argument: argument.map(str::to_owned),
+            message: message.into(),
+            accepted: Vec::new(),
+        }
+    }
+
+    /// The machine-readable code: `head_too_large`, `not_found`, `invalid_argument`, …
+    pub fn code(&self) -> String {
+        match self {
+            ToolError::TooLarge(body) => format!("{}_too_large", body.tool),
+            ToolError::NotFound { .. } => "not_found".to_owned(),
+            ToolError::NotJson { .. } => "not_json".to_owned(),
+            ToolError::PathNotFound(_) => "path_not_found".to_owned(),
+            ToolError::NotAnArray { .. } => "not_an_array".to_owned(),
+            ToolError::InvalidArgument { .. } => "invalid_argument".to_owned(),
+            ToolError::PathOutsideRoot { .. } => "path_outside_root".to_owned(),
+            ToolError::Io { .. } => "io_error".to_owned(),
+        }
+    }
+
+    /// The error as the JSON object the model receives; `error` is always the first key.
+    pub fn to_json(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("error".to_owned(), Value::String(self.code()));
+        let message = self.to_string();
+        match self {
+            ToolError::TooLarge(body) => {
+                out.insert("estimated_tokens".to_owned(), json!(body.estimated_tokens));
+                out.insert("per_call_limit".to_owned(), json!(body.per_call_limit));
+                out.insert(
+                    "remaining_budget_tokens".to_owned(),
+                    json!(body.remaining_budget_tokens),
+                );
+                out.insert(
+                    "retry".to_owned(),
+                    json!({"tool": body.retry.tool, "arguments": body.retry.arguments}),
+                );
+                out.insert("suggestions".to_owned(), json!(body.suggestions));
+                return Value::Object(out);
+            }
+            ToolError::NotFound { file, .. }
+            | ToolError::PathOutsideRoot { file, .. }
+            | ToolError::Io { file, .. } => {
+                out.insert("file".to_owned(), json!(file));
+            }
+            ToolError::NotJson { file, format, .. } => {
+                out.insert("file".to_owned(), json!(file));
+                out.insert("format".to_owned(), json!(format));
+            }
+            ToolError::PathNotFound(body) => {
+                out.insert("path".to_owned(), json!(body.path));
+                out.insert("valid_prefix".to_owned(), json!(body.valid_prefix));
+                out.insert("failed_segment".to_owned(), json!(body.failed_segment));
+                match &body.found {
+                    FoundInstead::Keys(keys) => {
+                        out.insert("available_keys".to_owned(), json!(keys))
+                    }
+                    FoundInstead::ArrayLength(n) => out.insert("array_length".to_owned(), json!(n)),
+                    FoundInstead::ValueType(kind) => {
+                        out.insert("value_type".to_owned(), json!(kind))
+                    }
+                };
+            }
+            ToolError::NotAnArray {
+                path, value_type, ..
+            } => {
+                out.insert("path".to_owned(), json!(path));
+                out.insert("value_type".to_owned(), json!(value_type));
+            }
+            ToolError::InvalidArgument { argument, .. } => {
+                if let Some(argument) = argument {
+                    out.insert("argument".to_owned(), json!(argument));
+                }
+            }
+        }
+        out.insert("message".to_owned(), Value::String(message));
+        if let ToolError::InvalidArgument { accepted, .. } = self
+            && !accepted.is_empty()
+        {
+            out.insert("accepted".to_owned(), json!(accepted));
+        }
+        Value::Object(out)
+    }
+
+    /// The text the model receives: the JSON object on one line.
+    pub fn render(&self) -> String {
+        self.to_json().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn too_large_error_shape_is_pinned() {
+        let error = ToolError::TooLarge(Box::new(TooLarge {
+            tool: "head".into(),
+            estimated_tokens: 12_400,
+            per_call_limit: 10_000,
+            remaining_budget_tokens: 80_000,
+            retry: Call {
+                tool: "head".into(),
+                arguments: json!({"file": "a.txt", "lines": 25}),
+            },
+            suggestions: vec!["Ask for fewer lines.".into()],
+        }));
+        assert_eq!(
+            error.render(),
+            r#"{"error":"head_too_large","estimated_tokens":12400,"per_call_limit":10000,"remaining_budget_tokens":80000,"retry":{"tool":"head","arguments":{"file":"a.txt","lines":25}},"suggestions":["Ask for fewer lines."]}"#
+        );
+    }
+
+    #[test]
+    fn file_error_shapes_are_pinned() {
+        let not_found = ToolError::NotFound {
+            file: "x.json".into(),
+            message: "no file".into(),
+        };
+        assert_eq!(
+            not_found.render(),
+            r#"{"error":"not_found","file":"x.json","message":"no file"}"#
+        );
+        let outside = ToolError::PathOutsideRoot {
+            file: "/etc/passwd".into(),
+            message: "out".into(),
+        };
+        assert_eq!(
+            outside.render(),
+            r#"{"error":"path_outside_root","file":"/etc/passwd","message":"out"}"#
+        );
+        let io = ToolError::Io {
+            file: "a".into(),
+            message: "denied".into(),
+        };
+        assert_eq!(
+            io.render(),
+            r#"{"error":"io_error","file":"a","message":"denied"}"#
+        );
+        let not_json = ToolError::NotJson {
+            file: "a.md".into(),
+            format: "markdown".into(),
+            message: "m".into(),
+        };
+        assert_eq!(
+            not_json.render(),
+            r#"{"error":"not_json","file":"a.md","format":"markdown","message":"m"}"#
+        );
+    }
+
+    #[test]
+    fn json_path_error_shapes_are_pinned() {
+        let keys = ToolError::PathNotFound(Box::new(PathNotFound {
+            path: "$.items[3].nme".into(),
+            valid_prefix: "$.items[3]".into(),
+            failed_segment: "nme".into(),
+            found: FoundInstead::Keys(vec!["name".into(), "id".into()]),
+            message: "m".into(),
+        }));
+        assert_eq!(
+            keys.render(),
+            r#"{"error":"path_not_found","path":"$.items[3].nme","valid_prefix":"$.items[3]","failed_segment":"nme","available_keys":["name","id"],"message":"m"}"#
+        );
+        let length = ToolError::PathNotFound(Box::new(PathNotFound {
+            path: "$.items[9]".into(),
+            valid_prefix: "$.items".into(),
+            failed_segment: "[9]".into(),
+            found: FoundInstead::ArrayLength(3),
+            message: "m".into(),
+        }));
+        assert!(
+            length
+                .render()
+                .contains(r#""failed_segment":"[9]","array_length":3,"#)
+        );
+        let kind = ToolError::PathNotFound(Box::new(PathNotFound {
+            path: "$.a.b".into(),
+            valid_prefix: "$.a".into(),
+            failed_segment: "b".into(),
+            found: FoundInstead::ValueType("string".into()),
+            message: "m".into(),
+        }));
+        assert!(
+            kind.render()
+                .contains(r#""failed_segment":"b","value_type":"string","#)
+        );
+        let not_array = ToolError::NotAnArray {
+            path: "$.a".into(),
+            value_type: "object".into(),
+            message: "m".into(),
+        };
+        assert_eq!(
+            not_array.render(),
+            r#"{"error":"not_an_array","path":"$.a","value_type":"object","message":"m"}"#
+        );
+    }
+
+    #[test]
+    fn invalid_argument_shape_is_pinned() {
+        let error = ToolError::invalid_argument(
+            Some("lines"),
+            "argument `lines`: must not be negative, got -3",
+        );
+        assert_eq!(
+            error.render(),
+            r#"{"error":"invalid_argument","argument":"lines","message":"argument `lines`: must not be negative, got -3"}"#
+        );
+        let whole_call = ToolError::invalid_argument(None, "bad call");
+        assert_eq!(
+            whole_call.render(),
+            r#"{"error":"invalid_argument","message":"bad call"}"#
+        );
+    }
+}

@@ -1,0 +1,93 @@
+//! The one-line footer under every extraction (SPEC §6.1) — the only place it is formatted.
+//!
+//! ```text
+//! --- head: lines 1-50 of 1,204 | ~412 tokens | ~93,210 of 102,400 budget tokens left ---
+//! ```
+//!
+//! The token figure is the count of the whole returned text, footer included, and the budget
+//! figure is what remains *after* this result is charged; [`crate::delivery`] finds the
+//! figure that makes the text true of itself.
+
+use std::fmt;
+
+use overspill_budget::{WindowHint, thousands};
+
+/// A footer, ready to display.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Footer<'a> {
+    /// The tool that produced the result.
+    pub tool: &'a str,
+    /// What was returned: `lines 1-50 of 1,204`.
+    pub summary: &'a str,
+    /// Extra facts, each appended after `; `.
+    pub notes: &'a [String],
+    /// Tokens of the whole returned text.
+    pub tokens: u64,
+    /// The budget as it stands once this result is charged.
+    pub budget: WindowHint,
+}
+
+impl fmt::Display for Footer<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "--- {}: {}", self.tool, self.summary)?;
+        for note in self.notes {
+            write!(f, "; {note}")?;
+        }
+        write!(
+            f,
+            " | ~{} tokens | {} ---",
+            thousands(self.tokens),
+            self.budget
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn footer_shape_is_pinned() {
+        let footer = Footer {
+            tool: "iterate_over",
+            summary: "$.results (items [3..7) of 120 total, fields: [id,title])",
+            notes: &[],
+            tokens: 412,
+            budget: WindowHint {
+                remaining: 93_210,
+                used: 9_190,
+                baseline: 4_000,
+                usable: 102_400,
+            },
+        };
+        assert_eq!(
+            footer.to_string(),
+            "--- iterate_over: $.results (items [3..7) of 120 total, fields: [id,title]) | ~412 tokens | ~93,210 of 102,400 budget tokens left ---"
+        );
+    }
+
+    fn hint(remaining: u64, usable: u64) -> WindowHint {
+        WindowHint {
+            remaining,
+            used: usable - remaining,
+            baseline: 0,
+            usable,
+        }
+    }
+
+    #[test]
+    fn notes_follow_the_summary() {
+        let notes = ["invalid UTF-8 shown as \u{FFFD}".to_owned(), "x".to_owned()];
+        let footer = Footer {
+            tool: "head",
+            summary: "lines 1-2 of 2",
+            notes: &notes,
+            tokens: 9,
+            budget: hint(1, 10),
+        };
+        assert_eq!(
+            footer.to_string(),
+            "--- head: lines 1-2 of 2; invalid UTF-8 shown as \u{FFFD}; x | ~9 tokens | ~1 of 10 budget tokens left ---"
+        );
+    }
+}

@@ -1,0 +1,366 @@
+//! `grep`: lines matching a pattern, with merged context regions (SPEC §6.2).
+//!
+//! ```text
+//!   97:       "state": {
+//! > 98:         "waiting": {"reason": "CrashLoopBackOff"}
+//!   99:       },
+//! --
+//! ```
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::args;
+use crate::context::ExploreContext;
+use crate::definitions::{self, Definition};
+use crate::error::ToolError;
+use crate::line_tools::plural;
+use crate::numbered::{Mark, NumberedLines, thousands};
+use crate::search::{self, Pattern};
+use crate::tool::{Call, Extraction, Tool};
+
+/// Context lines when `context` is not given.
+pub const DEFAULT_CONTEXT: u64 = 3;
+/// Matching lines shown when `max_matches` is not given.
+pub const DEFAULT_MAX_MATCHES: u64 = 200;
+
+/// The `grep` tool.
+#[derive(Debug)]
+pub struct Grep;
+
+/// Arguments of `grep`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// The stored file.
+    pub file: String,
+    /// A regex (or literal text, when it is not a valid regex).
+    pub pattern: String,
+    /// Lines of context before and after each match (default 3).
+    #[serde(default = "default_context", deserialize_with = "args::count")]
+    pub context: u64,
+    /// Case-insensitive matching (default false).
+    #[serde(default, deserialize_with = "args::flag")]
+    pub ignore_case: bool,
+    /// At most this many matching lines are shown (default 200).
+    #[serde(default = "default_max_matches", deserialize_with = "args::count")]
+    pub max_matches: u64,
+}
+
+fn default_context() -> u64 {
+    DEFAULT_CONTEXT
+}
+
+fn default_max_matches() -> u64 {
+    DEFAULT_MAX_MATCHES
+}
+
+impl Tool for Grep {
+    const DEFINITION: &'static Definition = &definitions::GREP;
+    type Args = Args;
+
+    fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
+        if args.max_matches == 0 {
+            return Err(ToolError::invalid_argument(
+                Some("max_matches"),
+                "argument `max_matches`: must be at least 1",
+            ));
+        }
+        let pattern = Pattern::new(&args.pattern, args.ignore_case).map_err(|error| {
+            ToolError::invalid_argument(Some("pattern"), format!("argument `pattern`: {error}"))
+        })?;
+        let file = ctx.open(&args.file)?;
+        let (bytes, index) = (file.bytes(), file.lines());
+        let total_lines = index.line_count();
+        let found = search::search(bytes, &pattern, args.max_matches);
+        let shown = found.matching_lines.len() as u64;
+        let regions = search::regions(&found.matching_lines, args.context, total_lines);
+
+        let last_number = regions.last().map_or(1, |r| *r.end());
+        let mut out = NumberedLines::new(ctx, &args.file, last_number);
+        let mut matches = found.matching_lines.iter().copied().peekable();
+        for region in &regions {
+            out.separator();
+            for (number, line) in index.lines(bytes, *region.start(), *region.end()) {
+                let mark = if matches.peek() == Some(&number) {
+                    matches.next();
+                    Mark::Match
+                } else {
+                    Mark::Context
+                };
+                out.push(number, line, mark);
+            }
+        }
+        let (body, notes) = out.finish();
+
+        let quoted = quote(&args.pattern, args.ignore_case);
+        let summary = if shown == 0 {
+            format!(
+                "no line matches {quoted} ({} searched)",
+                plural(total_lines, "line", "lines")
+            )
+        } else if found.total_matching_lines > shown {
+            format!(
+                "first {} of {} matching lines for {quoted}, in {}, context {} (stopped at max_matches {}; \
+                 more follow line {})",
+                thousands(shown),
+                thousands(found.total_matching_lines),
+                plural(regions.len() as u64, "region", "regions"),
+                args.context,
+                thousands(args.max_matches),
+                thousands(found.matching_lines.last().copied().unwrap_or(0)),
+            )
+        } else {
+            format!(
+                "{} for {quoted}, in {}, context {}",
+                plural(shown, "matching line", "matching lines"),
+                plural(regions.len() as u64, "region", "regions"),
+                args.context
+            )
+        };
+        let mut extraction = Extraction::new(body, summary, shown);
+        if let Some(reason) = &pattern.literal_because {
+            extraction = extraction.with_note(format!(
+                "not a valid regex ({reason}), so searched as literal text"
+            ));
+        }
+        Ok(extraction.with_notes(notes))
+    }
+
+    fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
+        if got.returned > 1 {
+            return Some(Call::new(
+                "grep",
+                &Args {
+                    max_matches: got.returned / 2,
+                    ..args.clone()
+                },
+            ));
+        }
+        (args.context > 0).then(|| {
+            Call::new(
+                "grep",
+                &Args {
+                    max_matches: 1,
+                    context: args.context / 2,
+                    ..args.clone()
+                },
+            )
+        })
+    }
+
+    fn suggestions(_: &Args) -> Vec<String> {
+        vec![
+            "Make the pattern more specific so fewer lines match.".to_owned(),
+            "Lower max_matches or context, then page through the hits with slice.".to_owned(),
+        ]
+    }
+}
+
+/// The pattern as the footer shows it: JSON-quoted, cut at 60 characters, `(ignoring case)`.
+fn quote(pattern: &str, ignore_case: bool) -> String {
+    let mut shown: String = pattern.chars().take(60).collect();
+    if shown.len() < pattern.len() {
+        shown.push('…');
+    }
+    let quoted = Value::String(shown).to_string();
+    if ignore_case {
+        format!("{quoted} (ignoring case)")
+    } else {
+        quoted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::test_support::{Fixture, counter, footer_summary, numbered_text, split};
+
+    const LOG: &str = "start\nGET /health 200\nGET /api 500 error\nok\nok\nok\nok\nok\nPOST /api 502 Error\nend\n";
+
+    #[test]
+    fn grep_regex_marks_matching_lines_with_context() {
+        let fixture = Fixture::new(&[("app.log", LOG.as_bytes())]);
+        let text = fixture.call(
+            "grep",
+            json!({"file": "app.log", "pattern": r"\s5\d\d\s", "context": 1}),
+        );
+        let (body, footer) = split(&text);
+        assert_eq!(
+            body,
+            "  2: GET /health 200\n> 3: GET /api 500 error\n  4: ok\n--\n  8: ok\n> 9: POST /api 502 Error\n 10: end"
+        );
+        assert_eq!(
+            footer_summary(footer),
+            r#"--- grep: 2 matching lines for "\\s5\\d\\d\\s", in 2 regions, context 1"#
+        );
+    }
+
+    #[test]
+    fn grep_footer_is_pinned() {
+        let fixture = Fixture::new(&[("app.log", LOG.as_bytes())]);
+        assert_eq!(
+            fixture.footer(
+                "grep",
+                json!({"file": "app.log", "pattern": "POST", "context": 0})
+            ),
+            r#"--- grep: 1 matching line for "POST", in 1 region, context 0 | ~47 tokens | ~102,353 of 102,400 budget tokens left ---"#
+        );
+    }
+
+    #[test]
+    fn grep_invalid_regex_falls_back_to_literal_and_says_so() {
+        let json_text = "{\n  \"metric\": {\n    \"value\": 1\n  },\n  \"metrics\": []\n}\n";
+        let fixture = Fixture::new(&[("m.json", json_text.as_bytes())]);
+        let text = fixture.call(
+            "grep",
+            json!({"file": "m.json", "pattern": "\"metric\": {", "context": 0}),
+        );
+        let (body, footer) = split(&text);
+        assert_eq!(body, ">2:   \"metric\": {");
+        assert_eq!(
+            footer_summary(footer),
+            r#"--- grep: 1 matching line for "\"metric\": {", in 1 region, context 0; not a valid regex (unclosed counted repetition), so searched as literal text"#
+        );
+    }
+
+    #[test]
+    fn grep_without_a_match_says_no_line_matches() {
+        let fixture = Fixture::new(&[("app.log", LOG.as_bytes())]);
+        let text = fixture.call("grep", json!({"file": "app.log", "pattern": "timeout"}));
+        assert!(
+            text.starts_with(r#"--- grep: no line matches "timeout" (10 lines searched) | ~"#),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn grep_merges_adjacent_and_overlapping_regions() {
+        let fixture = Fixture::new(&[("a.txt", numbered_text(30).as_bytes())]);
+        // Matches on 10 and 13 with context 1: 9-11 and 12-14 touch, so one region.
+        let body = fixture.body(
+            "grep",
+            json!({"file": "a.txt", "pattern": "^line 1[03]$", "context": 1}),
+        );
+        assert_eq!(
+            body,
+            "  9: line 9\n>10: line 10\n 11: line 11\n 12: line 12\n>13: line 13\n 14: line 14"
+        );
+        // 10 and 14: 9-11 and 13-15 leave line 12 out, so two regions.
+        let body = fixture.body(
+            "grep",
+            json!({"file": "a.txt", "pattern": "^line 1[04]$", "context": 1}),
+        );
+        assert_eq!(
+            body,
+            "  9: line 9\n>10: line 10\n 11: line 11\n--\n 13: line 13\n>14: line 14\n 15: line 15"
+        );
+    }
+
+    #[test]
+    fn grep_ignore_case_matches_any_case() {
+        let fixture = Fixture::new(&[("app.log", LOG.as_bytes())]);
+        let sensitive = fixture.body(
+            "grep",
+            json!({"file": "app.log", "pattern": "error", "context": 0}),
+        );
+        assert_eq!(sensitive, ">3: GET /api 500 error");
+        let text = fixture.call(
+            "grep",
+            json!({"file": "app.log", "pattern": "error", "context": 0, "ignore_case": true}),
+        );
+        let (body, footer) = split(&text);
+        assert_eq!(body, ">3: GET /api 500 error\n--\n>9: POST /api 502 Error");
+        assert!(
+            footer.contains(r#"for "error" (ignoring case)"#),
+            "{footer}"
+        );
+    }
+
+    #[test]
+    fn grep_refuses_a_1025_byte_pattern() {
+        let fixture = Fixture::new(&[("app.log", LOG.as_bytes())]);
+        let error = fixture.error(
+            "grep",
+            json!({"file": "app.log", "pattern": "a".repeat(1025)}),
+        );
+        assert_eq!(
+            error,
+            json!({
+                "error": "invalid_argument",
+                "argument": "pattern",
+                "message": "argument `pattern`: the pattern is 1025 bytes long; patterns are limited to 1024 bytes, search for a shorter distinctive part",
+            })
+        );
+        assert!(
+            fixture
+                .call(
+                    "grep",
+                    json!({"file": "app.log", "pattern": "a".repeat(1024)})
+                )
+                .starts_with("--- grep: no line")
+        );
+    }
+
+    #[test]
+    fn grep_reports_when_max_matches_cut_the_result() {
+        let fixture = Fixture::new(&[("a.txt", numbered_text(50).as_bytes())]);
+        let text = fixture.call(
+            "grep",
+            json!({"file": "a.txt", "pattern": "line", "context": 0, "max_matches": 5}),
+        );
+        let (body, footer) = split(&text);
+        assert_eq!(body.lines().count(), 5);
+        assert_eq!(
+            footer_summary(footer),
+            r#"--- grep: first 5 of 50 matching lines for "line", in 1 region, context 0 (stopped at max_matches 5; more follow line 5)"#
+        );
+    }
+
+    #[test]
+    fn grep_too_large_retry_lowers_max_matches_and_fits() {
+        let text: String = (1..=2_000)
+            .map(|i| format!("{i} error {}\n", "detail ".repeat(20)))
+            .collect();
+        let fixture = Fixture::with_budget(&[("e.log", text.as_bytes())], 128_000, 4_000, 0);
+        let error = fixture.error("grep", json!({"file": "e.log", "pattern": "error"}));
+        assert_eq!(error["error"], "grep_too_large");
+        assert_eq!(fixture.ctx.budget().tokens_extracted(), 0);
+        let arguments = &error["retry"]["arguments"];
+        assert_eq!(arguments["pattern"], "error");
+        let max = arguments["max_matches"].as_u64().unwrap();
+        assert!(max < 200 && 200 / max >= 2, "{max}");
+        let retried = fixture.call("grep", arguments.clone());
+        assert!(!retried.starts_with("{\"error\""), "{retried}");
+        assert_eq!(
+            fixture.ctx.budget().tokens_extracted(),
+            counter().count(&retried) as u64
+        );
+    }
+
+    #[test]
+    fn grep_too_large_retry_lowers_context_when_one_match_is_too_much() {
+        let long = "x ".repeat(600);
+        let text: String = (1..=9)
+            .map(|i| {
+                if i == 5 {
+                    "needle\n".to_owned()
+                } else {
+                    format!("{long}\n")
+                }
+            })
+            .collect();
+        let fixture = Fixture::with_budget(&[("n.txt", text.as_bytes())], 128_000, 1_000, 0);
+        let error = fixture.error(
+            "grep",
+            json!({"file": "n.txt", "pattern": "needle", "context": 4}),
+        );
+        assert_eq!(error["error"], "grep_too_large");
+        let arguments = &error["retry"]["arguments"];
+        assert_eq!(arguments["max_matches"], 1);
+        assert!(arguments["context"].as_u64().unwrap() < 4);
+        let retried = fixture.call("grep", arguments.clone());
+        assert!(retried.contains(">5: needle"), "{retried}");
+    }
+}

@@ -1,0 +1,184 @@
+//! `read`: a whole stored output, numbered — refused up front when it cannot fit (SPEC §6.2).
+//!
+//! "Up front" means before rendering or counting the file: a file larger than
+//! [`SAMPLE_BYTES`] is judged from its first lines, counted and scaled by the file size; one
+//! estimated at more than 1.5× the limit is refused without being read further. Files near
+//! the limit are rendered and measured exactly by the budget rule.
+
+use serde::{Deserialize, Serialize};
+
+use crate::context::ExploreContext;
+use crate::definitions::{self, Definition};
+use crate::error::ToolError;
+use crate::line_index::LineIndex;
+use crate::line_tools::{head, line_window};
+use crate::lossy;
+use crate::numbered::{Mark, NumberedLines};
+use crate::tool::{Call, Extraction, Tool};
+
+/// Files up to this size are rendered and measured exactly; larger ones are estimated from
+/// this many bytes of samples first.
+pub const SAMPLE_BYTES: u64 = 64 << 10;
+
+/// Windows the estimate samples.
+const SAMPLES: u64 = 4;
+
+/// The `read` tool.
+#[derive(Debug)]
+pub struct Read;
+
+/// Arguments of `read`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// The stored file.
+    pub file: String,
+}
+
+impl Tool for Read {
+    const DEFINITION: &'static Definition = &definitions::READ;
+    type Args = Args;
+
+    fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
+        let file = ctx.open(&args.file)?;
+        let (bytes, index) = (file.bytes(), file.lines());
+        let total = index.line_count();
+        let summary = line_window(1, total, total);
+        let limit = ctx.token_limit();
+        if file.size() > SAMPLE_BYTES {
+            let estimated = estimate(ctx, bytes, index);
+            if estimated > limit.saturating_add(limit / 2) {
+                return Ok(Extraction::unrendered(estimated, summary, total));
+            }
+        }
+        let mut out = NumberedLines::new(ctx, &args.file, total);
+        for (number, line) in index.lines(bytes, 1, total) {
+            out.push(number, line, Mark::None);
+        }
+        // `read` returns the whole file or nothing: a line cut to fit means it does not fit.
+        if out.cut_lines() > 0 {
+            return Ok(Extraction::unrendered(
+                estimate(ctx, bytes, index).max(limit + 1),
+                summary,
+                total,
+            ));
+        }
+        let (body, notes) = out.finish();
+        Ok(Extraction::new(body, summary, total).with_notes(notes))
+    }
+
+    fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
+        let lines = (got.returned / 2).max(1);
+        Some(Call::new(
+            "head",
+            &head::Args {
+                file: args.file.clone(),
+                lines,
+            },
+        ))
+    }
+
+    fn suggestions(_: &Args) -> Vec<String> {
+        vec![
+            "The file is too large to read whole: read it in windows with head and slice."
+                .to_owned(),
+            "Use schema (JSON, Markdown) or grep to find the part you need first.".to_owned(),
+        ]
+    }
+}
+
+/// Tokens the whole file would cost numbered and uncut: [`SAMPLES`] windows of lines spread
+/// over the file (its start, quarters and end differ: short numbers, long numbers), rendered
+/// the same way, counted, and scaled by the file size.
+fn estimate(ctx: &ExploreContext, bytes: &[u8], index: &LineIndex) -> u64 {
+    let total = index.line_count();
+    let width = total.max(1).to_string().len();
+    let per_sample = usize::try_from(SAMPLE_BYTES).unwrap_or(usize::MAX) / SAMPLES as usize;
+    let mut tokens = 0u128;
+    let mut sampled = 0u128;
+    for k in 0..SAMPLES {
+        let first = 1 + total * k / SAMPLES;
+        let mut sample = String::new();
+        let mut taken = 0usize;
+        for (number, line) in index.lines(bytes, first, total) {
+            let piece = lossy::prefix(line, per_sample.saturating_sub(taken));
+            sample.push_str(&format!("{number:>width$}: {}\n", piece.text));
+            taken += line.len().min(per_sample) + 1;
+            if piece.truncated || taken >= per_sample {
+                break;
+            }
+        }
+        tokens += ctx.counter().count(&sample) as u128;
+        sampled += taken as u128;
+    }
+    let scaled = tokens * bytes.len() as u128 / sampled.max(1);
+    u64::try_from(scaled).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::test_support::{Fixture, counter, footer_summary, numbered_text, split};
+
+    #[test]
+    fn read_returns_the_whole_file_numbered() {
+        let fixture = Fixture::new(&[("a.txt", numbered_text(3).as_bytes())]);
+        let text = fixture.call("read", json!({"file": "a.txt"}));
+        let (body, footer) = split(&text);
+        assert_eq!(body, "1: line 1\n2: line 2\n3: line 3");
+        assert_eq!(
+            footer,
+            "--- read: lines 1-3 of 3 (whole file) | ~51 tokens | ~102,349 of 102,400 budget tokens left ---"
+        );
+        assert_eq!(
+            fixture.ctx.budget().tokens_extracted(),
+            counter().count(&text) as u64
+        );
+    }
+
+    #[test]
+    fn read_refuses_a_large_file_up_front_with_a_head_retry_that_fits() {
+        let big = numbered_text(200_000);
+        let fixture = Fixture::new(&[("big.txt", big.as_bytes())]);
+        let error = fixture.error("read", json!({"file": "big.txt"}));
+        assert_eq!(error["error"], "read_too_large");
+        let estimated = error["estimated_tokens"].as_u64().unwrap();
+        let exact = counter().count(&fixture_render(&big)) as u64;
+        assert!(
+            estimated.abs_diff(exact) * 10 < exact,
+            "estimate {estimated} vs {exact}"
+        );
+        assert_eq!(error["retry"]["tool"], "head");
+        let retried = fixture.call("head", error["retry"]["arguments"].clone());
+        assert!(!retried.starts_with("{\"error\""), "{retried}");
+        assert!(footer_summary(split(&retried).1).starts_with("--- head: lines 1-"));
+    }
+
+    #[test]
+    fn read_refuses_a_file_whose_long_line_would_have_to_be_cut() {
+        let fixture = Fixture::with_budget(
+            &[(
+                "wide.txt",
+                format!("a\n{}\n", "wide ".repeat(4_000)).as_bytes(),
+            )],
+            128_000,
+            2_000,
+            0,
+        );
+        let error = fixture.error("read", json!({"file": "wide.txt"}));
+        assert_eq!(error["error"], "read_too_large");
+        assert_eq!(
+            error["retry"],
+            json!({"tool": "head", "arguments": {"file": "wide.txt", "lines": 1}})
+        );
+    }
+
+    fn fixture_render(text: &str) -> String {
+        let width = text.lines().count().to_string().len();
+        text.lines()
+            .enumerate()
+            .map(|(i, l)| format!("{:>width$}: {l}\n", i + 1))
+            .collect()
+    }
+}

@@ -1,0 +1,174 @@
+//! Bytes → text for display: invalid UTF-8 becomes U+FFFD (SPEC §6.1), counted in characters.
+//!
+//! "Characters" are the Unicode scalar values of the lossy text, where each maximal invalid
+//! byte sequence is one U+FFFD — exactly what `String::from_utf8_lossy` yields — so `slice`'s
+//! `start_char`/`max_chars` and the cut notes agree on positions, whatever the bytes are.
+
+/// The replacement character shown for invalid bytes.
+pub const REPLACEMENT: char = char::REPLACEMENT_CHARACTER;
+
+/// A piece of a line, decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Piece {
+    /// The decoded text.
+    pub text: String,
+    /// Whether any invalid byte was replaced.
+    pub lossy: bool,
+    /// Whether the byte limit stopped the piece before the text (or the requested characters)
+    /// ended.
+    pub truncated: bool,
+}
+
+/// The number of characters in the lossy decoding of `bytes`.
+pub fn char_count(bytes: &[u8]) -> u64 {
+    bytes
+        .utf8_chunks()
+        .map(|chunk| {
+            let valid = chunk.valid().chars().count() as u64;
+            valid + u64::from(!chunk.invalid().is_empty())
+        })
+        .sum()
+}
+
+/// The characters `start..start + max` of the lossy decoding of `bytes` (`max = None`: to the
+/// end), stopping early once more than `max_bytes` bytes of text have been produced.
+pub fn piece(bytes: &[u8], start: u64, max: Option<u64>, max_bytes: usize) -> Piece {
+    let mut text = String::new();
+    let mut lossy = false;
+    let mut truncated = false;
+    let mut skipped = 0u64;
+    let mut taken = 0u64;
+    let limit = max.unwrap_or(u64::MAX);
+    'chunks: for chunk in bytes.utf8_chunks() {
+        let replaced = (!chunk.invalid().is_empty()).then_some((REPLACEMENT, true));
+        for (c, is_replacement) in chunk.valid().chars().map(|c| (c, false)).chain(replaced) {
+            if skipped < start {
+                skipped += 1;
+                continue;
+            }
+            if taken == limit {
+                break 'chunks;
+            }
+            if text.len() >= max_bytes {
+                truncated = true;
+                break 'chunks;
+            }
+            lossy |= is_replacement;
+            text.push(c);
+            taken += 1;
+        }
+    }
+    Piece {
+        text,
+        lossy,
+        truncated,
+    }
+}
+
+/// The lossy decoding of at most the first `max_bytes` bytes of `bytes`, cut back to a
+/// character boundary so a character split by the limit is not mistaken for invalid bytes.
+pub fn prefix(bytes: &[u8], max_bytes: usize) -> Piece {
+    let mut end = max_bytes.min(bytes.len());
+    // Step back over continuation bytes (at most 3 for valid UTF-8).
+    let mut steps = 0;
+    while end < bytes.len() && end > 0 && steps < 3 && bytes[end] & 0xC0 == 0x80 {
+        end -= 1;
+        steps += 1;
+    }
+    Piece {
+        truncated: end < bytes.len(),
+        ..decode(&bytes[..end])
+    }
+}
+
+/// The lossy decoding of all of `bytes`.
+pub fn decode(bytes: &[u8]) -> Piece {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Piece {
+            text: text.to_owned(),
+            lossy: false,
+            truncated: false,
+        },
+        Err(_) => Piece {
+            text: String::from_utf8_lossy(bytes).into_owned(),
+            lossy: true,
+            truncated: false,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_bytes_count_as_one_character_each_run() {
+        assert_eq!(char_count(b"ab"), 2);
+        assert_eq!(char_count("héllo".as_bytes()), 5);
+        assert_eq!(
+            char_count(b"a\xff\xfeb"),
+            String::from_utf8_lossy(b"a\xff\xfeb").chars().count() as u64
+        );
+        assert_eq!(char_count(b""), 0);
+    }
+
+    #[test]
+    fn pieces_are_windows_over_the_lossy_text() {
+        assert_eq!(
+            piece(b"abcdef", 2, Some(3), usize::MAX),
+            Piece {
+                text: "cde".into(),
+                lossy: false,
+                truncated: false
+            }
+        );
+        assert_eq!(
+            piece(b"abcdef", 2, Some(3), 2),
+            Piece {
+                text: "cd".into(),
+                lossy: false,
+                truncated: true
+            }
+        );
+        assert_eq!(piece(b"abc", 5, Some(3), usize::MAX).text, "");
+        assert_eq!(piece(b"abc", 1, None, usize::MAX).text, "bc");
+        let p = piece(b"a\xffb", 0, None, usize::MAX);
+        assert_eq!(
+            p,
+            Piece {
+                text: "a\u{FFFD}b".into(),
+                lossy: true,
+                truncated: false
+            }
+        );
+        let literal = piece("a\u{FFFD}b".as_bytes(), 0, None, usize::MAX);
+        assert!(!literal.lossy);
+    }
+
+    #[test]
+    fn prefix_does_not_split_a_character_into_replacement_chars() {
+        let text = "ééé".as_bytes();
+        let p = prefix(text, 3);
+        assert_eq!(
+            p,
+            Piece {
+                text: "é".into(),
+                lossy: false,
+                truncated: true
+            }
+        );
+        assert!(!prefix(text, 6).truncated);
+        assert!(prefix(b"a\xff", 10).lossy);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn piece_matches_std_lossy_decoding(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..64), start in 0u64..70, max in 0u64..70) {
+            let std_text: Vec<char> = String::from_utf8_lossy(&bytes).chars().collect();
+            let expected: String = std_text.iter().skip(start as usize).take(max as usize).collect();
+            proptest::prop_assert_eq!(piece(&bytes, start, Some(max), usize::MAX).text, expected);
+            proptest::prop_assert_eq!(char_count(&bytes), std_text.len() as u64);
+        }
+    }
+}

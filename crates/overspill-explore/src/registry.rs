@@ -1,0 +1,377 @@
+//! The registry: which tools exist, their definitions in three export formats, and dispatch
+//! of a call by name (SPEC §6.3).
+//!
+//! Adding a tool is one line in [`RUNNABLE`]. A host picks what to expose with
+//! [`Registry::without`] (e.g. no `query`) or [`Registry::only`]; an excluded tool is neither
+//! listed nor dispatched.
+//!
+//! ```no_run
+//! # fn demo(ctx: &overspill_explore::ExploreContext) {
+//! use overspill_explore::Registry;
+//!
+//! let registry = Registry::new().without(&["query"]);
+//! let mcp_tools = registry.mcp_tools();
+//! let text = registry.dispatch(ctx, "head", r#"{"file": "k8s_list_pods-1a2b3c4d5e6f7a8b.json", "lines": 20}"#);
+//! # }
+//! ```
+
+use std::marker::PhantomData;
+
+use serde_json::Value;
+
+use crate::args;
+use crate::context::ExploreContext;
+use crate::definitions::Definition;
+use crate::delivery::{self, Measured};
+use crate::error::{TooLarge, ToolError};
+use crate::line_tools;
+use crate::tool::{Call, Extraction, Tool};
+
+/// Every runnable tool, in the order they are listed to the model. One line per tool.
+const RUNNABLE: &[&dyn Runnable] = &[
+    register::<line_tools::grep::Grep>(),
+    register::<line_tools::head::Head>(),
+    register::<line_tools::slice::Slice>(),
+    register::<line_tools::read::Read>(),
+];
+
+/// How many smaller calls the retry search tries before giving up.
+const MAX_RETRY_STEPS: usize = 64;
+
+/// A set of exploration tools a host exposes.
+#[derive(Clone)]
+pub struct Registry {
+    tools: Vec<&'static dyn Runnable>,
+}
+
+impl Registry {
+    /// All runnable tools.
+    pub fn new() -> Registry {
+        Registry {
+            tools: RUNNABLE.to_vec(),
+        }
+    }
+
+    /// The same set without the tools named in `excluded` (unknown names are ignored).
+    #[must_use]
+    pub fn without(mut self, excluded: &[&str]) -> Registry {
+        self.tools
+            .retain(|t| !excluded.contains(&t.definition().name));
+        self
+    }
+
+    /// The same set restricted to the tools named in `included`.
+    #[must_use]
+    pub fn only(mut self, included: &[&str]) -> Registry {
+        self.tools
+            .retain(|t| included.contains(&t.definition().name));
+        self
+    }
+
+    /// The names of the tools, in listing order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.tools.iter().map(|t| t.definition().name).collect()
+    }
+
+    /// The definitions of the tools, in listing order.
+    pub fn definitions(&self) -> Vec<&'static Definition> {
+        self.tools.iter().map(|t| t.definition()).collect()
+    }
+
+    /// The tools as MCP tools (`tools/list` entries).
+    pub fn mcp_tools(&self) -> Vec<Value> {
+        self.tools.iter().map(|t| t.definition().to_mcp()).collect()
+    }
+
+    /// The tools as OpenAI function tools.
+    pub fn openai_tools(&self) -> Vec<Value> {
+        self.tools
+            .iter()
+            .map(|t| t.definition().to_openai())
+            .collect()
+    }
+
+    /// The tools as Anthropic tools.
+    pub fn anthropic_tools(&self) -> Vec<Value> {
+        self.tools
+            .iter()
+            .map(|t| t.definition().to_anthropic())
+            .collect()
+    }
+
+    /// Runs the tool `name` with `arguments` (JSON text) and returns what the model receives:
+    /// the extraction with its footer, or an error JSON object. Never fails.
+    pub fn dispatch(&self, ctx: &ExploreContext, name: &str, arguments: &str) -> String {
+        let arguments = if arguments.trim().is_empty() {
+            Value::Null
+        } else {
+            match serde_json::from_str::<Value>(arguments) {
+                Ok(value) => value,
+                Err(error) => {
+                    return ToolError::invalid_argument(
+                        None,
+                        format!("the arguments are not valid JSON ({error}); send a JSON object such as {{\"file\": \"…\"}}"),
+                    )
+                    .render();
+                }
+            }
+        };
+        self.dispatch_value(ctx, name, &arguments)
+    }
+
+    /// [`Registry::dispatch`] with already parsed arguments.
+    pub fn dispatch_value(&self, ctx: &ExploreContext, name: &str, arguments: &Value) -> String {
+        match self.call(ctx, name, arguments) {
+            Ok(text) => text,
+            Err(error) => error.render(),
+        }
+    }
+
+    /// Runs a tool and applies the budget rule; `Err` holds the error the model receives.
+    ///
+    /// # Errors
+    /// Every [`ToolError`], including `<tool>_too_large` with its computed retry.
+    pub fn call(
+        &self,
+        ctx: &ExploreContext,
+        name: &str,
+        arguments: &Value,
+    ) -> Result<String, ToolError> {
+        let tool = self.find(name).ok_or_else(|| {
+            ToolError::invalid_argument(
+                None,
+                format!(
+                    "there is no tool `{name}`; the exploration tools are: {}",
+                    self.names().join(", ")
+                ),
+            )
+        })?;
+        let extraction = tool.run(ctx, arguments)?;
+        delivery::deliver(ctx, name, &extraction).map_err(|refused| {
+            let (retry, retry_fits) = self.retry(ctx, tool, arguments, &extraction);
+            let mut suggestions = tool.suggestions(arguments);
+            if refused.over_budget {
+                suggestions.push(format!(
+                    "Only about {} tokens of your budget are left: ask for less at a time, and \
+                     prefer grep or narrow windows over whole files.",
+                    overspill_budget::thousands(refused.remaining_budget_tokens)
+                ));
+            }
+            if retry_fits {
+                suggestions.push(format!(
+                    "The `retry` call ({} {}) fits what you can take now.",
+                    retry.tool, retry.arguments
+                ));
+            } else {
+                suggestions.push(
+                    "Nothing smaller fits what is left of your budget; finish with what you \
+                     already know."
+                        .to_owned(),
+                );
+            }
+            ToolError::TooLarge(Box::new(TooLarge {
+                tool: name.to_owned(),
+                estimated_tokens: refused.estimated_tokens,
+                per_call_limit: refused.per_call_limit,
+                remaining_budget_tokens: refused.remaining_budget_tokens,
+                retry,
+                suggestions,
+            }))
+        })
+    }
+
+    fn find(&self, name: &str) -> Option<&'static dyn Runnable> {
+        self.tools
+            .iter()
+            .copied()
+            .find(|t| t.definition().name == name)
+    }
+
+    /// The first call in the tool's chain of halvings that fits now; the smallest one tried
+    /// when none does (the budget is nearly spent), or the original call when the tool has no
+    /// smaller form.
+    fn retry(
+        &self,
+        ctx: &ExploreContext,
+        tool: &dyn Runnable,
+        arguments: &Value,
+        got: &Extraction,
+    ) -> (Call, bool) {
+        let original = Call {
+            tool: tool.definition().name.to_owned(),
+            arguments: arguments.clone(),
+        };
+        let mut next = tool.smaller(ctx, arguments, got);
+        let mut smallest = original;
+        for _ in 0..MAX_RETRY_STEPS {
+            let Some(call) = next.take() else { break };
+            // A retry may switch tools (read → head); any runnable tool will do.
+            let Some(runner) = self.find(&call.tool).or_else(|| find_runnable(&call.tool)) else {
+                break;
+            };
+            let Ok(extraction) = runner.run(ctx, &call.arguments) else {
+                break;
+            };
+            if let Measured::Fits { .. } = delivery::measure(ctx, &call.tool, &extraction) {
+                return (call, true);
+            }
+            next = runner.smaller(ctx, &call.arguments, &extraction);
+            smallest = call;
+        }
+        (smallest, false)
+    }
+}
+
+impl Default for Registry {
+    fn default() -> Registry {
+        Registry::new()
+    }
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("tools", &self.names())
+            .finish()
+    }
+}
+
+/// The definitions of all runnable tools.
+pub fn tools() -> Vec<&'static Definition> {
+    Registry::new().definitions()
+}
+
+/// Runs one tool of the full set; see [`Registry::dispatch`].
+pub fn dispatch(ctx: &ExploreContext, name: &str, arguments: &str) -> String {
+    Registry::new().dispatch(ctx, name, arguments)
+}
+
+fn find_runnable(name: &str) -> Option<&'static dyn Runnable> {
+    RUNNABLE
+        .iter()
+        .copied()
+        .find(|t| t.definition().name == name)
+}
+
+/// A tool with its types erased, so the registry can hold them in one list.
+trait Runnable: Send + Sync {
+    fn definition(&self) -> &'static Definition;
+    fn run(&self, ctx: &ExploreContext, arguments: &Value) -> Result<Extraction, ToolError>;
+    fn smaller(&self, ctx: &ExploreContext, arguments: &Value, got: &Extraction) -> Option<Call>;
+    fn suggestions(&self, arguments: &Value) -> Vec<String>;
+    #[cfg(test)]
+    fn accepted(&self) -> Vec<&'static str>;
+}
+
+struct Entry<T>(PhantomData<fn() -> T>);
+
+impl<T: Tool> Entry<T> {
+    const RUNNABLE: &'static dyn Runnable = &Entry::<T>(PhantomData);
+}
+
+/// The registry line of a tool.
+const fn register<T: Tool>() -> &'static dyn Runnable {
+    Entry::<T>::RUNNABLE
+}
+
+impl<T: Tool> Runnable for Entry<T> {
+    fn definition(&self) -> &'static Definition {
+        T::DEFINITION
+    }
+
+    fn run(&self, ctx: &ExploreContext, arguments: &Value) -> Result<Extraction, ToolError> {
+        let parsed = args::parse::<T::Args>(T::DEFINITION.name, arguments)?;
+        T::run(ctx, parsed)
+    }
+
+    fn smaller(&self, ctx: &ExploreContext, arguments: &Value, got: &Extraction) -> Option<Call> {
+        let parsed = args::parse::<T::Args>(T::DEFINITION.name, arguments).ok()?;
+        T::smaller(ctx, &parsed, got)
+    }
+
+    fn suggestions(&self, arguments: &Value) -> Vec<String> {
+        args::parse::<T::Args>(T::DEFINITION.name, arguments)
+            .map(|parsed| T::suggestions(&parsed))
+            .unwrap_or_default()
+    }
+
+    #[cfg(test)]
+    fn accepted(&self) -> Vec<&'static str> {
+        args::accepted::<T::Args>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_registered_schema_lists_exactly_the_arguments_its_tool_accepts() {
+        for tool in RUNNABLE {
+            let schema = tool.definition().input_schema();
+            let mut listed: Vec<&str> = schema["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect();
+            let mut accepted = tool.accepted();
+            listed.sort_unstable();
+            accepted.sort_unstable();
+            assert_eq!(listed, accepted, "{}", tool.definition().name);
+        }
+    }
+
+    #[test]
+    fn registered_tool_names_are_unique() {
+        let mut names = Registry::new().names();
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count);
+    }
+
+    #[test]
+    fn a_host_can_exclude_tools() {
+        let registry = Registry::new().without(&["grep"]);
+        assert!(!registry.names().contains(&"grep"));
+        assert_eq!(
+            registry.mcp_tools().len(),
+            Registry::new().names().len() - 1
+        );
+        assert_eq!(
+            Registry::new().only(&["head", "slice"]).names(),
+            ["head", "slice"]
+        );
+    }
+
+    #[test]
+    fn exports_carry_one_entry_per_tool_in_each_format() {
+        let registry = Registry::new();
+        let names = registry.names();
+        let mcp: Vec<_> = registry
+            .mcp_tools()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect();
+        let openai: Vec<_> = registry
+            .openai_tools()
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+            .collect();
+        let anthropic: Vec<_> = registry
+            .anthropic_tools()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(mcp, names);
+        assert_eq!(openai, names);
+        assert_eq!(anthropic, names);
+        assert!(
+            registry
+                .mcp_tools()
+                .iter()
+                .all(|t| t["inputSchema"]["additionalProperties"] == false)
+        );
+    }
+}

@@ -1,0 +1,635 @@
+//! The one-line shape summary a pointer carries (SPEC §5): the top of a JSON document with
+//! array lengths and item keys, the top headings of Markdown, the first line of text.
+//!
+//! The JSON walk is shallow and streaming: [`MAX_DEPTH`] levels are kept, everything below is
+//! skipped by `serde::de::IgnoredAny` without building values, and at most [`MAX_KEYS`] keys
+//! per object are remembered. It costs one validating pass over the text (about 1 GB/s) and a
+//! few kilobytes, whatever the document. Rendering takes a character budget and elides with
+//! `…`, so callers can shrink a summary until it fits a token limit.
+//!
+//! ```
+//! use overspill_explore::shape_summary::JsonShape;
+//!
+//! let shape = JsonShape::of(r#"{"kind": "PodList", "items": [{"metadata": {}, "spec": {}}]}"#).unwrap();
+//! assert_eq!(shape.render(200), "object{kind, items: array[1] of object{metadata, spec}}");
+//! assert_eq!(shape.render(12), "object{kind, …}");
+//! ```
+
+use std::fmt::{self, Write as _};
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+/// Levels of nesting the summary looks into.
+pub const MAX_DEPTH: usize = 3;
+/// Keys remembered per object (and per array's merged item keys).
+pub const MAX_KEYS: usize = 64;
+
+/// The top levels of a JSON document.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JsonShape {
+    /// An object: the first [`MAX_KEYS`] keys with their shapes, and how many keys it has.
+    Object {
+        /// Keys in document order, with the shapes of their values.
+        keys: Vec<(String, JsonShape)>,
+        /// All keys, including those not remembered.
+        total: u64,
+    },
+    /// An array: its length and the merged shape of its items.
+    Array {
+        /// Number of items.
+        len: u64,
+        /// What the items look like.
+        items: Items,
+    },
+    /// A scalar, or a container below [`MAX_DEPTH`]: its kind.
+    Kind(&'static str),
+}
+
+/// The merged shape of an array's items.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Items {
+    /// The kinds seen (`object`, `array`, `string`, …), in order of first appearance.
+    pub kinds: Vec<&'static str>,
+    /// The union of the keys of object items, in order of first appearance.
+    pub keys: Vec<String>,
+    /// Whether more keys existed than were remembered.
+    pub more_keys: bool,
+}
+
+impl JsonShape {
+    /// Summarises a JSON text.
+    ///
+    /// # Errors
+    /// The parser's error when `text` is not one JSON value.
+    pub fn of(text: &str) -> Result<JsonShape, serde_json::Error> {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let shape = ShapeSeed { depth: 0 }.deserialize(&mut deserializer)?;
+        deserializer.end()?;
+        Ok(shape)
+    }
+
+    /// Renders the summary in about `max_chars` characters (closing brackets may add a few),
+    /// eliding what does not fit with `…`.
+    pub fn render(&self, max_chars: usize) -> String {
+        let mut out = Budgeted {
+            out: String::new(),
+            left: max_chars,
+            exhausted: false,
+        };
+        self.write(&mut out, 0);
+        out.out
+    }
+
+    fn write(&self, out: &mut Budgeted, depth: usize) {
+        match self {
+            JsonShape::Kind(kind) => out.push(kind),
+            JsonShape::Array { len, items } => {
+                out.push(&format!("array[{len}]"));
+                if *len > 0 {
+                    out.push(" of ");
+                    items.write(out);
+                }
+            }
+            JsonShape::Object { keys, total } => {
+                if keys.len() as u64 != *total {
+                    out.push(&format!("object({} keys)", thousands(*total)));
+                } else {
+                    out.push("object");
+                }
+                out.push("{");
+                for (i, (key, value)) in keys.iter().enumerate() {
+                    let separator = if i == 0 { "" } else { ", " };
+                    if !out.fits(separator.len() + key.chars().count().min(40) + 1) {
+                        out.push_forced(&format!("{separator}…"));
+                        out.exhausted = true;
+                        break;
+                    }
+                    out.push(separator);
+                    out.push(&short_key(key));
+                    if value.worth_expanding(depth + 1) {
+                        out.push(": ");
+                        value.write(out, depth + 1);
+                    }
+                    if out.exhausted {
+                        break;
+                    }
+                }
+                if !out.exhausted && keys.len() as u64 != *total {
+                    out.push_forced(", …");
+                }
+                out.push_forced("}");
+            }
+        }
+    }
+
+    /// Nested values are named only when they hold an array (the thing a model wants to find);
+    /// other objects and scalars show as their key alone.
+    fn worth_expanding(&self, depth: usize) -> bool {
+        match self {
+            JsonShape::Array { .. } => true,
+            JsonShape::Object { keys, .. } => {
+                depth < MAX_DEPTH && keys.iter().any(|(_, v)| v.worth_expanding(depth + 1))
+            }
+            JsonShape::Kind(_) => false,
+        }
+    }
+}
+
+impl Items {
+    fn write(&self, out: &mut Budgeted) {
+        for (i, kind) in self.kinds.iter().enumerate() {
+            if i > 0 {
+                out.push("|");
+            }
+            if *kind != "object" {
+                out.push(kind);
+                continue;
+            }
+            out.push("object{");
+            for (k, key) in self.keys.iter().enumerate() {
+                let separator = if k == 0 { "" } else { ", " };
+                if !out.fits(separator.len() + key.chars().count().min(40) + 1) {
+                    out.push_forced(&format!("{separator}…"));
+                    out.exhausted = true;
+                    break;
+                }
+                out.push(separator);
+                out.push(&short_key(key));
+            }
+            if !out.exhausted && self.more_keys {
+                out.push_forced(", …");
+            }
+            out.push_forced("}");
+        }
+    }
+}
+
+/// A string written against a character budget.
+struct Budgeted {
+    out: String,
+    left: usize,
+    exhausted: bool,
+}
+
+impl Budgeted {
+    fn fits(&self, chars: usize) -> bool {
+        !self.exhausted && chars <= self.left
+    }
+
+    fn push(&mut self, text: &str) {
+        if self.exhausted {
+            return;
+        }
+        let chars = text.chars().count();
+        if chars > self.left {
+            self.out.push('…');
+            self.exhausted = true;
+            return;
+        }
+        self.out.push_str(text);
+        self.left -= chars;
+    }
+
+    fn push_forced(&mut self, text: &str) {
+        self.out.push_str(text);
+        self.left = self.left.saturating_sub(text.chars().count());
+    }
+}
+
+/// Keys are shown as written, cut at 40 characters; a key that is empty or holds separators
+/// is quoted so the summary stays unambiguous.
+fn short_key(key: &str) -> String {
+    let cut: String = key.chars().take(40).collect();
+    let cut = if cut.len() < key.len() {
+        format!("{cut}…")
+    } else {
+        cut
+    };
+    if key.is_empty() || key.contains([',', ':', '{', '}', ' ', '[', ']', '|']) {
+        serde_json::Value::String(cut).to_string()
+    } else {
+        cut
+    }
+}
+
+/// The headings of a Markdown document, for its summary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MarkdownShape {
+    /// `(level, title)` of the first [`MAX_HEADINGS`] ATX headings outside code fences.
+    headings: Vec<(usize, String)>,
+    /// All headings.
+    total: usize,
+}
+
+/// Headings remembered per document.
+pub const MAX_HEADINGS: usize = 1000;
+
+impl MarkdownShape {
+    /// Collects the headings of `text`.
+    pub fn of(text: &str) -> MarkdownShape {
+        let mut all = headings(text);
+        let total = all.len();
+        all.truncate(MAX_HEADINGS);
+        MarkdownShape {
+            headings: all,
+            total,
+        }
+    }
+
+    /// The top-level headings (those of the smallest level; under a single title, the level
+    /// below it) in about `max_chars` characters.
+    pub fn render(&self, max_chars: usize) -> String {
+        let headings = &self.headings;
+        let Some(top) = headings.iter().map(|(level, _)| *level).min() else {
+            return "markdown without headings".to_owned();
+        };
+        let at = |level: usize| {
+            headings
+                .iter()
+                .filter(move |(l, _)| *l == level)
+                .map(|(_, t)| t.as_str())
+        };
+        let titles: Vec<&str> = at(top).collect();
+        let (lead, listed): (Option<&str>, Vec<&str>) = match titles.as_slice() {
+            [only] => {
+                let next = headings.iter().map(|(l, _)| *l).filter(|l| *l > top).min();
+                (
+                    Some(only),
+                    next.map(|n| at(n).collect()).unwrap_or_default(),
+                )
+            }
+            _ => (None, titles.clone()),
+        };
+        let mut out = Budgeted {
+            out: String::new(),
+            left: max_chars,
+            exhausted: false,
+        };
+        out.push(&format!("{} headings: ", thousands(self.total as u64)));
+        if let Some(lead) = lead {
+            out.push(&cut_chars(lead, 60));
+            if !listed.is_empty() {
+                out.push(" › ");
+            }
+        }
+        for (i, title) in listed.iter().enumerate() {
+            let separator = if i == 0 { "" } else { " · " };
+            let title = cut_chars(title, 60);
+            if !out.fits(separator.chars().count() + title.chars().count()) {
+                out.push_forced(&format!("{separator}…"));
+                break;
+            }
+            out.push(separator);
+            out.push(&title);
+        }
+        out.out
+    }
+}
+
+/// The Markdown summary of `text` in about `max_chars` characters; see [`MarkdownShape`].
+pub fn markdown_summary(text: &str, max_chars: usize) -> String {
+    MarkdownShape::of(text).render(max_chars)
+}
+
+/// The text summary: the first non-blank line, cut short.
+pub fn text_summary(text: &str, max_chars: usize) -> String {
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    if first.is_empty() {
+        return "blank text".to_owned();
+    }
+    let mut out = String::from("first line: ");
+    let _ = write!(
+        out,
+        "{}",
+        cut_chars(first, max_chars.saturating_sub(12).max(8))
+    );
+    out
+}
+
+/// `(level, title)` of every ATX heading outside fenced code blocks.
+fn headings(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut fence: Option<&str> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        if indent <= 3 {
+            if let Some(open) = fence {
+                if trimmed.starts_with(open) {
+                    fence = None;
+                }
+                continue;
+            }
+            if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+                fence = Some(&trimmed[..3]);
+                continue;
+            }
+            let level = trimmed.bytes().take_while(|&b| b == b'#').count();
+            let rest = &trimmed[level..];
+            if (1..=6).contains(&level) && (rest.starts_with(' ') || rest.starts_with('\t')) {
+                let title = rest.trim().trim_end_matches('#').trim_end();
+                out.push((level, title.to_owned()));
+            }
+        }
+    }
+    out
+}
+
+fn cut_chars(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// `93210` → `93,210`, for key counts in summaries.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+struct ShapeSeed {
+    depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for ShapeSeed {
+    type Value = JsonShape;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<JsonShape, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ShapeSeed {
+    type Value = JsonShape;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<JsonShape, E> {
+        Ok(JsonShape::Kind("boolean"))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<JsonShape, E> {
+        Ok(JsonShape::Kind("number"))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<JsonShape, E> {
+        Ok(JsonShape::Kind("number"))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<JsonShape, E> {
+        Ok(JsonShape::Kind("number"))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<JsonShape, E> {
+        Ok(JsonShape::Kind("string"))
+    }
+    fn visit_unit<E>(self) -> Result<JsonShape, E> {
+        Ok(JsonShape::Kind("null"))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<JsonShape, A::Error> {
+        let mut keys = Vec::new();
+        let mut total = 0u64;
+        while let Some(key) = map.next_key::<String>()? {
+            total += 1;
+            if keys.len() < MAX_KEYS && self.depth < MAX_DEPTH {
+                let value = map.next_value_seed(ShapeSeed {
+                    depth: self.depth + 1,
+                })?;
+                keys.push((key, value));
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        if self.depth >= MAX_DEPTH {
+            return Ok(JsonShape::Kind("object"));
+        }
+        Ok(JsonShape::Object { keys, total })
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<JsonShape, A::Error> {
+        let mut items = Items::default();
+        let mut len = 0u64;
+        if self.depth >= MAX_DEPTH {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            return Ok(JsonShape::Kind("array"));
+        }
+        while seq
+            .next_element_seed(ItemSeed { items: &mut items })?
+            .is_some()
+        {
+            len += 1;
+        }
+        Ok(JsonShape::Array { len, items })
+    }
+}
+
+/// Merges one array item into [`Items`], skipping everything below its keys.
+struct ItemSeed<'a> {
+    items: &'a mut Items,
+}
+
+impl ItemSeed<'_> {
+    fn saw(&mut self, kind: &'static str) {
+        if !self.items.kinds.contains(&kind) {
+            self.items.kinds.push(kind);
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for ItemSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ItemSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(mut self, _: bool) -> Result<(), E> {
+        self.saw("boolean");
+        Ok(())
+    }
+    fn visit_i64<E>(mut self, _: i64) -> Result<(), E> {
+        self.saw("number");
+        Ok(())
+    }
+    fn visit_u64<E>(mut self, _: u64) -> Result<(), E> {
+        self.saw("number");
+        Ok(())
+    }
+    fn visit_f64<E>(mut self, _: f64) -> Result<(), E> {
+        self.saw("number");
+        Ok(())
+    }
+    fn visit_str<E>(mut self, _: &str) -> Result<(), E> {
+        self.saw("string");
+        Ok(())
+    }
+    fn visit_unit<E>(mut self) -> Result<(), E> {
+        self.saw("null");
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
+        self.saw("array");
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
+        self.saw("object");
+        while let Some(key) = map.next_key::<String>()? {
+            map.next_value::<IgnoredAny>()?;
+            if self.items.keys.contains(&key) {
+                continue;
+            }
+            if self.items.keys.len() < MAX_KEYS {
+                self.items.keys.push(key);
+            } else {
+                self.items.more_keys = true;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pod_list_summary_names_items_with_their_keys() {
+        let text = r#"{"apiVersion": "v1", "items": [
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}, "spec": {}, "status": {}},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "b"}, "spec": {}, "status": {}}
+        ], "kind": "List", "metadata": {"resourceVersion": ""}}"#;
+        assert_eq!(
+            JsonShape::of(text).unwrap().render(400),
+            "object{apiVersion, items: array[2] of object{apiVersion, kind, metadata, spec, status}, kind, metadata}"
+        );
+    }
+
+    #[test]
+    fn nested_arrays_are_reached_through_their_objects() {
+        let text =
+            r#"{"data": {"results": [{"id": 1, "title": "x"}, "stray"], "page": 1}, "ok": true}"#;
+        assert_eq!(
+            JsonShape::of(text).unwrap().render(400),
+            "object{data: object{results: array[2] of object{id, title}|string, page}, ok}"
+        );
+    }
+
+    #[test]
+    fn top_level_arrays_and_empty_containers() {
+        assert_eq!(
+            JsonShape::of("[1, 2, 3]").unwrap().render(100),
+            "array[3] of number"
+        );
+        assert_eq!(JsonShape::of("[]").unwrap().render(100), "array[0]");
+        assert_eq!(JsonShape::of("{}").unwrap().render(100), "object{}");
+        assert_eq!(
+            JsonShape::of(r#"{"a": []}"#).unwrap().render(100),
+            "object{a: array[0]}"
+        );
+    }
+
+    #[test]
+    fn many_keys_are_counted_and_elided() {
+        let text: String = format!(
+            "{{{}}}",
+            (0..50_000)
+                .map(|i| format!("\"key{i}\": {i}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let shape = JsonShape::of(&text).unwrap();
+        let rendered = shape.render(60);
+        assert!(
+            rendered.starts_with("object(50,000 keys){key0, key1, "),
+            "{rendered}"
+        );
+        assert!(rendered.ends_with("…}"), "{rendered}");
+        assert!(rendered.chars().count() <= 80, "{rendered}");
+    }
+
+    #[test]
+    fn odd_keys_are_quoted_and_long_keys_cut() {
+        let text = format!(r#"{{"a b": 1, "": 2, "{}": 3}}"#, "k".repeat(50));
+        let rendered = JsonShape::of(&text).unwrap().render(400);
+        assert_eq!(
+            rendered,
+            format!(r#"object{{"a b", "", {}…}}"#, "k".repeat(40))
+        );
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow_the_stack() {
+        let depth = 100_000;
+        let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let shape = JsonShape::of(&text);
+        // Either a shape or a clean parser error; never a crash.
+        if let Ok(shape) = shape {
+            assert!(shape.render(50).starts_with("array[1]"));
+        }
+        let text = format!(
+            "{{\"a\": {}{}}}",
+            "{\"b\": ".repeat(depth),
+            "1".to_owned() + &"}".repeat(depth)
+        );
+        let _ = JsonShape::of(&text);
+    }
+
+    #[test]
+    fn invalid_json_is_an_error() {
+        assert!(JsonShape::of("{\"a\": ").is_err());
+        assert!(JsonShape::of("{} {}").is_err());
+    }
+
+    #[test]
+    fn markdown_summary_lists_top_headings() {
+        let text = "# Runbook\nintro\n## Install\n```\n# not a heading\n```\n## Usage\n### Flags\n## Rollback\n";
+        assert_eq!(
+            markdown_summary(text, 200),
+            "5 headings: Runbook › Install · Usage · Rollback"
+        );
+        let flat = "## A\n## B\n## C\n";
+        assert_eq!(markdown_summary(flat, 200), "3 headings: A · B · C");
+        assert_eq!(markdown_summary(flat, 16), "3 headings: A · …");
+        assert_eq!(
+            markdown_summary("no headings here", 100),
+            "markdown without headings"
+        );
+    }
+
+    #[test]
+    fn text_summary_is_the_first_line_cut_short() {
+        assert_eq!(
+            text_summary("\n  Package: adduser\nStatus: ok\n", 100),
+            "first line: Package: adduser"
+        );
+        let long = "x".repeat(500);
+        let summary = text_summary(&long, 40);
+        assert_eq!(summary.chars().count(), 40);
+        assert!(summary.ends_with('…'));
+        assert_eq!(text_summary("   \n", 40), "blank text");
+    }
+}

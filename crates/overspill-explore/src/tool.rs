@@ -1,0 +1,134 @@
+//! The shape every exploration tool has: [`Tool`], the [`Extraction`] it returns, and the
+//! [`Call`] a too-large result offers as its retry.
+//!
+//! A tool is a unit struct in its own module implementing [`Tool`]: an `Args` struct read by
+//! [`crate::args::parse`], a `run` that renders a body and a one-line summary, and a `smaller`
+//! that names the next smaller call (one halving of its window). The budget rule, the footer
+//! and the retry search are shared and live in [`crate::delivery`]; a tool never measures or
+//! charges anything itself.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::context::ExploreContext;
+use crate::definitions::Definition;
+use crate::error::ToolError;
+
+/// One exploration tool.
+///
+/// ```ignore
+/// pub struct Head;
+/// impl Tool for Head {
+///     const DEFINITION: &'static Definition = &definitions::HEAD;
+///     type Args = Args;
+///     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> { … }
+///     fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> { … }
+/// }
+/// ```
+pub trait Tool: 'static {
+    /// Name, LLM-facing description and JSON Schema.
+    const DEFINITION: &'static Definition;
+
+    /// The arguments, derived with `#[serde(deny_unknown_fields)]`. `Serialize` renders a
+    /// retry's arguments, so optional fields should skip `None`.
+    type Args: DeserializeOwned + Serialize + Clone;
+
+    /// Produces the body and summary for `args`. Never measures or charges.
+    ///
+    /// # Errors
+    /// Any [`ToolError`] other than `TooLarge` (the delivery layer decides size).
+    fn run(ctx: &ExploreContext, args: Self::Args) -> Result<Extraction, ToolError>;
+
+    /// The next smaller call after `got` (the result of running `args`) was too large: the
+    /// same call with its window halved, or a different tool for a call with no window (`read`
+    /// offers `head`). `None` when nothing smaller exists.
+    fn smaller(ctx: &ExploreContext, args: &Self::Args, got: &Extraction) -> Option<Call> {
+        let _ = (ctx, args, got);
+        None
+    }
+
+    /// Plain-words advice for a too-large result of `args`, most useful first.
+    fn suggestions(args: &Self::Args) -> Vec<String> {
+        let _ = args;
+        Vec::new()
+    }
+}
+
+/// What a tool run produced, before the footer and the budget rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extraction {
+    /// The text the model reads, without a trailing newline.
+    pub body: String,
+    /// What was returned, for the footer: `lines 1-50 of 1,204`.
+    pub summary: String,
+    /// Extra facts for the footer (a cut line, lossy UTF-8, a literal search), each short.
+    pub notes: Vec<String>,
+    /// How many units (lines, matches, items) the body holds; `smaller` halves this.
+    pub returned: u64,
+    /// Set when the tool refused to render because the result certainly cannot fit: the
+    /// estimated token count of the full result. The body is then empty.
+    pub unrendered: Option<u64>,
+}
+
+impl Extraction {
+    /// A rendered result.
+    pub fn new(body: String, summary: impl Into<String>, returned: u64) -> Extraction {
+        Extraction {
+            body,
+            summary: summary.into(),
+            notes: Vec::new(),
+            returned,
+            unrendered: None,
+        }
+    }
+
+    /// A result the tool did not render because it cannot fit; `estimated_tokens` is what it
+    /// would have cost (e.g. `read` estimating a file from its size).
+    pub fn unrendered(
+        estimated_tokens: u64,
+        summary: impl Into<String>,
+        returned: u64,
+    ) -> Extraction {
+        Extraction {
+            body: String::new(),
+            summary: summary.into(),
+            notes: Vec::new(),
+            returned,
+            unrendered: Some(estimated_tokens),
+        }
+    }
+
+    /// Adds a footer note.
+    #[must_use]
+    pub fn with_note(mut self, note: impl Into<String>) -> Extraction {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// Adds several footer notes.
+    #[must_use]
+    pub fn with_notes(mut self, notes: impl IntoIterator<Item = String>) -> Extraction {
+        self.notes.extend(notes);
+        self
+    }
+}
+
+/// A ready-to-run tool call: what a `*_too_large` error offers as `retry`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    /// The tool to call.
+    pub tool: String,
+    /// Its arguments, a JSON object.
+    pub arguments: Value,
+}
+
+impl Call {
+    /// A call of `tool` with `arguments` serialized to a JSON object.
+    pub fn new(tool: &str, arguments: &impl Serialize) -> Call {
+        Call {
+            tool: tool.to_owned(),
+            arguments: serde_json::to_value(arguments).unwrap_or(Value::Null),
+        }
+    }
+}
