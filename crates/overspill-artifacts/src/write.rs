@@ -1,0 +1,303 @@
+//! `write_artifact`: the coordinator stores content for its workers (SPEC §8).
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use overspill_store::RESERVED_PREFIX;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::name::{NameError, coordinator_file_name};
+use crate::run::Run;
+
+/// What the model is told when there is nowhere to write.
+pub const PERSISTENCE_OFF: &str = "artifacts are not available: persistence is off. Set \
+    `memory_dir` in the configuration (e.g. `memory_dir = \"./.overspill\"`) so artifacts can be \
+    stored; until then, pass content to workers in their task description";
+
+/// The arguments of the `write_artifact` tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WriteArtifactArgs {
+    /// The artifact's name, e.g. `runbook-draft.md`; stored as `coordinator-{name}`.
+    pub name: String,
+    /// The text to store.
+    pub content: String,
+}
+
+/// A successful write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrittenArtifact {
+    /// The stored file name, e.g. `coordinator-runbook-draft.md`.
+    pub filename: String,
+    /// Its full path.
+    pub path: PathBuf,
+    /// Whether a file of that name was replaced.
+    pub replaced: bool,
+}
+
+/// Why a write failed.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// There is no run to write into: `memory_dir` is not set.
+    #[error("{PERSISTENCE_OFF}")]
+    PersistenceOff,
+    /// The name has nothing usable in it.
+    #[error(transparent)]
+    Name(#[from] NameError),
+    /// The artifacts directory could not be created.
+    #[error(transparent)]
+    Layout(#[from] overspill_store::LayoutError),
+    /// The file could not be written.
+    #[error(
+        "could not store `{filename}`: {source}; check free disk space and the permissions of the run's artifacts directory"
+    )]
+    Io {
+        /// The file name it was to be stored under.
+        filename: String,
+        /// The operating system's error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// Stores `content` as the coordinator's artifact `name` in the run's artifacts directory and
+/// returns the JSON the model receives:
+/// `{"written": true, "filename": "coordinator-runbook-draft.md", "replaced": false}`, or
+/// `{"written": false, "error": "..."}` (no persistence, an unusable name, an I/O failure).
+///
+/// `run` is `None` when persistence is off (no `memory_dir`). The name is sanitised by
+/// [`coordinator_file_name`]; the write is atomic (a reader sees the old content or the new,
+/// never part of either).
+///
+/// ```
+/// use overspill_artifacts::{Run, write_artifact};
+/// use serde_json::json;
+///
+/// let memory = tempfile::tempdir()?;
+/// let run = Run::new(memory.path(), Some("s1"), "run-1", 0)?;
+/// assert_eq!(
+///     write_artifact(Some(&run), "runbook-draft.md", "# Runbook\n"),
+///     json!({"written": true, "filename": "coordinator-runbook-draft.md", "replaced": false})
+/// );
+/// assert_eq!(write_artifact(None, "notes", "x")["written"], json!(false));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_artifact(run: Option<&Run>, name: &str, content: &str) -> Value {
+    let result = match run {
+        Some(run) => run.write_artifact(name, content),
+        None => Err(WriteError::PersistenceOff),
+    };
+    match result {
+        Ok(written) => {
+            json!({"written": true, "filename": written.filename, "replaced": written.replaced})
+        }
+        Err(error) => {
+            if let WriteError::Io { .. } | WriteError::Layout(_) = error {
+                tracing::warn!(%error, "write_artifact failed");
+            }
+            json!({"written": false, "error": error.to_string()})
+        }
+    }
+}
+
+/// [`write_artifact`] for a tool call: reads `arguments` (`{"name", "content"}`) and returns
+/// the text the model receives. Argument errors come back as the exploration tools'
+/// `invalid_argument` JSON.
+///
+/// ```
+/// use overspill_artifacts::write_artifact_call;
+///
+/// let answer = write_artifact_call(None, &serde_json::json!({"name": "notes"}));
+/// assert!(answer.starts_with(r#"{"error":"invalid_argument""#));
+/// ```
+pub fn write_artifact_call(run: Option<&Run>, arguments: &Value) -> String {
+    match overspill_explore::args::parse::<WriteArtifactArgs>("write_artifact", arguments) {
+        Ok(args) => write_artifact(run, &args.name, &args.content).to_string(),
+        Err(error) => error.render(),
+    }
+}
+
+impl Run {
+    /// Stores `content` as the coordinator's artifact `name`; see [`write_artifact`] for the
+    /// rules. Creates the artifacts directory (mode 0700) if needed; the file gets mode 0600.
+    ///
+    /// # Errors
+    /// [`WriteError::Name`] for a name with nothing usable in it, [`WriteError::Layout`] or
+    /// [`WriteError::Io`] when the directory or the file cannot be written.
+    pub fn write_artifact(&self, name: &str, content: &str) -> Result<WrittenArtifact, WriteError> {
+        let filename = coordinator_file_name(name)?;
+        let io_error = |source| WriteError::Io {
+            filename: filename.clone(),
+            source,
+        };
+        self.coordinator_layout().create_dirs()?;
+        let dir = self.artifacts_dir();
+        let path = dir.join(&filename);
+        let replaced = fs::symlink_metadata(&path).is_ok();
+        write_replacing(dir, &path, content.as_bytes()).map_err(io_error)?;
+        Ok(WrittenArtifact {
+            filename,
+            path,
+            replaced,
+        })
+    }
+}
+
+/// Writes `content` to a hidden temporary file in `dir`, flushes it, then renames it over
+/// `path` in one step. The temporary name carries the store's reserved prefix, so neither the
+/// read tools nor an artifact listing ever see it.
+///
+/// The store's own atomic writer is content-addressed and never replaces a file of the same
+/// size, which is wrong for a named artifact that the coordinator rewrites; hence this one.
+fn write_replacing(dir: &Path, path: &Path, content: &[u8]) -> io::Result<()> {
+    let mut temp = tempfile::Builder::new()
+        .prefix(&format!("{RESERVED_PREFIX}tmp-"))
+        .tempfile_in(dir)?;
+    temp.write_all(content)?;
+    temp.as_file().sync_data()?;
+    temp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(memory: &Path) -> Run {
+        Run::new(memory, Some("s"), "r", 0).unwrap()
+    }
+
+    #[test]
+    fn write_stores_runbook_draft_md_as_coordinator_runbook_draft_md() {
+        let memory = tempfile::tempdir().unwrap();
+        let run = run(memory.path());
+        let answer = write_artifact(Some(&run), "runbook-draft.md", "# Draft\n");
+        assert_eq!(
+            answer,
+            json!({"written": true, "filename": "coordinator-runbook-draft.md", "replaced": false})
+        );
+        let stored =
+            fs::read_to_string(run.artifacts_dir().join("coordinator-runbook-draft.md")).unwrap();
+        assert_eq!(stored, "# Draft\n");
+    }
+
+    #[test]
+    fn write_stores_notes_as_coordinator_notes_txt() {
+        let memory = tempfile::tempdir().unwrap();
+        let run = run(memory.path());
+        assert_eq!(
+            write_artifact(Some(&run), "notes", "n")["filename"],
+            json!("coordinator-notes.txt")
+        );
+        assert!(run.artifacts_dir().join("coordinator-notes.txt").is_file());
+    }
+
+    #[test]
+    fn second_write_of_a_name_reports_replaced_true() {
+        let memory = tempfile::tempdir().unwrap();
+        let run = run(memory.path());
+        assert_eq!(
+            write_artifact(Some(&run), "notes", "first")["replaced"],
+            json!(false)
+        );
+        assert_eq!(
+            write_artifact(Some(&run), "notes", "second, longer")["replaced"],
+            json!(true)
+        );
+        // Same size as before: still replaced, not mistaken for identical content.
+        assert_eq!(
+            write_artifact(Some(&run), "coordinator-notes.txt", "SECOND, LONGER")["replaced"],
+            json!(true)
+        );
+        let stored = fs::read_to_string(run.artifacts_dir().join("coordinator-notes.txt")).unwrap();
+        assert_eq!(stored, "SECOND, LONGER");
+    }
+
+    #[test]
+    fn traversal_name_cannot_leave_the_artifacts_dir() {
+        let memory = tempfile::tempdir().unwrap();
+        let run = run(memory.path());
+        let answer = write_artifact(Some(&run), "../../etc/x", "pwned");
+        assert_eq!(answer["filename"], json!("coordinator-etc-x.txt"));
+        let files: Vec<_> = walk(memory.path());
+        assert_eq!(files, [run.artifacts_dir().join("coordinator-etc-x.txt")]);
+    }
+
+    #[test]
+    fn write_without_persistence_says_memory_dir_must_be_set() {
+        let answer = write_artifact(None, "notes", "x");
+        assert_eq!(answer["written"], json!(false));
+        let error = answer["error"].as_str().unwrap();
+        assert!(error.contains("`memory_dir`"), "{error}");
+        assert_eq!(answer.as_object().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn write_with_an_unusable_name_is_refused() {
+        let memory = tempfile::tempdir().unwrap();
+        let answer = write_artifact(Some(&run(memory.path())), "../..", "x");
+        assert_eq!(answer["written"], json!(false));
+        assert!(
+            answer["error"]
+                .as_str()
+                .unwrap()
+                .contains("no usable characters")
+        );
+    }
+
+    #[test]
+    fn write_leaves_no_temporary_file_and_is_private() {
+        let memory = tempfile::tempdir().unwrap();
+        let run = run(memory.path());
+        run.write_artifact("a.md", "x").unwrap();
+        let names: Vec<_> = fs::read_dir(run.artifacts_dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["coordinator-a.md"]);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(run.artifacts_dir()), 0o700);
+            assert_eq!(mode(&run.artifacts_dir().join("coordinator-a.md")), 0o600);
+        }
+    }
+
+    #[test]
+    fn write_artifact_call_reads_its_arguments() {
+        let memory = tempfile::tempdir().unwrap();
+        let run = run(memory.path());
+        let ok = write_artifact_call(Some(&run), &json!({"name": "plan.md", "content": "# Plan"}));
+        assert_eq!(
+            ok,
+            r#"{"written":true,"filename":"coordinator-plan.md","replaced":false}"#
+        );
+        let unknown = write_artifact_call(
+            Some(&run),
+            &json!({"name": "a", "content": "b", "mode": "x"}),
+        );
+        assert!(
+            unknown.contains(r#""error":"invalid_argument""#),
+            "{unknown}"
+        );
+        assert!(unknown.contains("name, content"), "{unknown}");
+        let missing = write_artifact_call(Some(&run), &json!({"name": "a"}));
+        assert!(missing.contains("content"), "{missing}");
+    }
+
+    fn walk(dir: &Path) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                files.extend(walk(&path));
+            } else {
+                files.push(path);
+            }
+        }
+        files
+    }
+}
