@@ -334,6 +334,15 @@ mod tests {
         }
 
         #[test]
+        fn accepted_file_names_name_a_file_directly_inside_the_dir(name in any::<String>()) {
+            if check_file_name(&name).is_ok() {
+                let joined = std::path::Path::new("artifacts").join(&name);
+                prop_assert_eq!(joined.parent(), Some(std::path::Path::new("artifacts")));
+                prop_assert!(!name.contains("..") && !name.starts_with('.'));
+            }
+        }
+
+        #[test]
         fn path_like_names_are_always_accepted_or_cleaned(
             parts in proptest::collection::vec("(\\.\\.|\\.|[a-z]{1,6}|/|\\\\| )", 1..8)
         ) {

@@ -92,7 +92,10 @@ pub fn read_artifact(
     let path = dir.join(filename);
     match reader {
         Reader::Coordinator => read_inline(&path, filename),
-        Reader::Worker(ctx) => read_for_worker(ctx, &path, filename),
+        Reader::Worker(ctx) => {
+            let other_run = (target.run_id() != run.run_id()).then(|| target.run_id());
+            read_for_worker(ctx, &path, filename, other_run)
+        }
     }
 }
 
@@ -136,7 +139,13 @@ fn read_inline(path: &Path, filename: &str) -> String {
 }
 
 /// A worker's read: inline and charged when it fits, a pointer otherwise.
-fn read_for_worker(ctx: &ExploreContext, path: &Path, filename: &str) -> String {
+/// `other_run` names the run read from when it is not the current one (for the footer).
+fn read_for_worker(
+    ctx: &ExploreContext,
+    path: &Path,
+    filename: &str,
+    other_run: Option<&str>,
+) -> String {
     let reference = match reference_from_base(ctx, path) {
         Ok(reference) => reference,
         Err(answer) => return answer,
@@ -154,10 +163,12 @@ fn read_for_worker(ctx: &ExploreContext, path: &Path, filename: &str) -> String 
     // A cheap first look, bounded by the limit: most large artifacts stop here.
     let limit = usize::try_from(ctx.token_limit()).unwrap_or(usize::MAX);
     if ctx.counter().count_up_to(&text, limit).is_some() {
-        let summary = format!(
-            "{filename} ({} lines, inline)",
-            overspill_budget::thousands(lines as u64)
-        );
+        let noun = if lines == 1 { "line" } else { "lines" };
+        let lines_shown = format!("{} {noun}", overspill_budget::thousands(lines as u64));
+        let summary = match other_run {
+            Some(run_id) => format!("{filename} of run {run_id} ({lines_shown})"),
+            None => format!("{filename} ({lines_shown})"),
+        };
         let mut extraction = Extraction::new(
             text.trim_end_matches('\n').to_owned(),
             summary,

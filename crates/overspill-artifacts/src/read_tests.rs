@@ -95,7 +95,7 @@ fn small_artifact_is_inlined_and_charged_to_the_budget() {
     assert!(answer.starts_with(content.trim_end()), "{answer}");
     let footer = answer.lines().last().unwrap();
     assert!(
-        footer.starts_with("--- read_artifact: task-1-result.txt (3 lines, inline) | ~"),
+        footer.starts_with("--- read_artifact: task-1-result.txt (3 lines) | ~"),
         "{footer}"
     );
     let tokens = overspill_tokens::o200k().count(&answer) as u64;
@@ -184,6 +184,10 @@ fn cross_run_read_of_another_run_in_the_same_session_works() {
         Some("run-1"),
     );
     assert!(inline.starts_with(small.trim_end()), "{inline}");
+    assert!(
+        inline.contains("\n--- read_artifact: task-1-result.txt of run run-1 (2 lines) | ~"),
+        "{inline}"
+    );
 
     let pointer = read_artifact(
         Some(&run),
@@ -357,4 +361,46 @@ fn artifact_written_by_the_coordinator_is_readable_by_a_worker() {
         ),
         "{answer}"
     );
+}
+
+#[test]
+fn worker_whose_read_root_cannot_reach_the_artifact_gets_path_outside_root() {
+    let memory = tempfile::tempdir().unwrap();
+    let run = started(memory.path(), Some("s1"), "run-1");
+    put_result(&run, "task-3-result.txt", 4_000);
+    // A host mistake: the worker may read only its own scratchpad.
+    let root = overspill_store::ReadRoot::new(run.worker_scratchpad_dir()).unwrap();
+    let budget = Arc::new(Budget::new(BudgetSettings::for_window(128_000), 0).unwrap());
+    let ctx = ExploreContext::new(root, overspill_tokens::o200k(), budget);
+    let answer = parse(&read_artifact(
+        Some(&run),
+        Reader::Worker(&ctx),
+        "task-3-result.txt",
+        None,
+    ));
+    assert_eq!(answer["error"], json!("path_outside_root"));
+    assert!(
+        answer["message"]
+            .as_str()
+            .unwrap()
+            .contains("the run's read root"),
+        "{answer}"
+    );
+}
+
+#[test]
+fn non_utf8_artifact_is_shown_lossily_with_a_note() {
+    let memory = tempfile::tempdir().unwrap();
+    let run = started(memory.path(), Some("s1"), "run-1");
+    fs::write(run.artifacts_dir().join("bytes.txt"), b"ok \xff\xfe end\n").unwrap();
+    let ctx = worker(&run, 2_000);
+    let answer = read_artifact(Some(&run), Reader::Worker(&ctx), "bytes.txt", None);
+    assert!(
+        answer.starts_with(
+            "ok \u{FFFD}\u{FFFD} end\n--- read_artifact: bytes.txt (1 line); invalid UTF-8"
+        ),
+        "{answer}"
+    );
+    let coordinator = read_artifact(Some(&run), Reader::Coordinator, "bytes.txt", None);
+    assert_eq!(coordinator, "ok \u{FFFD}\u{FFFD} end\n");
 }
