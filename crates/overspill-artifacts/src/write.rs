@@ -127,21 +127,48 @@ impl Run {
     /// [`WriteError::Name`] for a name with nothing usable in it, [`WriteError::Layout`] or
     /// [`WriteError::Io`] when the directory or the file cannot be written.
     pub fn write_artifact(&self, name: &str, content: &str) -> Result<WrittenArtifact, WriteError> {
-        let filename = coordinator_file_name(name)?;
-        let io_error = |source| WriteError::Io {
-            filename: filename.clone(),
-            source,
-        };
+        self.store(coordinator_file_name(name)?, content)
+    }
+
+    /// Stores a worker's result for later tasks, as the host does after a task finishes:
+    /// `task-{id}-result.txt`, where `id` is sanitised like a tool name (anything outside
+    /// `[A-Za-z0-9_-]` becomes `_`, at most 64 characters; SPEC §4). Same atomic write as
+    /// [`Run::write_artifact`]; a second result for the same task replaces the first.
+    ///
+    /// ```
+    /// let memory = tempfile::tempdir()?;
+    /// let run = overspill_artifacts::Run::new(memory.path(), None, "run-1", 0)?;
+    /// let written = run.write_task_result("3", "42 pods restarted")?;
+    /// assert_eq!(written.filename, "task-3-result.txt");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`WriteError::Layout`] or [`WriteError::Io`] when the directory or the file cannot be
+    /// written.
+    pub fn write_task_result(
+        &self,
+        task_id: &str,
+        content: &str,
+    ) -> Result<WrittenArtifact, WriteError> {
+        let id = overspill_store::sanitize_name(task_id, "unnamed");
+        self.store(format!("task-{id}-result.txt"), content)
+    }
+
+    /// Writes `content` under `filename` (a plain name) in the artifacts directory.
+    fn store(&self, filename: String, content: &str) -> Result<WrittenArtifact, WriteError> {
         self.coordinator_layout().create_dirs()?;
         let dir = self.artifacts_dir();
         let path = dir.join(&filename);
         let replaced = fs::symlink_metadata(&path).is_ok();
-        write_replacing(dir, &path, content.as_bytes()).map_err(io_error)?;
-        Ok(WrittenArtifact {
-            filename,
-            path,
-            replaced,
-        })
+        match write_replacing(dir, &path, content.as_bytes()) {
+            Ok(()) => Ok(WrittenArtifact {
+                filename,
+                path,
+                replaced,
+            }),
+            Err(source) => Err(WriteError::Io { filename, source }),
+        }
     }
 }
 
@@ -286,6 +313,22 @@ mod tests {
         assert!(unknown.contains("name, content"), "{unknown}");
         let missing = write_artifact_call(Some(&run), &json!({"name": "a"}));
         assert!(missing.contains("content"), "{missing}");
+    }
+
+    #[test]
+    fn task_result_is_stored_as_task_id_result_txt_and_listed() {
+        let memory = tempfile::tempdir().unwrap();
+        let run = run(memory.path());
+        assert_eq!(
+            run.write_task_result("3", "a").unwrap().filename,
+            "task-3-result.txt"
+        );
+        let odd = run.write_task_result("../fix pods", "b").unwrap();
+        assert_eq!(odd.filename, "task-___fix_pods-result.txt");
+        assert!(run.write_task_result("3", "c").unwrap().replaced);
+        let mut names = run.available().unwrap().names;
+        names.sort();
+        assert_eq!(names, ["task-3-result.txt", "task-___fix_pods-result.txt"]);
     }
 
     fn walk(dir: &Path) -> Vec<PathBuf> {
