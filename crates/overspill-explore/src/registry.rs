@@ -303,7 +303,10 @@ impl<T: Tool> Runnable for Entry<T> {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::Strategy;
+
     use super::*;
+    use crate::test_support::Fixture;
 
     #[test]
     fn every_registered_schema_lists_exactly_the_arguments_its_tool_accepts() {
@@ -373,5 +376,59 @@ mod tests {
                 .iter()
                 .all(|t| t["inputSchema"]["additionalProperties"] == false)
         );
+    }
+
+    #[test]
+    fn an_unknown_tool_is_an_invalid_argument_listing_the_tools() {
+        let fixture = Fixture::new(&[]);
+        let error = fixture.error("cat", serde_json::json!({"file": "a"}));
+        assert_eq!(error["error"], "invalid_argument");
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("there is no tool `cat`; the exploration tools are: ")
+        );
+        let excluded =
+            Registry::new()
+                .without(&["read"])
+                .dispatch(&fixture.ctx, "read", r#"{"file": "a"}"#);
+        assert!(excluded.contains("there is no tool `read`"), "{excluded}");
+    }
+
+    #[test]
+    fn arguments_that_are_not_json_are_an_invalid_argument() {
+        let fixture = Fixture::new(&[("a.txt", b"x\n")]);
+        let text = Registry::new().dispatch(&fixture.ctx, "head", "{file: a.txt}");
+        assert!(
+            text.starts_with(
+                r#"{"error":"invalid_argument","message":"the arguments are not valid JSON ("#
+            ),
+            "{text}"
+        );
+        // Empty arguments are an empty object: the missing `file` is named.
+        let text = Registry::new().dispatch(&fixture.ctx, "head", "");
+        assert!(text.contains("head needs the argument `file`"), "{text}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        #[test]
+        fn arbitrary_arguments_never_panic_and_always_answer(
+            tool in proptest::sample::select(vec!["head", "slice", "grep", "read"]),
+            key in proptest::sample::select(vec!["lines", "start", "end", "pattern", "context", "max_matches", "start_char", "max_chars", "ignore_case", "bogus"]),
+            value in proptest::prop_oneof![
+                proptest::num::i64::ANY.prop_map(serde_json::Value::from),
+                "\\PC{0,12}".prop_map(serde_json::Value::from),
+                proptest::bool::ANY.prop_map(serde_json::Value::from),
+                proptest::num::f64::ANY.prop_map(serde_json::Value::from),
+            ],
+        ) {
+            let fixture = Fixture::new(&[("a.txt", b"alpha\nbeta\n\xffgamma\n")]);
+            let mut arguments = serde_json::json!({"file": "a.txt", "pattern": "a", "start": 1, "end": 2});
+            arguments[key] = value;
+            let text = fixture.call(tool, arguments);
+            proptest::prop_assert!(text.starts_with("{\"error\"") || text.contains(&format!("--- {tool}: ")), "{}", text);
+        }
     }
 }

@@ -196,4 +196,30 @@ mod tests {
             counter().count(&retried) as u64
         );
     }
+
+    #[test]
+    fn head_shows_invalid_utf8_lossily_with_a_note() {
+        let fixture = Fixture::new(&[(
+            "bin.txt",
+            b"ok
+bad \xff\xfe bytes
+",
+        )]);
+        let text = fixture.call("head", json!({"file": "bin.txt"}));
+        let (body, footer) = split(&text);
+        assert_eq!(body, "1: ok\n2: bad \u{FFFD}\u{FFFD} bytes");
+        assert_eq!(
+            footer_summary(footer),
+            "--- head: lines 1-2 of 2 (whole file); invalid UTF-8 shown as \u{FFFD}"
+        );
+    }
+
+    #[test]
+    fn head_strips_crlf_line_endings() {
+        let fixture = Fixture::new(&[("win.txt", b"one\r\ntwo\r\n")]);
+        assert_eq!(
+            fixture.body("head", json!({"file": "win.txt"})),
+            "1: one\n2: two"
+        );
+    }
 }
