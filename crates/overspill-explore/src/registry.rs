@@ -1,7 +1,7 @@
 //! The registry: which tools exist, their definitions in three export formats, and dispatch
 //! of a call by name (SPEC §6.3).
 //!
-//! Adding a tool is one line in [`RUNNABLE`]. A host picks what to expose with
+//! Adding a tool is one line in the `RUNNABLE` list of this module. A host picks what to expose with
 //! [`Registry::without`] (e.g. no `query`) or [`Registry::only`]; an excluded tool is neither
 //! listed nor dispatched.
 //!

@@ -17,14 +17,43 @@ use crate::error::ToolError;
 
 /// One exploration tool.
 ///
-/// ```ignore
-/// pub struct Head;
-/// impl Tool for Head {
-///     const DEFINITION: &'static Definition = &definitions::HEAD;
-///     type Args = Args;
-///     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> { … }
-///     fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> { … }
+/// ```
+/// use std::sync::Arc;
+/// use overspill_explore::{Definition, ExploreContext, Extraction, Tool, ToolError};
+/// use serde::{Deserialize, Serialize};
+///
+/// const WC: Definition = Definition {
+///     name: "wc",
+///     description: "Count the lines of a stored output.",
+///     parameters: || serde_json::json!({"type": "object", "properties": {"file": {"type": "string"}},
+///                                       "required": ["file"], "additionalProperties": false}),
+/// };
+///
+/// struct Wc;
+///
+/// #[derive(Clone, Deserialize, Serialize)]
+/// #[serde(deny_unknown_fields)]
+/// struct Args {
+///     file: String,
 /// }
+///
+/// impl Tool for Wc {
+///     const DEFINITION: &'static Definition = &WC;
+///     type Args = Args;
+///
+///     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
+///         let lines = ctx.open(&args.file)?.lines().line_count();
+///         Ok(Extraction::new(String::new(), format!("{lines} lines"), lines))
+///     }
+/// }
+///
+/// # let dir = tempfile::tempdir()?;
+/// # std::fs::write(dir.path().join("a.txt"), "1\n2\n")?;
+/// # let budget = Arc::new(overspill_budget::Budget::new(overspill_budget::BudgetSettings::for_window(1000), 0)?);
+/// # let ctx = ExploreContext::new(overspill_store::ReadRoot::new(dir.path())?, overspill_tokens::o200k(), budget);
+/// let got = Wc::run(&ctx, Args { file: "a.txt".into() })?;
+/// assert_eq!(got.summary, "2 lines");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub trait Tool: 'static {
     /// Name, LLM-facing description and JSON Schema.
