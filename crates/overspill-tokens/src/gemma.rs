@@ -10,12 +10,14 @@
 //! - `kitoken` splits text before every run of spaces, as if the model had a
 //!   whitespace pre-tokenizer. Gemma 3 has none, and one piece (`> </`)
 //!   spans such a split, so this crate removes the split.
-//! - Instead, text is cut into chunks of a few KiB where no piece can span
-//!   the cut (see [`cuts`]). Chunks keep each `kitoken` call short, which
-//!   keeps BPE fast on long lines, and let [`TokenCounter::count_up_to`]
-//!   stop after O(limit) work.
+//! - Instead, text is cut where no piece can span the cut (see [`cuts`]),
+//!   and counted chunk by chunk, each distinct chunk once (see [`tally`]).
+//!   That keeps each `kitoken` call short, which keeps BPE fast on long
+//!   lines, skips the repeated keys and indentation of JSON and logs, and
+//!   lets [`TokenCounter::count_up_to`] stop after O(limit) work.
 
 mod cuts;
+mod tally;
 
 use std::sync::LazyLock;
 
@@ -54,7 +56,7 @@ pub fn gemma3() -> &'static dyn TokenCounter {
 /// ```
 pub fn gemma3_token_ids(text: &str) -> Vec<u32> {
     let mut ids = Vec::new();
-    for chunk in GEMMA3.cuts.chunks(text, CHUNK_BYTES) {
+    for chunk in GEMMA3.cuts.chunks(text, BATCH_BYTES) {
         ids.extend(GEMMA3.encode_chunk(chunk));
     }
     ids
@@ -64,10 +66,10 @@ pub fn gemma3_token_ids(text: &str) -> Vec<u32> {
 /// bytes, SHA-256 `1299c11d…2e79c` (full provenance in the NOTICE).
 const MODEL: &[u8] = include_bytes!("../assets/gemma3/gemma3_cleaned_262144_v2.spiece.model");
 
-/// Chunks aim at this many bytes; measured fastest among 64 B–8 KiB on
-/// JSON and log text, and small enough that `count_up_to` overshoots its
-/// limit by little.
-const CHUNK_BYTES: usize = 4096;
+/// Batches of text (and the chunks of [`gemma3_token_ids`]) aim at this
+/// many bytes: measured fastest among 64 B–8 KiB on JSON and log text, and
+/// small enough that `count_up_to` overshoots its limit by little.
+const BATCH_BYTES: usize = 4096;
 
 static GEMMA3: LazyLock<Gemma3> = LazyLock::new(Gemma3::load);
 
@@ -78,6 +80,9 @@ struct Gemma3 {
     /// The most text bytes one token can cover: a text of `b` bytes has at
     /// least `ceil(b / longest_token_bytes)` tokens.
     longest_token_bytes: usize,
+    /// For each token id, the bytes it covers as the model sees text (a
+    /// space as the three-byte `▁`); 0 for ids no text produces.
+    token_model_bytes: Vec<u16>,
 }
 
 impl Gemma3 {
@@ -91,19 +96,28 @@ impl Gemma3 {
         // See the module comment: Gemma 3 has no whitespace pre-tokenizer.
         definition.config.split.clear();
         let pieces = model_pieces(&definition).expect("the embedded Gemma 3 model is a BPE model");
-        let cuts = CutTable::from_pieces(pieces.iter().copied());
+        let cuts = CutTable::from_pieces(pieces.iter().map(|&(_, bytes)| bytes));
         let longest_token_bytes = pieces
             .iter()
-            .map(|piece| text_bytes(piece))
+            .map(|&(_, bytes)| text_bytes(bytes))
             .max()
             .unwrap_or(1)
             .max(1);
+        let mut token_model_bytes = Vec::new();
+        for &(id, bytes) in &pieces {
+            let id = id as usize;
+            if token_model_bytes.len() <= id {
+                token_model_bytes.resize(id + 1, 0);
+            }
+            token_model_bytes[id] = u16::try_from(bytes.len()).unwrap_or(0);
+        }
         let tokenizer =
             Kitoken::from_definition(definition).expect("the embedded Gemma 3 model loads");
         Gemma3 {
             tokenizer,
             cuts,
             longest_token_bytes,
+            token_model_bytes,
         }
     }
 
@@ -117,18 +131,17 @@ impl Gemma3 {
             .unwrap_or_default()
     }
 
-    fn chunked_count(&self, text: &str, chunk_bytes: usize, limit: usize) -> Option<usize> {
+    fn token_model_bytes(&self, id: u32) -> usize {
+        self.token_model_bytes
+            .get(id as usize)
+            .map_or(0, |&length| usize::from(length))
+    }
+
+    fn count_up_to_with(&self, text: &str, batch_bytes: usize, limit: usize) -> Option<usize> {
         if text.len().div_ceil(self.longest_token_bytes) > limit {
             return None;
         }
-        let mut total = 0usize;
-        for chunk in self.cuts.chunks(text, chunk_bytes) {
-            total += self.encode_chunk(chunk).len();
-            if total > limit {
-                return None;
-            }
-        }
-        Some(total)
+        tally::count_up_to(self, text, batch_bytes, limit)
     }
 }
 
@@ -136,14 +149,12 @@ const USER_DEFINED: &[SpecialTokenKind] = &[SpecialTokenKind::Priority];
 
 impl TokenCounter for Gemma3 {
     fn count(&self, text: &str) -> usize {
-        self.cuts
-            .chunks(text, CHUNK_BYTES)
-            .map(|chunk| self.encode_chunk(chunk).len())
-            .sum()
+        // A text never has more than usize::MAX tokens, so this is Some.
+        tally::count_up_to(self, text, BATCH_BYTES, usize::MAX).unwrap_or(usize::MAX)
     }
 
     fn count_up_to(&self, text: &str, limit: usize) -> Option<usize> {
-        self.chunked_count(text, CHUNK_BYTES, limit)
+        self.count_up_to_with(text, BATCH_BYTES, limit)
     }
 
     fn name(&self) -> &'static str {
@@ -159,14 +170,19 @@ impl TokenCounter for Gemma3 {
 /// The text of every piece a BPE model can produce or match in text: the
 /// vocabulary and the special pieces. `None` for other kinds of model, where
 /// the reasoning behind the cuts does not hold.
-fn model_pieces(definition: &Definition) -> Option<Vec<&[u8]>> {
+fn model_pieces(definition: &Definition) -> Option<Vec<(u32, &[u8])>> {
     let Model::BytePair { vocab, .. } = &definition.model else {
         return None;
     };
     let pieces = vocab
         .iter()
-        .map(|token| &token.bytes[..])
-        .chain(definition.specials.iter().map(|special| &special.bytes[..]))
+        .map(|token| (token.id, &token.bytes[..]))
+        .chain(
+            definition
+                .specials
+                .iter()
+                .map(|special| (special.id, &special.bytes[..])),
+        )
         .collect();
     Some(pieces)
 }
@@ -254,7 +270,7 @@ mod tests {
     #[test]
     fn count_up_to_gives_up_at_once_when_bytes_prove_the_text_too_long() {
         let text = "x".repeat(48 * 10 + 1);
-        assert_eq!(GEMMA3.chunked_count(&text, CHUNK_BYTES, 10), None);
+        assert_eq!(GEMMA3.count_up_to_with(&text, BATCH_BYTES, 10), None);
     }
 
     #[test]
@@ -279,6 +295,26 @@ mod tests {
         }
     }
 
+    #[test]
+    fn remembered_chunk_counts_give_the_whole_text_count_on_repetitive_text() {
+        let line =
+            "{\"name\": \"api-7d9f\", \"ready\": true, \"restarts\": 17}, > </ x \u{3000}▁ 漢字\n";
+        let text = line.repeat(300);
+        let whole = GEMMA3
+            .tokenizer
+            .encode(&text, USER_DEFINED)
+            .unwrap_or_default()
+            .len();
+        for batch_bytes in [1, 5, 64, BATCH_BYTES] {
+            assert_eq!(
+                tally::count_up_to(&GEMMA3, &text, batch_bytes, usize::MAX),
+                Some(whole),
+                "batch {batch_bytes}"
+            );
+        }
+        assert_eq!(gemma3().count(&text), whole);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(1_000))]
 
@@ -294,13 +330,17 @@ mod tests {
             prop_assert_eq!(ids, whole);
         }
 
-        /// With tiny chunks, the early exit still agrees with the full count.
+        /// Counting by remembered chunks, with any batch size and limit,
+        /// agrees with encoding the text whole.
         #[test]
-        fn small_chunk_count_up_to_agrees_with_count(text in gemma_text()) {
-            let n = gemma3().count(&text);
-            for limit in [n.saturating_sub(1), n, n + 1] {
-                let expected = (n <= limit).then_some(n);
-                prop_assert_eq!(GEMMA3.chunked_count(&text, 3, limit), expected);
+        fn tally_agrees_with_the_whole_text_count(text in gemma_text(), repeats in 1..4usize) {
+            let text = text.repeat(repeats);
+            let n = GEMMA3.tokenizer.encode(&text, USER_DEFINED).unwrap_or_default().len();
+            for batch_bytes in [1, 3, BATCH_BYTES] {
+                for limit in [n.saturating_sub(1), n, n + 1] {
+                    let expected = (n <= limit).then_some(n);
+                    prop_assert_eq!(GEMMA3.count_up_to_with(&text, batch_bytes, limit), expected);
+                }
             }
         }
     }

@@ -21,11 +21,11 @@
 //!
 //! let output = r#"{"items": [{"name": "api-7d9f", "phase": "Running"}]}"#;
 //! let tokens = counter.count(output);
-//! assert_eq!(tokens, 16);
+//! assert_eq!(tokens, 21);
 //!
 //! // Stop counting as soon as the count passes a limit...
 //! assert_eq!(counter.count_up_to(output, 10), None);
-//! assert_eq!(counter.count_up_to(output, 16), Some(16));
+//! assert_eq!(counter.count_up_to(output, 21), Some(21));
 //! // ...or decide "below the interception threshold?" without tokenizing
 //! // when the byte length already proves it.
 //! assert!(counter.is_below(output, 5120));

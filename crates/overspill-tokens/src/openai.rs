@@ -4,6 +4,8 @@
 //! `tiktoken-rs` (the reference in this crate's tests) two to four times
 //! faster and can stop once a limit is passed.
 
+use std::collections::HashMap;
+
 use bpe_openai::Tokenizer;
 
 use crate::TokenCounter;
@@ -45,6 +47,16 @@ static O200K: OpenAiEncoding = OpenAiEncoding {
     tokenizer: bpe_openai::o200k_base,
 };
 
+/// Texts this long or longer remember the counts of their pieces.
+const REMEMBER_FROM_BYTES: usize = 4096;
+
+/// Pieces longer than this are rarely repeated and are not remembered.
+const LONGEST_REMEMBERED_PIECE: usize = 64;
+
+/// At most this many distinct pieces are remembered per count, which bounds
+/// the memory a count takes (about 2 MB) whatever the text.
+const MOST_REMEMBERED_PIECES: usize = 1 << 16;
+
 /// One OpenAI encoding. The tokenizer is reached through `bpe-openai`'s own
 /// lazily built singleton, so nothing is loaded until the first count.
 pub(crate) struct OpenAiEncoding {
@@ -54,7 +66,29 @@ pub(crate) struct OpenAiEncoding {
 
 impl TokenCounter for OpenAiEncoding {
     fn count(&self, text: &str) -> usize {
-        (self.tokenizer)().count(text)
+        let tokenizer = (self.tokenizer)();
+        if text.len() < REMEMBER_FROM_BYTES {
+            return tokenizer.count(text);
+        }
+        // Large outputs repeat their pieces (JSON keys, punctuation,
+        // indentation, log levels): count each distinct short piece once.
+        let text = tokenizer.normalize(text);
+        let mut memo: HashMap<&str, usize> = HashMap::with_capacity(1024);
+        let mut total = 0;
+        for piece in tokenizer.split(text.as_str()) {
+            if piece.len() > LONGEST_REMEMBERED_PIECE {
+                total += tokenizer.bpe.count(piece.as_bytes());
+            } else if let Some(&known) = memo.get(piece) {
+                total += known;
+            } else {
+                let piece_count = tokenizer.bpe.count(piece.as_bytes());
+                if memo.len() < MOST_REMEMBERED_PIECES {
+                    memo.insert(piece, piece_count);
+                }
+                total += piece_count;
+            }
+        }
+        total
     }
 
     fn count_up_to(&self, text: &str, limit: usize) -> Option<usize> {
@@ -115,6 +149,23 @@ mod tests {
             assert_eq!(counter.count_up_to(&text, 100), None);
             assert_eq!(counter.count_up_to(&text, n - 1), None);
             assert_eq!(counter.count_up_to(&text, n), Some(n));
+        }
+    }
+
+    #[test]
+    fn remembering_pieces_gives_the_same_count_as_counting_each() {
+        let text = "{\"name\": \"pod-1\", \"ready\": true}\n".repeat(500) + &"x".repeat(100);
+        assert!(text.len() >= REMEMBER_FROM_BYTES);
+        for (counter, tokenizer) in [
+            (o200k(), bpe_openai::o200k_base()),
+            (cl100k(), bpe_openai::cl100k_base()),
+        ] {
+            assert_eq!(
+                counter.count(&text),
+                tokenizer.count(text.as_str()),
+                "{}",
+                counter.name()
+            );
         }
     }
 
