@@ -157,18 +157,13 @@ impl Registry {
                     overspill_budget::thousands(refused.remaining_budget_tokens)
                 ));
             }
-            if retry_fits {
-                suggestions.push(format!(
-                    "The `retry` call ({} {}) fits what you can take now.",
-                    retry.tool, retry.arguments
-                ));
+            suggestions.push(if retry_fits {
+                "The `retry` call fits what you can take now; run it as it is.".to_owned()
             } else {
-                suggestions.push(
-                    "Nothing smaller fits what is left of your budget; finish with what you \
-                     already know."
-                        .to_owned(),
-                );
-            }
+                "Nothing smaller fits what is left of your budget; finish with what you already \
+                 know."
+                    .to_owned()
+            });
             ToolError::TooLarge(Box::new(TooLarge {
                 tool: name.to_owned(),
                 estimated_tokens: refused.estimated_tokens,
