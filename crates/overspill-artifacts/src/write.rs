@@ -1,10 +1,9 @@
 //! `write_artifact`: the coordinator stores content for its workers (SPEC §8).
 
 use std::fs;
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::PathBuf;
 
-use overspill_store::RESERVED_PREFIX;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -161,7 +160,7 @@ impl Run {
         let dir = self.artifacts_dir();
         let path = dir.join(&filename);
         let replaced = fs::symlink_metadata(&path).is_ok();
-        match write_replacing(dir, &path, content.as_bytes()) {
+        match overspill_store::write_replacing(dir, &filename, content.as_bytes()) {
             Ok(()) => Ok(WrittenArtifact {
                 filename,
                 path,
@@ -172,25 +171,10 @@ impl Run {
     }
 }
 
-/// Writes `content` to a hidden temporary file in `dir`, flushes it, then renames it over
-/// `path` in one step. The temporary name carries the store's reserved prefix, so neither the
-/// read tools nor an artifact listing ever see it.
-///
-/// The store's own atomic writer is content-addressed and never replaces a file of the same
-/// size, which is wrong for a named artifact that the coordinator rewrites; hence this one.
-fn write_replacing(dir: &Path, path: &Path, content: &[u8]) -> io::Result<()> {
-    let mut temp = tempfile::Builder::new()
-        .prefix(&format!("{RESERVED_PREFIX}tmp-"))
-        .tempfile_in(dir)?;
-    temp.write_all(content)?;
-    temp.as_file().sync_data()?;
-    temp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn run(memory: &Path) -> Run {
         Run::new(memory, Some("s"), "r", 0).unwrap()

@@ -46,6 +46,29 @@ pub(crate) fn create_private_dir_all(dir: &Path) -> io::Result<()> {
     builder.create(dir)
 }
 
+/// Atomically writes `content` to `dir/name` (mode 0600), replacing whatever the name held.
+///
+/// The content goes to a temporary file in `dir`, is flushed, then renamed over the name, so
+/// a reader sees the old file or the new one, never a part. `dir` must exist. This is the
+/// one replacing writer of the workspace: artifacts use it for `write_artifact`.
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// overspill_store::write_replacing(dir.path(), "notes.txt", b"first")?;
+/// overspill_store::write_replacing(dir.path(), "notes.txt", b"second")?;
+/// assert_eq!(std::fs::read(dir.path().join("notes.txt"))?, b"second");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn write_replacing(dir: &Path, name: &str, content: &[u8]) -> io::Result<()> {
+    let mut temp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(dir)?;
+    temp.write_all(content)?;
+    temp.as_file().sync_data()?;
+    temp.persist(dir.join(name)).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// Writes `content` under `dir/name` (mode 0600) unless a file of that size already has the
 /// name. `dir` must exist.
 pub(crate) fn write_if_absent(dir: &Path, name: &str, content: &[u8]) -> io::Result<Written> {

@@ -47,7 +47,7 @@ mod retention;
 mod store;
 mod time;
 
-pub use atomic::RESERVED_PREFIX;
+pub use atomic::{RESERVED_PREFIX, write_replacing};
 pub use companion::{COMPANION_MIN_LINES, Companion, MAX_COMPANIONS};
 pub use error::{LayoutError, PathError, StoreError};
 pub use format::Format;
