@@ -352,6 +352,42 @@ mod tests {
         );
     }
 
+    #[test]
+    fn concurrent_calls_never_overspend_the_budget_and_each_is_charged_its_text() {
+        // 8,000 usable, no baseline: far less than 8 threads × 10 calls of ~900 tokens.
+        let fixture = Fixture::with_budget(
+            &[("a.txt", numbered_text(2_000).as_bytes())],
+            10_000,
+            10_000,
+            0,
+        );
+        let charged: u64 = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..8)
+                .map(|t| {
+                    let fixture = &fixture;
+                    scope.spawn(move || {
+                        let mut mine = 0;
+                        for i in 0..10 {
+                            let start = 1 + (t * 10 + i) * 20;
+                            let text = fixture.call(
+                                "slice",
+                                json!({"file": "a.txt", "start": start, "end": start + 79}),
+                            );
+                            if !text.starts_with("{\"error\"") {
+                                mine += counter().count(&text) as u64;
+                            }
+                        }
+                        mine
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).sum()
+        });
+        let budget = fixture.ctx.budget();
+        assert_eq!(budget.tokens_extracted(), charged);
+        assert!(charged <= budget.usable() - budget.baseline());
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
         #[test]
