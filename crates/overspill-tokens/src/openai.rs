@@ -4,11 +4,11 @@
 //! `tiktoken-rs` (the reference in this crate's tests) two to four times
 //! faster and can stop once a limit is passed.
 
-use std::collections::HashMap;
-
 use bpe_openai::Tokenizer;
 
 use crate::TokenCounter;
+
+mod tally;
 
 /// The `o200k_base` counter: GPT-5, GPT-4.1, GPT-4o, the o-series, and the
 /// default for models this crate does not recognise.
@@ -47,15 +47,8 @@ static O200K: OpenAiEncoding = OpenAiEncoding {
     tokenizer: bpe_openai::o200k_base,
 };
 
-/// Texts this long or longer remember the counts of their pieces.
+/// Texts this long or longer are counted with memos of their repeats.
 const REMEMBER_FROM_BYTES: usize = 4096;
-
-/// Pieces longer than this are rarely repeated and are not remembered.
-const LONGEST_REMEMBERED_PIECE: usize = 64;
-
-/// At most this many distinct pieces are remembered per count, which bounds
-/// the memory a count takes (about 2 MB) whatever the text.
-const MOST_REMEMBERED_PIECES: usize = 1 << 16;
 
 /// One OpenAI encoding. The tokenizer is reached through `bpe-openai`'s own
 /// lazily built singleton, so nothing is loaded until the first count.
@@ -70,25 +63,8 @@ impl TokenCounter for OpenAiEncoding {
         if text.len() < REMEMBER_FROM_BYTES {
             return tokenizer.count(text);
         }
-        // Large outputs repeat their pieces (JSON keys, punctuation,
-        // indentation, log levels): count each distinct short piece once.
-        let text = tokenizer.normalize(text);
-        let mut memo: HashMap<&str, usize> = HashMap::with_capacity(1024);
-        let mut total = 0;
-        for piece in tokenizer.split(text.as_str()) {
-            if piece.len() > LONGEST_REMEMBERED_PIECE {
-                total += tokenizer.bpe.count(piece.as_bytes());
-            } else if let Some(&known) = memo.get(piece) {
-                total += known;
-            } else {
-                let piece_count = tokenizer.bpe.count(piece.as_bytes());
-                if memo.len() < MOST_REMEMBERED_PIECES {
-                    memo.insert(piece, piece_count);
-                }
-                total += piece_count;
-            }
-        }
-        total
+        // Large outputs repeat themselves; count each repeat once.
+        tally::count(tokenizer, tokenizer.normalize(text).as_str())
     }
 
     fn count_up_to(&self, text: &str, limit: usize) -> Option<usize> {

@@ -3,6 +3,11 @@
 //! Runs only with `--features sentencepiece-parity`, which builds the C++
 //! library from source (cmake and a C++17 compiler needed).
 
+#![allow(
+    clippy::expect_used,
+    reason = "test helpers: a broken reference must stop the test"
+)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
