@@ -189,7 +189,5 @@ fn fit_prefix(ctx: &ExploreContext, text: &str, cap: usize) -> usize {
     lo
 }
 
-/// `12345` → `12,345`.
-pub(crate) fn thousands(n: u64) -> String {
-    overspill_budget::thousands(n)
-}
+/// `12345` → `12,345`: the budget crate's formatter, the one place numbers get separators.
+pub(crate) use overspill_budget::thousands;

@@ -15,6 +15,7 @@
 //! assert_eq!(shape.render(12), "object{kind, …}");
 //! ```
 
+use crate::numbered::thousands;
 use std::fmt::{self, Write as _};
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -346,19 +347,6 @@ fn cut_chars(text: &str, max: usize) -> String {
     let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
     cut.push('…');
     cut
-}
-
-/// `93210` → `93,210`, for key counts in summaries.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 struct ShapeSeed {
