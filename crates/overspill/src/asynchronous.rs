@@ -1,0 +1,113 @@
+//! Async variants (feature `tokio`, on by default): the file work runs on tokio's blocking
+//! pool, so an async host never blocks its executor on a write or a parse.
+
+use crate::builder::ScratchpadBuilder;
+use crate::error::BuildError;
+use crate::explore::ToolError;
+use crate::intercept::Intercepted;
+use crate::output::ToolOutput;
+use crate::scratchpad::Scratchpad;
+
+/// Runs `work` on the blocking pool. A panic in it resumes here; `None` when the runtime is
+/// shutting down and cancelled it.
+async fn blocking<T, F>(work: F) -> Option<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    match tokio::task::spawn_blocking(work).await {
+        Ok(value) => Some(value),
+        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+        Err(_) => None,
+    }
+}
+
+impl Scratchpad {
+    /// [`intercept`](Self::intercept) on tokio's blocking pool. If the runtime shuts down
+    /// first, the model gets a short notice, never the payload.
+    pub async fn intercept_async(
+        &self,
+        server: &str,
+        tool: &str,
+        output: ToolOutput,
+    ) -> Intercepted {
+        let pad = self.clone();
+        let (server, tool_name) = (server.to_owned(), tool.to_owned());
+        blocking(move || pad.intercept(&server, &tool_name, output))
+            .await
+            .unwrap_or_else(|| {
+                Intercepted::Failed(format!(
+                    "[overspill] The result of `{tool}` was not shown: the host was shutting \
+                     down while storing it. Call the tool again."
+                ))
+            })
+    }
+
+    /// [`call`](Self::call) on tokio's blocking pool.
+    pub async fn call_async(&self, tool: &str, arguments: &str) -> String {
+        let pad = self.clone();
+        let (tool, arguments) = (tool.to_owned(), arguments.to_owned());
+        blocking(move || pad.call(&tool, &arguments))
+            .await
+            .unwrap_or_else(|| {
+                ToolError::invalid_argument(
+                    None,
+                    "the host was shutting down before the tool ran; call it again",
+                )
+                .render()
+            })
+    }
+}
+
+impl ScratchpadBuilder {
+    /// [`build`](Self::build) on tokio's blocking pool (it creates directories).
+    ///
+    /// # Errors
+    /// As [`build`](Self::build); a build cancelled by a runtime shutdown reports
+    /// [`BuildError::Mode`].
+    pub async fn build_async(self) -> Result<Scratchpad, BuildError> {
+        blocking(move || self.build())
+            .await
+            .unwrap_or(Err(BuildError::Mode(
+                "the runtime shut down before the scratchpad was built",
+            )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Intercepted, Scratchpad, ToolOutput};
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn async_intercept_and_call_match_the_blocking_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let pad = Scratchpad::builder()
+            .scratchpad_dir(dir.path())
+            .context_window(128_000)
+            .intercept_all(50)
+            .build_async()
+            .await
+            .unwrap();
+        let text: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        let Intercepted::Pointer(pointer) = pad
+            .intercept_async("s", "logs", ToolOutput::text(text.clone()))
+            .await
+        else {
+            panic!("over threshold");
+        };
+        assert_eq!(
+            pad.intercept("s", "logs", ToolOutput::text(text)),
+            Intercepted::Pointer(pointer.clone())
+        );
+        let file = pointer
+            .lines()
+            .find_map(|l| l.strip_prefix("file: "))
+            .unwrap();
+        let args = format!(r#"{{"file": "{file}", "lines": 2}}"#);
+        let text = pad.call_async("head", &args).await;
+        assert!(
+            text.starts_with("1: line 0\n2: line 1\n--- head:"),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,534 @@
+//! [`ScratchpadBuilder`]: everything a [`Scratchpad`] is made of, from a [`Config`] or by hand.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::artifacts::{self, Run};
+use crate::budget::{Baseline, Budget, BudgetSettings, MAIN_AGENT_ID};
+use crate::config::{
+    AgentSettings, Config, DEFAULT_CONTEXT_SAFETY_MARGIN, DEFAULT_MAX_EXTRACTION_TOKENS,
+    DEFAULT_TURN_DEPTH_BONUS, Rule, ServerRules, ToolFilter, ToolPattern,
+};
+use crate::error::BuildError;
+use crate::explore::cache::FileCache;
+use crate::explore::{Definition, ExploreContext, Registry};
+use crate::prompt::{self, PromptRole};
+use crate::scratchpad::{Inner, Mode, Scratchpad};
+use crate::store::{DEFAULT_MAX_SESSION_RUNS, Layout, ReadRoot, Store};
+use crate::thresholds::Thresholds;
+use crate::tokens::{TokenCounter, counter_for};
+
+/// Builds a [`Scratchpad`]. Start from [`Scratchpad::builder`] (by hand) or
+/// [`Scratchpad::from_config`]; a setting given by hand wins over the configuration.
+///
+/// The three modes:
+///
+/// | mode | call | writes to | reads under |
+/// |---|---|---|---|
+/// | single agent | (default) | `{memory_dir}/scratchpad/`, or [`scratchpad_dir`](Self::scratchpad_dir) | that dir |
+/// | worker | [`worker`](Self::worker) + [`run`](Self::run) | `{memory_dir}[/{session}]/{run}/iteration-{n}/scratchpad/` | the session dir (the run dir without a session) |
+/// | coordinator | [`coordinator`](Self::coordinator) + [`run`](Self::run) | `{…}/{run}/artifacts/` via `write_artifact` | — (no budget, no exploration tools) |
+///
+/// ```
+/// use overspill::Scratchpad;
+///
+/// let memory = tempfile::tempdir()?;
+/// let pad = Scratchpad::builder()
+///     .memory_dir(memory.path())
+///     .provider("openai")
+///     .model("gpt-4o")
+///     .context_window(128_000)
+///     .host_system_prompt("You are an SRE assistant.")
+///     .intercept_all(5_120)
+///     .build()?;
+/// assert_eq!(pad.agent_id(), "main");
+/// assert!(memory.path().join("scratchpad").is_dir());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Default)]
+#[must_use = "a builder does nothing until `build()`"]
+pub struct ScratchpadBuilder {
+    config: Option<Config>,
+    memory_dir: Option<PathBuf>,
+    scratchpad_dir: Option<PathBuf>,
+    worker: Option<String>,
+    coordinator: bool,
+    agent_id: Option<String>,
+    session_id: Option<String>,
+    trace_id: Option<String>,
+    run: Option<(String, u32)>,
+    max_session_runs: Option<usize>,
+    provider: Option<String>,
+    model: Option<String>,
+    counter: Option<&'static dyn TokenCounter>,
+    context_window: Option<u64>,
+    context_safety_margin: Option<f64>,
+    max_extraction_tokens: Option<u64>,
+    turn_depth_bonus: Option<u32>,
+    host_texts: Vec<String>,
+    host_tools: Vec<Value>,
+    rules: Vec<(String, ServerRules)>,
+    fallback_min_tokens: Option<u64>,
+    server_tools: Vec<(String, Vec<String>)>,
+    footer: Option<String>,
+    excluded_tools: Vec<String>,
+    cache: Option<Arc<FileCache>>,
+}
+
+impl ScratchpadBuilder {
+    /// Takes `memory_dir`, the LLM and scratchpad settings (the worker's, once
+    /// [`worker`](Self::worker) names one), the per-server thresholds and the agent's
+    /// `mcp_filter` from `config`.
+    pub fn config(mut self, config: &Config) -> ScratchpadBuilder {
+        self.config = Some(config.clone());
+        self
+    }
+
+    /// The persistence root; the directories of SPEC §4 are laid out under it.
+    pub fn memory_dir(mut self, dir: impl Into<PathBuf>) -> ScratchpadBuilder {
+        self.memory_dir = Some(dir.into());
+        self
+    }
+
+    /// A single agent writing straight into `dir`, which is also its read root (what the CLI's
+    /// `--dir` means). Overrides the layout under `memory_dir`.
+    pub fn scratchpad_dir(mut self, dir: impl Into<PathBuf>) -> ScratchpadBuilder {
+        self.scratchpad_dir = Some(dir.into());
+        self
+    }
+
+    /// Worker mode: the orchestration worker `name` (its usage event's `agent_id`, and the key
+    /// of its `[orchestration.worker.<name>]` settings). Needs a [`run`](Self::run).
+    pub fn worker(mut self, name: impl Into<String>) -> ScratchpadBuilder {
+        self.worker = Some(name.into());
+        self
+    }
+
+    /// Coordinator mode: no scratchpad and no budget; exposes `write_artifact` and
+    /// `read_artifact` (always inline). Needs a [`run`](Self::run); building it starts the run
+    /// (creates its directories and prunes the session's oldest runs).
+    pub fn coordinator(mut self) -> ScratchpadBuilder {
+        self.coordinator = true;
+        self
+    }
+
+    /// The `agent_id` of the usage event, if not `main` (single agent) or the worker's name.
+    pub fn agent_id(mut self, id: impl Into<String>) -> ScratchpadBuilder {
+        self.agent_id = Some(id.into());
+        self
+    }
+
+    /// The host's session id: adds a `{session_id}/` level to orchestration paths, and goes
+    /// into the usage event.
+    pub fn session(mut self, session_id: impl Into<String>) -> ScratchpadBuilder {
+        self.session_id = Some(session_id.into());
+        self
+    }
+
+    /// The host's trace id, for the usage event.
+    pub fn trace_id(mut self, trace_id: impl Into<String>) -> ScratchpadBuilder {
+        self.trace_id = Some(trace_id.into());
+        self
+    }
+
+    /// The orchestration run and the iteration the agent runs in.
+    pub fn run(mut self, run_id: impl Into<String>, iteration: u32) -> ScratchpadBuilder {
+        self.run = Some((run_id.into(), iteration));
+        self
+    }
+
+    /// How many runs a session keeps when the coordinator starts a new one (default 20).
+    pub fn max_session_runs(mut self, runs: usize) -> ScratchpadBuilder {
+        self.max_session_runs = Some(runs);
+        self
+    }
+
+    /// The LLM provider (`openai`, `anthropic`, `bedrock`, `gemini`, …): picks the counter.
+    pub fn provider(mut self, provider: impl Into<String>) -> ScratchpadBuilder {
+        self.provider = Some(provider.into());
+        self
+    }
+
+    /// The model id (`gpt-4o`, `claude-sonnet-4`, `gemini-2.5-pro`, …): picks the counter.
+    pub fn model(mut self, model: impl Into<String>) -> ScratchpadBuilder {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// A token counter to use instead of the one provider and model pick.
+    pub fn counter(mut self, counter: &'static dyn TokenCounter) -> ScratchpadBuilder {
+        self.counter = Some(counter);
+        self
+    }
+
+    /// The model's context window in tokens.
+    pub fn context_window(mut self, tokens: u64) -> ScratchpadBuilder {
+        self.context_window = Some(tokens);
+        self
+    }
+
+    /// The fraction of the window kept free for reasoning and output (default 0.20).
+    pub fn context_safety_margin(mut self, margin: f64) -> ScratchpadBuilder {
+        self.context_safety_margin = Some(margin);
+        self
+    }
+
+    /// The most tokens one exploration result may cost (default 10,000).
+    pub fn max_extraction_tokens(mut self, tokens: u64) -> ScratchpadBuilder {
+        self.max_extraction_tokens = Some(tokens);
+        self
+    }
+
+    /// Extra agent turns while the scratchpad is active (default 6).
+    pub fn turn_depth_bonus(mut self, turns: u32) -> ScratchpadBuilder {
+        self.turn_depth_bonus = Some(turns);
+        self
+    }
+
+    /// The host's system prompt (or any other text the model sees on every turn), counted
+    /// into the baseline. May be called several times.
+    pub fn host_system_prompt(mut self, text: impl Into<String>) -> ScratchpadBuilder {
+        self.host_texts.push(text.into());
+        self
+    }
+
+    /// The host's own tool definitions (MCP, OpenAI or Anthropic shape), counted into the
+    /// baseline. May be called several times.
+    pub fn host_tools(mut self, tools: impl IntoIterator<Item = Value>) -> ScratchpadBuilder {
+        self.host_tools.extend(tools);
+        self
+    }
+
+    /// Interception rules for `server`, replacing any the configuration has for it.
+    pub fn server_rules(
+        mut self,
+        server: impl Into<String>,
+        rules: ServerRules,
+    ) -> ScratchpadBuilder {
+        self.rules.push((server.into(), rules));
+        self
+    }
+
+    /// For hosts without configured thresholds: every tool of a server that has no rules of
+    /// its own is intercepted from `min_tokens` tokens (`"*" = { min_tokens = N }`).
+    pub fn intercept_all(mut self, min_tokens: u64) -> ScratchpadBuilder {
+        self.fallback_min_tokens = Some(min_tokens);
+        self
+    }
+
+    /// The tools `server` offers, resolved once into exact thresholds at build; the same as
+    /// calling [`Scratchpad::set_server_tools`] afterwards.
+    pub fn server_tools<T: Into<String>>(
+        mut self,
+        server: impl Into<String>,
+        tools: impl IntoIterator<Item = T>,
+    ) -> ScratchpadBuilder {
+        self.server_tools
+            .push((server.into(), tools.into_iter().map(Into::into).collect()));
+        self
+    }
+
+    /// The marker of the footer the host appends to tool outputs it persisted (e.g.
+    /// `"\n\n[Tool output saved to artifact: "`): the marker and everything after it are cut
+    /// before counting, hashing and storing.
+    pub fn persistence_footer(mut self, marker: impl Into<String>) -> ScratchpadBuilder {
+        self.footer = Some(marker.into());
+        self
+    }
+
+    /// Exploration tools not to expose (e.g. `["query"]`): neither listed nor answered.
+    pub fn without_tools<T: Into<String>>(
+        mut self,
+        tools: impl IntoIterator<Item = T>,
+    ) -> ScratchpadBuilder {
+        self.excluded_tools
+            .extend(tools.into_iter().map(Into::into));
+        self
+    }
+
+    /// A file cache to share with other agents of the process (each has its own by default).
+    pub fn file_cache(mut self, cache: Arc<FileCache>) -> ScratchpadBuilder {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// Validates the settings, creates the directories and returns the scratchpad.
+    ///
+    /// # Errors
+    /// A [`BuildError`] naming the setting to change: no directory, no context window, a
+    /// scratchpad disabled in the configuration, a worker or coordinator without a run, bad
+    /// ids or budget settings, or a directory that cannot be created.
+    pub fn build(self) -> Result<Scratchpad, BuildError> {
+        let role = self.role()?;
+        let agent = self.agent_name();
+        let settings = self.settings();
+        if let Some(settings) = settings
+            && !settings.scratchpad.enabled
+            && role != PromptRole::Coordinator
+        {
+            return Err(BuildError::Disabled { agent });
+        }
+        if let Some(marker) = &self.footer
+            && marker.is_empty()
+        {
+            return Err(BuildError::EmptyFooterMarker);
+        }
+        let llm = settings.map(|s| &s.llm);
+        let provider = self
+            .provider
+            .as_deref()
+            .or(llm.and_then(|l| l.provider.as_deref()));
+        let model = self
+            .model
+            .as_deref()
+            .or(llm.and_then(|l| l.model.as_deref()));
+        let counter = self
+            .counter
+            .unwrap_or_else(|| counter_for(provider.unwrap_or("other"), model.unwrap_or("")));
+        let memory_dir = self
+            .memory_dir
+            .clone()
+            .or_else(|| self.config.as_ref()?.memory_dir().map(PathBuf::from));
+        let run = match (&self.run, &memory_dir) {
+            (Some((run_id, iteration)), Some(memory)) => Some(Run::new(
+                memory,
+                self.session_id.as_deref(),
+                run_id,
+                *iteration,
+            )?),
+            (Some(_), None) => return Err(BuildError::NoDirectory { agent }),
+            (None, _) => None,
+        };
+
+        let excluded: Vec<&str> = self.excluded_tools.iter().map(String::as_str).collect();
+        let registry = match role {
+            PromptRole::Coordinator => Registry::new().only(&[]),
+            _ => Registry::new().without(&excluded),
+        };
+        let artifact_tools: Vec<&'static Definition> = match role {
+            PromptRole::Agent => Vec::new(),
+            PromptRole::Worker => artifacts::artifact_tools(false),
+            PromptRole::Coordinator => artifacts::artifact_tools(true),
+        };
+        let prompt = prompt::section(role, &registry.names());
+
+        let (mode, budget, store, ctx) = match (role, run.clone()) {
+            (PromptRole::Coordinator, Some(run)) => {
+                run.start(self.max_session_runs.unwrap_or(DEFAULT_MAX_SESSION_RUNS))?;
+                (Mode::Coordinator(run), None, None, None)
+            }
+            (PromptRole::Worker, Some(run)) => {
+                run.worker_layout().create_dirs()?;
+                let store = Store::open(run.worker_scratchpad_dir())?;
+                let root = run
+                    .open_worker_read_root()
+                    .map_err(|source| BuildError::ReadRoot {
+                        dir: run.worker_read_root_dir().to_owned(),
+                        source,
+                    })?;
+                let budget = self.budget(
+                    &agent,
+                    settings,
+                    counter,
+                    &prompt,
+                    &registry,
+                    &artifact_tools,
+                )?;
+                let ctx = self.context(root, counter, &budget);
+                (Mode::Worker(run), Some(budget), Some(store), Some(ctx))
+            }
+            (PromptRole::Agent, _) => {
+                let (dir, root) = match (&self.scratchpad_dir, &memory_dir) {
+                    (Some(dir), _) => {
+                        let store = Store::open(dir)?;
+                        let root = ReadRoot::new(dir).map_err(|source| BuildError::ReadRoot {
+                            dir: dir.clone(),
+                            source,
+                        })?;
+                        (store, root)
+                    }
+                    (None, Some(memory)) => {
+                        let layout = Layout::single_agent(memory);
+                        layout.create_dirs()?;
+                        let store = Store::open(layout.read_root_dir())?;
+                        let root =
+                            layout
+                                .open_read_root()
+                                .map_err(|source| BuildError::ReadRoot {
+                                    dir: layout.read_root_dir().to_owned(),
+                                    source,
+                                })?;
+                        (store, root)
+                    }
+                    (None, None) => return Err(BuildError::NoDirectory { agent }),
+                };
+                let budget = self.budget(
+                    &agent,
+                    settings,
+                    counter,
+                    &prompt,
+                    &registry,
+                    &artifact_tools,
+                )?;
+                let ctx = self.context(root, counter, &budget);
+                (Mode::Single, Some(budget), Some(dir), Some(ctx))
+            }
+            (_, None) => {
+                return Err(BuildError::Mode(
+                    "a worker or coordinator needs its run: call .run(run_id, iteration) and set memory_dir",
+                ));
+            }
+        };
+
+        let thresholds = self.thresholds(settings);
+        for (server, tools) in &self.server_tools {
+            thresholds.set_server_tools(server, tools.clone());
+        }
+        let agent_id = self.agent_id.clone().unwrap_or(agent);
+        Ok(Scratchpad::from_inner(Inner::new(
+            mode,
+            agent_id,
+            self.session_id,
+            self.trace_id,
+            counter,
+            budget,
+            store,
+            ctx,
+            registry,
+            artifact_tools,
+            thresholds,
+            self.footer,
+            prompt,
+        )))
+    }
+
+    /// The role from the mode calls, checked for consistency.
+    fn role(&self) -> Result<PromptRole, BuildError> {
+        match (&self.worker, self.coordinator, &self.run) {
+            (Some(_), true, _) => Err(BuildError::Mode(
+                "an agent is either a worker or the coordinator: call .worker(name) or .coordinator(), not both",
+            )),
+            (Some(name), false, _)
+                if name.trim().is_empty() || name.chars().any(char::is_control) =>
+            {
+                Err(BuildError::InvalidWorker {
+                    name: name.clone(),
+                    reason: "it is empty or holds control characters; use the worker's configured name",
+                })
+            }
+            (Some(_), false, None) | (None, true, None) => Err(BuildError::Mode(
+                "a worker or coordinator needs its run: call .run(run_id, iteration) and set memory_dir",
+            )),
+            (Some(_), false, Some(_)) => Ok(PromptRole::Worker),
+            (None, true, Some(_)) => Ok(PromptRole::Coordinator),
+            (None, false, Some(_)) => Err(BuildError::Mode(
+                "a run needs a role: call .worker(name) or .coordinator() as well as .run(..)",
+            )),
+            (None, false, None) => Ok(PromptRole::Agent),
+        }
+    }
+
+    /// `main`, or the worker's name.
+    fn agent_name(&self) -> String {
+        self.worker
+            .clone()
+            .unwrap_or_else(|| MAIN_AGENT_ID.to_owned())
+    }
+
+    /// The configured settings of this agent, if built from a configuration.
+    fn settings(&self) -> Option<&AgentSettings> {
+        let config = self.config.as_ref()?;
+        Some(match &self.worker {
+            Some(name) => config.effective(name),
+            None => config.agent(),
+        })
+    }
+
+    fn budget(
+        &self,
+        agent: &str,
+        settings: Option<&AgentSettings>,
+        counter: &'static dyn TokenCounter,
+        prompt: &str,
+        registry: &Registry,
+        artifact_tools: &[&'static Definition],
+    ) -> Result<Arc<Budget>, BuildError> {
+        let scratchpad = settings.map(|s| &s.scratchpad);
+        let context_window = self
+            .context_window
+            .or(settings.and_then(|s| s.llm.context_window))
+            .ok_or_else(|| BuildError::NoContextWindow {
+                agent: agent.to_owned(),
+            })?;
+        let budget_settings = BudgetSettings {
+            context_window,
+            context_safety_margin: self
+                .context_safety_margin
+                .or(scratchpad.map(|s| s.context_safety_margin))
+                .unwrap_or(DEFAULT_CONTEXT_SAFETY_MARGIN),
+            max_extraction_tokens: self
+                .max_extraction_tokens
+                .or(scratchpad.map(|s| s.max_extraction_tokens))
+                .unwrap_or(DEFAULT_MAX_EXTRACTION_TOKENS),
+            turn_depth_bonus: self
+                .turn_depth_bonus
+                .or(scratchpad.map(|s| s.turn_depth_bonus))
+                .unwrap_or(DEFAULT_TURN_DEPTH_BONUS),
+        };
+        let baseline = registry
+            .definitions()
+            .into_iter()
+            .chain(artifact_tools.iter().copied())
+            .fold(Baseline::new(counter).system_prompt(prompt), |b, d| {
+                b.tool(d.name, d.description, &d.input_schema())
+            })
+            .host_texts(self.host_texts.iter().map(String::as_str))
+            .tool_values(&self.host_tools);
+        Ok(Arc::new(Budget::new(budget_settings, baseline.total())?))
+    }
+
+    fn context(
+        &self,
+        root: ReadRoot,
+        counter: &'static dyn TokenCounter,
+        budget: &Arc<Budget>,
+    ) -> ExploreContext {
+        let ctx = ExploreContext::new(root, counter, Arc::clone(budget));
+        match &self.cache {
+            Some(cache) => ctx.with_cache(Arc::clone(cache)),
+            None => ctx,
+        }
+    }
+
+    fn thresholds(&self, settings: Option<&AgentSettings>) -> Thresholds {
+        let mut rules: HashMap<String, ServerRules> = self
+            .config
+            .iter()
+            .flat_map(Config::servers)
+            .map(|(name, rules)| (name.to_owned(), rules.clone()))
+            .collect();
+        rules.extend(self.rules.iter().cloned());
+        let fallback = self.fallback_min_tokens.and_then(|min_tokens| {
+            let star = ToolPattern::new("*").ok()?;
+            ServerRules::new(vec![Rule::new(star, min_tokens)]).ok()
+        });
+        let filter: Option<ToolFilter> = settings.and_then(|s| s.mcp_filter.clone());
+        Thresholds::new(rules, fallback, filter)
+    }
+}
+
+impl std::fmt::Debug for ScratchpadBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScratchpadBuilder")
+            .field("memory_dir", &self.memory_dir)
+            .field("scratchpad_dir", &self.scratchpad_dir)
+            .field("worker", &self.worker)
+            .field("coordinator", &self.coordinator)
+            .field("run", &self.run)
+            .field("context_window", &self.context_window)
+            .finish_non_exhaustive()
+    }
+}

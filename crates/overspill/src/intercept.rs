@@ -1,0 +1,144 @@
+//! Interception: the decision of SPEC §5, step by step, and what the model gets instead.
+
+use crate::budget::thousands;
+use crate::explore::Pointer;
+use crate::output::{Normalised, ToolOutput};
+use crate::scratchpad::Inner;
+use crate::store::{Output, StoreError, TokenTally};
+
+/// What the host passes on to the model in place of a tool output.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Intercepted {
+    /// Pass the original output on unchanged: an error result, a tool that is not
+    /// intercepted, an image or binary content, or an output below its threshold.
+    Inline(ToolOutput),
+    /// The output was stored; give the model this pointer text instead.
+    Pointer(String),
+    /// The output was over its threshold but could not be stored; give the model this short
+    /// notice (tool, size, cause, what to do) instead. It never holds the payload.
+    Failed(String),
+}
+
+impl Intercepted {
+    /// Whether the output was replaced by a pointer.
+    pub fn is_pointer(&self) -> bool {
+        matches!(self, Intercepted::Pointer(_))
+    }
+
+    /// The text that replaces the output (a pointer or a failure notice); `None` when the
+    /// original passes through.
+    pub fn replacement(&self) -> Option<&str> {
+        match self {
+            Intercepted::Inline(_) => None,
+            Intercepted::Pointer(text) | Intercepted::Failed(text) => Some(text),
+        }
+    }
+
+    /// The result to hand back to an MCP client: the original result, or one text block with
+    /// the pointer or notice.
+    pub fn into_mcp(self) -> serde_json::Value {
+        match self {
+            Intercepted::Inline(output) => output.into_mcp(),
+            Intercepted::Pointer(text) | Intercepted::Failed(text) => {
+                ToolOutput::text(text).into_mcp()
+            }
+        }
+    }
+}
+
+impl Inner {
+    /// SPEC §5, in order.
+    pub(crate) fn intercept(&self, server: &str, tool: &str, output: ToolOutput) -> Intercepted {
+        // 1. Errors are never diverted.
+        if output.is_error() {
+            return Intercepted::Inline(output);
+        }
+        // Coordinator: nowhere to store, no budget.
+        let (Some(store), Some(budget)) = (&self.store, &self.budget) else {
+            return Intercepted::Inline(output);
+        };
+        // 2. No resolved threshold: never intercepted.
+        let Some(min_tokens) = output
+            .min_tokens()
+            .or_else(|| self.thresholds.threshold(server, tool))
+        else {
+            return Intercepted::Inline(output);
+        };
+        // 3–4. Normalise MCP content; strip the host's persistence footer.
+        let text = match output.normalise(self.footer.as_deref()) {
+            Normalised::Store(text) => text,
+            Normalised::PassThrough(why) => {
+                tracing::debug!(tool, why, "passed through without storing");
+                return Intercepted::Inline(output);
+            }
+        };
+        // 5. Below the threshold: O(threshold), and no tokenizing when the bytes settle it.
+        let threshold = usize::try_from(min_tokens).unwrap_or(usize::MAX);
+        if self.counter.is_below(&text, threshold) {
+            return Intercepted::Inline(output);
+        }
+        // 6. Store, count, point.
+        let tokens = self.counter.count(&text);
+        let stored = store.write_output(&Output {
+            tool,
+            server: (!server.is_empty()).then_some(server),
+            content: &text,
+            tokens: Some(TokenTally {
+                tokens,
+                counter: self.counter.name().to_owned(),
+            }),
+        });
+        let tokens = u64::try_from(tokens).unwrap_or(u64::MAX);
+        match stored {
+            Ok(stored) => {
+                budget.record_intercepted(tokens);
+                let names = self.registry.names();
+                let pointer = Pointer::new(tool, &stored, tokens, self.counter)
+                    .with_content(&text)
+                    .with_tools(&names)
+                    .render();
+                Intercepted::Pointer(pointer)
+            }
+            // 7. A short notice, never the payload; the counter stays as it was.
+            Err(error) => {
+                tracing::warn!(tool, %error, "could not store an intercepted output");
+                Intercepted::Failed(failure_notice(tool, text.len(), tokens, &error))
+            }
+        }
+    }
+}
+
+/// The notice the model gets when an output over its threshold cannot be stored. The cause is
+/// the operating system's error only: the host's paths stay out of the model's context.
+pub(crate) fn failure_notice(tool: &str, bytes: usize, tokens: u64, error: &StoreError) -> String {
+    let tool: String = tool.chars().take(80).collect();
+    let cause =
+        std::error::Error::source(error).map_or_else(|| error.to_string(), ToString::to_string);
+    format!(
+        "[overspill] The result of `{tool}` ({} bytes, {} tokens) was too large to show you and \
+         could not be stored, so it is left out: {cause}. Do not rely on its content. Tell the \
+         user the scratchpad directory is not writable, or call the tool again with narrower \
+         arguments so that its result is smaller.",
+        thousands(u64::try_from(bytes).unwrap_or(u64::MAX)),
+        thousands(tokens),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_failure_notice_names_tool_size_and_cause_but_no_path() {
+        let error = StoreError::Write {
+            path: "/srv/secret/place/x.json".into(),
+            source: std::io::Error::from_raw_os_error(20),
+        };
+        let notice = failure_notice("k8s_list_pods", 1_234_567, 312_345, &error);
+        assert!(notice.starts_with(
+            "[overspill] The result of `k8s_list_pods` (1,234,567 bytes, 312,345 tokens) was too large"
+        ));
+        assert!(notice.contains("Not a directory"), "{notice}");
+        assert!(!notice.contains("/srv/secret"), "{notice}");
+    }
+}

@@ -1,0 +1,320 @@
+//! What a tool returned, and the text of it overspill would store (SPEC §5 steps 3–4).
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+/// One tool result, as the host received it: plain text, or an MCP `CallToolResult`.
+///
+/// ```
+/// use overspill::ToolOutput;
+/// use serde_json::json;
+///
+/// let text = ToolOutput::text("NAME   READY\napi-1  1/1\n");
+/// assert!(!text.is_error());
+///
+/// // An MCP result says itself whether it is an error (`isError`).
+/// let failed = ToolOutput::mcp(json!({"content": [{"type": "text", "text": "forbidden"}], "isError": true}));
+/// assert!(failed.is_error());
+///
+/// // A host that knows better says so.
+/// assert!(ToolOutput::text("exit status 1").with_error(true).is_error());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    content: Content,
+    is_error: bool,
+    min_tokens: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Content {
+    Text(String),
+    Mcp(Value),
+}
+
+/// What [`ToolOutput::normalise`] makes of an output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Normalised<'a> {
+    /// The text to count, hash and store.
+    Store(Cow<'a, str>),
+    /// Content that is never stored (images, binary resources, an unknown shape), and why.
+    PassThrough(&'static str),
+}
+
+impl ToolOutput {
+    /// A plain-text result (which may hold JSON, Markdown or anything else).
+    pub fn text(text: impl Into<String>) -> ToolOutput {
+        ToolOutput {
+            content: Content::Text(text.into()),
+            is_error: false,
+            min_tokens: None,
+        }
+    }
+
+    /// An MCP `CallToolResult` as JSON: `{"content": [...], "structuredContent"?: {...},
+    /// "isError"?: bool}`. Its `isError` says whether it is an error result.
+    pub fn mcp(result: Value) -> ToolOutput {
+        let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+        ToolOutput {
+            content: Content::Mcp(result),
+            is_error,
+            min_tokens: None,
+        }
+    }
+
+    /// The same output, marked as an error result (or not). Error results are never
+    /// intercepted: the model must see them as they are (SPEC §5 step 1).
+    #[must_use]
+    pub fn with_error(mut self, is_error: bool) -> ToolOutput {
+        self.is_error = is_error;
+        self
+    }
+
+    /// The same output with its own interception threshold, for a host without configured
+    /// thresholds: intercepted from `min_tokens` tokens whatever the tool.
+    #[must_use]
+    pub fn with_min_tokens(mut self, min_tokens: u64) -> ToolOutput {
+        self.min_tokens = Some(min_tokens);
+        self
+    }
+
+    /// Whether this is an error result.
+    pub fn is_error(&self) -> bool {
+        self.is_error
+    }
+
+    /// The per-call threshold, if one was set.
+    pub fn min_tokens(&self) -> Option<u64> {
+        self.min_tokens
+    }
+
+    /// The text, for a plain-text output.
+    pub fn as_text(&self) -> Option<&str> {
+        match &self.content {
+            Content::Text(text) => Some(text),
+            Content::Mcp(_) => None,
+        }
+    }
+
+    /// The `CallToolResult`, for an MCP output.
+    pub fn as_mcp(&self) -> Option<&Value> {
+        match &self.content {
+            Content::Mcp(value) => Some(value),
+            Content::Text(_) => None,
+        }
+    }
+
+    /// The output as an MCP `CallToolResult`: an MCP output as it is, a text output as one text
+    /// block (with `isError` when it is an error).
+    pub fn into_mcp(self) -> Value {
+        match self.content {
+            Content::Mcp(value) => value,
+            Content::Text(text) => {
+                let mut result = serde_json::json!({"content": [{"type": "text", "text": text}]});
+                if self.is_error {
+                    result["isError"] = Value::Bool(true);
+                }
+                result
+            }
+        }
+    }
+
+    /// The text to store, or why the output passes through (SPEC §5 steps 3–4):
+    ///
+    /// - any block that is not text (an image, audio, a binary resource, a link) → pass through,
+    ///   so nothing the model should see is ever lost;
+    /// - `structuredContent` → that JSON;
+    /// - otherwise the text blocks (and text resources) joined with `\n`; a single block is
+    ///   taken as it is, so a block holding JSON is stored as JSON;
+    /// - the host's persistence footer (`footer`), if present, is cut from the end of text.
+    pub(crate) fn normalise(&self, footer: Option<&str>) -> Normalised<'_> {
+        match &self.content {
+            Content::Text(text) => Normalised::Store(strip_footer(Cow::Borrowed(text), footer)),
+            Content::Mcp(result) => normalise_mcp(result, footer),
+        }
+    }
+}
+
+impl From<String> for ToolOutput {
+    fn from(text: String) -> ToolOutput {
+        ToolOutput::text(text)
+    }
+}
+
+impl From<&str> for ToolOutput {
+    fn from(text: &str) -> ToolOutput {
+        ToolOutput::text(text)
+    }
+}
+
+fn normalise_mcp<'a>(result: &'a Value, footer: Option<&str>) -> Normalised<'a> {
+    let Some(object) = result.as_object() else {
+        return Normalised::PassThrough("not a CallToolResult object");
+    };
+    let blocks: &[Value] = match object.get("content") {
+        Some(Value::Array(blocks)) => blocks,
+        None | Some(Value::Null) => &[],
+        Some(_) => return Normalised::PassThrough("`content` is not an array"),
+    };
+    let mut texts: Vec<&'a str> = Vec::with_capacity(blocks.len());
+    for block in blocks {
+        match block_text(block) {
+            Some(text) => texts.push(text),
+            None => return Normalised::PassThrough("a content block that is not text"),
+        }
+    }
+    match object.get("structuredContent") {
+        Some(Value::Null) | None => {}
+        Some(structured) => return Normalised::Store(Cow::Owned(structured.to_string())),
+    }
+    if texts.is_empty() && !object.contains_key("content") {
+        return Normalised::PassThrough("neither `content` nor `structuredContent`");
+    }
+    let joined = match texts.as_slice() {
+        [one] => Cow::Borrowed(*one),
+        many => Cow::Owned(many.join("\n")),
+    };
+    Normalised::Store(strip_footer(joined, footer))
+}
+
+/// The text of a text block or of an embedded text resource; `None` for anything else.
+fn block_text(block: &Value) -> Option<&str> {
+    match block.get("type")?.as_str()? {
+        "text" => block.get("text")?.as_str(),
+        "resource" => {
+            let resource = block.get("resource")?;
+            if resource.get("blob").is_some() {
+                return None;
+            }
+            resource.get("text")?.as_str()
+        }
+        _ => None,
+    }
+}
+
+/// Cuts the host's persistence footer (its marker and everything after it) from the end.
+fn strip_footer<'a>(text: Cow<'a, str>, footer: Option<&str>) -> Cow<'a, str> {
+    let Some(marker) = footer.filter(|m| !m.is_empty()) else {
+        return text;
+    };
+    let Some(at) = text.rfind(marker) else {
+        return text;
+    };
+    match text {
+        Cow::Borrowed(text) => Cow::Borrowed(&text[..at]),
+        Cow::Owned(mut text) => {
+            text.truncate(at);
+            Cow::Owned(text)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn stored(output: &ToolOutput) -> String {
+        match output.normalise(None) {
+            Normalised::Store(text) => text.into_owned(),
+            Normalised::PassThrough(why) => panic!("passed through: {why}"),
+        }
+    }
+
+    #[test]
+    fn structured_content_is_stored_as_that_json() {
+        let output = ToolOutput::mcp(json!({
+            "content": [{"type": "text", "text": "3 pods"}],
+            "structuredContent": {"items": [1, 2, 3]},
+        }));
+        assert_eq!(stored(&output), r#"{"items":[1,2,3]}"#);
+    }
+
+    #[test]
+    fn text_blocks_are_joined_with_a_newline() {
+        let output = ToolOutput::mcp(json!({"content": [
+            {"type": "text", "text": "first"},
+            {"type": "resource", "resource": {"uri": "file:///x", "text": "second"}},
+            {"type": "text", "text": "third"},
+        ]}));
+        assert_eq!(stored(&output), "first\nsecond\nthird");
+    }
+
+    #[test]
+    fn a_single_json_text_block_is_that_json() {
+        let output =
+            ToolOutput::mcp(json!({"content": [{"type": "text", "text": "{\"a\": [1, 2]}"}]}));
+        assert_eq!(stored(&output), "{\"a\": [1, 2]}");
+    }
+
+    #[test]
+    fn image_audio_blob_and_link_blocks_pass_through() {
+        for block in [
+            json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}),
+            json!({"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}),
+            json!({"type": "resource", "resource": {"uri": "file:///a.bin", "blob": "AAEC"}}),
+            json!({"type": "resource_link", "uri": "file:///a.txt", "name": "a"}),
+        ] {
+            let output = ToolOutput::mcp(json!({
+                "content": [{"type": "text", "text": "caption"}, block],
+                "structuredContent": {"x": 1},
+            }));
+            assert!(
+                matches!(output.normalise(None), Normalised::PassThrough(_)),
+                "{block}"
+            );
+        }
+    }
+
+    #[test]
+    fn shapes_that_are_not_a_call_tool_result_pass_through() {
+        for value in [json!([1, 2]), json!({"content": "x"}), json!({"other": 1})] {
+            let output = ToolOutput::mcp(value.clone());
+            assert!(
+                matches!(output.normalise(None), Normalised::PassThrough(_)),
+                "{value}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_persistence_footer_is_cut_from_the_end() {
+        let marker = "\n\n[Tool output saved to artifact: ";
+        let output = ToolOutput::text("payload\n\n[Tool output saved to artifact: `a.txt`]");
+        assert_eq!(
+            output.normalise(Some(marker)),
+            Normalised::Store(Cow::Borrowed("payload"))
+        );
+        let blocks = ToolOutput::mcp(json!({"content": [
+            {"type": "text", "text": "a"},
+            {"type": "text", "text": "b\n\n[Tool output saved to artifact: `x`]"},
+        ]}));
+        assert_eq!(
+            blocks.normalise(Some(marker)),
+            Normalised::Store(Cow::Borrowed("a\nb"))
+        );
+        let without = ToolOutput::text("no footer here");
+        assert_eq!(
+            without.normalise(Some(marker)),
+            Normalised::Store(Cow::Borrowed("no footer here"))
+        );
+    }
+
+    #[test]
+    fn is_error_comes_from_the_result_or_the_host() {
+        assert!(ToolOutput::mcp(json!({"content": [], "isError": true})).is_error());
+        assert!(!ToolOutput::mcp(json!({"content": [], "isError": false})).is_error());
+        assert!(!ToolOutput::text("x").is_error());
+        assert!(ToolOutput::text("x").with_error(true).is_error());
+    }
+
+    #[test]
+    fn a_text_output_converts_to_a_call_tool_result() {
+        assert_eq!(
+            ToolOutput::text("boom").with_error(true).into_mcp(),
+            json!({"content": [{"type": "text", "text": "boom"}], "isError": true})
+        );
+    }
+}

@@ -1,0 +1,113 @@
+//! The system-prompt section that tells the model how pointers and tools work.
+//!
+//! Its text depends only on the tools exposed and the agent's role, so it is the same on every
+//! turn and its tokens are counted once, into the baseline (SPEC §7).
+
+/// The role an agent plays, as far as the prompt section is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PromptRole {
+    /// A single agent: pointers and the exploration tools.
+    Agent,
+    /// An orchestration worker: the same, plus `read_artifact`.
+    Worker,
+    /// The coordinator: `write_artifact` and `read_artifact` only.
+    Coordinator,
+}
+
+/// One line per exploration tool, in the order given.
+fn blurb(tool: &str) -> Option<&'static str> {
+    Some(match tool {
+        "schema" => "the structure: keys, types, array lengths and line ranges. Start here",
+        "item_schema" => "the keys and types of an array's items, and how many items have each",
+        "iterate_over" => "chosen fields of each item of an array, a window at a time",
+        "get_in" => "the value at a path such as `$.items[3].status`",
+        "query" => "a jq filter over the file, results a window at a time",
+        "grep" => "the lines matching a regex, with context",
+        "head" => "the first lines",
+        "slice" => "the lines from `start` to `end`",
+        "read" => "a whole file that is small enough",
+        _ => return None,
+    })
+}
+
+/// The section for `role` when the exploration tools `tools` are exposed.
+pub(crate) fn section(role: PromptRole, tools: &[&str]) -> String {
+    if role == PromptRole::Coordinator {
+        return "## Artifacts\n\
+                Workers do not see this conversation. To hand a worker content that is too \
+                large or too exact to restate in a task (a runbook draft, literal values), save \
+                it with `write_artifact` and list the returned filename in the task's \
+                `artifacts`. `read_artifact` shows an artifact of the run, such as a worker's \
+                result."
+            .to_owned();
+    }
+    let mut out = String::from(
+        "## Large tool results\n\
+         A tool result too large for your context is stored on disk, and you get a pointer \
+         instead: a short text starting with `[overspill]` that names the stored file, its size \
+         in tokens and its shape. Nothing is lost; read only the parts you need with these \
+         tools, passing the pointer's file name as `file`:\n",
+    );
+    for tool in tools {
+        match blurb(tool) {
+            Some(blurb) => out.push_str(&format!("- {tool}: {blurb}.\n")),
+            None => out.push_str(&format!("- {tool}\n")),
+        }
+    }
+    if role == PromptRole::Worker {
+        out.push_str(
+            "Load the files listed under INPUT ARTIFACTS, and other results of this run, with \
+             `read_artifact`; a large one comes back as a pointer you explore the same way.\n",
+        );
+    }
+    out.push_str(
+        "Every result ends with a footer: what it returned, its token cost and how much of \
+         your context budget is left. A result that would not fit comes back as an error such \
+         as `get_in_too_large` with a ready-to-run smaller `retry` call: run it, or narrow the \
+         request. Prefer grep and narrow windows to reading whole files.",
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_section_lists_exactly_the_exposed_tools_in_order() {
+        let text = section(PromptRole::Agent, &["grep", "head"]);
+        let listed: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("- ")).collect();
+        assert_eq!(
+            listed,
+            [
+                "grep: the lines matching a regex, with context.",
+                "head: the first lines."
+            ]
+        );
+        assert!(!text.contains("read_artifact"));
+    }
+
+    #[test]
+    fn a_worker_is_told_about_read_artifact_and_a_coordinator_about_write_artifact() {
+        assert!(section(PromptRole::Worker, &["grep"]).contains("`read_artifact`"));
+        let coordinator = section(PromptRole::Coordinator, &[]);
+        assert!(coordinator.contains("`write_artifact`") && !coordinator.contains("grep"));
+    }
+
+    #[test]
+    fn the_section_stays_short() {
+        let all = [
+            "schema",
+            "item_schema",
+            "iterate_over",
+            "get_in",
+            "query",
+            "grep",
+            "head",
+            "slice",
+            "read",
+        ];
+        let tokens = crate::tokens::o200k().count(&section(PromptRole::Worker, &all));
+        assert!(tokens < 400, "{tokens} tokens");
+    }
+}

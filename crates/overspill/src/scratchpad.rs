@@ -1,0 +1,348 @@
+//! [`Scratchpad`]: one agent's session — intercept, explore, account.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde_json::Value;
+
+use crate::artifacts::{self, Reader, Run};
+use crate::budget::{Budget, ScratchpadUsage, WindowHint};
+use crate::builder::ScratchpadBuilder;
+use crate::config::{Config, ThresholdClash};
+use crate::explore::{Definition, ExploreContext, Registry, ToolError};
+use crate::format::ToolFormat;
+use crate::intercept::Intercepted;
+use crate::output::ToolOutput;
+use crate::store::Store;
+use crate::thresholds::Thresholds;
+use crate::tokens::TokenCounter;
+
+/// One agent's scratchpad: it intercepts the agent's large tool outputs, answers the
+/// exploration tools, and keeps the agent's token budget.
+///
+/// Cheap to clone (the clones share one session), `Send + Sync`: intercept and call from as
+/// many threads or tasks at once as the host likes.
+///
+/// ```
+/// use overspill::{Intercepted, Scratchpad, ToolOutput};
+///
+/// let dir = tempfile::tempdir()?;
+/// let pad = Scratchpad::builder()
+///     .scratchpad_dir(dir.path())
+///     .context_window(128_000)
+///     .intercept_all(100)
+///     .build()?;
+///
+/// let log: String = (0..200).map(|i| format!("GET /api/items/{i} 200\n")).collect();
+/// let Intercepted::Pointer(pointer) = pad.intercept("web", "fetch_log", ToolOutput::text(log)) else {
+///     panic!("a 2,000-token log is over a 100-token threshold");
+/// };
+/// assert!(pointer.starts_with("[overspill] The result of `fetch_log`"));
+/// let file = pointer.lines().find_map(|l| l.strip_prefix("file: ")).unwrap();
+///
+/// let lines = pad.call("grep", &format!(r#"{{"file": "{file}", "pattern": "/items/42 ", "context": 0}}"#));
+/// assert!(lines.starts_with(">43: GET /api/items/42 200\n--- grep: 1 matching line"));
+///
+/// let usage = pad.finish().expect("something was intercepted");
+/// assert_eq!(usage.agent_id, "main");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct Scratchpad {
+    inner: Arc<Inner>,
+}
+
+/// The role a scratchpad was built for, with its run.
+#[derive(Debug)]
+pub(crate) enum Mode {
+    Single,
+    Worker(Run),
+    Coordinator(Run),
+}
+
+/// The shared state behind a [`Scratchpad`].
+pub(crate) struct Inner {
+    mode: Mode,
+    agent_id: String,
+    session_id: Option<String>,
+    trace_id: Option<String>,
+    pub(crate) counter: &'static dyn TokenCounter,
+    pub(crate) budget: Option<Arc<Budget>>,
+    pub(crate) store: Option<Store>,
+    ctx: Option<ExploreContext>,
+    pub(crate) registry: Registry,
+    artifact_tools: Vec<&'static Definition>,
+    pub(crate) thresholds: Thresholds,
+    pub(crate) footer: Option<String>,
+    prompt: String,
+    finished: AtomicBool,
+}
+
+impl Inner {
+    #[allow(clippy::too_many_arguments)] // one call site, in the builder
+    pub(crate) fn new(
+        mode: Mode,
+        agent_id: String,
+        session_id: Option<String>,
+        trace_id: Option<String>,
+        counter: &'static dyn TokenCounter,
+        budget: Option<Arc<Budget>>,
+        store: Option<Store>,
+        ctx: Option<ExploreContext>,
+        registry: Registry,
+        artifact_tools: Vec<&'static Definition>,
+        thresholds: Thresholds,
+        footer: Option<String>,
+        prompt: String,
+    ) -> Inner {
+        Inner {
+            mode,
+            agent_id,
+            session_id,
+            trace_id,
+            counter,
+            budget,
+            store,
+            ctx,
+            registry,
+            artifact_tools,
+            thresholds,
+            footer,
+            prompt,
+            finished: AtomicBool::new(false),
+        }
+    }
+}
+
+impl Scratchpad {
+    /// A builder with nothing set; see [`ScratchpadBuilder`].
+    pub fn builder() -> ScratchpadBuilder {
+        ScratchpadBuilder::default()
+    }
+
+    /// A builder with `config`'s settings for the main agent (call
+    /// [`ScratchpadBuilder::worker`] for a worker's).
+    pub fn from_config(config: &Config) -> ScratchpadBuilder {
+        ScratchpadBuilder::default().config(config)
+    }
+
+    pub(crate) fn from_inner(inner: Inner) -> Scratchpad {
+        Scratchpad {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Decides what the model gets for `server`'s `tool` output (SPEC §5): the output itself,
+    /// a pointer to where it was stored, or — if storing failed — a short notice.
+    ///
+    /// In order: an error result passes through; a tool without a threshold passes through
+    /// (the output's own [`ToolOutput::with_min_tokens`] comes first, then the server's rules);
+    /// MCP content is normalised (images and binary content pass through); the persistence
+    /// footer is cut; an output below its threshold passes through (decided in O(threshold));
+    /// anything else is stored, its tokens added to `tokens_intercepted`, and a pointer of at
+    /// most 400 tokens returned. An empty `server` means the tool belongs to no server.
+    pub fn intercept(&self, server: &str, tool: &str, output: ToolOutput) -> Intercepted {
+        self.inner.intercept(server, tool, output)
+    }
+
+    /// Runs the tool `tool` with `arguments` (JSON text) and returns exactly what the model
+    /// receives: the extraction and its footer, or an error object (a successful tool result
+    /// the model can react to). Never fails.
+    pub fn call(&self, tool: &str, arguments: &str) -> String {
+        let arguments = if arguments.trim().is_empty() {
+            Value::Null
+        } else {
+            match serde_json::from_str::<Value>(arguments) {
+                Ok(value) => value,
+                Err(error) => {
+                    return ToolError::invalid_argument(
+                        None,
+                        format!(
+                            "the arguments are not valid JSON ({error}); send a JSON object \
+                             such as {{\"file\": \"…\"}}"
+                        ),
+                    )
+                    .render();
+                }
+            }
+        };
+        self.call_value(tool, &arguments)
+    }
+
+    /// [`call`](Self::call) with already parsed arguments.
+    pub fn call_value(&self, tool: &str, arguments: &Value) -> String {
+        let inner = &*self.inner;
+        match (&inner.mode, tool) {
+            (Mode::Worker(run), "read_artifact") => match &inner.ctx {
+                Some(ctx) => {
+                    artifacts::read_artifact_call(Some(run), Reader::Worker(ctx), arguments)
+                }
+                None => self.unknown_tool(tool),
+            },
+            (Mode::Coordinator(run), "read_artifact") => {
+                artifacts::read_artifact_call(Some(run), Reader::Coordinator, arguments)
+            }
+            (Mode::Coordinator(run), "write_artifact") => {
+                artifacts::write_artifact_call(Some(run), arguments)
+            }
+            _ => match &inner.ctx {
+                Some(ctx) if inner.registry.names().contains(&tool) => {
+                    inner.registry.dispatch_value(ctx, tool, arguments)
+                }
+                _ => self.unknown_tool(tool),
+            },
+        }
+    }
+
+    fn unknown_tool(&self, tool: &str) -> String {
+        ToolError::invalid_argument(
+            None,
+            format!(
+                "there is no tool `{tool}` here; the tools are: {}",
+                self.tool_names().join(", ")
+            ),
+        )
+        .render()
+    }
+
+    /// Whether `tool` is one this scratchpad answers (so the host routes the call to
+    /// [`call`](Self::call)).
+    pub fn handles(&self, tool: &str) -> bool {
+        self.tool_names().contains(&tool)
+    }
+
+    /// The names of the tools this scratchpad answers: the exploration tools (none for the
+    /// coordinator), then `write_artifact` / `read_artifact` in orchestration.
+    pub fn tool_names(&self) -> Vec<&'static str> {
+        self.definitions().iter().map(|d| d.name).collect()
+    }
+
+    fn definitions(&self) -> Vec<&'static Definition> {
+        let inner = &*self.inner;
+        let mut all = inner.registry.definitions();
+        all.extend(inner.artifact_tools.iter().copied());
+        all
+    }
+
+    /// The definitions of [`tool_names`](Self::tool_names) in `format`, to add to the tools
+    /// the host offers the model. Their tokens are in the baseline.
+    pub fn tool_definitions(&self, format: ToolFormat) -> Vec<Value> {
+        self.definitions()
+            .into_iter()
+            .map(|definition| format.render(definition))
+            .collect()
+    }
+
+    /// The section to add to the system prompt: how pointers and the tools work. Its tokens
+    /// are in the baseline.
+    pub fn system_prompt_section(&self) -> &str {
+        &self.inner.prompt
+    }
+
+    /// Feeds the provider-reported usage of a turn into the budget: the estimate rises to
+    /// `input + output` when that is higher, and never falls.
+    pub fn observe_llm_usage(&self, input_tokens: u64, output_tokens: u64) {
+        if let Some(budget) = &self.inner.budget {
+            budget.observe_llm_usage(input_tokens, output_tokens);
+        }
+    }
+
+    /// The agent's turn limit with the scratchpad active: `base + turn_depth_bonus` (the
+    /// coordinator, which explores nothing, gets `base`).
+    pub fn effective_turn_limit(&self, base: u32) -> u32 {
+        self.inner
+            .budget
+            .as_ref()
+            .map_or(base, |budget| budget.effective_turn_limit(base))
+    }
+
+    /// The usage event (SPEC §9), once: `None` when nothing was intercepted or extracted, or
+    /// when `finish` was already called. `agent_id` is `main` for a single agent, the
+    /// worker's name for a worker.
+    pub fn finish(&self) -> Option<ScratchpadUsage> {
+        let inner = &*self.inner;
+        let budget = inner.budget.as_ref()?;
+        if inner.finished.swap(true, Ordering::AcqRel) {
+            return None;
+        }
+        let mut event = budget.usage_event(&inner.agent_id)?;
+        if let Some(session) = &inner.session_id {
+            event = event.with_session_id(session.clone());
+        }
+        if let Some(trace) = &inner.trace_id {
+            event = event.with_trace_id(trace.clone());
+        }
+        Some(event)
+    }
+
+    /// Records which tools `server` offers (e.g. after MCP `tools/list`) and resolves their
+    /// thresholds once into an exact table. Returns the tool names intercepted on several
+    /// servers with different thresholds (each gets the smallest); show them to the user.
+    pub fn set_server_tools<T: Into<String>>(
+        &self,
+        server: &str,
+        tools: impl IntoIterator<Item = T>,
+    ) -> Vec<ThresholdClash> {
+        self.inner
+            .thresholds
+            .set_server_tools(server, tools.into_iter().map(Into::into).collect())
+    }
+
+    /// The threshold `server`'s `tool` is intercepted from, `None` when it never is.
+    pub fn threshold(&self, server: &str, tool: &str) -> Option<u64> {
+        self.inner.thresholds.threshold(server, tool)
+    }
+
+    /// `main`, the worker's name, or the id the builder was given.
+    pub fn agent_id(&self) -> &str {
+        &self.inner.agent_id
+    }
+
+    /// Where intercepted outputs are written (`None` for the coordinator).
+    pub fn scratchpad_dir(&self) -> Option<&Path> {
+        self.inner.store.as_ref().map(Store::dir)
+    }
+
+    /// The directory the exploration tools read under (`None` for the coordinator).
+    pub fn read_root(&self) -> Option<&Path> {
+        self.inner.ctx.as_ref().map(|ctx| ctx.root().dir())
+    }
+
+    /// The orchestration run, for a worker or the coordinator.
+    pub fn run(&self) -> Option<&Run> {
+        match &self.inner.mode {
+            Mode::Single => None,
+            Mode::Worker(run) | Mode::Coordinator(run) => Some(run),
+        }
+    }
+
+    /// The agent's budget (`None` for the coordinator, which has none).
+    pub fn budget(&self) -> Option<&Budget> {
+        self.inner.budget.as_deref()
+    }
+
+    /// The budget line footers show: `~93,210 of 102,400 budget tokens left`.
+    pub fn window_hint(&self) -> Option<WindowHint> {
+        self.inner
+            .budget
+            .as_ref()
+            .map(|budget| budget.window_hint())
+    }
+
+    /// The token counter of the agent's model.
+    pub fn counter(&self) -> &'static dyn TokenCounter {
+        self.inner.counter
+    }
+}
+
+impl std::fmt::Debug for Scratchpad {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scratchpad")
+            .field("agent_id", &self.inner.agent_id)
+            .field("mode", &self.inner.mode)
+            .field("counter", &self.inner.counter.name())
+            .field("scratchpad_dir", &self.scratchpad_dir())
+            .finish_non_exhaustive()
+    }
+}
