@@ -1,0 +1,70 @@
+//! Why the proxy could not start, or why it stopped.
+
+use std::process::ExitStatus;
+
+/// Why [`run`](crate::run) failed. Each message says what to do next.
+#[derive(Debug, thiserror::Error)]
+pub enum ProxyError {
+    /// No upstream command was given.
+    #[error(
+        "no upstream server command: put it after `--`, e.g. \
+         `overspill mcp -- npx -y @modelcontextprotocol/server-filesystem /data`"
+    )]
+    NoCommand,
+    /// The upstream server could not be started.
+    #[error(
+        "cannot start the upstream server `{command}`: {source}; check that it is installed and on PATH"
+    )]
+    Spawn {
+        /// The program as given.
+        command: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The upstream server did not complete the MCP handshake.
+    #[error(
+        "the upstream server `{command}` did not complete the MCP initialize handshake: {reason}; \
+         run it on its own to see whether it speaks MCP on stdio"
+    )]
+    Handshake {
+        /// The program as given.
+        command: String,
+        /// What rmcp reported.
+        reason: String,
+    },
+    /// The upstream server's tool list could not be read at start.
+    #[error("cannot list the upstream server's tools: {0}")]
+    ListTools(String),
+    /// An upstream tool has the same name as an exploration tool.
+    #[error(
+        "the upstream server has a tool named `{name}`, which is also the name of an exploration \
+         tool; start the proxy with a prefix for the exploration tools, e.g. `--tool-prefix sp_` \
+         (then they are called `sp_{name}` and so on)"
+    )]
+    NameClash {
+        /// The clashing tool name.
+        name: String,
+    },
+    /// The prefix would not make a valid MCP tool name.
+    #[error(
+        "invalid --tool-prefix {prefix:?}: use ASCII letters, digits, `_`, `-` or `.` \
+         (at most 32 characters), e.g. `sp_`"
+    )]
+    InvalidPrefix {
+        /// The prefix as given.
+        prefix: String,
+    },
+    /// The downstream (client-facing) side failed.
+    #[error("the MCP client connection failed: {0}")]
+    Downstream(String),
+    /// The upstream server exited while the proxy was running.
+    #[error("the upstream server exited ({status}); the proxy stops with it")]
+    UpstreamExited {
+        /// How it exited.
+        status: ExitStatus,
+    },
+    /// The upstream server's stdout or stdin closed, or waiting for it failed.
+    #[error("lost the upstream server: {0}")]
+    UpstreamLost(String),
+}

@@ -1,0 +1,119 @@
+//! Names of the exploration tools as the client sees them, and clashes with upstream tools.
+
+use std::collections::HashSet;
+
+use crate::error::ProxyError;
+
+/// The exploration tools' names as the client sees them: the facade's names behind an
+/// optional prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolNames {
+    prefix: String,
+    local: HashSet<String>,
+}
+
+impl ToolNames {
+    /// The names for `local` exploration tools behind `prefix` (`""` for none).
+    ///
+    /// # Errors
+    ///
+    /// [`ProxyError::InvalidPrefix`] when the prefix holds characters an MCP tool name
+    /// must not, or is longer than 32 characters.
+    pub fn new(
+        prefix: Option<&str>,
+        local: impl IntoIterator<Item = String>,
+    ) -> Result<ToolNames, ProxyError> {
+        let prefix = prefix.unwrap_or_default();
+        let valid = prefix.len() <= 32
+            && prefix
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if !valid {
+            return Err(ProxyError::InvalidPrefix {
+                prefix: prefix.to_owned(),
+            });
+        }
+        Ok(ToolNames {
+            prefix: prefix.to_owned(),
+            local: local.into_iter().collect(),
+        })
+    }
+
+    /// The name the client sees for the exploration tool `local`.
+    pub fn exposed(&self, local: &str) -> String {
+        format!("{}{local}", self.prefix)
+    }
+
+    /// The exploration tool the client's `name` calls, if it calls one.
+    pub fn local<'a>(&self, name: &'a str) -> Option<&'a str> {
+        let rest = name.strip_prefix(self.prefix.as_str())?;
+        self.local.contains(rest).then_some(rest)
+    }
+
+    /// The first upstream tool (in the order given) whose name an exploration tool also has.
+    ///
+    /// # Errors
+    ///
+    /// [`ProxyError::NameClash`], naming the tool and suggesting `--tool-prefix`.
+    pub fn check_clash<'a>(
+        &self,
+        upstream: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), ProxyError> {
+        match upstream.into_iter().find(|name| self.local(name).is_some()) {
+            Some(name) => Err(ProxyError::NameClash {
+                name: name.to_owned(),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(prefix: Option<&str>) -> ToolNames {
+        ToolNames::new(prefix, ["schema".to_owned(), "grep".to_owned()]).unwrap()
+    }
+
+    #[test]
+    fn without_a_prefix_names_are_the_facade_names() {
+        let names = names(None);
+        assert_eq!(names.exposed("schema"), "schema");
+        assert_eq!(names.local("grep"), Some("grep"));
+        assert_eq!(names.local("read_file"), None);
+    }
+
+    #[test]
+    fn a_prefix_renames_every_exploration_tool() {
+        let names = names(Some("sp_"));
+        assert_eq!(names.exposed("grep"), "sp_grep");
+        assert_eq!(names.local("sp_grep"), Some("grep"));
+        assert_eq!(names.local("grep"), None);
+        assert_eq!(names.local("sp_other"), None);
+    }
+
+    #[test]
+    fn an_upstream_tool_named_like_an_exploration_tool_is_a_clash_suggesting_the_prefix() {
+        let error = names(None).check_clash(["read_file", "grep"]).unwrap_err();
+        assert!(matches!(&error, ProxyError::NameClash { name } if name == "grep"));
+        assert!(error.to_string().contains("--tool-prefix"));
+    }
+
+    #[test]
+    fn a_prefix_resolves_the_clash() {
+        assert!(
+            names(Some("sp_"))
+                .check_clash(["read_file", "grep"])
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_prefix_with_spaces_is_refused() {
+        assert!(matches!(
+            ToolNames::new(Some("my tools "), Vec::new()),
+            Err(ProxyError::InvalidPrefix { .. })
+        ));
+    }
+}
