@@ -3,7 +3,10 @@
 //! - `cargo xtask ci`: what `.ci/run` checks (fmt, clippy `-D warnings`, tidy, the tests).
 //! - `cargo xtask tidy`: the layer graph of SPEC §1, crate docs, and that `.ci/run`
 //!   still runs the README's test command.
+//! - `cargo xtask release [--dry-run] [--version X.Y.Z]`: the release checks,
+//!   packaging, version bump, changelog date and tag of SPEC §14 (docs/releasing.md).
 
+mod release;
 mod tidy;
 
 use std::path::{Path, PathBuf};
@@ -11,10 +14,12 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <ci|tidy>
+const USAGE: &str = "usage: cargo xtask <ci|tidy|release>
 
-  ci     cargo fmt --check, clippy -D warnings, tidy, then the README's test command
-  tidy   check the layer graph, crate docs and .ci/run against the README";
+  ci       cargo fmt --check, clippy -D warnings, tidy, then the README's test command
+  tidy     check the layer graph, crate docs and .ci/run against the README
+  release  check, package, bump, date the changelog and tag (never publishes);
+           `cargo xtask release --help` for its options";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -22,6 +27,14 @@ fn main() -> Result<()> {
     match args.first().map(String::as_str) {
         Some("tidy") => run_tidy(&root),
         Some("ci") => ci(&root),
+        Some("release") => {
+            let rest = &args[1..];
+            if rest.iter().any(|a| a == "-h" || a == "--help") {
+                println!("{}", release::USAGE);
+                return Ok(());
+            }
+            release::run(&root, &release::Options::parse(rest)?)
+        }
         Some("-h" | "--help") | None => {
             println!("{USAGE}");
             Ok(())

@@ -1,0 +1,127 @@
+//! The order `cargo publish` must upload the crates in: every crate after the
+//! crates it may depend on, read from tidy's [`LAYERS`](crate::tidy::LAYERS)
+//! table, the one statement of the layer graph (SPEC §1).
+
+use std::collections::BTreeSet;
+
+use anyhow::{Result, bail};
+
+/// The layered crates in publish order: each after every crate it may depend
+/// on; crates with no order between them keep their order in `layers`.
+/// `publishable` must hold exactly the crates of `layers`.
+pub fn publish_order(
+    layers: &[(&str, &[&str])],
+    publishable: &BTreeSet<&str>,
+) -> Result<Vec<String>> {
+    let layered: BTreeSet<&str> = layers.iter().map(|(name, _)| *name).collect();
+    let unlayered: Vec<&str> = publishable.difference(&layered).copied().collect();
+    if !unlayered.is_empty() {
+        bail!(
+            "{} can be published but {} not in the layer graph: add {} to LAYERS in \
+             xtask/src/tidy.rs (and docs/architecture.md), or set `publish = false`",
+            unlayered.join(", "),
+            if unlayered.len() == 1 { "is" } else { "are" },
+            if unlayered.len() == 1 { "it" } else { "them" },
+        );
+    }
+    let unpublishable: Vec<&str> = layered.difference(publishable).copied().collect();
+    if !unpublishable.is_empty() {
+        bail!(
+            "{} in the layer graph but not publishable (missing from the workspace or \
+             `publish = false`): the crates above it could not be published",
+            unpublishable.join(", ")
+        );
+    }
+
+    let mut placed: Vec<&str> = Vec::with_capacity(layers.len());
+    while placed.len() < layers.len() {
+        let next = layers.iter().find(|(name, deps)| {
+            !placed.contains(name)
+                && deps
+                    .iter()
+                    .all(|d| placed.contains(d) || !layered.contains(d))
+        });
+        match next {
+            Some((name, _)) => placed.push(name),
+            None => {
+                let stuck: Vec<&str> = layers
+                    .iter()
+                    .map(|(name, _)| *name)
+                    .filter(|name| !placed.contains(name))
+                    .collect();
+                bail!(
+                    "the layer graph has a cycle among {}: fix LAYERS in xtask/src/tidy.rs",
+                    stuck.join(", ")
+                );
+            }
+        }
+    }
+    Ok(placed.into_iter().map(str::to_owned).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tidy::LAYERS;
+
+    fn all<'a>(layers: &[(&'a str, &[&str])]) -> BTreeSet<&'a str> {
+        layers.iter().map(|(name, _)| *name).collect()
+    }
+
+    #[test]
+    fn every_crate_is_published_after_the_crates_it_may_depend_on() {
+        let order = publish_order(LAYERS, &all(LAYERS)).unwrap();
+        assert_eq!(order.len(), LAYERS.len());
+        for (name, deps) in LAYERS {
+            let at = order.iter().position(|n| n == name).unwrap();
+            for dep in *deps {
+                let dep_at = order.iter().position(|n| n == dep).unwrap();
+                assert!(dep_at < at, "{dep} must come before {name}: {order:?}");
+            }
+        }
+        assert_eq!(order.first().map(String::as_str), Some("overspill-tokens"));
+        assert_eq!(order.last().map(String::as_str), Some("overspill-cli"));
+    }
+
+    #[test]
+    fn the_order_follows_dependencies_not_table_order() {
+        let layers: &[(&str, &[&str])] = &[("top", &["mid"]), ("mid", &["base"]), ("base", &[])];
+        assert_eq!(
+            publish_order(layers, &all(layers)).unwrap(),
+            ["base", "mid", "top"]
+        );
+    }
+
+    #[test]
+    fn independent_crates_keep_table_order() {
+        let layers: &[(&str, &[&str])] = &[("b", &[]), ("a", &[]), ("c", &["a"])];
+        assert_eq!(
+            publish_order(layers, &all(layers)).unwrap(),
+            ["b", "a", "c"]
+        );
+    }
+
+    #[test]
+    fn a_cycle_is_reported_with_its_crates() {
+        let layers: &[(&str, &[&str])] = &[("base", &[]), ("x", &["y"]), ("y", &["x"])];
+        let message = publish_order(layers, &all(layers)).unwrap_err().to_string();
+        assert!(message.contains("cycle among x, y"), "{message}");
+    }
+
+    #[test]
+    fn a_publishable_crate_missing_from_the_layers_is_an_error() {
+        let layers: &[(&str, &[&str])] = &[("base", &[])];
+        let publishable: BTreeSet<&str> = ["base", "extra"].into_iter().collect();
+        let message = publish_order(layers, &publishable).unwrap_err().to_string();
+        assert!(message.contains("extra can be published"), "{message}");
+        assert!(message.contains("LAYERS"), "{message}");
+    }
+
+    #[test]
+    fn a_layered_crate_that_cannot_be_published_is_an_error() {
+        let layers: &[(&str, &[&str])] = &[("base", &[]), ("top", &["base"])];
+        let publishable: BTreeSet<&str> = ["top"].into_iter().collect();
+        let message = publish_order(layers, &publishable).unwrap_err().to_string();
+        assert!(message.contains("base in the layer graph"), "{message}");
+    }
+}
