@@ -1,0 +1,344 @@
+//! The acceptance points of interception (issue 10, SPEC §5), one named test each.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use overspill::tokens::{TokenCounter, o200k};
+use overspill::{Intercepted, Scratchpad, ToolOutput};
+use serde_json::json;
+
+/// A log of `lines` lines, and its o200k token count.
+fn log(lines: usize) -> (String, u64) {
+    let text: String = (0..lines)
+        .map(|i| {
+            format!(
+                "2026-11-12T10:{:02}:00Z INFO request {i} served in 12ms\n",
+                i % 60
+            )
+        })
+        .collect();
+    let tokens = o200k().count(&text) as u64;
+    (text, tokens)
+}
+
+/// The agent part of every test configuration (`memory_dir` is overridden by `--dir`-style
+/// `scratchpad_dir`).
+const AGENT: &str = "memory_dir = \"unused\"\n[agent.llm]\ncontext_window = 128000\n[agent.scratchpad]\nenabled = true\n";
+
+fn config(servers: &str) -> overspill::config::Config {
+    overspill::config::Config::from_toml_str(&format!("{AGENT}{servers}")).unwrap()
+}
+
+fn pad_with(dir: &Path, servers: &str) -> Scratchpad {
+    let config = config(servers);
+    Scratchpad::from_config(&config)
+        .scratchpad_dir(dir)
+        .context_window(128_000)
+        .build()
+        .unwrap()
+}
+
+fn k8s_pad(dir: &Path, min_tokens: u64) -> Scratchpad {
+    pad_with(
+        dir,
+        &format!("[mcp.servers.k8s.scratchpad]\n\"k8s_*\" = {{ min_tokens = {min_tokens} }}\n"),
+    )
+}
+
+/// Stored outputs in `dir` (the metadata dir and temp files aside).
+fn stored_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    names.sort();
+    names
+}
+
+fn intercepted_tokens(pad: &Scratchpad) -> u64 {
+    pad.budget().unwrap().tokens_intercepted()
+}
+
+#[test]
+fn output_of_exactly_min_tokens_is_intercepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (text, tokens) = log(40);
+    let pad = k8s_pad(dir.path(), tokens);
+    let got = pad.intercept("k8s", "k8s_logs", ToolOutput::text(text));
+    assert!(got.is_pointer(), "{got:?}");
+    assert_eq!(intercepted_tokens(&pad), tokens);
+}
+
+#[test]
+fn output_one_token_below_min_tokens_passes_through_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let (text, tokens) = log(40);
+    let pad = k8s_pad(dir.path(), tokens + 1);
+    let got = pad.intercept("k8s", "k8s_logs", ToolOutput::text(text.clone()));
+    assert_eq!(got, Intercepted::Inline(ToolOutput::text(text)));
+    assert_eq!(intercepted_tokens(&pad), 0);
+    assert!(stored_files(dir.path()).is_empty());
+}
+
+#[test]
+fn error_result_is_never_intercepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (text, _) = log(400);
+    let pad = k8s_pad(dir.path(), 10);
+    let flagged = ToolOutput::text(text.clone()).with_error(true);
+    assert_eq!(
+        pad.intercept("k8s", "k8s_logs", flagged.clone()),
+        Intercepted::Inline(flagged)
+    );
+    let mcp =
+        ToolOutput::mcp(json!({"content": [{"type": "text", "text": text}], "isError": true}));
+    assert_eq!(
+        pad.intercept("k8s", "k8s_logs", mcp.clone()),
+        Intercepted::Inline(mcp)
+    );
+    assert_eq!(intercepted_tokens(&pad), 0);
+    assert!(stored_files(dir.path()).is_empty());
+}
+
+#[test]
+fn tool_with_no_matching_pattern_is_never_intercepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (text, _) = log(400);
+    let pad = k8s_pad(dir.path(), 10);
+    for (server, tool) in [
+        ("k8s", "describe_pod"),
+        ("web", "k8s_logs"),
+        ("", "k8s_logs"),
+    ] {
+        let got = pad.intercept(server, tool, ToolOutput::text(text.clone()));
+        assert!(matches!(got, Intercepted::Inline(_)), "{server}/{tool}");
+    }
+    // Also once the host listed the server's tools.
+    pad.set_server_tools("k8s", ["describe_pod", "k8s_logs"]);
+    assert_eq!(pad.threshold("k8s", "describe_pod"), None);
+    assert!(matches!(
+        pad.intercept("k8s", "describe_pod", ToolOutput::text(text)),
+        Intercepted::Inline(_)
+    ));
+    assert!(stored_files(dir.path()).is_empty());
+}
+
+#[test]
+fn identical_output_twice_gives_the_identical_pointer_and_one_stored_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (text, tokens) = log(300);
+    let pad = k8s_pad(dir.path(), 100);
+    let first = pad.intercept("k8s", "k8s_logs", ToolOutput::text(text.clone()));
+    let second = pad.intercept("k8s", "k8s_logs", ToolOutput::text(text));
+    assert!(first.is_pointer());
+    assert_eq!(first, second);
+    assert_eq!(stored_files(dir.path()).len(), 1);
+    // The model was spared the output twice.
+    assert_eq!(intercepted_tokens(&pad), 2 * tokens);
+}
+
+#[test]
+fn mcp_result_with_structured_content_stores_that_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = k8s_pad(dir.path(), 50);
+    let items: Vec<_> = (0..40)
+        .map(|i| json!({"name": format!("api-{i}"), "phase": "Running"}))
+        .collect();
+    let structured = json!({"kind": "PodList", "items": items});
+    let output = ToolOutput::mcp(json!({
+        "content": [{"type": "text", "text": "40 pods"}],
+        "structuredContent": structured,
+    }));
+    let got = pad.intercept("k8s", "k8s_list_pods", output);
+    let pointer = got.replacement().unwrap();
+    assert!(
+        pointer.contains("shape: object{kind, items: array[40] of object{name, phase}}"),
+        "{pointer}"
+    );
+    let files = stored_files(dir.path());
+    assert_eq!(files.len(), 1);
+    assert!(files[0].ends_with(".json"));
+    let stored: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join(&files[0])).unwrap()).unwrap();
+    assert_eq!(stored, structured);
+}
+
+#[test]
+fn image_block_passes_through_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = k8s_pad(dir.path(), 1);
+    let output = ToolOutput::mcp(json!({"content": [
+        {"type": "text", "text": "the dashboard, rendered"},
+        {"type": "image", "data": "iVBORw0KGgo".repeat(2_000), "mimeType": "image/png"},
+    ]}));
+    assert_eq!(
+        pad.intercept("k8s", "k8s_dashboard", output.clone()),
+        Intercepted::Inline(output)
+    );
+    assert!(stored_files(dir.path()).is_empty());
+}
+
+#[test]
+fn write_failure_gives_a_notice_without_the_payload_and_leaves_the_counter_unchanged() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("scratchpad");
+    let pad = k8s_pad(&dir, 10);
+    // Tests run as root, so permissions cannot make the write fail: a regular file where the
+    // directory should be does.
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::write(&dir, b"not a directory").unwrap();
+    let (text, _) = log(300);
+    let got = pad.intercept("k8s", "k8s_logs", ToolOutput::text(text));
+    let Intercepted::Failed(notice) = got else {
+        panic!("expected a failure notice, got {got:?}");
+    };
+    assert!(
+        notice.starts_with("[overspill] The result of `k8s_logs` ("),
+        "{notice}"
+    );
+    assert!(notice.contains("could not be stored"), "{notice}");
+    assert!(
+        !notice.contains("request 17 served"),
+        "the payload leaked: {notice}"
+    );
+    assert!(o200k().count(&notice) < 150, "{notice}");
+    assert_eq!(intercepted_tokens(&pad), 0);
+}
+
+#[test]
+fn finish_returns_none_when_nothing_happened() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = k8s_pad(dir.path(), 5_120);
+    let small = pad.intercept("k8s", "k8s_logs", ToolOutput::text("ok"));
+    assert!(matches!(small, Intercepted::Inline(_)));
+    pad.observe_llm_usage(2_000, 100);
+    assert_eq!(pad.finish(), None);
+}
+
+#[test]
+fn finish_returns_the_event_with_agent_id_main_after_an_interception() {
+    let dir = tempfile::tempdir().unwrap();
+    let (text, tokens) = log(300);
+    let pad = k8s_pad(dir.path(), 100);
+    assert!(
+        pad.intercept("k8s", "k8s_logs", ToolOutput::text(text))
+            .is_pointer()
+    );
+    let event = pad.finish().unwrap();
+    assert_eq!(event.agent_id, "main");
+    assert_eq!(event.tokens_intercepted, tokens);
+    assert_eq!(event.tokens_extracted, 0);
+    // Emitted once per agent.
+    assert_eq!(pad.finish(), None);
+}
+
+/// One token per byte, counting the calls to `count`.
+struct Tally;
+static FULL_COUNTS: AtomicUsize = AtomicUsize::new(0);
+static TALLY: Tally = Tally;
+impl TokenCounter for Tally {
+    fn count(&self, text: &str) -> usize {
+        FULL_COUNTS.fetch_add(1, Ordering::SeqCst);
+        text.len()
+    }
+    fn count_up_to(&self, text: &str, limit: usize) -> Option<usize> {
+        Some(text.len()).filter(|&n| n <= limit)
+    }
+    fn name(&self) -> &'static str {
+        "bytes"
+    }
+}
+
+#[test]
+fn the_below_threshold_decision_never_counts_the_whole_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config("[mcp.servers.k8s.scratchpad]\n\"*\" = { min_tokens = 1000000 }\n");
+    let pad = Scratchpad::from_config(&config)
+        .scratchpad_dir(dir.path())
+        .context_window(128_000)
+        .counter(&TALLY)
+        .build()
+        .unwrap();
+    let before = FULL_COUNTS.load(Ordering::SeqCst);
+    let (text, _) = log(2_000);
+    assert!(matches!(
+        pad.intercept("k8s", "k8s_logs", ToolOutput::text(text)),
+        Intercepted::Inline(_)
+    ));
+    assert_eq!(FULL_COUNTS.load(Ordering::SeqCst), before);
+}
+
+#[test]
+fn the_persistence_footer_is_stripped_before_hashing_and_storing() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config("[mcp.servers.k8s.scratchpad]\n\"*\" = { min_tokens = 100 }\n");
+    let pad = Scratchpad::from_config(&config)
+        .scratchpad_dir(dir.path())
+        .context_window(128_000)
+        .persistence_footer("\n\n[Tool output saved to artifact: ")
+        .build()
+        .unwrap();
+    let (text, _) = log(100);
+    let plain = pad.intercept("k8s", "logs", ToolOutput::text(text.clone()));
+    let footed = pad.intercept(
+        "k8s",
+        "logs",
+        ToolOutput::text(format!(
+            "{text}\n\n[Tool output saved to artifact: `logs-1.txt`]"
+        )),
+    );
+    assert_eq!(plain, footed);
+    let files = stored_files(dir.path());
+    assert_eq!(files.len(), 1);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(&files[0])).unwrap(),
+        text
+    );
+}
+
+#[test]
+fn a_per_call_min_tokens_overrides_the_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = Scratchpad::builder()
+        .scratchpad_dir(dir.path())
+        .context_window(128_000)
+        .build()
+        .unwrap();
+    let (text, _) = log(100);
+    assert!(matches!(
+        pad.intercept("any", "tool", ToolOutput::text(text.clone())),
+        Intercepted::Inline(_)
+    ));
+    assert!(
+        pad.intercept("any", "tool", ToolOutput::text(text).with_min_tokens(100))
+            .is_pointer()
+    );
+}
+
+#[test]
+fn many_threads_intercepting_at_once_lose_nothing_and_converge_on_one_file_per_output() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Scratchpad>();
+
+    let dir = tempfile::tempdir().unwrap();
+    let pad = k8s_pad(dir.path(), 50);
+    let outputs: Vec<(String, u64)> = (0..4).map(|i| log(100 + i)).collect();
+    std::thread::scope(|scope| {
+        for t in 0..8 {
+            let pad = pad.clone();
+            let outputs = &outputs;
+            scope.spawn(move || {
+                for (text, _) in outputs.iter().cycle().skip(t).take(8) {
+                    assert!(
+                        pad.intercept("k8s", "k8s_logs", ToolOutput::text(text.clone()))
+                            .is_pointer()
+                    );
+                }
+            });
+        }
+    });
+    assert_eq!(stored_files(dir.path()).len(), 4);
+    let expected: u64 = outputs.iter().map(|(_, t)| t).sum::<u64>() * 16;
+    assert_eq!(intercepted_tokens(&pad), expected);
+}
