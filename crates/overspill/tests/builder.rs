@@ -1,5 +1,7 @@
 //! Building a scratchpad: modes, validation, directories and the baseline.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use overspill::budget::Baseline;
 use overspill::config::Config;
 use overspill::tokens::counter_for;

@@ -1,5 +1,7 @@
 //! The acceptance points of interception (issue 10, SPEC §5), one named test each.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
