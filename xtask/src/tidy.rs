@@ -38,7 +38,8 @@ pub const LAYERS: &[(&str, &[&str])] = &[
             "overspill-artifacts",
         ],
     ),
-    ("overspill-cli", &["overspill"]),
+    ("overspill-mcp", &["overspill"]),
+    ("overspill-cli", &["overspill", "overspill-mcp"]),
 ];
 
 /// The README heading whose first code block holds the test command.
