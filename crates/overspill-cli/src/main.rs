@@ -4,6 +4,9 @@
 //! and exit codes live here, behaviour lives in the libraries.
 
 mod cmd;
+mod input;
+mod progress;
+mod style;
 
 use std::process::ExitCode;
 
@@ -11,7 +14,19 @@ use clap::Parser;
 
 /// Keep large tool outputs out of an LLM's context window.
 #[derive(Debug, Parser)]
-#[command(name = "overspill", version, about, propagate_version = true)]
+#[command(
+    name = "overspill",
+    version,
+    about,
+    propagate_version = true,
+    after_help = "Start with `overspill tour`. In every command, --dir DIR is the scratchpad \
+                  dir itself: outputs are written straight into it, and tools read under it.\n\n\
+                  Examples:\n  \
+                  overspill tour\n  \
+                  kubectl get pods -A -o json | overspill intercept --dir ./pad --tool k8s_list_pods\n  \
+                  overspill tool schema --dir ./pad --args '{\"file\": \"k8s_list_pods-1a2b3c4d5e6f7a8b.json\"}'\n  \
+                  overspill ls --dir ./pad"
+)]
 struct Cli {
     #[command(subcommand)]
     command: cmd::Command,

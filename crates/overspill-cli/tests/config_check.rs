@@ -1,5 +1,7 @@
 //! `overspill config check`, driven as a subprocess.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::Path;
 use std::process::{Command, Output};
 

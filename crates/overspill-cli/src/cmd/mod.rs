@@ -1,14 +1,39 @@
 //! One module per subcommand; each has an `Args` struct and a `run`.
 
 mod config;
+mod count;
+mod intercept;
+mod ls;
+mod tool;
+mod tools;
+mod tour;
 
 use std::process::ExitCode;
 
-use clap::Subcommand;
+use clap::{Args, Subcommand};
+use overspill::tokens::{Provider, TokenCounter, counter_for_provider};
 
 /// The subcommands of `overspill`.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// See overspill work on a bundled 1.7 MB pod list: intercept it, explore it, count the savings.
+    #[command(after_help = tour::EXAMPLES)]
+    Tour(tour::TourArgs),
+    /// Count the tokens of a text with a model's tokenizer.
+    #[command(after_help = count::EXAMPLES)]
+    Count(count::CountArgs),
+    /// Intercept a tool output into a scratchpad dir and print what the model would receive.
+    #[command(after_help = intercept::EXAMPLES)]
+    Intercept(intercept::InterceptArgs),
+    /// Run one exploration tool and print exactly what the model would receive.
+    #[command(after_help = tool::EXAMPLES)]
+    Tool(tool::ToolArgs),
+    /// List the outputs stored in a scratchpad dir, with their metadata.
+    #[command(after_help = ls::EXAMPLES)]
+    Ls(ls::LsArgs),
+    /// Print the exploration tool definitions as JSON.
+    #[command(after_help = tools::EXAMPLES)]
+    Tools(tools::ToolsArgs),
     /// Work with configuration files.
     #[command(subcommand)]
     Config(config::ConfigCommand),
@@ -18,7 +43,37 @@ impl Command {
     /// Runs the subcommand; `Ok` carries the exit code to use.
     pub fn run(self) -> anyhow::Result<ExitCode> {
         match self {
+            Command::Tour(args) => tour::run(args),
+            Command::Count(args) => count::run(args),
+            Command::Intercept(args) => intercept::run(args),
+            Command::Tool(args) => tool::run(args),
+            Command::Ls(args) => ls::run(args),
+            Command::Tools(args) => tools::run(args),
             Command::Config(command) => command.run(),
         }
     }
+}
+
+/// `--provider` and `--model`: which tokenizer counts.
+#[derive(Debug, Clone, Args)]
+pub struct ModelArgs {
+    /// The LLM provider: openai, anthropic, bedrock, gemini, ollama, openrouter or other.
+    #[arg(long, default_value = "openai")]
+    pub provider: Provider,
+    /// The model id; with the provider it picks the tokenizer (gpt-4o → o200k_base).
+    #[arg(long, default_value = "gpt-4o")]
+    pub model: String,
+}
+
+impl ModelArgs {
+    /// The counter of this provider and model.
+    pub fn counter(&self) -> &'static dyn TokenCounter {
+        counter_for_provider(self.provider, &self.model)
+    }
+}
+
+/// Exit status 2: bad command-line usage (what clap uses too).
+pub fn usage_error(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("overspill: {message}");
+    ExitCode::from(2)
 }
