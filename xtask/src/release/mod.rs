@@ -17,6 +17,9 @@ mod package;
 mod version;
 mod workspace;
 
+#[cfg(test)]
+mod synthetic;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -236,12 +239,10 @@ fn check(root: &Path, options: &Options) -> Result<Checked> {
         println!("  ok  {line}");
     }
     if !problems.is_empty() {
-        for problem in &problems {
-            eprintln!("  ✗ {problem}");
-        }
         bail!(
-            "release {label}: {} precondition(s) failed; nothing was changed",
-            problems.len()
+            "release {label}: {} precondition(s) failed; nothing was changed{}",
+            problems.len(),
+            bullets(&problems)
         );
     }
     match (current, target, changelog_plan, order) {
@@ -254,6 +255,11 @@ fn check(root: &Path, options: &Options) -> Result<Checked> {
         }),
         _ => bail!("release: a precondition failed without a message (a bug in xtask)"),
     }
+}
+
+/// The problems as indented `✗` lines, one per problem, for an error message.
+fn bullets<T: std::fmt::Display>(problems: &[T]) -> String {
+    problems.iter().map(|p| format!("\n  ✗ {p}")).collect()
 }
 
 fn dirty_message(dirty: &[String]) -> String {
@@ -295,10 +301,10 @@ fn apply(workspace: &Workspace, current: Version, target: Version, plan: &Plan) 
         let bumped = Workspace::load(root).with_context(|| undo_hint.to_owned())?;
         let (version, problems) = version::check(&bumped);
         if version != Some(target) || !problems.is_empty() {
-            for problem in &problems {
-                eprintln!("  ✗ {problem}");
-            }
-            bail!("after the bump the workspace is not in lock-step at {target}; {undo_hint}");
+            bail!(
+                "after the bump the workspace is not in lock-step at {target}; {undo_hint}{}",
+                bullets(&problems)
+            );
         }
     }
 

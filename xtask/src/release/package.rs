@@ -54,7 +54,9 @@ pub fn run(workspace: &Workspace, order: &[String], how: Packaging) -> Result<()
     if how.no_verify {
         println!("  skip verifying build (--no-verify)");
     } else {
-        println!("verifying (cargo package: builds each crate from its package; slow) ...");
+        println!(
+            "verifying (cargo package: builds each crate from its package; takes minutes) ..."
+        );
         cargo_package(workspace, order, how, true)?;
         println!("  ok  every crate builds from its package");
     }
@@ -65,12 +67,10 @@ fn fail_on(problems: &[AuditProblem]) -> Result<()> {
     if problems.is_empty() {
         return Ok(());
     }
-    for problem in problems {
-        eprintln!("  ✗ {problem}");
-    }
     bail!(
-        "{} packaging problem(s); nothing was changed",
-        problems.len()
+        "{} packaging problem(s); nothing was changed{}",
+        problems.len(),
+        super::bullets(problems)
     )
 }
 
@@ -162,7 +162,7 @@ fn cargo_package(
     verify: bool,
 ) -> Result<()> {
     let mut command = cargo(workspace);
-    command.arg("package");
+    command.args(["package", "--quiet"]);
     for name in order {
         command.args(["-p", name]);
     }
