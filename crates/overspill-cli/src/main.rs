@@ -37,9 +37,19 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command.run() {
         Ok(code) => code,
+        // A reader that stopped early (`overspill tools | head`) is not a failure.
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("overspill: {err:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

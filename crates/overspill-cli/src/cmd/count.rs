@@ -1,5 +1,6 @@
 //! `overspill count [--provider P] [--model M] [FILE|-]`
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -26,12 +27,13 @@ pub struct CountArgs {
 }
 
 pub fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
     let text = Source::from_arg(args.file.as_deref()).read_text()?;
     let counter = args.model.counter();
     let tokens = {
         let _note = Progress::start("counting tokens", text.len());
         counter.count(&text)
     };
-    println!("{tokens}\t{}", counter.name());
+    writeln!(out, "{tokens}\t{}", counter.name())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,5 +1,6 @@
 //! `overspill ls --dir DIR`
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -25,6 +26,7 @@ pub struct LsArgs {
 }
 
 pub fn run(args: LsArgs) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
     if !args.dir.is_dir() {
         anyhow::bail!(
             "{} is not a directory; pass a scratchpad dir",
@@ -34,11 +36,11 @@ pub fn run(args: LsArgs) -> anyhow::Result<ExitCode> {
     let stored = Store::open(&args.dir)?.list()?;
     if args.json {
         let records: Vec<Value> = stored.iter().map(record).collect();
-        println!("{}", serde_json::to_string_pretty(&records)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&records)?)?;
     } else if stored.is_empty() {
         eprintln!("overspill: no stored outputs in {}", args.dir.display());
     } else {
-        print!("{}", table(&stored));
+        write!(out, "{}", table(&stored))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,5 +1,6 @@
 //! `overspill tool NAME --dir DIR --args '<json>' [--context-window N] [--max-extraction-tokens N] [--model M]`
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -46,6 +47,7 @@ pub struct ToolArgs {
 }
 
 pub fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
     if !args.dir.is_dir() {
         anyhow::bail!(
             "{} is not a directory; pass the scratchpad dir that `overspill intercept --dir` wrote to",
@@ -76,7 +78,7 @@ pub fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
         let _note = Progress::start(&format!("running {}", args.name), file_size(&args));
         pad.call(&args.name, &args.args)
     };
-    println!("{text}");
+    writeln!(out, "{text}")?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,5 +1,6 @@
 //! `overspill tools --format mcp|openai|anthropic`
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -19,7 +20,8 @@ pub struct ToolsArgs {
 }
 
 pub fn run(args: ToolsArgs) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
     let tools = overspill::tool_definitions(args.format);
-    println!("{}", serde_json::to_string_pretty(&tools)?);
+    writeln!(out, "{}", serde_json::to_string_pretty(&tools)?)?;
     Ok(ExitCode::SUCCESS)
 }

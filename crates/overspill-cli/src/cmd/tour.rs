@@ -1,5 +1,6 @@
 //! `overspill tour`: the main job on embedded data, start to finish, offline, in seconds.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -79,6 +80,7 @@ const STEPS: [Step; 6] = [
 ];
 
 pub fn run(args: TourArgs) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
     let style = Style::for_stdout();
     let temp = match &args.dir {
         Some(_) => None,
@@ -101,7 +103,7 @@ pub fn run(args: TourArgs) -> anyhow::Result<ExitCode> {
     let counter = pad.counter();
     let usable = pad.budget().map_or(0, |b| b.usable());
 
-    println!("{}\n", style.bold("overspill tour"));
+    writeln!(out, "{}\n", style.bold("overspill tour"))?;
     let Intercepted::Pointer(pointer) = pad.intercept("k8s", TOOL, ToolOutput::text(POD_LIST))
     else {
         anyhow::bail!(
@@ -110,7 +112,8 @@ pub fn run(args: TourArgs) -> anyhow::Result<ExitCode> {
         );
     };
     let raw_tokens = pad.budget().map_or(0, |b| b.tokens_intercepted());
-    println!(
+    writeln!(
+        out,
         "A tool, `{TOOL}`, returned a Kubernetes pod list: {} bytes, {} tokens ({}).\n\
          The model (gpt-4o) has a 128,000-token context window, {} of it usable: the list would \
          fill it {:.1} times over.",
@@ -119,10 +122,11 @@ pub fn run(args: TourArgs) -> anyhow::Result<ExitCode> {
         counter.name(),
         thousands(usable),
         raw_tokens as f64 / usable.max(1) as f64,
-    );
+    )?;
 
     let pointer_tokens = counter.count(&pointer) as u64;
     heading(
+        &mut out,
         style,
         1,
         "intercept",
@@ -130,8 +134,8 @@ pub fn run(args: TourArgs) -> anyhow::Result<ExitCode> {
             "overspill stores it and the model receives this pointer instead ({} tokens):",
             thousands(pointer_tokens)
         ),
-    );
-    println!("{pointer}");
+    )?;
+    writeln!(out, "{pointer}")?;
 
     let file = pointer
         .lines()
@@ -139,36 +143,43 @@ pub fn run(args: TourArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_default()
         .to_owned();
     for (n, step) in STEPS.iter().enumerate() {
-        heading(style, n + 2, step.tool, step.why);
+        heading(&mut out, style, n + 2, step.tool, step.why)?;
         let arguments = (step.arguments)(&file);
-        println!("{}", style.cyan(&format!("$ {} {arguments}", step.tool)));
+        writeln!(
+            out,
+            "{}",
+            style.cyan(&format!("$ {} {arguments}", step.tool))
+        )?;
         let before = pad.budget().map_or(0, |b| b.tokens_extracted());
         let text = pad.call_value(step.tool, &arguments);
-        print!("{}", shown(&text, style));
+        write!(out, "{}", shown(&text, style))?;
         let after = pad.budget().map_or(0, |b| b.tokens_extracted());
         let hint = pad.window_hint().map(|h| h.to_string()).unwrap_or_default();
-        println!(
+        writeln!(
+            out,
             "{}",
             style.dim(&format!(
                 "↳ {} tokens into the model's context · {hint}",
                 thousands(after - before)
             ))
-        );
+        )?;
     }
 
     let extracted = pad.budget().map_or(0, |b| b.tokens_extracted());
     heading(
+        &mut out,
         style,
         STEPS.len() + 2,
         "finish",
         "the host emits the usage event:",
-    );
+    )?;
     if let Some(usage) = pad.finish() {
-        print!("{}", usage.to_sse());
+        write!(out, "{}", usage.to_sse())?;
     }
     let seen = pointer_tokens + extracted;
     let saved = raw_tokens.saturating_sub(seen);
-    println!(
+    writeln!(
+        out,
         "{}",
         style.green(&format!(
             "The model saw {} tokens (pointer {} + {} extractions {}) instead of the {} tokens of \
@@ -181,29 +192,35 @@ pub fn run(args: TourArgs) -> anyhow::Result<ExitCode> {
             thousands(saved),
             100.0 * saved as f64 / raw_tokens.max(1) as f64,
         ))
-    );
+    )?;
     match temp {
-        Some(temp) => println!(
+        Some(temp) => writeln!(out,
             "\n{}",
             style.dim(&format!(
                 "The stored output was in {}, removed now; `overspill tour --dir DIR` keeps it.",
                 temp.path().display()
             ))
-        ),
-        None => println!(
+        )?,
+        None => writeln!(out,
             "\nThe stored output stays in {}. Explore it yourself:\n  {}",
             dir.display(),
             style.cyan(&format!(
                 "overspill tool grep --dir {} --args '{{\"file\": \"{file}\", \"pattern\": \"OOMKilled\"}}'",
                 dir.display()
             ))
-        ),
+        )?,
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn heading(style: Style, n: usize, name: &str, what: &str) {
-    println!("\n{} {what}", style.bold(&format!("{n}. {name}:")));
+fn heading(
+    out: &mut impl Write,
+    style: Style,
+    n: usize,
+    name: &str,
+    what: &str,
+) -> std::io::Result<()> {
+    writeln!(out, "\n{} {what}", style.bold(&format!("{n}. {name}:")))
 }
 
 /// A result as the tour shows it: whole when short, else its first lines and its footer.
