@@ -276,6 +276,12 @@ fn dirty_message(dirty: &[String]) -> String {
     if dirty.len() > SHOWN {
         message.push_str(&format!("\n      ... and {} more", dirty.len() - SHOWN));
     }
+    if dirty.iter().any(|line| line.get(3..) == Some("Cargo.lock")) {
+        message.push_str(
+            "\n    (a Cargo.lock that changes on its own is out of date with the manifests: \
+             commit the updated one)",
+        );
+    }
     message
 }
 
@@ -429,5 +435,15 @@ mod tests {
         assert!(message.contains("12 uncommitted change(s)"), "{message}");
         assert!(message.contains("file9") && !message.contains("file10"));
         assert!(message.contains("... and 2 more"));
+        assert!(!message.contains("out of date"));
+    }
+
+    #[test]
+    fn a_changed_lock_file_is_explained() {
+        let message = dirty_message(&[" M Cargo.lock".to_owned()]);
+        assert!(
+            message.contains("Cargo.lock that changes on its own"),
+            "{message}"
+        );
     }
 }
