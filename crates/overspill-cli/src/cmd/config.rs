@@ -1,5 +1,6 @@
 //! `overspill config check FILE [--tools server=a,b,c]…`
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -47,7 +48,11 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     }
     match Config::from_path(&args.file) {
         Ok(config) => {
-            print!("{}", CheckReport::new(&config, &tools));
+            write!(
+                std::io::stdout().lock(),
+                "{}",
+                CheckReport::new(&config, &tools)
+            )?;
             Ok(ExitCode::SUCCESS)
         }
         Err(err) => {

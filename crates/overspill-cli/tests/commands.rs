@@ -1,0 +1,396 @@
+//! Every subcommand, driven as a subprocess: output, exit status, stderr.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn overspill(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_overspill"))
+        .args(args)
+        .output()
+        .expect("the overspill binary runs")
+}
+
+fn overspill_with_stdin(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_overspill"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the overspill binary runs");
+    // A child that fails on its arguments exits without reading: that is not this test's error.
+    if let Err(error) = child.stdin.take().unwrap().write_all(stdin.as_bytes()) {
+        assert_eq!(error.kind(), std::io::ErrorKind::BrokenPipe, "{error}");
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A log of `lines` lines (about 14 tokens each).
+fn log(lines: usize) -> String {
+    (0..lines)
+        .map(|i| {
+            format!(
+                "2026-11-12T10:00:{:02}Z ERROR request {i} failed: timeout\n",
+                i % 60
+            )
+        })
+        .collect()
+}
+
+/// Intercepts `text` into `dir` with a threshold of 100 tokens; returns the stored file name.
+fn intercept_into(dir: &Path, text: &str) -> String {
+    let out = overspill_with_stdin(
+        &[
+            "intercept",
+            "--dir",
+            path(dir),
+            "--tool",
+            "fetch_logs",
+            "--min-tokens",
+            "100",
+        ],
+        text,
+    );
+    assert!(out.status.success(), "{out:?}");
+    stdout(&out)
+        .lines()
+        .find_map(|l| l.strip_prefix("file: "))
+        .expect("a pointer")
+        .to_owned()
+}
+
+#[test]
+fn count_prints_the_count_a_tab_and_the_counter_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("hello.txt");
+    std::fs::write(&file, "Hello, world!").unwrap();
+    let out = overspill(&["count", path(&file)]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(stdout(&out), "4\to200k_base\n");
+
+    let piped = overspill_with_stdin(&["count", "--provider", "anthropic", "-"], "Hello, world!");
+    assert_eq!(stdout(&piped), "5\tclaude≈cl100k×1.1\n");
+    let gpt4 = overspill_with_stdin(&["count", "--model", "gpt-4"], "Hello, world!");
+    assert_eq!(stdout(&gpt4), "4\tcl100k_base\n");
+}
+
+#[test]
+fn count_with_an_unknown_provider_is_a_usage_error() {
+    let out = overspill_with_stdin(&["count", "--provider", "azure"], "x");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        stderr(&out).contains("unknown provider `azure`"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn count_of_a_missing_file_exits_1_with_the_cause_on_stderr() {
+    let out = overspill(&["count", "/nonexistent/overspill-test.txt"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with("overspill: cannot read /nonexistent/overspill-test.txt"));
+}
+
+#[test]
+fn intercept_prints_the_pointer_and_stores_the_output_in_dir_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = dir.path().join("pad");
+    let out = overspill_with_stdin(
+        &[
+            "intercept",
+            "--dir",
+            path(&pad),
+            "--tool",
+            "fetch_logs",
+            "--server",
+            "logs",
+            "--min-tokens",
+            "100",
+        ],
+        &log(200),
+    );
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("[overspill] The result of `fetch_logs` was too large for your context"),
+        "{text}"
+    );
+    assert!(text.ends_with(". Start with head.\n") || text.ends_with(". Start with schema.\n"));
+    let file = text.lines().find_map(|l| l.strip_prefix("file: ")).unwrap();
+    assert_eq!(std::fs::read_to_string(pad.join(file)).unwrap(), log(200));
+}
+
+#[test]
+fn intercept_below_the_threshold_prints_the_output_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = "short output\nwithout a final newline";
+    let out = overspill_with_stdin(
+        &["intercept", "--dir", path(dir.path()), "--tool", "t"],
+        input,
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(stdout(&out), input);
+}
+
+#[test]
+fn intercept_of_an_mcp_result_stores_its_structured_content_and_passes_images_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let items: Vec<String> = (0..50)
+        .map(|i| format!(r#"{{"name": "api-{i}", "phase": "Running"}}"#))
+        .collect();
+    let structured = format!(
+        r#"{{"content": [{{"type": "text", "text": "50 pods"}}], "structuredContent": {{"items": [{}]}}}}"#,
+        items.join(",")
+    );
+    let out = overspill_with_stdin(
+        &[
+            "intercept",
+            "--dir",
+            path(dir.path()),
+            "--tool",
+            "list",
+            "--mcp",
+            "--min-tokens",
+            "50",
+        ],
+        &structured,
+    );
+    assert!(
+        stdout(&out).contains("shape: object{items: array[50] of object{name, phase}}"),
+        "{out:?}"
+    );
+
+    let image =
+        r#"{"content": [{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}]}"#;
+    let out = overspill_with_stdin(
+        &[
+            "intercept",
+            "--dir",
+            path(dir.path()),
+            "--tool",
+            "shot",
+            "--mcp",
+            "--min-tokens",
+            "1",
+        ],
+        image,
+    );
+    assert_eq!(stdout(&out), image);
+}
+
+#[test]
+fn intercept_into_a_path_that_is_a_file_exits_1_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("not-a-dir");
+    std::fs::write(&file, "x").unwrap();
+    let out = overspill_with_stdin(
+        &[
+            "intercept",
+            "--dir",
+            path(&file),
+            "--tool",
+            "t",
+            "--min-tokens",
+            "1",
+        ],
+        &log(10),
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(stderr(&out).contains("not-a-dir"), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("request 3 failed"));
+}
+
+#[test]
+fn tool_prints_exactly_what_the_model_would_see() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = intercept_into(dir.path(), &log(200));
+    let args = format!(r#"{{"file": "{file}", "lines": 2}}"#);
+    let out = overspill(&["tool", "head", "--dir", path(dir.path()), "--args", &args]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(
+            "1: 2026-11-12T10:00:00Z ERROR request 0 failed: timeout\n\
+             2: 2026-11-12T10:00:01Z ERROR request 1 failed: timeout\n\
+             --- head: lines 1-2 of 200 | ~"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(" of 102,400 budget tokens left ---\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn tool_budget_options_shape_the_footer_and_the_refusal() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = intercept_into(dir.path(), &log(200));
+    let args = format!(r#"{{"file": "{file}", "lines": 200}}"#);
+    let out = overspill(&[
+        "tool",
+        "head",
+        "--dir",
+        path(dir.path()),
+        "--args",
+        &args,
+        "--max-extraction-tokens",
+        "300",
+        "--context-window",
+        "50000",
+    ]);
+    assert!(out.status.success(), "structured errors exit 0: {out:?}");
+    let error: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(error["error"], "head_too_large");
+    assert_eq!(error["per_call_limit"], 300);
+    assert!(error["retry"]["arguments"]["lines"].as_u64().unwrap() < 200);
+}
+
+#[test]
+fn tool_structured_errors_exit_0() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        r#"{"file": "missing.json"}"#,
+        r#"{"file": "x", "bogus": 1}"#,
+        "not json",
+    ] {
+        let out = overspill(&["tool", "head", "--dir", path(dir.path()), "--args", args]);
+        assert_eq!(out.status.code(), Some(0), "{args}: {out:?}");
+        assert!(
+            stdout(&out).starts_with(r#"{"error":""#),
+            "{args}: {}",
+            stdout(&out)
+        );
+    }
+}
+
+#[test]
+fn tool_usage_errors_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let unknown = overspill(&["tool", "frobnicate", "--dir", path(dir.path())]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(stderr(&unknown).contains("there is no exploration tool `frobnicate`"));
+    let no_dir = overspill(&["tool", "head", "--args", "{}"]);
+    assert_eq!(no_dir.status.code(), Some(2));
+    let zero = overspill(&[
+        "tool",
+        "head",
+        "--dir",
+        path(dir.path()),
+        "--max-extraction-tokens",
+        "0",
+    ]);
+    assert_eq!(zero.status.code(), Some(2));
+    let margin = overspill(&[
+        "tool",
+        "head",
+        "--dir",
+        path(dir.path()),
+        "--context-safety-margin",
+        "2",
+    ]);
+    assert_eq!(margin.status.code(), Some(2), "{margin:?}");
+}
+
+#[test]
+fn tool_on_a_missing_dir_exits_1() {
+    let out = overspill(&["tool", "head", "--dir", "/nonexistent/pad", "--args", "{}"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("is not a directory"));
+}
+
+#[test]
+fn ls_lists_stored_outputs_with_their_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = intercept_into(dir.path(), &log(200));
+    let out = overspill(&["ls", "--dir", path(dir.path())]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    assert!(
+        header.starts_with("FILE") && header.ends_with("FORMAT"),
+        "{header}"
+    );
+    let row = lines.next().unwrap();
+    assert!(row.starts_with(&file), "{row}");
+    assert!(
+        row.contains("fetch_logs") && row.contains("o200k_base") && row.ends_with("text"),
+        "{row}"
+    );
+
+    let json = overspill(&["ls", "--dir", path(dir.path()), "--json"]);
+    let records: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(records[0]["file"], file.as_str());
+    assert_eq!(records[0]["lines"], 200);
+    assert_eq!(records[0]["format"], "text");
+    assert!(records[0]["tokens"].as_u64().unwrap() > 100);
+}
+
+#[test]
+fn ls_of_an_empty_dir_prints_nothing_and_says_so_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = overspill(&["ls", "--dir", path(dir.path())]);
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty());
+    assert!(stderr(&out).contains("no stored outputs"));
+}
+
+#[test]
+fn tools_prints_the_definitions_in_each_format() {
+    for (format, schema_key) in [("mcp", "inputSchema"), ("anthropic", "input_schema")] {
+        let out = overspill(&["tools", "--format", format]);
+        assert!(out.status.success());
+        let tools: Vec<serde_json::Value> = serde_json::from_str(&stdout(&out)).unwrap();
+        assert!(tools.iter().any(|t| t["name"] == "grep"));
+        assert!(
+            tools
+                .iter()
+                .all(|t| t[schema_key]["additionalProperties"] == false)
+        );
+    }
+    let openai = overspill(&["tools", "--format", "openai"]);
+    let tools: Vec<serde_json::Value> = serde_json::from_str(&stdout(&openai)).unwrap();
+    assert!(
+        tools
+            .iter()
+            .all(|t| t["type"] == "function" && t["function"]["parameters"].is_object())
+    );
+    assert_eq!(
+        overspill(&["tools", "--format", "yaml"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn every_command_has_help_with_examples() {
+    for command in ["tour", "count", "intercept", "tool", "ls", "tools"] {
+        let out = overspill(&[command, "--help"]);
+        assert!(out.status.success(), "{command}");
+        let help = stdout(&out);
+        let examples = help.split("Examples:\n").nth(1).unwrap_or_default();
+        assert!(
+            examples.contains(&format!("overspill {command}")),
+            "{command}: {help}"
+        );
+    }
+    let top = overspill(&["--help"]);
+    assert!(stdout(&top).contains("overspill tour"));
+}
