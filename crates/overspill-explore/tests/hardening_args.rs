@@ -164,10 +164,20 @@ fn assert_well_formed(tool: &str, arguments: &str, text: &str) -> Result<bool, T
             TestCaseError::fail(format!("{tool} {arguments}: not JSON ({e}): {text}"))
         })?;
         prop_assert!(error["error"].is_string(), "{tool} {arguments}: {text}");
-        prop_assert!(
-            error["message"].as_str().is_some_and(|m| !m.is_empty()),
-            "{tool} {arguments}: no message: {text}"
-        );
+        // A refusal for size says what to run instead; every other error says what went wrong.
+        let clear = if error["error"]
+            .as_str()
+            .unwrap_or("")
+            .ends_with("_too_large")
+        {
+            error["retry"]["tool"].is_string()
+                && error["suggestions"]
+                    .as_array()
+                    .is_some_and(|s| !s.is_empty())
+        } else {
+            error["message"].as_str().is_some_and(|m| !m.is_empty())
+        };
+        prop_assert!(clear, "{tool} {arguments}: no clear message: {text}");
     } else {
         let footer = text.rsplit('\n').next().unwrap_or(text);
         prop_assert!(
