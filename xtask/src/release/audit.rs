@@ -20,9 +20,9 @@ pub struct RequiredFile {
     pub large: bool,
 }
 
-/// The files crates embed at build time and the notices that must travel with
-/// them (SPEC §3: the Gemma 3 model ships with its NOTICE). The only place that
-/// allows a large file into a package.
+/// The files crates embed at build time (`include_bytes!`/`include_str!`) and
+/// the notices that must travel with them (SPEC §3: the Gemma 3 model ships
+/// with its NOTICE). The only place that allows a large file into a package.
 pub const REQUIRED_FILES: &[RequiredFile] = &[
     RequiredFile {
         krate: "overspill-tokens",
@@ -38,6 +38,12 @@ pub const REQUIRED_FILES: &[RequiredFile] = &[
         krate: "overspill-tokens",
         path: "assets/gemma3/LICENSE-APACHE-2.0",
         large: false,
+    },
+    // The pod list `overspill tour` intercepts (SPEC §10); generated, so no notice.
+    RequiredFile {
+        krate: "overspill-cli",
+        path: "assets/tour/pods.json",
+        large: true,
     },
 ];
 
