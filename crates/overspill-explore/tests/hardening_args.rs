@@ -332,3 +332,33 @@ fn deeply_nested_argument_json_is_refused_without_overflowing_the_stack() {
         assert_eq!(error["error"], "invalid_argument", "{tool}: {text}");
     }
 }
+
+#[test]
+#[ignore = "BUG: overspill-explore error JSON echoes argument values without bound. A wrong-type \
+            or unknown-file value of 200 KB comes back whole in `message` (and in `file`), \
+            ~100,000 tokens, far past the per-call cap: e.g. grep {\"context\": \"a/a/…\"} \
+            answers `invalid_argument` quoting the whole string. Fix: in ToolError::to_json \
+            (or where args.rs/context.rs format the value), cut echoed values to ~200 chars \
+            with `…`."]
+fn a_huge_argument_is_not_echoed_back_in_full() {
+    // Defence guarded: error messages are bounded like results, so a hostile argument cannot
+    // flood the context through an error.
+    let (_dir, root) = fixture();
+    let registry = Registry::new();
+    let huge = "a/".repeat(100_000);
+    let mut floods = Vec::new();
+    for tool in registry.names() {
+        for key in declared(&registry, tool) {
+            let mut arguments = Map::new();
+            arguments.insert("file".to_owned(), Value::from("app.log"));
+            arguments.insert(key.clone(), Value::from(huge.as_str()));
+            let arguments = Value::Object(arguments).to_string();
+            let text = registry.dispatch(&context(&root), tool, &arguments);
+            let tokens = overspill_tokens::o200k().count(&text) as u64;
+            if tokens > CAP {
+                floods.push(format!("{tool}.{key}: {tokens} tokens"));
+            }
+        }
+    }
+    assert!(floods.is_empty(), "{floods:#?}");
+}
