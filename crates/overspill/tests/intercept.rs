@@ -344,3 +344,33 @@ fn many_threads_intercepting_at_once_lose_nothing_and_converge_on_one_file_per_o
     let expected: u64 = outputs.iter().map(|(_, t)| t).sum::<u64>() * 16;
     assert_eq!(intercepted_tokens(&pad), expected);
 }
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Whatever the text and threshold: stored exactly when it has at least `min_tokens`
+        /// tokens, passed through unchanged otherwise, and the counter moves only on a store.
+        #[test]
+        fn intercepted_exactly_when_the_count_reaches_min_tokens(
+            text in "(\\PC{0,40}\n){0,12}",
+            min_tokens in 0u64..120,
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let pad = k8s_pad(dir.path(), min_tokens);
+            let tokens = o200k().count(&text) as u64;
+            let got = pad.intercept("k8s", "k8s_logs", ToolOutput::text(text.clone()));
+            if tokens >= min_tokens {
+                prop_assert!(got.is_pointer(), "{tokens} >= {min_tokens}: {got:?}");
+                prop_assert_eq!(intercepted_tokens(&pad), tokens);
+            } else {
+                prop_assert_eq!(got, Intercepted::Inline(ToolOutput::text(text)));
+                prop_assert_eq!(intercepted_tokens(&pad), 0);
+            }
+        }
+    }
+}
