@@ -121,6 +121,10 @@ where
         .await
         .map_err(|error| ProxyError::ListTools(error.to_string()))?;
     names.check_clash(tools.iter().map(|tool| tool.name.as_ref()))?;
+    scratch.set_server_tools(
+        &options.server,
+        tools.iter().map(|tool| tool.name.to_string()).collect(),
+    );
 
     let info = proxy::merged_info(service.peer().peer_info().as_deref(), &names);
     let in_flight = Arc::new(AtomicUsize::new(0));

@@ -186,6 +186,15 @@ impl ServerHandler for Proxy {
             .await
             .map_err(upstream_error)?;
         if first_page {
+            if page.next_cursor.is_none() {
+                // The whole list in one page: keep the thresholds in step with it.
+                let tools = page
+                    .tools
+                    .iter()
+                    .map(|tool| tool.name.to_string())
+                    .collect();
+                self.scratch.set_server_tools(&self.server, tools);
+            }
             // Exploration tools win a late clash (tools/list_changed after start): the model
             // could not reach the stored outputs otherwise.
             page.tools

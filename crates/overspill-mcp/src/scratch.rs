@@ -1,14 +1,18 @@
-//! What the proxy needs from a scratchpad session.
+//! What the proxy needs from a scratchpad session, and the facade's [`Scratchpad`] providing it.
 
+use overspill::{Scratchpad, ToolFormat, ToolOutput};
 use serde_json::Value;
 
 /// The scratchpad behind the proxy: one per client session, so one exploration budget.
 ///
-/// [`overspill::Scratchpad`] implements it; the proxy calls these methods on tokio's blocking
-/// pool, since they read and write files.
+/// [`Scratchpad`] implements it; the proxy calls these methods on tokio's blocking pool, since
+/// they read and write files.
 pub trait Scratch: Send + Sync + 'static {
     /// The exploration tools as MCP tool definitions (`name`, `description`, `inputSchema`).
     fn tool_definitions(&self) -> Vec<Value>;
+
+    /// Records the tools `server` offers, so its threshold patterns resolve to them.
+    fn set_server_tools(&self, server: &str, tools: Vec<String>);
 
     /// Decides on one upstream `CallToolResult` (as JSON) of `tool` on `server`: `Some(text)` is
     /// what the client gets instead (the pointer, or a failure notice); `None` passes the result
@@ -17,4 +21,26 @@ pub trait Scratch: Send + Sync + 'static {
 
     /// Runs the exploration tool `tool` with `args` and returns what the model sees.
     fn call(&self, tool: &str, args: Value) -> String;
+}
+
+impl Scratch for Scratchpad {
+    fn tool_definitions(&self) -> Vec<Value> {
+        Scratchpad::tool_definitions(self, ToolFormat::Mcp)
+    }
+
+    fn set_server_tools(&self, server: &str, tools: Vec<String>) {
+        // A tool matched by rules of several servers gets the smallest threshold; the proxy
+        // has one server, so there is nothing to report.
+        let _ = Scratchpad::set_server_tools(self, server, tools);
+    }
+
+    fn intercept(&self, server: &str, tool: &str, result: Value) -> Option<String> {
+        Scratchpad::intercept(self, server, tool, ToolOutput::mcp(result))
+            .replacement()
+            .map(str::to_owned)
+    }
+
+    fn call(&self, tool: &str, args: Value) -> String {
+        self.call_value(tool, &args)
+    }
 }

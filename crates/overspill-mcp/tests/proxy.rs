@@ -1,0 +1,417 @@
+//! The proxy end to end, in Rust only: an rmcp client → the proxy (in process) → this test
+//! binary re-run as the upstream fixture server (see `support/fixture.rs`).
+
+// A test binary without libtest (`harness = false`): clippy.toml's test allowance does not reach it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "support/fixture.rs"]
+mod fixture;
+
+use std::future::Future;
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use overspill::Scratchpad;
+use overspill_mcp::{MAX_LINE_BYTES, ProxyError, ProxyOptions, serve};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
+use rmcp::service::RunningService;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::task::JoinHandle;
+
+type Case = fn() -> Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// The argument that makes this binary the upstream fixture server.
+const FIXTURE_FLAG: &str = "--overspill-mcp-fixture";
+
+/// A running proxy with a connected client.
+struct Session {
+    client: RunningService<RoleClient, ()>,
+    proxy: JoinHandle<Result<(), ProxyError>>,
+    _dir: tempfile::TempDir,
+}
+
+fn scratchpad(dir: &Path) -> Arc<Scratchpad> {
+    Arc::new(
+        Scratchpad::builder()
+            .scratchpad_dir(dir)
+            .context_window(128_000)
+            .intercept_all(5120)
+            .build()
+            .unwrap(),
+    )
+}
+
+fn options(prefix: Option<&str>) -> ProxyOptions {
+    let exe = std::env::current_exe().unwrap();
+    let options = ProxyOptions::new("fixture", exe.to_string_lossy(), [FIXTURE_FLAG]);
+    match prefix {
+        Some(prefix) => options.with_tool_prefix(prefix),
+        None => options,
+    }
+}
+
+async fn start(prefix: Option<&str>) -> Session {
+    let dir = tempfile::tempdir().unwrap();
+    let scratch = scratchpad(dir.path());
+    let (client_side, proxy_side) = tokio::io::duplex(1 << 20);
+    let (proxy_read, proxy_write) = tokio::io::split(proxy_side);
+    let proxy = tokio::spawn(serve(options(prefix), scratch, proxy_read, proxy_write));
+    let (read, write) = tokio::io::split(client_side);
+    let transport =
+        AsyncRwTransport::<RoleClient, _, _>::new(read, write).with_max_line_length(MAX_LINE_BYTES);
+    let client = ().serve(transport).await.unwrap();
+    Session {
+        client,
+        proxy,
+        _dir: dir,
+    }
+}
+
+async fn call(session: &Session, tool: &str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("arguments must be an object")
+    };
+    let request = CallToolRequestParams::new(tool.to_owned()).with_arguments(args);
+    tokio::time::timeout(Duration::from_secs(120), session.client.call_tool(request))
+        .await
+        .expect("the call hung")
+        .unwrap()
+}
+
+fn only_text(result: &CallToolResult) -> &str {
+    assert_eq!(
+        result.content.len(),
+        1,
+        "one content block expected: {result:?}"
+    );
+    match &result.content[0] {
+        ContentBlock::Text(text) => &text.text,
+        other => panic!("a text block expected, got {other:?}"),
+    }
+}
+
+fn pointer_file(pointer: &str) -> String {
+    pointer
+        .lines()
+        .find_map(|line| line.strip_prefix("file: "))
+        .unwrap_or_else(|| panic!("no `file:` line in the pointer:\n{pointer}"))
+        .trim()
+        .to_owned()
+}
+
+async fn listing_shows_upstream_tools_then_exploration_tools_and_keeps_instructions() {
+    let session = start(None).await;
+    let tools = session.client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    for upstream in ["small", "big", "picture", "crash"] {
+        assert!(
+            names.contains(&upstream),
+            "{upstream} missing from {names:?}"
+        );
+    }
+    for exploration in ["grep", "head", "slice", "read"] {
+        assert!(
+            names.contains(&exploration),
+            "{exploration} missing from {names:?}"
+        );
+    }
+    let info = session.client.peer_info().unwrap();
+    let instructions = info.instructions.clone().unwrap_or_default();
+    assert!(
+        instructions.starts_with(fixture::INSTRUCTIONS),
+        "{instructions}"
+    );
+    assert!(instructions.contains("exploration tools"), "{instructions}");
+    session.client.cancel().await.unwrap();
+    assert!(session.proxy.await.unwrap().is_ok());
+}
+
+async fn a_small_result_passes_through_byte_for_byte() {
+    let session = start(None).await;
+    let result = call(&session, "small", json!({})).await;
+    assert_eq!(only_text(&result), fixture::SMALL);
+    assert_ne!(result.is_error, Some(true));
+    session.client.cancel().await.unwrap();
+}
+
+async fn a_big_result_becomes_a_pointer_that_grep_and_head_answer_from() {
+    let session = start(None).await;
+    let result = call(&session, "big", json!({"bytes": 300_000})).await;
+    let pointer = only_text(&result).to_owned();
+    assert!(
+        pointer.len() < 4_000,
+        "the pointer is short: {} bytes",
+        pointer.len()
+    );
+    let file = pointer_file(&pointer);
+    assert!(file.starts_with("big"), "{file}");
+
+    let grep = call(
+        &session,
+        "grep",
+        json!({"file": file, "pattern": "\"item-4242\""}),
+    )
+    .await;
+    let grep = only_text(&grep);
+    assert!(grep.contains("item-4242"), "{grep}");
+    assert!(
+        !grep.contains("item-4243\""),
+        "only the matching item: {grep}"
+    );
+
+    let head = call(&session, "head", json!({"file": file, "lines": 2})).await;
+    assert!(
+        only_text(&head).contains("\"kind\": \"List\""),
+        "{}",
+        only_text(&head)
+    );
+
+    // The JSON tools, where the facade has them.
+    let tools = session.client.list_all_tools().await.unwrap();
+    if tools.iter().any(|tool| tool.name == "schema") {
+        let schema = call(&session, "schema", json!({"file": file})).await;
+        assert!(
+            only_text(&schema).contains("items"),
+            "{}",
+            only_text(&schema)
+        );
+    } else {
+        eprintln!("NOTE: the facade has no `schema` tool yet; schema/iterate_over not checked");
+    }
+    session.client.cancel().await.unwrap();
+}
+
+async fn an_image_result_passes_through_untouched() {
+    let session = start(None).await;
+    let result = call(&session, "picture", json!({})).await;
+    assert_eq!(result.content.len(), 2, "{result:?}");
+    assert!(matches!(result.content[0], ContentBlock::Image(_)));
+    match &result.content[1] {
+        ContentBlock::Text(text) => assert_eq!(text.text, fixture::big_json(200_000)),
+        other => panic!("text expected, got {other:?}"),
+    }
+    session.client.cancel().await.unwrap();
+}
+
+async fn a_fifty_megabyte_result_is_intercepted_not_hung() {
+    let session = start(None).await;
+    let started = Instant::now();
+    let result = call(&session, "big", json!({"bytes": 50_000_000})).await;
+    let pointer = only_text(&result);
+    assert!(
+        pointer.len() < 4_000,
+        "a pointer, not the payload: {} bytes",
+        pointer.len()
+    );
+    let file = pointer_file(pointer);
+    let stored = std::fs::metadata(session._dir.path().join(&file))
+        .unwrap()
+        .len();
+    assert!(
+        stored >= 50_000_000,
+        "the whole output is stored: {stored} bytes"
+    );
+    eprintln!("    50 MB through the proxy in {:.1?}", started.elapsed());
+    session.client.cancel().await.unwrap();
+}
+
+async fn an_upstream_crash_mid_call_errors_the_client_and_stops_the_proxy_with_an_error() {
+    let session = start(None).await;
+    let request = CallToolRequestParams::new("crash");
+    let outcome = tokio::time::timeout(Duration::from_secs(30), session.client.call_tool(request))
+        .await
+        .expect("the crashed call hung");
+    assert!(outcome.is_err(), "the client gets an error: {outcome:?}");
+    let ended = tokio::time::timeout(Duration::from_secs(30), session.proxy)
+        .await
+        .expect("the proxy did not stop")
+        .unwrap();
+    match ended {
+        Err(ProxyError::UpstreamExited { status }) => assert_eq!(status.code(), Some(3)),
+        other => panic!("UpstreamExited expected, got {other:?}"),
+    }
+}
+
+async fn a_tool_name_clash_fails_start_suggesting_the_prefix() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_client, proxy_side) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(proxy_side);
+    let mut options = options(None);
+    options.args.push("--clash".to_owned());
+    let error = serve(options, scratchpad(dir.path()), read, write)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, ProxyError::NameClash { name } if name == "grep"),
+        "{error}"
+    );
+    assert!(error.to_string().contains("--tool-prefix"), "{error}");
+}
+
+async fn with_a_prefix_the_exploration_tools_are_renamed_and_answer() {
+    let session = start(Some("sp_")).await;
+    let tools = session.client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    assert!(
+        names.contains(&"sp_grep") && names.contains(&"sp_head"),
+        "{names:?}"
+    );
+    assert!(!names.contains(&"grep"), "{names:?}");
+    let result = call(&session, "big", json!({"bytes": 100_000})).await;
+    let file = pointer_file(only_text(&result));
+    let head = call(&session, "sp_head", json!({"file": file, "lines": 2})).await;
+    assert!(
+        only_text(&head).contains("\"kind\""),
+        "{}",
+        only_text(&head)
+    );
+    session.client.cancel().await.unwrap();
+}
+
+async fn a_malformed_request_gets_a_json_rpc_error_and_the_session_continues() {
+    let dir = tempfile::tempdir().unwrap();
+    let (client_side, proxy_side) = tokio::io::duplex(1 << 20);
+    let (proxy_read, proxy_write) = tokio::io::split(proxy_side);
+    let proxy = tokio::spawn(serve(
+        options(None),
+        scratchpad(dir.path()),
+        proxy_read,
+        proxy_write,
+    ));
+    let (read, mut write) = tokio::io::split(client_side);
+    let mut lines = BufReader::new(read).lines();
+    send(
+        &mut write,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}}),
+    )
+    .await;
+    let init: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(init["id"], 1, "{init}");
+    send(
+        &mut write,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    send(
+        &mut write,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}),
+    )
+    .await;
+    // `params` must be an object.
+    send(
+        &mut write,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": "not an object"}),
+    )
+    .await;
+    let mut answered_error = false;
+    let mut listed = false;
+    while !(answered_error && listed) {
+        let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+            .await
+            .expect("no answer")
+            .unwrap()
+            .unwrap();
+        let message: Value = serde_json::from_str(&line).unwrap();
+        // rmcp cannot read the id of a request it cannot parse, so the error may carry none.
+        if message.get("error").is_some() && (message["id"] == 2 || message["id"].is_null()) {
+            assert!(message["error"]["code"].is_i64(), "{message}");
+            answered_error = true;
+        } else if message["id"] == 3 {
+            assert!(message["result"]["tools"].is_array(), "{message}");
+            listed = true;
+        }
+    }
+    drop(lines);
+    proxy.abort();
+}
+
+async fn send(write: &mut (impl AsyncWriteExt + Unpin), message: Value) {
+    write
+        .write_all(format!("{message}\n").as_bytes())
+        .await
+        .unwrap();
+}
+
+const CASES: &[(&str, Case)] = &[
+    (
+        "listing_shows_upstream_tools_then_exploration_tools_and_keeps_instructions",
+        || Box::pin(listing_shows_upstream_tools_then_exploration_tools_and_keeps_instructions()),
+    ),
+    ("a_small_result_passes_through_byte_for_byte", || {
+        Box::pin(a_small_result_passes_through_byte_for_byte())
+    }),
+    (
+        "a_big_result_becomes_a_pointer_that_grep_and_head_answer_from",
+        || Box::pin(a_big_result_becomes_a_pointer_that_grep_and_head_answer_from()),
+    ),
+    ("an_image_result_passes_through_untouched", || {
+        Box::pin(an_image_result_passes_through_untouched())
+    }),
+    ("a_fifty_megabyte_result_is_intercepted_not_hung", || {
+        Box::pin(a_fifty_megabyte_result_is_intercepted_not_hung())
+    }),
+    (
+        "an_upstream_crash_mid_call_errors_the_client_and_stops_the_proxy_with_an_error",
+        || {
+            Box::pin(
+                an_upstream_crash_mid_call_errors_the_client_and_stops_the_proxy_with_an_error(),
+            )
+        },
+    ),
+    (
+        "a_tool_name_clash_fails_start_suggesting_the_prefix",
+        || Box::pin(a_tool_name_clash_fails_start_suggesting_the_prefix()),
+    ),
+    (
+        "with_a_prefix_the_exploration_tools_are_renamed_and_answer",
+        || Box::pin(with_a_prefix_the_exploration_tools_are_renamed_and_answer()),
+    ),
+    (
+        "a_malformed_request_gets_a_json_rpc_error_and_the_session_continues",
+        || Box::pin(a_malformed_request_gets_a_json_rpc_error_and_the_session_continues()),
+    ),
+];
+
+fn main() {
+    if std::env::args().any(|arg| arg == FIXTURE_FLAG) {
+        fixture::run();
+        return;
+    }
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|arg| !arg.starts_with('-'))
+        .collect();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut failed = Vec::new();
+    let mut ran = 0;
+    for (name, case) in CASES {
+        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        ran += 1;
+        eprintln!("test {name} ...");
+        let outcome = runtime.block_on(async { tokio::spawn(async move { case().await }).await });
+        match outcome {
+            Ok(()) => eprintln!("test {name} ... ok"),
+            Err(error) => {
+                eprintln!("test {name} ... FAILED: {error}");
+                failed.push(*name);
+            }
+        }
+    }
+    eprintln!("{ran} proxy tests, {} failed", failed.len());
+    if !failed.is_empty() {
+        eprintln!("failed: {failed:?}");
+        std::process::exit(1);
+    }
+}

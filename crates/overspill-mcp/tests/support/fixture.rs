@@ -1,0 +1,109 @@
+//! A tiny upstream MCP server for the proxy tests, run as this same test binary with
+//! `--overspill-mcp-fixture` (the tests' `main` dispatches on it).
+//!
+//! Tools: `small` (a short fixed text), `big {bytes}` (JSON text of at least `bytes` bytes),
+//! `picture` (an image block and a short text), `crash` (the process exits mid-call). With
+//! `--clash` it also has a tool named `grep`.
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::{RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+
+/// The text `small` returns.
+pub const SMALL: &str = "{\"status\": \"ok\", \"note\": \"tiny ünïcode ✓\"}";
+
+/// The instructions the fixture server sends.
+pub const INSTRUCTIONS: &str = "A fixture server for overspill's proxy tests.";
+
+/// The JSON text `big` returns for `bytes`: `{"kind": "List", "items": [{"id", "name", "tags"}…]}`.
+pub fn big_json(bytes: usize) -> String {
+    let mut out = String::with_capacity(bytes + 128);
+    out.push_str("{\"kind\": \"List\", \"items\": [");
+    let mut id = 0usize;
+    while out.len() < bytes {
+        if id > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&format!(
+            "{{\"id\": {id}, \"name\": \"item-{id}\", \"tags\": [\"t{}\", \"fixture\"]}}",
+            id % 7
+        ));
+        id += 1;
+    }
+    out.push_str("]}");
+    out
+}
+
+struct Fixture {
+    clash: bool,
+}
+
+impl ServerHandler for Fixture {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let object = json!({"type": "object"});
+        let mut tools = vec![
+            json!({"name": "small", "description": "a short text", "inputSchema": object}),
+            json!({"name": "big", "description": "JSON of `bytes` bytes",
+                   "inputSchema": {"type": "object", "properties": {"bytes": {"type": "integer"}}}}),
+            json!({"name": "picture", "description": "an image", "inputSchema": object}),
+            json!({"name": "crash", "description": "exits mid-call", "inputSchema": object}),
+        ];
+        if self.clash {
+            tools.push(json!({"name": "grep", "description": "clashes", "inputSchema": object}));
+        }
+        serde_json::from_value(json!({ "tools": tools }))
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let result = match request.name.as_ref() {
+            "small" => CallToolResult::success(vec![ContentBlock::text(SMALL)]),
+            "big" => {
+                let bytes = args["bytes"].as_u64().unwrap_or(100_000) as usize;
+                CallToolResult::success(vec![ContentBlock::text(big_json(bytes))])
+            }
+            "picture" => CallToolResult::success(vec![
+                ContentBlock::image("iVBORw0KGgo=", "image/png"),
+                ContentBlock::text(big_json(200_000)),
+            ]),
+            "crash" => std::process::exit(3),
+            other => CallToolResult::error(vec![ContentBlock::text(format!("no tool {other}"))]),
+        };
+        Ok(result.into())
+    }
+}
+
+/// Serves the fixture on stdio until the proxy closes it.
+pub fn run() {
+    let clash = std::env::args().any(|arg| arg == "--clash");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        let transport =
+            AsyncRwTransport::<RoleServer, _, _>::new(tokio::io::stdin(), tokio::io::stdout())
+                .with_max_line_length(overspill_mcp::MAX_LINE_BYTES);
+        let running = Fixture { clash }.serve(transport).await.unwrap();
+        let _ = running.waiting().await;
+    });
+}
