@@ -1,0 +1,906 @@
+//! The JSON parser behind every JSON tool: bytes in, a [`Tape`] with line positions out.
+//!
+//! It is iterative (an explicit stack, no recursion), so a document nested 100,000 levels
+//! deep parses like any other (SPEC §6.2); it validates exactly what JSON allows (RFC 8259:
+//! strings are UTF-8 with escaped control characters, numbers follow the grammar, one value
+//! per document), and it counts lines as it skips whitespace — a JSON string cannot hold a
+//! raw newline, so that count is exact.
+//!
+//! [`parse_window`] is the same pass in a streaming mode: it follows a path and keeps only
+//! the value there, or only a window of the array there (with the array's full length), so
+//! a file too large to keep parsed in the cache still answers a windowed call without
+//! building the whole tape. The rest of the document is still validated.
+
+use std::fmt;
+
+use super::path::Segment;
+use super::tape::{ESCAPED, Kind, NON_ASCII, Node, TRUE, Tape};
+
+/// The largest file the parser accepts: positions are 32-bit.
+pub const MAX_BYTES: usize = u32::MAX as usize;
+
+/// Why a file is not JSON, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// 1-based line of the problem.
+    pub line: u32,
+    /// 1-based column (in characters) of the problem.
+    pub column: u32,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.message
+        )
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Parses a whole document.
+///
+/// # Errors
+/// [`ParseError`] at the first place the bytes stop being JSON.
+///
+/// ```
+/// use overspill_explore::json::parse::parse;
+///
+/// let src = b"{\n  \"a\": [\n    1\n  ]\n}\n";
+/// let tape = parse(src).unwrap();
+/// let a = tape.root(src).get("a").unwrap();
+/// assert_eq!((a.line(), a.end_line()), (2, 4));
+///
+/// let error = parse(b"{\"a\": tru}").unwrap_err();
+/// assert_eq!(error.to_string(), "line 1, column 7: expected `true`");
+/// ```
+pub fn parse(src: &[u8]) -> Result<Tape, ParseError> {
+    let mut parser = Parser::new(src, Plan::Whole)?;
+    parser.run()?;
+    Ok(parser.finish())
+}
+
+/// What [`parse_window`] keeps at the end of the path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// The whole value.
+    Value,
+    /// Items `offset..offset + limit` of the array there.
+    Window {
+        /// First item kept.
+        offset: u64,
+        /// Most items kept.
+        limit: u64,
+    },
+}
+
+/// What [`parse_window`] found at the end of the path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    /// For [`Target::Value`], the value (the tape's root); for [`Target::Window`], an array
+    /// holding only the window's items, with the real array's lines. `total` is the real
+    /// array's length (for a value, its length as [`super::tape::NodeRef::len`] gives it).
+    Tape {
+        /// The kept part.
+        tape: Tape,
+        /// Items of the real array.
+        total: u64,
+    },
+    /// A window was asked of something that is not an array.
+    NotAnArray(Kind),
+    /// Nothing is at the path; the caller should resolve it on a full parse for the
+    /// details of what is there instead.
+    Missing,
+}
+
+/// Parses `src` keeping only what `target` asks for at `path` (see the module docs).
+/// A path with an index from the end (`[-1]`) cannot be followed in one pass: it reports
+/// [`Found::Missing`].
+///
+/// # Errors
+/// [`ParseError`] as [`parse`].
+pub fn parse_window(src: &[u8], path: &[Segment], target: Target) -> Result<Found, ParseError> {
+    if path.iter().any(|s| matches!(s, Segment::FromEnd(_))) {
+        return Ok(Found::Missing);
+    }
+    let mut parser = Parser::new(src, Plan::Follow { path, target })?;
+    parser.run()?;
+    Ok(match parser.found {
+        Some(Hit::Recorded { total }) => Found::Tape {
+            total,
+            tape: parser.finish(),
+        },
+        Some(Hit::NotAnArray(kind)) => Found::NotAnArray(kind),
+        None => Found::Missing,
+    })
+}
+
+#[derive(Clone, Copy)]
+enum Plan<'p> {
+    Whole,
+    Follow { path: &'p [Segment], target: Target },
+}
+
+enum Hit {
+    Recorded { total: u64 },
+    NotAnArray(Kind),
+}
+
+/// How the parser treats a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Keep it on the tape.
+    Record,
+    /// Validate it only.
+    Skip,
+    /// It matches the first `n` segments of the path; look inside.
+    Follow(usize),
+    /// It is the value at the end of the path.
+    Target,
+    /// It is the array at the end of the path; keep the window's items.
+    Window,
+}
+
+struct Frame {
+    /// Index of the container's node on the tape, or `NO_NODE`.
+    node: u32,
+    /// Items so far (entries for an object).
+    count: u32,
+    object: bool,
+    mode: Mode,
+    /// For an object: the mode of the value after the key just read.
+    pending: Mode,
+    /// Line the container opened on, for "not closed" errors.
+    opened: u32,
+}
+
+const NO_NODE: u32 = u32::MAX;
+
+struct Parser<'s, 'p> {
+    src: &'s [u8],
+    pos: usize,
+    line: u32,
+    line_start: usize,
+    nodes: Vec<Node>,
+    stack: Vec<Frame>,
+    max_depth: u32,
+    plan: Plan<'p>,
+    found: Option<Hit>,
+}
+
+impl<'s, 'p> Parser<'s, 'p> {
+    fn new(src: &'s [u8], plan: Plan<'p>) -> Result<Parser<'s, 'p>, ParseError> {
+        if src.len() > MAX_BYTES {
+            return Err(ParseError {
+                line: 1,
+                column: 1,
+                message: "the file is larger than 4 GiB, the most the JSON tools parse; use grep \
+                          and slice on it"
+                    .to_owned(),
+            });
+        }
+        // Pretty-printed JSON averages about 20 bytes per node; compact JSON about 8.
+        let capacity = match plan {
+            Plan::Whole => src.len() / 16,
+            Plan::Follow { .. } => 64,
+        };
+        Ok(Parser {
+            src,
+            pos: 0,
+            line: 1,
+            line_start: 0,
+            nodes: Vec::with_capacity(capacity),
+            stack: Vec::new(),
+            max_depth: 0,
+            plan,
+            found: None,
+        })
+    }
+
+    fn finish(self) -> Tape {
+        Tape {
+            nodes: self.nodes,
+            max_depth: self.max_depth,
+        }
+    }
+
+    fn error_at(&self, pos: usize, message: impl Into<String>) -> ParseError {
+        // `pos` is on the current line (errors are raised where they are seen).
+        let start = self.line_start.min(pos);
+        let column = String::from_utf8_lossy(&self.src[start..pos.min(self.src.len())])
+            .chars()
+            .count();
+        ParseError {
+            line: self.line,
+            column: u32::try_from(column + 1).unwrap_or(u32::MAX),
+            message: message.into(),
+        }
+    }
+
+    fn error(&self, message: impl Into<String>) -> ParseError {
+        self.error_at(self.pos, message)
+    }
+
+    #[inline]
+    fn skip_ws(&mut self) {
+        while let Some(&b) = self.src.get(self.pos) {
+            match b {
+                b' ' | b'\t' | b'\r' => self.pos += 1,
+                b'\n' => {
+                    self.pos += 1;
+                    self.line = self.line.saturating_add(1);
+                    self.line_start = self.pos;
+                }
+                _ => break,
+            }
+        }
+    }
+
+    fn root_mode(&self) -> Mode {
+        match self.plan {
+            Plan::Whole => Mode::Record,
+            Plan::Follow { path, .. } if path.is_empty() => Mode::Target,
+            Plan::Follow { .. } => Mode::Follow(0),
+        }
+    }
+
+    /// The mode of a value whose match of the path reached `matched` segments.
+    fn matched(&self, matched: usize) -> Mode {
+        match self.plan {
+            Plan::Follow { path, .. } if matched == path.len() => Mode::Target,
+            _ => Mode::Follow(matched),
+        }
+    }
+
+    /// The mode of the next item of the array on top of the stack; counts it.
+    fn next_item_mode(&mut self) -> Mode {
+        let plan = self.plan;
+        let Some(frame) = self.stack.last_mut() else {
+            return Mode::Skip;
+        };
+        let index = u64::from(frame.count);
+        frame.count = frame.count.saturating_add(1);
+        match frame.mode {
+            Mode::Record => Mode::Record,
+            Mode::Window => match plan {
+                Plan::Follow {
+                    target: Target::Window { offset, limit },
+                    ..
+                } if index >= offset && index - offset < limit => Mode::Record,
+                _ => Mode::Skip,
+            },
+            Mode::Follow(n) => match plan {
+                Plan::Follow { path, .. } if path.get(n) == Some(&Segment::Index(index)) => {
+                    self.matched(n + 1)
+                }
+                _ => Mode::Skip,
+            },
+            Mode::Skip | Mode::Target => Mode::Skip,
+        }
+    }
+
+    /// Reads an object key (at `"`) and the `:` after it; sets the mode of its value.
+    fn key(&mut self) -> Result<(), ParseError> {
+        if self.src.get(self.pos) != Some(&b'"') {
+            return Err(self.error(match self.src.get(self.pos) {
+                Some(b'}') => "a trailing comma before `}` is not allowed in JSON",
+                None => "the document ends where an object key should start",
+                _ => "expected a quoted object key",
+            }));
+        }
+        let line = self.line;
+        let (start, end, flags) = self.string()?;
+        let plan = self.plan;
+        let Some(frame) = self.stack.last_mut() else {
+            return Ok(());
+        };
+        frame.count = frame.count.saturating_add(1);
+        let mode = frame.mode;
+        let pending = match mode {
+            Mode::Record => {
+                self.nodes.push(Node {
+                    kind: Kind::String,
+                    flags,
+                    line,
+                    a: start as u32,
+                    b: end as u32,
+                    end_line: line,
+                });
+                Mode::Record
+            }
+            Mode::Follow(n) => {
+                let key = &self.src[start..end];
+                let hit = match plan {
+                    Plan::Follow { path, .. } => match path.get(n) {
+                        Some(Segment::Key(want)) => key_matches(key, flags, want),
+                        Some(Segment::Index(i)) => key_matches(key, flags, &i.to_string()),
+                        _ => false,
+                    },
+                    Plan::Whole => false,
+                };
+                if hit { self.matched(n + 1) } else { Mode::Skip }
+            }
+            _ => Mode::Skip,
+        };
+        if let Some(frame) = self.stack.last_mut() {
+            frame.pending = pending;
+        }
+        self.skip_ws();
+        if self.src.get(self.pos) != Some(&b':') {
+            return Err(self.error("expected `:` after an object key"));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    fn run(&mut self) -> Result<(), ParseError> {
+        let mut mode = self.root_mode();
+        'value: loop {
+            self.skip_ws();
+            let Some(&byte) = self.src.get(self.pos) else {
+                return Err(
+                    self.error(if self.stack.is_empty() && self.nodes.is_empty() {
+                        "the file is empty or holds only whitespace"
+                    } else {
+                        "the document ends where a value should start"
+                    }),
+                );
+            };
+            let line = self.line;
+            if mode == Mode::Target {
+                mode = self.target(byte);
+            }
+            match byte {
+                b'{' | b'[' => {
+                    let object = byte == b'{';
+                    let node = if mode == Mode::Record || mode == Mode::Window {
+                        let id = self.nodes.len() as u32;
+                        self.nodes.push(Node {
+                            kind: if object { Kind::Object } else { Kind::Array },
+                            flags: 0,
+                            line,
+                            a: 0,
+                            b: 0,
+                            end_line: line,
+                        });
+                        id
+                    } else {
+                        NO_NODE
+                    };
+                    self.pos += 1;
+                    self.stack.push(Frame {
+                        node,
+                        count: 0,
+                        object,
+                        mode,
+                        pending: Mode::Skip,
+                        opened: line,
+                    });
+                    self.max_depth = self.max_depth.max(self.stack.len() as u32);
+                    self.skip_ws();
+                    let close = if object { b'}' } else { b']' };
+                    if self.src.get(self.pos) == Some(&close) {
+                        self.pos += 1;
+                        self.close();
+                    } else if object {
+                        self.key()?;
+                        mode = self.pending();
+                        continue 'value;
+                    } else {
+                        mode = self.next_item_mode();
+                        continue 'value;
+                    }
+                }
+                b'"' => {
+                    let (start, end, flags) = self.string()?;
+                    self.scalar(mode, Kind::String, flags, line, start, end);
+                }
+                b't' | b'f' | b'n' => {
+                    let (word, kind, flags): (&[u8], _, _) = match byte {
+                        b't' => (b"true", Kind::Bool, TRUE),
+                        b'f' => (b"false", Kind::Bool, 0),
+                        _ => (b"null", Kind::Null, 0),
+                    };
+                    if !self.src[self.pos..].starts_with(word) {
+                        return Err(
+                            self.error(format!("expected `{}`", String::from_utf8_lossy(word)))
+                        );
+                    }
+                    let start = self.pos;
+                    self.pos += word.len();
+                    self.scalar(mode, kind, flags, line, start, self.pos);
+                }
+                b'-' | b'0'..=b'9' => {
+                    let start = self.pos;
+                    self.number()?;
+                    self.scalar(mode, Kind::Number, 0, line, start, self.pos);
+                }
+                _ => {
+                    return Err(self.error(match byte {
+                        b']' | b'}' => "a trailing comma or a missing value before the bracket",
+                        b'\'' => "strings take double quotes in JSON",
+                        _ => {
+                            "expected a value (object, array, string, number, true, false or null)"
+                        }
+                    }));
+                }
+            }
+            // A value is complete: close containers until one continues.
+            loop {
+                let Some(frame) = self.stack.last() else {
+                    break 'value;
+                };
+                let (object, opened) = (frame.object, frame.opened);
+                self.skip_ws();
+                match self.src.get(self.pos) {
+                    Some(b',') => {
+                        self.pos += 1;
+                        self.skip_ws();
+                        if object {
+                            self.key()?;
+                            mode = self.pending();
+                        } else {
+                            mode = self.next_item_mode();
+                        }
+                        continue 'value;
+                    }
+                    Some(b'}') if object => {
+                        self.pos += 1;
+                        self.close();
+                    }
+                    Some(b']') if !object => {
+                        self.pos += 1;
+                        self.close();
+                    }
+                    Some(_) => {
+                        return Err(self.error(if object {
+                            "expected `,` or `}` after an object entry"
+                        } else {
+                            "expected `,` or `]` after an array item"
+                        }));
+                    }
+                    None => {
+                        return Err(self.error(format!(
+                            "the document ends inside the {} opened on line {opened}",
+                            if object { "object" } else { "array" }
+                        )));
+                    }
+                }
+            }
+        }
+        self.skip_ws();
+        if self.pos < self.src.len() {
+            return Err(self.error("unexpected text after the JSON value"));
+        }
+        Ok(())
+    }
+
+    fn pending(&self) -> Mode {
+        self.stack.last().map_or(Mode::Skip, |f| f.pending)
+    }
+
+    /// Decides how to keep the value at the end of the path, which starts with `byte`.
+    fn target(&mut self, byte: u8) -> Mode {
+        let Plan::Follow { target, .. } = self.plan else {
+            return Mode::Record;
+        };
+        // A repeated key: the last occurrence wins, as in a full parse.
+        self.nodes.clear();
+        self.max_depth = 0;
+        match target {
+            Target::Value => {
+                self.found = Some(Hit::Recorded { total: 0 });
+                Mode::Record
+            }
+            Target::Window { .. } if byte == b'[' => {
+                self.found = Some(Hit::Recorded { total: 0 });
+                Mode::Window
+            }
+            Target::Window { .. } => {
+                let kind = match byte {
+                    b'{' => Kind::Object,
+                    b'"' => Kind::String,
+                    b't' | b'f' => Kind::Bool,
+                    b'n' => Kind::Null,
+                    _ => Kind::Number,
+                };
+                self.found = Some(Hit::NotAnArray(kind));
+                Mode::Skip
+            }
+        }
+    }
+
+    fn scalar(&mut self, mode: Mode, kind: Kind, flags: u8, line: u32, start: usize, end: usize) {
+        if mode == Mode::Record {
+            self.nodes.push(Node {
+                kind,
+                flags,
+                line,
+                a: start as u32,
+                b: end as u32,
+                end_line: line,
+            });
+        }
+    }
+
+    fn close(&mut self) {
+        let Some(frame) = self.stack.pop() else {
+            return;
+        };
+        if frame.node == NO_NODE {
+            return;
+        }
+        let end = self.nodes.len() as u32;
+        let kept = if frame.mode == Mode::Window {
+            let total = u64::from(frame.count);
+            let kept = match self.plan {
+                Plan::Follow {
+                    target: Target::Window { offset, limit },
+                    ..
+                } => total.saturating_sub(offset).min(limit),
+                _ => total,
+            };
+            self.found = Some(Hit::Recorded { total });
+            kept as u32
+        } else {
+            if self.stack.iter().all(|f| f.node == NO_NODE) && frame.node == 0 {
+                // The target value itself (or the whole document): report its length.
+                if let Some(Hit::Recorded { total }) = &mut self.found {
+                    *total = u64::from(frame.count);
+                }
+            }
+            frame.count
+        };
+        let line = self.line;
+        let node = &mut self.nodes[frame.node as usize];
+        node.a = end;
+        node.b = kept;
+        node.end_line = line;
+    }
+
+    /// Reads a string token at `"`; returns the content's byte range and its flags.
+    fn string(&mut self) -> Result<(usize, usize, u8), ParseError> {
+        let start = self.pos + 1;
+        let mut at = start;
+        let mut flags = 0;
+        let end = loop {
+            let Some(offset) = memchr::memchr2(b'"', b'\\', &self.src[at..]) else {
+                let newline = memchr::memchr(b'\n', &self.src[start..]).map(|n| start + n);
+                return Err(self.error_at(
+                    newline.unwrap_or(self.src.len()),
+                    "a string is not closed before the end of its line",
+                ));
+            };
+            let found = at + offset;
+            if self.src[found] == b'"' {
+                break found;
+            }
+            flags |= ESCAPED;
+            match self.src.get(found + 1) {
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => at = found + 2,
+                Some(b'u') => {
+                    let hex = self.src.get(found + 2..found + 6);
+                    if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                        return Err(self.error_at(found, "`\\u` needs four hex digits"));
+                    }
+                    at = found + 6;
+                }
+                _ => return Err(self.error_at(found, "invalid escape sequence in a string")),
+            }
+        };
+        let content = &self.src[start..end];
+        // One pass finds both control characters (< 0x20) and non-ASCII bytes (>= 0x80).
+        if content.iter().any(|&b| b.wrapping_sub(0x20) >= 0x60) {
+            if let Some(bad) = content.iter().position(|&b| b < 0x20) {
+                return Err(self.error_at(
+                    start + bad,
+                    if content[bad] == b'\n' {
+                        "a string is not closed before the end of its line"
+                    } else {
+                        "a control character in a string must be escaped"
+                    },
+                ));
+            }
+            if let Err(error) = std::str::from_utf8(content) {
+                return Err(self.error_at(start + error.valid_up_to(), "invalid UTF-8 in a string"));
+            }
+            flags |= NON_ASCII;
+        }
+        self.pos = end + 1;
+        Ok((start, end, flags))
+    }
+
+    /// Reads a number token; the caller checks what follows it.
+    fn number(&mut self) -> Result<(), ParseError> {
+        let src = self.src;
+        let mut at = self.pos;
+        let digits = |mut at: usize| {
+            while src.get(at).is_some_and(u8::is_ascii_digit) {
+                at += 1;
+            }
+            at
+        };
+        if src.get(at) == Some(&b'-') {
+            at += 1;
+        }
+        match src.get(at) {
+            Some(b'0') => at += 1,
+            Some(b'1'..=b'9') => at = digits(at + 1),
+            _ => return Err(self.error_at(at, "a number needs digits")),
+        }
+        if src.get(at) == Some(&b'.') {
+            if !src.get(at + 1).is_some_and(u8::is_ascii_digit) {
+                return Err(self.error_at(at + 1, "a decimal point needs digits after it"));
+            }
+            at = digits(at + 1);
+        }
+        if matches!(src.get(at), Some(b'e' | b'E')) {
+            at += 1;
+            if matches!(src.get(at), Some(b'+' | b'-')) {
+                at += 1;
+            }
+            if !src.get(at).is_some_and(u8::is_ascii_digit) {
+                return Err(self.error_at(at, "an exponent needs digits"));
+            }
+            at = digits(at);
+        }
+        self.pos = at;
+        Ok(())
+    }
+}
+
+fn key_matches(raw: &[u8], flags: u8, want: &str) -> bool {
+    if flags & ESCAPED == 0 {
+        raw == want.as_bytes()
+    } else {
+        std::str::from_utf8(raw).is_ok_and(|raw| super::tape::unescape(raw) == want)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::path::JsonPath;
+
+    fn error(src: &str) -> String {
+        parse(src.as_bytes()).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn accepts_what_serde_json_accepts_on_a_corpus() {
+        for src in [
+            "0",
+            "-0.5e+10",
+            "\"s\"",
+            "[]",
+            "{}",
+            "[1, [2, [3]], {\"a\": {}}]",
+            "{\"a\\u00e9\\n\": [true, false, null]}",
+            " \n\t\r[1]\n",
+            "\"\u{1F600} é\"",
+            "1E5",
+        ] {
+            assert!(
+                serde_json::from_str::<serde_json::Value>(src).is_ok(),
+                "{src}"
+            );
+            assert!(parse(src.as_bytes()).is_ok(), "{src}");
+        }
+    }
+
+    #[test]
+    fn rejects_what_serde_json_rejects_with_a_position() {
+        for (src, message) in [
+            (
+                "",
+                "line 1, column 1: the file is empty or holds only whitespace",
+            ),
+            (
+                "[1,]",
+                "line 1, column 4: a trailing comma or a missing value before the bracket",
+            ),
+            (
+                "{\"a\": 1,}",
+                "line 1, column 9: a trailing comma before `}` is not allowed in JSON",
+            ),
+            (
+                "[01]",
+                "line 1, column 3: expected `,` or `]` after an array item",
+            ),
+            (
+                "[1.]",
+                "line 1, column 4: a decimal point needs digits after it",
+            ),
+            (
+                "{\"a\" 1}",
+                "line 1, column 6: expected `:` after an object key",
+            ),
+            (
+                "[1] 2",
+                "line 1, column 5: unexpected text after the JSON value",
+            ),
+            (
+                "[\n  1,\n  2",
+                "line 3, column 4: the document ends inside the array opened on line 1",
+            ),
+            (
+                "[\"a\nb\"]",
+                "line 1, column 4: a string is not closed before the end of its line",
+            ),
+            (
+                "[\"\\x\"]",
+                "line 1, column 3: invalid escape sequence in a string",
+            ),
+            (
+                "['a']",
+                "line 1, column 2: strings take double quotes in JSON",
+            ),
+            ("{1: 2}", "line 1, column 2: expected a quoted object key"),
+            ("[-]", "line 1, column 3: a number needs digits"),
+            (
+                "[\"\t\"]",
+                "line 1, column 3: a control character in a string must be escaped",
+            ),
+        ] {
+            assert!(
+                serde_json::from_str::<serde_json::Value>(src).is_err(),
+                "{src}"
+            );
+            assert_eq!(error(src), message, "{src:?}");
+        }
+        assert_eq!(
+            parse(b"[\"\xff\"]").unwrap_err().to_string(),
+            "line 1, column 3: invalid UTF-8 in a string"
+        );
+    }
+
+    #[test]
+    fn line_ranges_come_from_the_parser_positions() {
+        let src = "{\n  \"kind\": \"List\",\n  \"items\": [\n    {\n      \"id\": 1\n    },\n    {\"id\": 2}\n  ]\n}\n";
+        let tape = parse(src.as_bytes()).unwrap();
+        let root = tape.root(src.as_bytes());
+        assert_eq!((root.line(), root.end_line()), (1, 9));
+        assert_eq!(root.get("kind").unwrap().line(), 2);
+        let items = root.get("items").unwrap();
+        assert_eq!((items.line(), items.end_line()), (3, 8));
+        let first = items.index(0).unwrap();
+        assert_eq!((first.line(), first.end_line()), (4, 6));
+        assert_eq!(first.get("id").unwrap().line(), 5);
+        let second = items.index(1).unwrap();
+        assert_eq!((second.line(), second.end_line()), (7, 7));
+        assert_eq!(tape.max_depth(), 3);
+    }
+
+    #[test]
+    fn nesting_100_000_deep_parses_without_recursion() {
+        let depth = 100_000;
+        let src = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let tape = parse(src.as_bytes()).unwrap();
+        assert_eq!(tape.max_depth(), depth as u32);
+        assert_eq!(tape.len(), depth);
+        let unclosed = format!("{}1", "{\"a\":".repeat(depth));
+        assert!(parse(unclosed.as_bytes()).is_err());
+    }
+
+    fn window(src: &str, path: &str, target: Target) -> Found {
+        let path = JsonPath::parse(path).unwrap();
+        parse_window(src.as_bytes(), path.segments(), target).unwrap()
+    }
+
+    #[test]
+    fn a_window_keeps_only_its_items_and_counts_them_all() {
+        let src = "{\"a\": {\"items\": [0, {\"x\": 1}, 2, [3], 4]}, \"b\": 5}";
+        let Found::Tape { tape, total } = window(
+            src,
+            "$.a.items",
+            Target::Window {
+                offset: 1,
+                limit: 2,
+            },
+        ) else {
+            panic!("not found")
+        };
+        assert_eq!(total, 5);
+        let root = tape.root(src.as_bytes());
+        assert_eq!(root.len(), 2);
+        let kept: Vec<_> = root.items().map(|i| i.kind()).collect();
+        assert_eq!(kept, [Kind::Object, Kind::Number]);
+        assert_eq!(root.index(0).unwrap().get("x").unwrap().raw_str(), "1");
+        assert_eq!(tape.len(), 5);
+    }
+
+    #[test]
+    fn a_window_past_the_end_keeps_nothing() {
+        let src = "[[1, 2, 3]]";
+        let Found::Tape { tape, total } = window(
+            src,
+            "$[0]",
+            Target::Window {
+                offset: 7,
+                limit: 2,
+            },
+        ) else {
+            panic!("not found")
+        };
+        assert_eq!((total, tape.root(src.as_bytes()).len()), (3, 0));
+    }
+
+    #[test]
+    fn a_streamed_value_matches_the_full_parse() {
+        let src = "{\n \"a\": [\n  {\"k\": \"v\"},\n  {\"k\": [1, 2]}\n ],\n \"a.b\": 1\n}";
+        let full = parse(src.as_bytes()).unwrap();
+        let Found::Tape { tape, total } = window(src, "$.a[1].k", Target::Value) else {
+            panic!("not found")
+        };
+        let streamed = tape.root(src.as_bytes());
+        let direct = full
+            .root(src.as_bytes())
+            .get("a")
+            .unwrap()
+            .index(1)
+            .unwrap()
+            .get("k")
+            .unwrap();
+        assert_eq!(
+            (streamed.line(), streamed.len(), total),
+            (direct.line(), 2, 2)
+        );
+        let Found::Tape { tape, .. } = window(src, "$[\"a.b\"]", Target::Value) else {
+            panic!("a dotted key is not found")
+        };
+        assert_eq!(tape.root(src.as_bytes()).raw_str(), "1");
+        assert_eq!(window(src, "$.zz", Target::Value), Found::Missing);
+        assert_eq!(window(src, "$.a[-1]", Target::Value), Found::Missing);
+        assert_eq!(
+            window(
+                src,
+                "$.a[0]",
+                Target::Window {
+                    offset: 0,
+                    limit: 1
+                }
+            ),
+            Found::NotAnArray(Kind::Object)
+        );
+    }
+
+    #[test]
+    fn a_repeated_key_streams_its_last_value() {
+        let src = "{\"a\": [1], \"a\": [7, 8, 9]}";
+        let Found::Tape { tape, total } = window(
+            src,
+            "$.a",
+            Target::Window {
+                offset: 0,
+                limit: 10,
+            },
+        ) else {
+            panic!("not found")
+        };
+        assert_eq!(total, 3);
+        assert_eq!(tape.root(src.as_bytes()).index(0).unwrap().raw_str(), "7");
+    }
+
+    #[test]
+    fn a_streamed_window_still_validates_the_rest() {
+        let src = "{\"a\": [1, 2], \"b\": [1,]}";
+        let path = JsonPath::parse("$.a").unwrap();
+        assert!(parse_window(src.as_bytes(), path.segments(), Target::Value).is_err());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        #[test]
+        fn agrees_with_serde_json_on_arbitrary_bytes(src in proptest::collection::vec(
+            proptest::sample::select(b"{}[]:,\"\\ \n0123456789-+.eEtrufalsn\x01\xc3\xa9ab".to_vec()), 0..40)
+        ) {
+            let ours = parse(&src).is_ok();
+            let theirs = serde_json::from_slice::<serde_json::Value>(&src).is_ok();
+            proptest::prop_assert_eq!(ours, theirs, "{:?}", String::from_utf8_lossy(&src));
+        }
+    }
+}

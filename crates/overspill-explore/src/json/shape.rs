@@ -1,0 +1,349 @@
+//! Merged shapes: what many JSON values at the same position look like together.
+//!
+//! `schema` summarises an array by the merged shape of its items, and `item_schema` lists
+//! the keys of that merged shape with how many items hold each (SPEC §6.2). A [`Shape`] is
+//! built by [`Shape::merge`]-ing values one by one: it counts kinds, keeps size ranges,
+//! merges the fields of objects by key and the items of arrays into one item shape, and
+//! records how many distinct *top-level items* reached each position (for `k/N items`).
+//!
+//! Merging walks at most [`MAX_DEPTH`] levels (SPEC §6.2 depth cap) and remembers where it
+//! stopped ([`Shape::truncated`]); keys are compared as borrowed bytes of the file, so a
+//! merge allocates only per distinct key.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use super::tape::{Kind, NodeRef};
+
+/// The deepest any walk over JSON goes (SPEC §6.2).
+pub const MAX_DEPTH: usize = 64;
+
+/// Distinct keys tracked per position; more are counted in [`Shape::untracked_keys`].
+pub const MAX_FIELDS: usize = 2_000;
+
+/// Fields scanned linearly before a position builds a key index.
+const LINEAR_FIELDS: usize = 24;
+
+/// The smallest and largest of some sizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Range {
+    /// The smallest seen (meaningless when nothing was seen).
+    pub min: u64,
+    /// The largest seen.
+    pub max: u64,
+    seen: bool,
+}
+
+impl Range {
+    fn add(&mut self, n: u64) {
+        if self.seen {
+            self.min = self.min.min(n);
+            self.max = self.max.max(n);
+        } else {
+            *self = Range {
+                min: n,
+                max: n,
+                seen: true,
+            };
+        }
+    }
+
+    /// `12` or `3-40`.
+    pub fn render(&self) -> String {
+        if self.min == self.max {
+            compact(self.min)
+        } else {
+            format!("{}-{}", compact(self.min), compact(self.max))
+        }
+    }
+}
+
+/// What the values merged at one position look like.
+#[derive(Debug, Clone, Default)]
+pub struct Shape<'a> {
+    /// Values merged here.
+    pub seen: u64,
+    /// Distinct top-level items that had a value here.
+    pub items_with: u64,
+    last_item: Option<u64>,
+    /// Values of each kind, indexed like [`Kind::ALL`].
+    pub kinds: [u64; 6],
+    /// Characters of the strings.
+    pub chars: Range,
+    /// Entries of the objects.
+    pub keys: Range,
+    /// Items of the arrays.
+    pub len: Range,
+    /// The merged fields of the objects, in order of first appearance.
+    pub fields: Vec<(Cow<'a, str>, Shape<'a>)>,
+    index: HashMap<Cow<'a, str>, usize>,
+    hint: usize,
+    /// Distinct keys beyond [`MAX_FIELDS`], not tracked.
+    pub untracked_keys: u64,
+    /// The merged items of the arrays.
+    pub item: Option<Box<Shape<'a>>>,
+    /// Line range of the first value merged here.
+    pub first_lines: Option<(u32, u32)>,
+    /// Some container here had contents below the depth the merge was allowed to reach.
+    pub truncated: bool,
+}
+
+impl<'a> Shape<'a> {
+    /// An empty shape.
+    pub fn new() -> Shape<'a> {
+        Shape::default()
+    }
+
+    /// Merges `value`, which belongs to top-level item `item`, looking at most `depth`
+    /// levels below it (capped at [`MAX_DEPTH`]).
+    pub fn merge(&mut self, value: NodeRef<'a>, item: u64, depth: usize) {
+        self.merge_at(value, item, depth.min(MAX_DEPTH));
+    }
+
+    fn merge_at(&mut self, value: NodeRef<'a>, item: u64, depth: usize) {
+        self.seen += 1;
+        if self.last_item != Some(item) {
+            self.last_item = Some(item);
+            self.items_with += 1;
+        }
+        if self.first_lines.is_none() {
+            self.first_lines = Some((value.line(), value.end_line()));
+        }
+        let kind = value.kind();
+        self.kinds[kind as usize] += 1;
+        match kind {
+            Kind::String => self.chars.add(value.char_len()),
+            Kind::Object => {
+                self.keys.add(value.len());
+                if depth == 0 {
+                    self.truncated |= !value.is_empty();
+                    return;
+                }
+                for (key, child) in value.entries() {
+                    if let Some(field) = self.field(key) {
+                        field.merge_at(child, item, depth - 1);
+                    }
+                }
+            }
+            Kind::Array => {
+                self.len.add(value.len());
+                if depth == 0 {
+                    self.truncated |= !value.is_empty();
+                    return;
+                }
+                if value.is_empty() {
+                    return;
+                }
+                let shape = self.item.get_or_insert_with(Box::default);
+                for child in value.items() {
+                    shape.merge_at(child, item, depth - 1);
+                }
+            }
+            Kind::Number | Kind::Bool | Kind::Null => {}
+        }
+    }
+
+    /// The field for `key`, created on first sight; `None` past [`MAX_FIELDS`].
+    fn field(&mut self, key: NodeRef<'a>) -> Option<&mut Shape<'a>> {
+        // Objects at one position usually list their keys in the same order.
+        if let Some((name, _)) = self.fields.get(self.hint)
+            && key.str_eq(name)
+        {
+            let at = self.hint;
+            self.hint += 1;
+            return Some(&mut self.fields[at].1);
+        }
+        let found = if self.fields.len() <= LINEAR_FIELDS {
+            self.fields.iter().position(|(name, _)| key.str_eq(name))
+        } else {
+            self.index.get(key.str().as_ref()).copied()
+        };
+        let at = match found {
+            Some(at) => at,
+            None if self.fields.len() >= MAX_FIELDS => {
+                self.untracked_keys += 1;
+                return None;
+            }
+            None => {
+                let name = key.str();
+                self.fields.push((name.clone(), Shape::default()));
+                let at = self.fields.len() - 1;
+                if self.fields.len() > LINEAR_FIELDS {
+                    if self.index.is_empty() {
+                        for (i, (name, _)) in self.fields.iter().enumerate() {
+                            self.index.insert(name.clone(), i);
+                        }
+                    } else {
+                        self.index.insert(name, at);
+                    }
+                }
+                at
+            }
+        };
+        self.hint = at + 1;
+        Some(&mut self.fields[at].1)
+    }
+
+    /// The kinds seen, in [`Kind::ALL`] order, with their counts.
+    pub fn kinds(&self) -> impl Iterator<Item = (Kind, u64)> + '_ {
+        Kind::ALL
+            .into_iter()
+            .zip(self.kinds)
+            .filter(|&(_, n)| n > 0)
+    }
+
+    /// `string|null`: the kinds seen, joined.
+    pub fn type_names(&self) -> String {
+        self.kinds()
+            .map(|(kind, _)| kind.name())
+            .collect::<Vec<_>>()
+            .join("|")
+    }
+
+    /// One kind with its size: `object(5 keys)`, `array(0-3 items)`, `string(1.2k chars)`,
+    /// `number`, …
+    pub fn describe(&self, kind: Kind) -> String {
+        match kind {
+            Kind::Object => format!(
+                "object({} {})",
+                self.keys.render(),
+                plural(self.keys, "key")
+            ),
+            Kind::Array => format!("array({} {})", self.len.render(), plural(self.len, "item")),
+            Kind::String => {
+                format!(
+                    "string({} {})",
+                    self.chars.render(),
+                    plural(self.chars, "char")
+                )
+            }
+            other => other.name().to_owned(),
+        }
+    }
+}
+
+fn plural(range: Range, unit: &str) -> String {
+    if range.min == 1 && range.max == 1 {
+        unit.to_owned()
+    } else {
+        format!("{unit}s")
+    }
+}
+
+/// A size in few characters: `999`, `1.2k`, `12k`, `3.4M`, `1.1G`.
+pub fn compact(n: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1_000_000_000, "G"), (1_000_000, "M"), (1_000, "k")];
+    for (unit, suffix) in UNITS {
+        if n >= unit {
+            let tenths = n * 10 / unit;
+            return if tenths < 100 && tenths % 10 != 0 {
+                format!("{}.{}{suffix}", tenths / 10, tenths % 10)
+            } else {
+                format!("{}{suffix}", n / unit)
+            };
+        }
+    }
+    n.to_string()
+}
+
+/// The description of a single value: `object(5 keys)`, `string(12 chars)`, `null`.
+pub fn describe_value(value: NodeRef<'_>) -> String {
+    let mut shape = Shape::new();
+    shape.merge(value, 0, 0);
+    shape.describe(value.kind())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse::parse;
+
+    #[test]
+    fn compact_sizes_read_short() {
+        let shown: Vec<_> = [
+            0,
+            999,
+            1_000,
+            1_234,
+            12_345,
+            99_999,
+            1_200_000,
+            3_000_000_000,
+        ]
+        .into_iter()
+        .map(compact)
+        .collect();
+        assert_eq!(
+            shown,
+            ["0", "999", "1k", "1.2k", "12k", "99k", "1.2M", "3G"]
+        );
+    }
+
+    #[test]
+    fn merging_counts_kinds_sizes_and_distinct_items() {
+        let src = br#"[{"a": "xy", "b": [1, 2]}, {"a": null, "b": [{"c": 1}]}, 7]"#;
+        let tape = parse(src).unwrap();
+        let mut shape = Shape::new();
+        for (i, item) in tape.root(src).items().enumerate() {
+            shape.merge(item, i as u64, MAX_DEPTH);
+        }
+        assert_eq!(shape.seen, 3);
+        assert_eq!(shape.type_names(), "object|number");
+        let (name, a) = &shape.fields[0];
+        assert_eq!(
+            (name.as_ref(), a.type_names(), a.items_with),
+            ("a", "string|null".to_owned(), 2)
+        );
+        assert_eq!(a.describe(Kind::String), "string(2 chars)");
+        let b = &shape.fields[1].1;
+        assert_eq!(b.describe(Kind::Array), "array(1-2 items)");
+        let b_items = b.item.as_ref().unwrap();
+        assert_eq!((b_items.seen, b_items.items_with), (3, 2));
+        assert_eq!(b_items.fields[0].1.items_with, 1);
+    }
+
+    #[test]
+    fn merging_stops_at_the_depth_and_says_so() {
+        let src = br#"{"a": {"b": {"c": 1}}}"#;
+        let tape = parse(src).unwrap();
+        let mut shape = Shape::new();
+        shape.merge(tape.root(src), 0, 1);
+        let a = &shape.fields[0].1;
+        assert!(a.truncated && a.fields.is_empty());
+        assert!(!shape.truncated);
+    }
+
+    #[test]
+    fn many_distinct_keys_are_indexed_then_capped() {
+        let object: String = (0..MAX_FIELDS + 10)
+            .map(|i| format!("\"k{i}\": {i}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        let src = format!("[{{{object}}}, {{{object}}}]");
+        let tape = parse(src.as_bytes()).unwrap();
+        let mut shape = Shape::new();
+        for (i, item) in tape.root(src.as_bytes()).items().enumerate() {
+            shape.merge(item, i as u64, 4);
+        }
+        assert_eq!(shape.fields.len(), MAX_FIELDS);
+        assert_eq!(shape.untracked_keys, 20);
+        assert!(shape.fields.iter().all(|(_, f)| f.items_with == 2));
+    }
+
+    #[test]
+    fn a_100_000_deep_array_merges_within_the_cap() {
+        let depth = 100_000;
+        let src = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let tape = parse(src.as_bytes()).unwrap();
+        let mut shape = Shape::new();
+        shape.merge(tape.root(src.as_bytes()), 0, usize::MAX);
+        let mut levels = 0;
+        let mut at = &shape;
+        while let Some(item) = &at.item {
+            levels += 1;
+            at = item;
+        }
+        assert_eq!(levels, MAX_DEPTH);
+        assert!(at.truncated);
+    }
+}

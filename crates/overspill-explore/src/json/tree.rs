@@ -1,0 +1,292 @@
+//! The schema tree of a JSON value, as `schema` shows it (SPEC §6.2).
+//!
+//! ```text
+//! $: object(3 keys) [L1-L312]
+//!   apiVersion: string(2 chars) [L2]
+//!   items: array(3 items) [L3-L308]
+//!     [*]: object(5 keys) ×3, first [L4-L104]
+//!       metadata: object(6 keys) ×3
+//!         labels: object(2 keys) ×3 …
+//!       status: object(5-7 keys) ×3
+//!         message: string(40-52 chars) ×1 | null ×2
+//!   kind: string(4 chars) [L309]
+//! ```
+//!
+//! Each line is `key: kind(size)`. A value that exists once shows the lines it occupies in
+//! the file (`[L3-L308]`, from the parser's positions) so the model can `slice` straight to
+//! it. An array shows one merged shape for all its items, `[*]`, whose lines count how many
+//! values were merged (`×3`) and, for the items themselves, where the first one is. A
+//! container whose contents lie below `max_depth` ends in `…`; at the hard cap of 64 levels
+//! it ends in `…truncated`.
+
+use std::fmt::Write as _;
+
+use super::path::is_plain_key;
+use super::shape::{MAX_DEPTH, Shape, compact, describe_value};
+use super::tape::{Kind, NodeRef};
+
+/// Keys listed per object before the rest are summarised in one line.
+pub const MAX_KEYS_SHOWN: usize = 50;
+
+/// A rendered schema tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tree {
+    /// The tree, one line per position, no trailing newline.
+    pub text: String,
+    /// How many lines it has.
+    pub lines: u64,
+    /// Some contents lie below the depth shown.
+    pub elided: bool,
+    /// The hard cap of [`MAX_DEPTH`] levels stopped it.
+    pub truncated: bool,
+}
+
+/// Renders the tree of `value`, labelled `label` (its path), at most `max_depth` levels
+/// below it (capped at [`MAX_DEPTH`]).
+pub fn render(value: NodeRef<'_>, label: &str, max_depth: usize) -> Tree {
+    let depth = max_depth.clamp(1, MAX_DEPTH);
+    let mut out = Out {
+        text: String::new(),
+        lines: 0,
+        elided: false,
+        truncated: false,
+        capped: depth == MAX_DEPTH,
+    };
+    out.value(value, label, 0, depth);
+    Tree {
+        text: out.text,
+        lines: out.lines,
+        elided: out.elided,
+        truncated: out.truncated,
+    }
+}
+
+struct Out {
+    text: String,
+    lines: u64,
+    elided: bool,
+    truncated: bool,
+    capped: bool,
+}
+
+impl Out {
+    fn line(&mut self, level: usize, label: &str, rest: &str) {
+        if self.lines > 0 {
+            self.text.push('\n');
+        }
+        self.lines += 1;
+        for _ in 0..level {
+            self.text.push_str("  ");
+        }
+        self.text.push_str(label);
+        self.text.push_str(": ");
+        self.text.push_str(rest);
+    }
+
+    fn elide_marker(&mut self) -> &'static str {
+        if self.capped {
+            self.truncated = true;
+            " …truncated"
+        } else {
+            self.elided = true;
+            " …"
+        }
+    }
+
+    /// A value that occurs once, at `level`.
+    fn value(&mut self, value: NodeRef<'_>, label: &str, level: usize, depth: usize) {
+        let mut rest = describe_value(value);
+        let _ = write!(rest, " {}", lines(value.line(), value.end_line()));
+        let has_children = !value.is_empty();
+        if has_children && level >= depth {
+            rest.push_str(self.elide_marker());
+        }
+        self.line(level, label, &rest);
+        if !has_children || level >= depth {
+            return;
+        }
+        match value.kind() {
+            Kind::Object => {
+                let total = value.len() as usize;
+                for (key, child) in value.entries().take(MAX_KEYS_SHOWN) {
+                    self.value(child, &key_label(&key.str()), level + 1, depth);
+                }
+                if total > MAX_KEYS_SHOWN {
+                    let more: Vec<String> = value
+                        .entries()
+                        .skip(MAX_KEYS_SHOWN)
+                        .take(5)
+                        .map(|(k, _)| key_label(&k.str()))
+                        .collect();
+                    self.more_keys(level + 1, (total - MAX_KEYS_SHOWN) as u64, &more);
+                }
+            }
+            Kind::Array => {
+                let mut shape = Shape::new();
+                // The merged items sit one level down; merge only what will be shown.
+                let below = depth - (level + 1);
+                for (i, item) in value.items().enumerate() {
+                    shape.merge(item, i as u64, below);
+                }
+                self.shape(&shape, "[*]", level + 1, depth, true);
+            }
+            _ => {}
+        }
+    }
+
+    /// A merged shape at `level`.
+    fn shape(&mut self, shape: &Shape<'_>, label: &str, level: usize, depth: usize, items: bool) {
+        let kinds: Vec<(Kind, u64)> = shape.kinds().collect();
+        let mut rest = if let [(kind, n)] = kinds.as_slice() {
+            format!("{} ×{}", shape.describe(*kind), compact(*n))
+        } else {
+            kinds
+                .iter()
+                .map(|&(kind, n)| format!("{} ×{}", shape.describe(kind), compact(n)))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        };
+        if items && let Some((first, last)) = shape.first_lines {
+            let _ = write!(rest, ", first {}", lines(first, last));
+        }
+        let has_children = !shape.fields.is_empty() || shape.item.is_some() || shape.truncated;
+        if has_children && (level >= depth || shape.truncated) {
+            rest.push_str(self.elide_marker());
+        }
+        self.line(level, label, &rest);
+        if level >= depth {
+            return;
+        }
+        for (name, field) in shape.fields.iter().take(MAX_KEYS_SHOWN) {
+            self.shape(field, &key_label(name), level + 1, depth, false);
+        }
+        let hidden =
+            shape.fields.len().saturating_sub(MAX_KEYS_SHOWN) as u64 + shape.untracked_keys;
+        if hidden > 0 {
+            let more: Vec<String> = shape
+                .fields
+                .iter()
+                .skip(MAX_KEYS_SHOWN)
+                .take(5)
+                .map(|(name, _)| key_label(name))
+                .collect();
+            self.more_keys(level + 1, hidden, &more);
+        }
+        if let Some(item) = &shape.item {
+            self.shape(item, "[*]", level + 1, depth, false);
+        }
+    }
+
+    fn more_keys(&mut self, level: usize, count: u64, names: &[String]) {
+        let mut rest = names.join(", ");
+        if count > names.len() as u64 {
+            rest.push_str(", …");
+        }
+        self.line(
+            level,
+            &format!("… {} more keys", crate::numbered::thousands(count)),
+            &rest,
+        );
+    }
+}
+
+/// `[L3-L308]`, or `[L2]` for one line.
+pub fn lines(first: u32, last: u32) -> String {
+    if first == last {
+        format!("[L{first}]")
+    } else {
+        format!("[L{first}-L{last}]")
+    }
+}
+
+/// A key as a tree label: bare when it reads back as itself, else JSON-quoted.
+pub fn key_label(key: &str) -> String {
+    if is_plain_key(key) {
+        key.to_owned()
+    } else {
+        serde_json::Value::String(key.to_owned()).to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse::parse;
+
+    fn tree(src: &str, depth: usize) -> Tree {
+        let tape = parse(src.as_bytes()).unwrap();
+        render(tape.root(src.as_bytes()), "$", depth)
+    }
+
+    #[test]
+    fn a_document_renders_as_a_tree_with_line_ranges_and_merged_items() {
+        let src = r#"{
+  "kind": "List",
+  "items": [
+    {"id": 1, "tags": ["a", "b"], "note": "hello"},
+    {"id": 2, "tags": [], "note": null, "labels": {"app.kubernetes.io/name": "x"}}
+  ],
+  "empty": {}
+}"#;
+        assert_eq!(
+            tree(src, 4).text,
+            r#"$: object(3 keys) [L1-L8]
+  kind: string(4 chars) [L2]
+  items: array(2 items) [L3-L6]
+    [*]: object(3-4 keys) ×2, first [L4]
+      id: number ×2
+      tags: array(0-2 items) ×2
+        [*]: string(1 char) ×2
+      note: string(5 chars) ×1 | null ×1
+      labels: object(1 key) ×1
+        "app.kubernetes.io/name": string(1 char) ×1
+  empty: object(0 keys) [L7]"#
+        );
+    }
+
+    #[test]
+    fn contents_below_max_depth_end_in_an_ellipsis() {
+        let src = r#"{"a": {"b": {"c": [1]}}, "l": [{"x": {"y": 1}}]}"#;
+        let shown = tree(src, 2);
+        assert_eq!(
+            shown.text,
+            "$: object(2 keys) [L1]\n  a: object(1 key) [L1]\n    b: object(1 key) [L1] …\n  l: array(1 item) [L1]\n    [*]: object(1 key) ×1, first [L1] …"
+        );
+        assert!(shown.elided && !shown.truncated);
+    }
+
+    #[test]
+    fn a_100_000_deep_document_stops_at_64_levels_with_truncated() {
+        let depth = 100_000;
+        let src = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let shown = tree(&src, 1_000);
+        assert_eq!(shown.lines, 65);
+        assert!(
+            shown.text.ends_with("[*]: array(1 item) ×1 …truncated"),
+            "{}",
+            &shown.text[shown.text.len() - 200..]
+        );
+        assert!(shown.truncated);
+        let objects = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
+        let shown = tree(&objects, 64);
+        assert_eq!(shown.lines, 65);
+        assert!(shown.text.ends_with("a: object(1 key) [L1] …truncated"));
+    }
+
+    #[test]
+    fn wide_objects_list_50_keys_then_a_count() {
+        let object: String = (0..80)
+            .map(|i| format!("\"k{i}\": {i}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        let shown = tree(&format!("{{{object}}}"), 4);
+        assert_eq!(shown.lines, 52);
+        assert!(
+            shown
+                .text
+                .ends_with("  … 30 more keys: k50, k51, k52, k53, k54, …"),
+            "{}",
+            shown.text
+        );
+    }
+}
