@@ -64,11 +64,39 @@ struct Entry {
 pub struct CachedFile {
     path: PathBuf,
     size: u64,
-    modified: Option<SystemTime>,
+    stamp: Stamp,
     bytes: Bytes,
     lines: OnceLock<LineIndex>,
     derived: Mutex<Vec<(TypeId, Arc<dyn Any + Send + Sync>)>>,
     derived_bytes: AtomicU64,
+}
+
+/// What tells one version of a file from another besides its size: the modification time,
+/// and on Unix the inode and change time. A rename over the file (as atomic writers do) gives
+/// a new inode; any write moves the change time, which, unlike the modification time, no
+/// user can set back (`cp -p`, `touch -d`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    modified: Option<SystemTime>,
+    #[cfg(unix)]
+    identity: (u64, u64, i64, i64),
+}
+
+impl Stamp {
+    fn of(metadata: &std::fs::Metadata) -> Stamp {
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt;
+        Stamp {
+            modified: metadata.modified().ok(),
+            #[cfg(unix)]
+            identity: (
+                metadata.dev(),
+                metadata.ino(),
+                metadata.ctime(),
+                metadata.ctime_nsec(),
+            ),
+        }
+    }
 }
 
 enum Bytes {
@@ -86,7 +114,8 @@ impl FileCache {
     }
 
     /// The file at `path` (already validated against the read root), from the cache when its
-    /// size and modification time are unchanged, else read afresh.
+    /// size and [stamp](Stamp) (modification time, inode, change time) are unchanged, else
+    /// read afresh.
     ///
     /// # Errors
     /// The I/O error of `stat`, `open` or `read`; `InvalidInput` for something that is not a
@@ -99,14 +128,14 @@ impl FileCache {
                 "not a regular file",
             ));
         }
-        let modified = metadata.modified().ok();
+        let stamp = Stamp::of(&metadata);
         {
             let mut state = self.lock();
             state.tick += 1;
             let tick = state.tick;
             if let Some(entry) = state.entries.get_mut(path)
                 && entry.file.size == metadata.len()
-                && entry.file.modified == modified
+                && entry.file.stamp == stamp
             {
                 entry.last_used = tick;
                 return Ok(Arc::clone(&entry.file));
@@ -230,7 +259,7 @@ impl CachedFile {
         Ok(CachedFile {
             path: path.to_owned(),
             size: bytes.as_slice().len() as u64,
-            modified: metadata.modified().ok(),
+            stamp: Stamp::of(&metadata),
             bytes,
             lines: OnceLock::new(),
             derived: Mutex::new(Vec::new()),
