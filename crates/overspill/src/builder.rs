@@ -341,6 +341,7 @@ impl ScratchpadBuilder {
                 (Mode::Worker(run), Some(budget), Some(store), Some(ctx))
             }
             (PromptRole::Agent, _) => {
+                let mut single_layout = None;
                 let (dir, root) = match (&self.scratchpad_dir, &memory_dir) {
                     (Some(dir), _) => {
                         let store = Store::open(dir)?;
@@ -361,6 +362,7 @@ impl ScratchpadBuilder {
                                     dir: layout.read_root_dir().to_owned(),
                                     source,
                                 })?;
+                        single_layout = Some(layout);
                         (store, root)
                     }
                     (None, None) => return Err(BuildError::NoDirectory { agent }),
@@ -374,7 +376,12 @@ impl ScratchpadBuilder {
                     &artifact_tools,
                 )?;
                 let ctx = self.context(root, counter, &budget);
-                (Mode::Single, Some(budget), Some(dir), Some(ctx))
+                (
+                    Mode::Single(single_layout),
+                    Some(budget),
+                    Some(dir),
+                    Some(ctx),
+                )
             }
             (_, None) => {
                 return Err(BuildError::Mode(

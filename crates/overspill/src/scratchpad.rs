@@ -56,7 +56,8 @@ pub struct Scratchpad {
 /// The role a scratchpad was built for, with its run.
 #[derive(Debug)]
 pub(crate) enum Mode {
-    Single,
+    /// A single agent; the layout when it lives under `memory_dir` (not a `scratchpad_dir`).
+    Single(Option<crate::store::Layout>),
     Worker(Run),
     Coordinator(Run),
 }
@@ -294,6 +295,33 @@ impl Scratchpad {
         self.inner.thresholds.threshold(server, tool)
     }
 
+    /// Removes a single agent's scratchpad dir and everything stored in it (SPEC §4
+    /// retention); returns whether there was anything to remove. Stored files the model was
+    /// pointed at are gone afterwards, so call it when the agent's conversation is over.
+    ///
+    /// # Errors
+    /// [`LayoutError::WrongRole`](crate::store::LayoutError::WrongRole) for a worker or the
+    /// coordinator (runs are pruned when a new one starts), or the I/O error of the removal.
+    pub fn cleanup(&self) -> Result<bool, crate::store::LayoutError> {
+        use crate::store::LayoutError;
+        match (&self.inner.mode, &self.inner.store) {
+            (Mode::Single(Some(layout)), _) => layout.cleanup(),
+            (Mode::Single(None), Some(store)) => match std::fs::remove_dir_all(store.dir()) {
+                Ok(()) => Ok(true),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+                Err(source) => Err(LayoutError::Io {
+                    action: "remove",
+                    dir: store.dir().to_owned(),
+                    source,
+                }),
+            },
+            _ => Err(LayoutError::WrongRole(
+                "cleanup() removes a single agent's scratchpad; orchestration runs are pruned \
+                 when the coordinator starts a new run",
+            )),
+        }
+    }
+
     /// `main`, the worker's name, or the id the builder was given.
     pub fn agent_id(&self) -> &str {
         &self.inner.agent_id
@@ -312,7 +340,7 @@ impl Scratchpad {
     /// The orchestration run, for a worker or the coordinator.
     pub fn run(&self) -> Option<&Run> {
         match &self.inner.mode {
-            Mode::Single => None,
+            Mode::Single(_) => None,
             Mode::Worker(run) | Mode::Coordinator(run) => Some(run),
         }
     }

@@ -244,3 +244,35 @@ fn the_scratchpad_dir_is_created_when_missing() {
         .unwrap();
     assert!(dir.is_dir());
 }
+
+#[test]
+fn cleanup_removes_a_single_agents_dir_and_refuses_a_worker() {
+    let memory = tempfile::tempdir().unwrap();
+    let pad = Scratchpad::from_config(&config(memory.path(), ""))
+        .intercept_all(1)
+        .build()
+        .unwrap();
+    assert!(
+        pad.intercept("x", "y", ToolOutput::text("some output"))
+            .is_pointer()
+    );
+    assert!(pad.cleanup().unwrap());
+    assert!(!memory.path().join("scratchpad").exists());
+    assert!(!pad.cleanup().unwrap());
+
+    let dir = tempfile::tempdir().unwrap();
+    let direct = Scratchpad::builder()
+        .scratchpad_dir(dir.path().join("pad"))
+        .context_window(1_000)
+        .build()
+        .unwrap();
+    assert!(direct.cleanup().unwrap());
+    assert!(!dir.path().join("pad").exists());
+
+    let worker = Scratchpad::from_config(&config(memory.path(), ""))
+        .worker("w")
+        .run("r", 0)
+        .build()
+        .unwrap();
+    assert!(worker.cleanup().is_err());
+}
