@@ -239,10 +239,12 @@ fn lexical(path: &Path) -> Option<PathBuf> {
 }
 
 /// Does not exist, or a file stands where a directory was expected.
+/// Whether a lookup failed because no such file can be there: absent, a file where a directory
+/// was expected, or a name past the file system's limits (`ENAMETOOLONG`), which no file has.
 fn is_missing(e: &io::Error) -> bool {
     matches!(
         e.kind(),
-        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory | io::ErrorKind::InvalidFilename
     )
 }
 

@@ -353,10 +353,23 @@ fn permission_denied_is_an_io_error_not_an_escape() {
 }
 
 #[test]
-fn overlong_name_is_an_io_error_not_an_escape() {
+fn overlong_name_is_not_found_not_an_escape() {
     let t = tree();
     let got = read_root(&t).resolve(&"n".repeat(300));
-    assert!(matches!(got, Err(PathError::Io { .. })), "{got:?}");
+    assert!(matches!(got, Err(PathError::NotFound)), "{got:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loop_is_an_io_error_not_an_escape() {
+    let t = tree();
+    symlink(t.root.join("loop-b"), t.root.join("loop-a"));
+    symlink(t.root.join("loop-a"), t.root.join("loop-b"));
+    let got = read_root(&t).resolve("loop-a");
+    match got {
+        Err(e @ PathError::Io { .. }) => assert_eq!(e.code(), "io_error"),
+        other => panic!("expected an I/O error, got {other:?}"),
+    }
 }
 
 #[cfg(unix)]

@@ -338,11 +338,6 @@ fn a_root_that_is_itself_reached_through_a_symlink_still_confines() {
 }
 
 #[test]
-#[ignore = "BUG: overspill-store ReadRoot::resolve reports a name longer than NAME_MAX (or a \
-            path past PATH_MAX) as PathError::Io (`io_error`, 'File name too long (os error \
-            36); check the file's permissions or try again'), sending the model to check \
-            permissions for a file that cannot exist. Fix: map ErrorKind::InvalidFilename \
-            (ENAMETOOLONG) in ReadRoot::judge to PathError::NotFound."]
 fn a_name_past_the_file_system_limit_is_not_found_rather_than_an_io_fault() {
     let tree = plant(&[]);
     let root = ReadRoot::new(&tree.root).unwrap();
