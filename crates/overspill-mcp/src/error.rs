@@ -64,6 +64,9 @@ pub enum ProxyError {
         /// How it exited.
         status: ExitStatus,
     },
+    /// No tokio runtime could be started (threads or file descriptors exhausted).
+    #[error("cannot start the proxy's async runtime: {0}; free some threads or file descriptors")]
+    Runtime(#[source] std::io::Error),
     /// The upstream server's stdout or stdin closed, or waiting for it failed.
     #[error("lost the upstream server: {0}")]
     UpstreamLost(String),

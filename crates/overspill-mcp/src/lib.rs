@@ -90,6 +90,19 @@ pub async fn run(options: ProxyOptions, scratch: Arc<dyn Scratch>) -> Result<(),
     serve(options, scratch, tokio::io::stdin(), tokio::io::stdout()).await
 }
 
+/// [`run`] on a tokio runtime of its own, for a caller that has none (the CLI).
+///
+/// # Errors
+///
+/// As for [`run`], plus [`ProxyError::Runtime`] when no runtime can be started.
+pub fn run_blocking(options: ProxyOptions, scratch: Arc<dyn Scratch>) -> Result<(), ProxyError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(ProxyError::Runtime)?
+        .block_on(run(options, scratch))
+}
+
 /// [`run`] on any byte streams to the client (a socket, or an in-memory pipe in tests).
 ///
 /// # Errors

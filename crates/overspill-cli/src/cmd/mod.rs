@@ -4,6 +4,7 @@ mod config;
 mod count;
 mod intercept;
 mod ls;
+mod mcp;
 mod tool;
 mod tools;
 mod tour;
@@ -37,6 +38,9 @@ pub enum Command {
     /// Work with configuration files.
     #[command(subcommand)]
     Config(config::ConfigCommand),
+    /// Put the scratchpad in front of an MCP server: a transparent stdio proxy.
+    #[command(after_help = mcp::EXAMPLES)]
+    Mcp(mcp::McpArgs),
 }
 
 impl Command {
@@ -50,6 +54,7 @@ impl Command {
             Command::Ls(args) => ls::run(args),
             Command::Tools(args) => tools::run(args),
             Command::Config(command) => command.run(),
+            Command::Mcp(args) => mcp::run(args),
         }
     }
 }
