@@ -96,11 +96,15 @@ pub async fn run(options: ProxyOptions, scratch: Arc<dyn Scratch>) -> Result<(),
 ///
 /// As for [`run`], plus [`ProxyError::Runtime`] when no runtime can be started.
 pub fn run_blocking(options: ProxyOptions, scratch: Arc<dyn Scratch>) -> Result<(), ProxyError> {
-    tokio::runtime::Builder::new_multi_thread()
+    let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(ProxyError::Runtime)?
-        .block_on(run(options, scratch))
+        .map_err(ProxyError::Runtime)?;
+    let outcome = runtime.block_on(run(options, scratch));
+    // tokio reads stdin on a blocking thread that only returns at the next line or EOF; when
+    // the upstream server exits first, waiting for it would keep the proxy alive.
+    runtime.shutdown_background();
+    outcome
 }
 
 /// [`run`] on any byte streams to the client (a socket, or an in-memory pipe in tests).

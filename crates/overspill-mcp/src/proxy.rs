@@ -199,6 +199,15 @@ impl ServerHandler for Proxy {
             // could not reach the stored outputs otherwise.
             page.tools
                 .retain(|tool| self.names.local(&tool.name).is_none());
+        }
+        // A pointer cannot match a tool's output schema, and clients reject a result without
+        // the structured content a schema promises: interceptable tools are listed without one.
+        for tool in &mut page.tools {
+            if tool.output_schema.is_some() && self.scratch.intercepts(&self.server, &tool.name) {
+                tool.output_schema = None;
+            }
+        }
+        if first_page {
             let mut tools: Vec<Tool> = self.exploration.as_ref().clone();
             tools.append(&mut page.tools);
             page.tools = tools;

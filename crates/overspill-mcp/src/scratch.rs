@@ -14,6 +14,9 @@ pub trait Scratch: Send + Sync + 'static {
     /// Records the tools `server` offers, so its threshold patterns resolve to them.
     fn set_server_tools(&self, server: &str, tools: Vec<String>);
 
+    /// Whether results of `server`'s `tool` may be replaced by a pointer (it has a threshold).
+    fn intercepts(&self, server: &str, tool: &str) -> bool;
+
     /// Decides on one upstream `CallToolResult` (as JSON) of `tool` on `server`: `Some(text)` is
     /// what the client gets instead (the pointer, or a failure notice); `None` passes the result
     /// through untouched.
@@ -32,6 +35,10 @@ impl Scratch for Scratchpad {
         // A tool matched by rules of several servers gets the smallest threshold; the proxy
         // has one server, so there is nothing to report.
         let _ = Scratchpad::set_server_tools(self, server, tools);
+    }
+
+    fn intercepts(&self, server: &str, tool: &str) -> bool {
+        self.threshold(server, tool).is_some()
     }
 
     fn intercept(&self, server: &str, tool: &str, result: Value) -> Option<String> {
