@@ -22,8 +22,8 @@ mod proxy;
 mod scratch;
 mod upstream;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use rmcp::model::Tool;
@@ -129,9 +129,9 @@ where
     let names = ToolNames::new(options.tool_prefix.as_deref(), local_names)?;
     let exploration = exploration_tools(&definitions, &names)?;
 
-    let downstream = Arc::new(OnceLock::new());
+    let downstream = upstream::Downstream::new();
     let upstream::Upstream { service, mut child } =
-        upstream::start(&options.program, &options.args, Arc::clone(&downstream)).await?;
+        upstream::start(&options.program, &options.args, downstream.clone()).await?;
     let tools = service
         .peer()
         .list_all_tools()

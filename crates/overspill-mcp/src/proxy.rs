@@ -166,7 +166,7 @@ impl ServerHandler for Proxy {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
-        let _ = self.downstream.set(context.peer.clone());
+        self.downstream.set(context.peer.clone());
         self.negotiate_initialize(&request)
     }
 

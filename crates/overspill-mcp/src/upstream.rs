@@ -9,7 +9,8 @@
 #![allow(deprecated)]
 
 use std::process::Stdio;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::model::{
     CancelledNotificationParam, ClientCapabilities, ClientConfig, CreateMessageRequestParams,
@@ -26,8 +27,45 @@ use crate::error::ProxyError;
 /// The longest JSON-RPC line the proxy reads, in either direction: 256 MiB.
 pub const MAX_LINE_BYTES: usize = 256 << 20;
 
-/// The client peer once it has connected; the upstream's notifications wait for it.
-pub(crate) type Downstream = Arc<OnceLock<Peer<RoleServer>>>;
+/// How long a request from upstream (roots, sampling) waits for the client to connect: servers
+/// ask for roots right after their handshake, which the proxy completes before the client is in.
+const CLIENT_WAIT: Duration = Duration::from_secs(30);
+
+/// The client peer, once it has connected.
+#[derive(Clone)]
+pub(crate) struct Downstream(Arc<tokio::sync::watch::Sender<Option<Peer<RoleServer>>>>);
+
+impl Downstream {
+    pub(crate) fn new() -> Downstream {
+        Downstream(Arc::new(tokio::sync::watch::Sender::new(None)))
+    }
+
+    /// Records the connected client (the first one; stdio has only one).
+    pub(crate) fn set(&self, peer: Peer<RoleServer>) {
+        self.0.send_if_modified(|slot| {
+            let empty = slot.is_none();
+            if empty {
+                *slot = Some(peer);
+            }
+            empty
+        });
+    }
+
+    /// The client, if connected: notifications from before it are dropped.
+    fn get(&self) -> Option<Peer<RoleServer>> {
+        self.0.borrow().clone()
+    }
+
+    /// The client, waiting up to [`CLIENT_WAIT`] for it to connect.
+    async fn wait(&self) -> Option<Peer<RoleServer>> {
+        let mut receiver = self.0.subscribe();
+        let connected = receiver.wait_for(Option::is_some);
+        match tokio::time::timeout(CLIENT_WAIT, connected).await {
+            Ok(Ok(peer)) => peer.clone(),
+            _ => None,
+        }
+    }
+}
 
 /// The running upstream server: its MCP session and its process.
 pub(crate) struct Upstream {
@@ -78,7 +116,7 @@ pub(crate) struct Relay {
 }
 
 impl Relay {
-    fn client(&self) -> Option<&Peer<RoleServer>> {
+    fn client(&self) -> Option<Peer<RoleServer>> {
         self.downstream.get()
     }
 }
@@ -86,7 +124,7 @@ impl Relay {
 /// A request from upstream that has nowhere to go yet.
 fn no_client() -> ErrorData {
     ErrorData::internal_error(
-        "no MCP client is connected to the overspill proxy yet",
+        "no MCP client connected to the overspill proxy within 30 s",
         None,
     )
 }
@@ -115,7 +153,7 @@ impl ClientHandler for Relay {
         params: CreateMessageRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
-        let client = self.client().ok_or_else(no_client)?;
+        let client = self.downstream.wait().await.ok_or_else(no_client)?;
         client.create_message(params).await.map_err(relayed)
     }
 
@@ -124,7 +162,7 @@ impl ClientHandler for Relay {
         &self,
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        let client = self.client().ok_or_else(no_client)?;
+        let client = self.downstream.wait().await.ok_or_else(no_client)?;
         client.list_roots().await.map_err(relayed)
     }
 

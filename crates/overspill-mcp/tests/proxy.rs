@@ -120,6 +120,11 @@ async fn listing_shows_upstream_tools_then_exploration_tools_and_keeps_instructi
             "{exploration} missing from {names:?}"
         );
     }
+    let small = tools.iter().find(|tool| tool.name == "small").unwrap();
+    assert!(
+        small.output_schema.is_none(),
+        "an interceptable tool is listed without its output schema, which a pointer cannot match"
+    );
     let info = session.client.peer_info().unwrap();
     let instructions = info.instructions.clone().unwrap_or_default();
     assert!(

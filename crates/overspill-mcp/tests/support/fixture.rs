@@ -56,7 +56,8 @@ impl ServerHandler for Fixture {
     ) -> Result<ListToolsResult, ErrorData> {
         let object = json!({"type": "object"});
         let mut tools = vec![
-            json!({"name": "small", "description": "a short text", "inputSchema": object}),
+            json!({"name": "small", "description": "a short text", "inputSchema": object,
+                   "outputSchema": {"type": "object", "properties": {"status": {"type": "string"}}}}),
             json!({"name": "big", "description": "JSON of `bytes` bytes",
                    "inputSchema": {"type": "object", "properties": {"bytes": {"type": "integer"}}}}),
             json!({"name": "picture", "description": "an image", "inputSchema": object}),
