@@ -55,7 +55,7 @@ const STEPS: [Step; 6] = [
     Step {
         why: "what does each pod carry, and how many have each key?",
         tool: "item_schema",
-        arguments: |file| json!({"file": file, "path": "$.items", "limit": 100}),
+        arguments: |file| json!({"file": file, "path": "$.items"}),
     },
     Step {
         why: "a window of pods, only the fields that matter",
@@ -68,9 +68,9 @@ const STEPS: [Step; 6] = [
         arguments: |file| json!({"file": file, "path": format!("$.items[{FAILED_POD}].status")}),
     },
     Step {
-        why: "which containers are crash-looping?",
+        why: "which containers are crash-looping? (a regex over the stored lines)",
         tool: "grep",
-        arguments: |file| json!({"file": file, "pattern": "CrashLoopBackOff", "context": 0, "max_matches": 5}),
+        arguments: |file| json!({"file": file, "pattern": "back-off \\S+ restarting failed", "context": 0, "max_matches": 4}),
     },
     Step {
         why: "how many pods are in each phase? (jq)",
