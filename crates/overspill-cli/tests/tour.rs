@@ -99,3 +99,34 @@ fn tour_asset_is_exactly_what_the_generator_prints() {
         asset.len()
     );
 }
+
+#[test]
+fn tour_runs_every_exploration_step_and_each_answers_without_an_error() {
+    let out = tour(&[]);
+    let text = stdout(&out);
+    for tool in [
+        "schema",
+        "item_schema",
+        "iterate_over",
+        "get_in",
+        "grep",
+        "query",
+    ] {
+        let step = text
+            .split(&format!(". {tool}: "))
+            .nth(1)
+            .unwrap_or_else(|| panic!("no {tool} step: {text}"));
+        let answer = step.lines().nth(2).unwrap_or_default();
+        assert!(!answer.starts_with("{\"error\""), "{tool}: {answer}");
+        assert!(
+            step.contains(&format!("\n--- {tool}: ")),
+            "{tool} has no footer: {step}"
+        );
+    }
+    // The window and the path point at the bundled list's first failed pod.
+    assert!(text.contains(r#"{"_index":80,"#) && text.contains(r#""status.phase":"Failed"}"#));
+    assert!(
+        text.contains(": {\n") && text.contains("  \"phase\": \"Failed\","),
+        "{text}"
+    );
+}

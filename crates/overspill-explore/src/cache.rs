@@ -192,6 +192,11 @@ impl FileCache {
         Ok(built)
     }
 
+    /// The most bytes the cache holds (see the module docs for the accounting).
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
     /// How many files are cached.
     pub fn len(&self) -> usize {
         self.lock().entries.len()

@@ -75,6 +75,28 @@ pub enum ToolError {
         /// What happened and what to do.
         message: String,
     },
+    /// A window starts past the end of what it pages (`offset_out_of_range`): `get_in`'s
+    /// lines of a string.
+    #[error("{message}")]
+    OffsetOutOfRange {
+        /// The argument that is out of range (`offset`).
+        argument: String,
+        /// Its value.
+        offset: u64,
+        /// How many units there are.
+        total: u64,
+        /// What happened and what to do.
+        message: String,
+    },
+    /// A `query` filter ran into one of its evaluation limits (`query_limit`).
+    #[error("{message}")]
+    QueryLimit {
+        /// Which limit: `steps`, `time`, `results`, `recursion`, `value_size`, `memory`,
+        /// `nesting`.
+        limit: String,
+        /// What happened and what to do.
+        message: String,
+    },
 }
 
 /// The body of a `<tool>_too_large` error.
@@ -115,6 +137,14 @@ pub struct PathNotFound {
 pub enum FoundInstead {
     /// An object: its keys (rendered as `available_keys`).
     Keys(Vec<String>),
+    /// An object with more keys than are listed: the first ones (`available_keys`) and how
+    /// many there are (`key_count`).
+    KeysCut {
+        /// The keys listed.
+        keys: Vec<String>,
+        /// All its keys.
+        total: u64,
+    },
     /// An array: its length (rendered as `array_length`).
     ArrayLength(u64),
     /// A scalar: its kind (rendered as `value_type`).
@@ -142,6 +172,8 @@ impl ToolError {
             ToolError::InvalidArgument { .. } => "invalid_argument".to_owned(),
             ToolError::PathOutsideRoot { .. } => "path_outside_root".to_owned(),
             ToolError::Io { .. } => "io_error".to_owned(),
+            ToolError::OffsetOutOfRange { .. } => "offset_out_of_range".to_owned(),
+            ToolError::QueryLimit { .. } => "query_limit".to_owned(),
         }
     }
 
@@ -168,19 +200,41 @@ impl ToolError {
             ToolError::NotFound { file, .. }
             | ToolError::PathOutsideRoot { file, .. }
             | ToolError::Io { file, .. } => {
-                out.insert("file".to_owned(), json!(file));
+                out.insert("file".to_owned(), json!(cut(file, MAX_ECHO_CHARS)));
             }
             ToolError::NotJson { file, format, .. } => {
-                out.insert("file".to_owned(), json!(file));
+                out.insert("file".to_owned(), json!(cut(file, MAX_ECHO_CHARS)));
                 out.insert("format".to_owned(), json!(format));
             }
             ToolError::PathNotFound(body) => {
-                out.insert("path".to_owned(), json!(body.path));
-                out.insert("valid_prefix".to_owned(), json!(body.valid_prefix));
-                out.insert("failed_segment".to_owned(), json!(body.failed_segment));
+                out.insert("path".to_owned(), json!(cut(&body.path, MAX_ECHO_CHARS)));
+                out.insert(
+                    "valid_prefix".to_owned(),
+                    json!(cut(&body.valid_prefix, MAX_ECHO_CHARS)),
+                );
+                out.insert(
+                    "failed_segment".to_owned(),
+                    json!(cut(&body.failed_segment, MAX_ECHO_CHARS)),
+                );
                 match &body.found {
-                    FoundInstead::Keys(keys) => {
-                        out.insert("available_keys".to_owned(), json!(keys))
+                    FoundInstead::Keys(keys) => out.insert(
+                        "available_keys".to_owned(),
+                        json!(
+                            keys.iter()
+                                .map(|k| cut(k, MAX_ECHO_CHARS))
+                                .collect::<Vec<_>>()
+                        ),
+                    ),
+                    FoundInstead::KeysCut { keys, total } => {
+                        out.insert(
+                            "available_keys".to_owned(),
+                            json!(
+                                keys.iter()
+                                    .map(|k| cut(k, MAX_ECHO_CHARS))
+                                    .collect::<Vec<_>>()
+                            ),
+                        );
+                        out.insert("key_count".to_owned(), json!(total))
                     }
                     FoundInstead::ArrayLength(n) => out.insert("array_length".to_owned(), json!(n)),
                     FoundInstead::ValueType(kind) => {
@@ -191,7 +245,7 @@ impl ToolError {
             ToolError::NotAnArray {
                 path, value_type, ..
             } => {
-                out.insert("path".to_owned(), json!(path));
+                out.insert("path".to_owned(), json!(cut(path, MAX_ECHO_CHARS)));
                 out.insert("value_type".to_owned(), json!(value_type));
             }
             ToolError::InvalidArgument { argument, .. } => {
@@ -199,8 +253,24 @@ impl ToolError {
                     out.insert("argument".to_owned(), json!(argument));
                 }
             }
+            ToolError::OffsetOutOfRange {
+                argument,
+                offset,
+                total,
+                ..
+            } => {
+                out.insert("argument".to_owned(), json!(argument));
+                out.insert("offset".to_owned(), json!(offset));
+                out.insert("total".to_owned(), json!(total));
+            }
+            ToolError::QueryLimit { limit, .. } => {
+                out.insert("limit".to_owned(), json!(limit));
+            }
         }
-        out.insert("message".to_owned(), Value::String(message));
+        out.insert(
+            "message".to_owned(),
+            Value::String(cut(&message, MAX_MESSAGE_CHARS)),
+        );
         if let ToolError::InvalidArgument { accepted, .. } = self
             && !accepted.is_empty()
         {
@@ -213,6 +283,23 @@ impl ToolError {
     pub fn render(&self) -> String {
         self.to_json().to_string()
     }
+}
+
+/// The most characters of a value the model sent (a file name, a path) that an error quotes
+/// back: a hostile 200 KB argument must not come back as a 100,000-token error (SPEC §13).
+pub const MAX_ECHO_CHARS: usize = 256;
+
+/// The most characters of an error's `message`.
+pub const MAX_MESSAGE_CHARS: usize = 1024;
+
+/// `text` whole when it has at most `max` characters, else its start and how much was cut.
+fn cut(text: &str, max: usize) -> String {
+    let total = text.chars().count();
+    if total <= max {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().take(max).collect();
+    format!("{kept}…({} more chars)", total - max)
 }
 
 #[cfg(test)]

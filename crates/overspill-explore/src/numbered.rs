@@ -161,7 +161,7 @@ impl<'a> NumberedLines<'a> {
 
 /// The byte length of the longest prefix of `text` (on a character boundary) that costs at
 /// most `cap` tokens.
-fn fit_prefix(ctx: &ExploreContext, text: &str, cap: usize) -> usize {
+pub(crate) fn fit_prefix(ctx: &ExploreContext, text: &str, cap: usize) -> usize {
     // No counter gives more than two tokens per byte, so short text needs no counting.
     if text.len().saturating_mul(2) <= cap {
         return text.len();

@@ -1,0 +1,312 @@
+//! A stored file opened as JSON: parsed once, kept with the file in the cache, and the
+//! errors every JSON tool shares (`not_json`, `path_not_found`, `not_an_array`).
+//!
+//! The parsed tape is a derived value of the cached file (SPEC §6.1), so a sequence of
+//! calls on one file parses it once. A file whose parsed form would not fit the cache is
+//! never kept; for it, a windowed call takes the streaming path instead
+//! ([`super::parse::parse_window`]), which keeps only the window in memory.
+
+use std::sync::Arc;
+
+use overspill_store::Format;
+
+use super::parse::{self, Found, Target};
+use super::path::{JsonPath, PathSyntaxError};
+use super::resolve::{self, Instead, Miss};
+use super::shape::describe_value;
+use super::tape::{Kind, NodeRef, Tape};
+use crate::cache::CachedFile;
+use crate::context::ExploreContext;
+use crate::error::{FoundInstead, PathNotFound, ToolError};
+
+/// The parsed form of one file, cached with it.
+#[derive(Debug)]
+pub struct Document {
+    tape: Tape,
+}
+
+impl Document {
+    /// The parsed tape.
+    pub fn tape(&self) -> &Tape {
+        &self.tape
+    }
+}
+
+/// A JSON file and its parsed form.
+#[derive(Debug, Clone)]
+pub struct Json {
+    /// The file.
+    pub file: Arc<CachedFile>,
+    doc: Arc<Document>,
+}
+
+impl Json {
+    /// The document's root value.
+    pub fn root(&self) -> NodeRef<'_> {
+        self.doc.tape.root(self.file.bytes())
+    }
+
+    /// The deepest nesting in the document.
+    pub fn max_depth(&self) -> u32 {
+        self.doc.tape.max_depth()
+    }
+}
+
+/// Opens `file` (as the caller named it) and parses it as JSON, from the cache when it was
+/// parsed before.
+///
+/// # Errors
+/// The file errors of [`ExploreContext::open`], and `not_json`.
+pub fn open(ctx: &ExploreContext, file: &str) -> Result<Json, ToolError> {
+    let cached = ctx.open(file)?;
+    let doc = parsed(ctx, &cached, file)?;
+    Ok(Json { file: cached, doc })
+}
+
+/// The parsed form of an open file.
+///
+/// # Errors
+/// `not_json` when the file is not JSON.
+pub fn parsed(
+    ctx: &ExploreContext,
+    cached: &Arc<CachedFile>,
+    file: &str,
+) -> Result<Arc<Document>, ToolError> {
+    ensure_json(cached, file)?;
+    ctx.cache().derived(cached, |f| {
+        parse::parse(f.bytes())
+            .map(|tape| {
+                let cost = tape.heap_bytes();
+                (Document { tape }, cost)
+            })
+            .map_err(|error| not_valid_json(file, &error))
+    })
+}
+
+/// Whether a windowed call on `cached` should stream rather than parse: the parsed form
+/// would not stay in the cache (file plus tape over half its capacity).
+pub fn should_stream(ctx: &ExploreContext, cached: &CachedFile) -> bool {
+    cached.size().saturating_mul(2) > ctx.cache().capacity() / 2
+}
+
+/// `not_json` unless the file claims JSON by its extension or starts like JSON.
+///
+/// # Errors
+/// `not_json` naming the detected format.
+pub fn ensure_json(cached: &CachedFile, file: &str) -> Result<(), ToolError> {
+    let format = Format::from_path(cached.path());
+    let first = cached
+        .bytes()
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .copied();
+    if format == Format::Json || matches!(first, Some(b'{' | b'[')) {
+        return Ok(());
+    }
+    Err(ToolError::NotJson {
+        file: file.to_owned(),
+        format: format.to_string(),
+        message: format!(
+            "`{file}` is {}, not JSON, so the JSON tools cannot read it; use schema for its \
+             outline, grep to search it, or slice to read lines",
+            if format == Format::Markdown {
+                "Markdown"
+            } else {
+                "plain text"
+            }
+        ),
+    })
+}
+
+/// The `not_json` error for a file that does not parse.
+pub fn not_valid_json(file: &str, error: &parse::ParseError) -> ToolError {
+    ToolError::NotJson {
+        file: file.to_owned(),
+        format: "text".to_owned(),
+        message: format!(
+            "`{file}` is not valid JSON ({error}); read it as text with grep, slice or schema"
+        ),
+    }
+}
+
+/// Parses the path given as `argument`.
+///
+/// # Errors
+/// `invalid_argument` naming `argument` and the failing segment.
+pub fn parse_path(argument: &str, text: &str) -> Result<JsonPath, ToolError> {
+    JsonPath::parse(text).map_err(|error: PathSyntaxError| {
+        ToolError::invalid_argument(Some(argument), format!("argument `{argument}`: {error}"))
+    })
+}
+
+/// The value at `path`.
+///
+/// # Errors
+/// `path_not_found` with the valid prefix and what it holds.
+pub fn resolve<'a>(root: NodeRef<'a>, path: &JsonPath) -> Result<NodeRef<'a>, ToolError> {
+    resolve::resolve(root, path).map_err(|miss| path_not_found(path, &miss))
+}
+
+/// The `path_not_found` error for a miss.
+pub fn path_not_found(path: &JsonPath, miss: &Miss) -> ToolError {
+    let found = match &miss.instead {
+        Instead::Keys { keys, total } if *total > keys.len() as u64 => FoundInstead::KeysCut {
+            keys: keys.clone(),
+            total: *total,
+        },
+        Instead::Keys { keys, .. } => FoundInstead::Keys(keys.clone()),
+        Instead::ArrayLength(n) => FoundInstead::ArrayLength(*n),
+        Instead::ValueType(kind) => FoundInstead::ValueType(kind.name().to_owned()),
+    };
+    ToolError::PathNotFound(Box::new(PathNotFound {
+        path: path.to_string(),
+        valid_prefix: miss.valid_prefix.to_string(),
+        failed_segment: miss.failed_segment.clone(),
+        found,
+        message: miss.explain(path),
+    }))
+}
+
+/// The `not_an_array` error for `value` at `path`, pointing at the tools that fit it.
+pub fn not_an_array(tool: &str, path: &JsonPath, kind: Kind, described: &str) -> ToolError {
+    let advice = match kind {
+        Kind::Object => format!(
+            "call schema with path {path} to see its keys, or get_in to read it; if one of its \
+             keys holds the array, {tool} that path"
+        ),
+        _ => format!("read it with get_in {path}"),
+    };
+    ToolError::NotAnArray {
+        path: path.to_string(),
+        value_type: kind.name().to_owned(),
+        message: format!("{tool} needs an array, but {path} is {described}; {advice}"),
+    }
+}
+
+/// `an object(5 keys)`, `a string(3 chars)`.
+pub fn with_article(kind: Kind, described: &str) -> String {
+    match kind {
+        Kind::Object | Kind::Array => format!("an {described}"),
+        _ => format!("a {described}"),
+    }
+}
+
+/// A window of the items of the array at a path, from the cached parse or a streaming pass.
+#[derive(Debug)]
+pub struct ArrayWindow {
+    file: Arc<CachedFile>,
+    source: Source,
+    /// Items of the whole array.
+    pub total: u64,
+    /// The first item of the window (clamped to `total`).
+    pub start: u64,
+    /// One past the window's last item.
+    pub end: u64,
+}
+
+#[derive(Debug)]
+enum Source {
+    Parsed(Arc<Document>, JsonPath),
+    Streamed(Tape),
+}
+
+impl ArrayWindow {
+    /// Opens the window `offset..offset + limit` (all items from `offset` when `limit` is
+    /// `None`) of the array at `path` in `file`.
+    ///
+    /// # Errors
+    /// File errors, `not_json`, `path_not_found`, `not_an_array`.
+    pub fn open(
+        ctx: &ExploreContext,
+        tool: &str,
+        file: &str,
+        path: &JsonPath,
+        offset: u64,
+        limit: Option<u64>,
+    ) -> Result<ArrayWindow, ToolError> {
+        let cached = ctx.open(file)?;
+        if let Some(limit) = limit
+            && should_stream(ctx, &cached)
+        {
+            ensure_json(&cached, file)?;
+            let target = Target::Window { offset, limit };
+            match parse::parse_window(cached.bytes(), path.segments(), target) {
+                Ok(Found::Tape { tape, total }) => {
+                    let start = offset.min(total);
+                    let end = offset.saturating_add(limit).min(total).max(start);
+                    return Ok(ArrayWindow {
+                        file: cached,
+                        source: Source::Streamed(tape),
+                        total,
+                        start,
+                        end,
+                    });
+                }
+                Ok(Found::NotAnArray(kind)) => {
+                    return Err(not_an_array(
+                        tool,
+                        path,
+                        kind,
+                        &with_article(kind, kind.name()),
+                    ));
+                }
+                Err(error) => return Err(not_valid_json(file, &error)),
+                // The details of a miss come from a full parse.
+                Ok(Found::Missing) => {}
+            }
+        }
+        let doc = parsed(ctx, &cached, file)?;
+        let (total, kind, described) = {
+            let value = resolve(doc.tape.root(cached.bytes()), path)?;
+            (value.len(), value.kind(), describe_value(value))
+        };
+        if kind != Kind::Array {
+            return Err(not_an_array(
+                tool,
+                path,
+                kind,
+                &with_article(kind, &described),
+            ));
+        }
+        let start = offset.min(total);
+        let end = limit
+            .map_or(total, |l| offset.saturating_add(l).min(total))
+            .max(start);
+        Ok(ArrayWindow {
+            file: cached,
+            source: Source::Parsed(doc, path.clone()),
+            total,
+            start,
+            end,
+        })
+    }
+
+    /// The window's items with their absolute indexes.
+    pub fn items(&self) -> Vec<(u64, NodeRef<'_>)> {
+        match &self.source {
+            Source::Streamed(tape) => tape
+                .root(self.file.bytes())
+                .items()
+                .enumerate()
+                .map(|(i, item)| (self.start + i as u64, item))
+                .collect(),
+            Source::Parsed(doc, path) => {
+                let Ok(array) = resolve::resolve(doc.tape.root(self.file.bytes()), path) else {
+                    return Vec::new();
+                };
+                array
+                    .items()
+                    .enumerate()
+                    .skip(usize::try_from(self.start).unwrap_or(usize::MAX))
+                    .take(usize::try_from(self.end - self.start).unwrap_or(usize::MAX))
+                    .map(|(i, item)| (i as u64, item))
+                    .collect()
+            }
+        }
+    }
+
+    /// Whether the window came from a streaming pass.
+    pub fn streamed(&self) -> bool {
+        matches!(self.source, Source::Streamed(_))
+    }
+}

@@ -1,0 +1,323 @@
+//! `get_in`: the value at a path, pretty-printed with the file's line numbers; a string
+//! value paged by line (SPEC §6.2).
+//!
+//! ```text
+//! 41:     {
+//! 42:       "name": "api",
+//! 43:       "restartCount": 17
+//! 44:     }
+//! --- get_in: $.items[3].status.containerStatuses[0] (object(2 keys), lines 41-44) | …
+//! ```
+//!
+//! Each line carries the number of the file line its content comes from, so the numbers
+//! match `slice` on the stored (pretty-printed) file. A string value is shown decoded, one
+//! of its lines per numbered line, `offset`/`limit` choosing which (default the first
+//! [`DEFAULT_STRING_LINES`]): `(string, lines 1-100 of 340)`. Nesting deeper than 64
+//! levels, and strings inside a value longer than [`INNER_STRING`], are cut with the path
+//! that reads on.
+
+use serde::{Deserialize, Serialize};
+
+use super::document::{self, Json};
+use super::parse::{self, Found, Target};
+use super::path::JsonPath;
+use super::render::{self, StringCut, Style};
+use super::shape::{MAX_DEPTH, describe_value};
+use super::tape::{Kind, NodeRef};
+use super::window::{estimate_tokens, render_cap, validate_limit};
+use crate::args;
+use crate::context::ExploreContext;
+use crate::definitions::{self, Definition};
+use crate::error::ToolError;
+use crate::numbered::{Mark, NumberedLines, thousands};
+use crate::tool::{Call, Extraction, Tool};
+
+/// Lines of a string value shown when `limit` is not given.
+pub const DEFAULT_STRING_LINES: u64 = 100;
+
+/// How long a string inside a shown value may be before it is cut.
+pub const INNER_STRING: StringCut = StringCut {
+    max_lines: 50,
+    max_chars: 4_000,
+};
+
+/// The `get_in` tool.
+#[derive(Debug)]
+pub struct GetIn;
+
+/// Arguments of `get_in`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// The stored file.
+    pub file: String,
+    /// Where the value is.
+    pub path: String,
+    /// For a string value: the first line returned (0-based).
+    #[serde(default, deserialize_with = "args::count")]
+    pub offset: u64,
+    /// For a string value: how many lines (default 100).
+    #[serde(
+        default,
+        deserialize_with = "args::opt_count",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub limit: Option<u64>,
+}
+
+impl Tool for GetIn {
+    const DEFINITION: &'static Definition = &definitions::GET_IN;
+    type Args = Args;
+
+    fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
+        validate_limit(args.limit)?;
+        let path = document::parse_path("path", &args.path)?;
+        let cached = ctx.open(&args.file)?;
+        if document::should_stream(ctx, &cached) {
+            document::ensure_json(&cached, &args.file)?;
+            match parse::parse_window(cached.bytes(), path.segments(), Target::Value) {
+                Ok(Found::Tape { tape, .. }) => {
+                    return show(ctx, &args, &path, tape.root(cached.bytes())).map(|e| {
+                        e.with_note("read in one streaming pass (file too large to cache)")
+                    });
+                }
+                Err(error) => return Err(document::not_valid_json(&args.file, &error)),
+                Ok(_) => {}
+            }
+        }
+        let json: Json = document::open(ctx, &args.file)?;
+        let value = document::resolve(json.root(), &path)?;
+        show(ctx, &args, &path, value)
+    }
+
+    fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
+        // The summary starts with the canonical path, then the value's kind.
+        let path = JsonPath::parse(&args.path).ok()?.to_string();
+        let kind = got.summary.strip_prefix(&path)?.strip_prefix(" (");
+        match kind {
+            Some(rest) if rest.starts_with("string") => (got.returned > 1).then(|| {
+                Call::new(
+                    "get_in",
+                    &Args {
+                        limit: Some(got.returned / 2),
+                        ..args.clone()
+                    },
+                )
+            }),
+            Some(rest) if rest.starts_with("array") => Some(Call::new(
+                "iterate_over",
+                &super::iterate_over::Args {
+                    file: args.file.clone(),
+                    path: args.path.clone(),
+                    fields: None,
+                    offset: 0,
+                    limit: Some((got.returned / 2).max(1)),
+                },
+            )),
+            Some(rest) if rest.starts_with("object") => Some(Call::new(
+                "schema",
+                &super::schema::Args {
+                    file: args.file.clone(),
+                    max_depth: 2,
+                    path: Some(args.path.clone()),
+                },
+            )),
+            _ => None,
+        }
+    }
+
+    fn suggestions(args: &Args) -> Vec<String> {
+        vec![
+            format!(
+                "Ask for a smaller part: a deeper path under {}, found with schema.",
+                args.path
+            ),
+            "For an array, walk its items with iterate_over and a few fields.".to_owned(),
+            "For a long string, page it with offset and limit.".to_owned(),
+        ]
+    }
+}
+
+fn show(
+    ctx: &ExploreContext,
+    args: &Args,
+    path: &JsonPath,
+    value: NodeRef<'_>,
+) -> Result<Extraction, ToolError> {
+    if value.kind() == Kind::String {
+        return string_page(ctx, args, path, value);
+    }
+    if args.offset > 0 || args.limit.is_some() {
+        let described = describe_value(value);
+        let advice = if value.kind() == Kind::Array {
+            format!(
+                "use iterate_over with path {path} and offset/limit for its items, or get_in \
+                 {path}[i] for one"
+            )
+        } else {
+            format!("leave them out to read {path} whole, or ask for a deeper path")
+        };
+        return Err(ToolError::invalid_argument(
+            Some(if args.offset > 0 { "offset" } else { "limit" }),
+            format!(
+                "offset and limit page the lines of a string value, but {path} is {}; {advice}",
+                document::with_article(value.kind(), &described)
+            ),
+        ));
+    }
+    let style = Style {
+        path,
+        depth: MAX_DEPTH,
+        cut: Some(INNER_STRING),
+    };
+    let cap = render_cap(ctx);
+    let pretty = render::pretty(value, style, cap);
+    let units = value.len().max(1);
+    let summary = format!(
+        "{path} ({}, {})",
+        describe_value(value),
+        file_lines(value.line(), value.end_line())
+    );
+    if pretty.stopped {
+        let text: String = pretty
+            .lines
+            .iter()
+            .map(|(_, l)| l.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        // The share of the value rendered, judged by its lines.
+        let span = u64::from(value.end_line() - value.line()) + 1;
+        let done_lines = pretty
+            .lines
+            .last()
+            .map_or(1, |(n, _)| u64::from(*n - value.line()) + 1);
+        let estimate = estimate_tokens(ctx, &text, done_lines.min(span), span);
+        return Ok(Extraction::unrendered(estimate, summary, units));
+    }
+    let last = pretty
+        .lines
+        .iter()
+        .map(|(n, _)| u64::from(*n))
+        .max()
+        .unwrap_or(1);
+    let mut out = NumberedLines::new(ctx, &args.file, last);
+    let mut repeated = false;
+    let mut previous = 0u32;
+    for (number, text) in &pretty.lines {
+        repeated |= *number == previous;
+        previous = *number;
+        out.push(u64::from(*number), text.as_bytes(), Mark::None);
+    }
+    let (body, notes) = out.finish();
+    let mut extraction = Extraction::new(body, summary, units).with_notes(notes);
+    if repeated && value.line() == value.end_line() {
+        extraction = extraction.with_note(format!(
+            "the file holds this value on one line (L{}), so every line shows that number",
+            value.line()
+        ));
+    } else if repeated {
+        extraction = extraction
+            .with_note("the file is not laid out one value per line, so some line numbers repeat");
+    }
+    if pretty.marks.cut_strings > 0 {
+        extraction = extraction.with_note(format!(
+            "{} long string{} cut (each names the get_in path that reads it whole)",
+            thousands(pretty.marks.cut_strings),
+            if pretty.marks.cut_strings == 1 {
+                " was"
+            } else {
+                "s were"
+            }
+        ));
+    }
+    if pretty.marks.truncated {
+        extraction = extraction.with_note(
+            "nesting deeper than 64 levels is cut (…truncated names the path to read on)",
+        );
+    }
+    Ok(extraction)
+}
+
+/// One page of the lines of a string value.
+fn string_page(
+    ctx: &ExploreContext,
+    args: &Args,
+    path: &JsonPath,
+    value: NodeRef<'_>,
+) -> Result<Extraction, ToolError> {
+    let text = value.str();
+    let total = value.str_lines();
+    if args.offset >= total {
+        return Err(ToolError::OffsetOutOfRange {
+            argument: "offset".to_owned(),
+            offset: args.offset,
+            total,
+            message: format!(
+                "offset {} is past the end: the string at {path} has {} line{} (offsets 0 to \
+                 {}); ask for a smaller offset",
+                thousands(args.offset),
+                thousands(total),
+                if total == 1 { "" } else { "s" },
+                thousands(total - 1)
+            ),
+        });
+    }
+    let limit = args.limit.unwrap_or(DEFAULT_STRING_LINES);
+    let last = args.offset.saturating_add(limit).min(total);
+    let width = last.to_string().len();
+    let cap = usize::try_from(ctx.line_cap()).unwrap_or(usize::MAX);
+    let mut body = String::new();
+    let mut cut = Vec::new();
+    for (i, line) in text
+        .split('\n')
+        .enumerate()
+        .skip(usize::try_from(args.offset).unwrap_or(usize::MAX))
+        .take(usize::try_from(last - args.offset).unwrap_or(usize::MAX))
+    {
+        let number = i as u64 + 1;
+        if !body.is_empty() {
+            body.push('\n');
+        }
+        body.push_str(&format!("{number:>width$}: "));
+        let kept = crate::numbered::fit_prefix(ctx, line, cap);
+        body.push_str(&line[..kept]);
+        if kept < line.len() {
+            cut.push(number);
+            body.push_str(&format!(
+                " … [line {number} of the string cut at {} of {} chars]",
+                thousands(line[..kept].chars().count() as u64),
+                thousands(line.chars().count() as u64)
+            ));
+        }
+    }
+    let summary = format!(
+        "{path} (string, lines {}-{} of {})",
+        thousands(args.offset + 1),
+        thousands(last),
+        thousands(total)
+    );
+    let mut extraction = Extraction::new(body, summary, last - args.offset);
+    if !cut.is_empty() {
+        extraction = extraction.with_note(format!(
+            "{} very long line{} cut; the string sits on file line {}: read its raw text with \
+             slice start_char/max_chars",
+            cut.len(),
+            if cut.len() == 1 { " was" } else { "s were" },
+            value.line()
+        ));
+    }
+    Ok(extraction)
+}
+
+/// `lines 40-80`, or `line 12`.
+fn file_lines(first: u32, last: u32) -> String {
+    if first == last {
+        format!("line {first}")
+    } else {
+        format!("lines {first}-{last}")
+    }
+}
+
+#[cfg(test)]
+#[path = "get_in_tests.rs"]
+mod tests;

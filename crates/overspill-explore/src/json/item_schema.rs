@@ -1,0 +1,144 @@
+//! `item_schema`: every key of an array's items, with its types and how many items hold it
+//! (SPEC §6.2); see [`super::keys`] for the listing.
+//!
+//! ```text
+//! window: items [0..120) of 120 total
+//! items: 120 objects
+//! metadata.name: string (120/120 items)
+//! status.message: string|null (9/120 items)
+//! --- item_schema: $.items (120 items, 37 keys) | …
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use super::document::{self, ArrayWindow};
+use super::keys;
+use super::shape::{MAX_DEPTH, Shape};
+use super::window::{full_scan, validate_limit, window_summary};
+use crate::args;
+use crate::context::ExploreContext;
+use crate::definitions::{self, Definition};
+use crate::error::ToolError;
+use crate::numbered::thousands;
+use crate::tool::{Call, Extraction, Tool};
+
+/// The `item_schema` tool.
+#[derive(Debug)]
+pub struct ItemSchema;
+
+/// Arguments of `item_schema`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// The stored file.
+    pub file: String,
+    /// The array, e.g. `$.items`.
+    pub path: String,
+    /// First item included (0-based).
+    #[serde(default, deserialize_with = "args::count")]
+    pub offset: u64,
+    /// Most items included; all when absent.
+    #[serde(
+        default,
+        deserialize_with = "args::opt_count",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub limit: Option<u64>,
+}
+
+impl Tool for ItemSchema {
+    const DEFINITION: &'static Definition = &definitions::ITEM_SCHEMA;
+    type Args = Args;
+
+    fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
+        validate_limit(args.limit)?;
+        let path = document::parse_path("path", &args.path)?;
+        let window = ArrayWindow::open(
+            ctx,
+            "item_schema",
+            &args.file,
+            &path,
+            args.offset,
+            args.limit,
+        )?;
+        let past_end = args.offset > window.total;
+        let (first, end) = if past_end {
+            (args.offset, args.offset)
+        } else {
+            (window.start, window.end)
+        };
+        let items = window.items();
+        let mut shape = Shape::new();
+        for (index, item) in &items {
+            shape.merge(*item, *index, MAX_DEPTH);
+        }
+        let rows = keys::rows(&shape);
+        let count = items.len() as u64;
+        let mut body = format!(
+            "window: items [{}..{}) of {} total",
+            thousands(first),
+            thousands(end),
+            thousands(window.total)
+        );
+        if items.is_empty() {
+            body.push_str("\n(no items in this window)");
+        } else {
+            body.push_str(&format!("\nitems: {}", keys::item_kinds(&shape)));
+            if !rows.is_empty() {
+                body.push('\n');
+                body.push_str(&keys::render(&rows, count));
+            }
+        }
+        let listed = rows.iter().filter(|r| !r.key.ends_with('…')).count() as u64;
+        let extra = format!(
+            ", {} key{}",
+            thousands(listed),
+            if listed == 1 { "" } else { "s" }
+        );
+        let summary = format!(
+            "{path} {}",
+            window_summary(
+                "items",
+                first,
+                end,
+                window.total,
+                full_scan(args.offset, args.limit) && !past_end,
+                &extra
+            )
+        );
+        let mut extraction = Extraction::new(body, summary, count);
+        if rows.iter().any(|r| r.truncated) {
+            extraction =
+                extraction.with_note("keys nested deeper than 64 levels are cut (…truncated)");
+        }
+        if window.streamed() {
+            extraction =
+                extraction.with_note("read in one streaming pass (file too large to cache)");
+        }
+        Ok(extraction)
+    }
+
+    fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
+        (got.returned > 1).then(|| {
+            Call::new(
+                "item_schema",
+                &Args {
+                    limit: Some(got.returned / 2),
+                    ..args.clone()
+                },
+            )
+        })
+    }
+
+    fn suggestions(_: &Args) -> Vec<String> {
+        vec![
+            "Look at fewer items: offset and limit choose a window.".to_owned(),
+            "Use schema with the array's path and a small max_depth for a shorter merged view."
+                .to_owned(),
+        ]
+    }
+}
+
+#[cfg(test)]
+#[path = "item_schema_tests.rs"]
+mod tests;

@@ -1,0 +1,300 @@
+//! `iterate_over`: one compact row per array item, holding only the fields asked for
+//! (SPEC §6.2).
+//!
+//! ```text
+//! [
+//!   {"_index":40,"metadata.name":"api-7c9f…","status.phase":"Running"},
+//!   {"_index":41,"metadata.name":"worker-1b2…","status.phase":"Failed"}
+//! ]
+//! --- iterate_over: $.items (items [40..42) of 120 total, fields: [metadata.name,status.phase]) | …
+//! ```
+//!
+//! `_index` is the item's absolute position, so `$.items[_index]` is a valid `get_in` path
+//! whichever window produced the row. A field is a path relative to the item; a field the
+//! item lacks is `null`. A string longer than [`MAX_STRING_LINES`] lines (or
+//! [`MAX_STRING_CHARS`] characters) is cut, with a note naming the `get_in` path that reads
+//! it whole. Without `fields`, rows hold whole items.
+
+use serde::{Deserialize, Serialize};
+
+use super::document::{self, ArrayWindow};
+use super::path::JsonPath;
+use super::render::{self, StringCut, Style};
+use super::resolve;
+use super::shape::MAX_DEPTH;
+use super::window::{estimate_tokens, full_scan, render_cap, validate_limit, window_summary};
+use crate::args;
+use crate::context::ExploreContext;
+use crate::definitions::{self, Definition};
+use crate::error::ToolError;
+use crate::numbered::thousands;
+use crate::tool::{Call, Extraction, Tool};
+
+/// Lines of a string shown in a row before it is cut.
+pub const MAX_STRING_LINES: u64 = 5;
+
+/// Characters of a string shown in a row before it is cut.
+pub const MAX_STRING_CHARS: u64 = 2_000;
+
+/// Fields one call may ask for.
+pub const MAX_FIELDS: usize = 64;
+
+/// The `iterate_over` tool.
+#[derive(Debug)]
+pub struct IterateOver;
+
+/// Arguments of `iterate_over`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// The stored file.
+    pub file: String,
+    /// The array, e.g. `$.items`.
+    pub path: String,
+    /// Comma-separated sub-paths kept in each row; whole items when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fields: Option<String>,
+    /// First item (0-based).
+    #[serde(default, deserialize_with = "args::count")]
+    pub offset: u64,
+    /// Most items; all when absent.
+    #[serde(
+        default,
+        deserialize_with = "args::opt_count",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub limit: Option<u64>,
+}
+
+impl Tool for IterateOver {
+    const DEFINITION: &'static Definition = &definitions::ITERATE_OVER;
+    type Args = Args;
+
+    fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
+        validate_limit(args.limit)?;
+        let path = document::parse_path("path", &args.path)?;
+        let fields = parse_fields(args.fields.as_deref())?;
+        let window = ArrayWindow::open(
+            ctx,
+            "iterate_over",
+            &args.file,
+            &path,
+            args.offset,
+            args.limit,
+        )?;
+        let names: Vec<&str> = fields.iter().map(|(name, _)| name.as_str()).collect();
+        let shown_fields = if fields.is_empty() {
+            ", fields: whole items".to_owned()
+        } else {
+            format!(", fields: [{}]", names.join(","))
+        };
+        let full = full_scan(args.offset, args.limit);
+        let past_end = args.offset > window.total;
+        let (first, end) = if past_end {
+            (args.offset, args.offset)
+        } else {
+            (window.start, window.end)
+        };
+        let summary = format!(
+            "{path} {}",
+            window_summary(
+                "items",
+                first,
+                end,
+                window.total,
+                full && !past_end,
+                &shown_fields
+            )
+        );
+        let items = window.items();
+        let wanted = items.len() as u64;
+        let cap = render_cap(ctx);
+        let mut body = String::from("[");
+        let mut cut_strings = 0u64;
+        let mut truncated = false;
+        for (n, (index, item)) in items.iter().enumerate() {
+            let item_path = path.child(super::path::Segment::Index(*index));
+            body.push_str(if n == 0 { "\n  " } else { ",\n  " });
+            let marks = row(&mut body, *index, *item, &item_path, &fields);
+            cut_strings += marks.cut_strings;
+            truncated |= marks.truncated;
+            if body.len() > cap {
+                let estimate = estimate_tokens(ctx, &body, n as u64 + 1, wanted);
+                return Ok(Extraction::unrendered(estimate, summary, wanted));
+            }
+        }
+        body.push_str(if items.is_empty() { "]" } else { "\n]" });
+        let mut extraction = Extraction::new(body, summary, wanted);
+        if cut_strings > 0 {
+            extraction = extraction.with_note(format!(
+                "{} long string{} cut (each names the get_in path that reads it whole)",
+                thousands(cut_strings),
+                if cut_strings == 1 { " was" } else { "s were" }
+            ));
+        }
+        if truncated {
+            extraction = extraction.with_note(
+                "values nested deeper than 64 levels are cut (…truncated names the path to read on)",
+            );
+        }
+        if window.streamed() {
+            extraction =
+                extraction.with_note("read in one streaming pass (file too large to cache)");
+        }
+        Ok(extraction)
+    }
+
+    fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
+        (got.returned > 1).then(|| {
+            Call::new(
+                "iterate_over",
+                &Args {
+                    limit: Some(got.returned / 2),
+                    ..args.clone()
+                },
+            )
+        })
+    }
+
+    fn suggestions(args: &Args) -> Vec<String> {
+        let path =
+            JsonPath::parse(&args.path).map_or_else(|_| args.path.clone(), |p| p.to_string());
+        vec![
+            "Run the `retry` call (the same walk over half the window), then page on with \
+             offset."
+                .to_owned(),
+            "Ask for fewer fields: name only the sub-paths you need, e.g. `metadata.name,status.phase`."
+                .to_owned(),
+            format!("Read one item in full with get_in {path}[i], where i is a row's _index."),
+            "Use grep to find the items that mention what you are looking for.".to_owned(),
+        ]
+    }
+}
+
+/// Appends one row.
+fn row(
+    out: &mut String,
+    index: u64,
+    item: super::tape::NodeRef<'_>,
+    item_path: &JsonPath,
+    fields: &[(String, JsonPath)],
+) -> render::Marks {
+    let cut = Some(StringCut {
+        max_lines: MAX_STRING_LINES,
+        max_chars: MAX_STRING_CHARS,
+    });
+    let mut marks = render::Marks::default();
+    out.push_str(&format!("{{\"_index\":{index}"));
+    if fields.is_empty() {
+        if item.kind() == super::tape::Kind::Object {
+            let mut whole = String::new();
+            let style = Style {
+                path: item_path,
+                depth: MAX_DEPTH,
+                cut,
+            };
+            marks = render::compact(item, style, &mut whole);
+            // `{…}` without its brace, after `_index`.
+            if whole.len() > 2 {
+                out.push(',');
+                out.push_str(&whole[1..whole.len() - 1]);
+            }
+        } else {
+            out.push_str(",\"value\":");
+            let style = Style {
+                path: item_path,
+                depth: MAX_DEPTH,
+                cut,
+            };
+            marks = render::compact(item, style, out);
+        }
+        out.push('}');
+        return marks;
+    }
+    for (name, field) in fields {
+        out.push(',');
+        out.push_str(&serde_json::Value::String(name.clone()).to_string());
+        out.push(':');
+        match resolve::resolve(item, field) {
+            Ok(value) => {
+                let value_path = item_path.join(field);
+                let style = Style {
+                    path: &value_path,
+                    depth: MAX_DEPTH,
+                    cut,
+                };
+                let got = render::compact(value, style, out);
+                marks.cut_strings += got.cut_strings;
+                marks.truncated |= got.truncated;
+            }
+            Err(_) => out.push_str("null"),
+        }
+    }
+    out.push('}');
+    marks
+}
+
+/// Splits `fields` at commas outside brackets and quotes and parses each as a path
+/// relative to an item; keeps the first of repeated names.
+fn parse_fields(fields: Option<&str>) -> Result<Vec<(String, JsonPath)>, ToolError> {
+    let Some(text) = fields else {
+        return Ok(Vec::new());
+    };
+    let mut out: Vec<(String, JsonPath)> = Vec::new();
+    for piece in split_fields(text) {
+        let name = piece.trim();
+        if name.is_empty() {
+            continue;
+        }
+        let path = JsonPath::parse_relative(name).map_err(|error| {
+            ToolError::invalid_argument(Some("fields"), format!("argument `fields`: {error}"))
+        })?;
+        if !out.iter().any(|(n, _)| n == name) {
+            out.push((name.to_owned(), path));
+        }
+    }
+    if out.len() > MAX_FIELDS {
+        return Err(ToolError::invalid_argument(
+            Some("fields"),
+            format!(
+                "argument `fields`: {} fields named, at most {MAX_FIELDS}; ask for fewer, or \
+                 leave `fields` out for whole items",
+                out.len()
+            ),
+        ));
+    }
+    Ok(out)
+}
+
+fn split_fields(text: &str) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    let (mut depth, mut quote, mut escaped, mut start) = (0usize, None::<char>, false, 0usize);
+    for (at, c) in text.char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' if depth > 0 => quote = Some(c),
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                pieces.push(&text[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    pieces.push(&text[start..]);
+    pieces
+}
+
+#[cfg(test)]
+#[path = "iterate_over_tests.rs"]
+mod tests;

@@ -1,0 +1,309 @@
+//! What `schema` shows for files that are not JSON (SPEC §6.2): the heading tree of a
+//! Markdown file, and a summary of a text file.
+//!
+//! ```text
+//! markdown: 120 lines, 5 headings
+//! # Release notes [L1-L120]
+//!   ## 2.14.1 [L3-L40]
+//!     - keys: date, author, status (3 list items)
+//!   ## 2.14.0 [L41-L120]
+//! ```
+//!
+//! ```text
+//! text: 1,204 lines, 88,120 bytes
+//! longest line: L77 (1,422 chars)
+//! sample (lines 1-5):
+//! 1: 2026-11-12T00:00:01Z INFO  [payments] …
+//! ```
+
+use std::fmt::Write as _;
+
+use crate::line_index::LineIndex;
+use crate::lossy;
+use crate::numbered::thousands;
+
+/// Characters of a heading title or sample line shown.
+const MAX_CHARS: usize = 120;
+
+/// Lines in a text sample.
+const SAMPLE_LINES: u64 = 5;
+
+/// Distinct `- key:` names listed per section.
+const MAX_LIST_KEYS: usize = 12;
+
+/// An outline, ready to show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outline {
+    /// The outline text, no trailing newline.
+    pub text: String,
+    /// What it covers, for the footer: `markdown outline, 5 headings`.
+    pub summary: String,
+    /// Headings below `max_depth` were left out.
+    pub elided: bool,
+}
+
+struct Heading {
+    level: usize,
+    title: String,
+    line: u64,
+    end: u64,
+    keys: Vec<String>,
+    list_items: u64,
+}
+
+/// The heading tree of a Markdown file: ATX headings (`#` to `######`, outside code
+/// fences) with the lines each section spans, and the keys of `- key: value` lists in
+/// each section; headings deeper than `max_depth` levels are left out.
+pub fn markdown(bytes: &[u8], index: &LineIndex, max_depth: usize) -> Outline {
+    let total = index.line_count();
+    let mut headings: Vec<Heading> = Vec::new();
+    let mut fence: Option<(u8, usize)> = None;
+    for (number, raw) in index.lines(bytes, 1, total) {
+        let line = String::from_utf8_lossy(raw);
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        if indent <= 3
+            && let Some(marker) = fence_marker(trimmed)
+        {
+            match fence {
+                None => fence = Some(marker),
+                Some((c, n)) if marker.0 == c && marker.1 >= n => fence = None,
+                Some(_) => {}
+            }
+            continue;
+        }
+        if fence.is_some() {
+            continue;
+        }
+        if indent <= 3
+            && let Some((level, title)) = atx_heading(trimmed)
+        {
+            for open in headings.iter_mut().rev() {
+                if open.end == 0 && open.level >= level {
+                    open.end = number - 1;
+                }
+            }
+            headings.push(Heading {
+                level,
+                title,
+                line: number,
+                end: 0,
+                keys: Vec::new(),
+                list_items: 0,
+            });
+        } else if let Some(key) = list_key(trimmed)
+            && let Some(section) = headings.last_mut()
+        {
+            section.list_items += 1;
+            if section.keys.len() < MAX_LIST_KEYS && !section.keys.contains(&key) {
+                section.keys.push(key);
+            }
+        }
+    }
+    for open in &mut headings {
+        if open.end == 0 {
+            open.end = total;
+        }
+    }
+    let top = headings.iter().map(|h| h.level).min().unwrap_or(1);
+    let deepest = headings.iter().map(|h| h.level).max().unwrap_or(1);
+    let shown_depth = max_depth.max(1);
+    let mut text = format!(
+        "markdown: {} lines, {} heading{}",
+        thousands(total),
+        thousands(headings.len() as u64),
+        if headings.len() == 1 { "" } else { "s" }
+    );
+    let mut elided = false;
+    for heading in &headings {
+        let depth = heading.level - top;
+        if depth >= shown_depth {
+            elided = true;
+            continue;
+        }
+        let indent = "  ".repeat(depth);
+        let range = if heading.line == heading.end {
+            format!("[L{}]", heading.line)
+        } else {
+            format!("[L{}-L{}]", heading.line, heading.end)
+        };
+        let _ = write!(
+            text,
+            "\n{indent}{} {} {range}",
+            "#".repeat(heading.level),
+            heading.title
+        );
+        if !heading.keys.is_empty() {
+            let more = if heading.keys.len() == MAX_LIST_KEYS {
+                ", …"
+            } else {
+                ""
+            };
+            let _ = write!(
+                text,
+                "\n{indent}  - keys: {}{more} ({} list item{})",
+                heading.keys.join(", "),
+                thousands(heading.list_items),
+                if heading.list_items == 1 { "" } else { "s" }
+            );
+        }
+    }
+    if headings.is_empty() {
+        text.push('\n');
+        text.push_str(&text_outline(bytes, index).text);
+    }
+    let levels = deepest - top + 1;
+    Outline {
+        text,
+        summary: format!(
+            "markdown outline, {} heading{} in {levels} level{}",
+            thousands(headings.len() as u64),
+            if headings.len() == 1 { "" } else { "s" },
+            if levels == 1 { "" } else { "s" }
+        ),
+        elided,
+    }
+}
+
+/// A text file in brief: its size, its longest line and its first lines.
+pub fn text(bytes: &[u8], index: &LineIndex) -> Outline {
+    text_outline(bytes, index)
+}
+
+fn text_outline(bytes: &[u8], index: &LineIndex) -> Outline {
+    let total = index.line_count();
+    let mut longest = (0u64, 0u64);
+    for (number, line) in index.lines(bytes, 1, total) {
+        // A line's characters never exceed its bytes: count only lines that could win.
+        if line.len() as u64 > longest.1 {
+            let chars = lossy::char_count(line);
+            if chars > longest.1 {
+                longest = (number, chars);
+            }
+        }
+    }
+    let mut text = format!(
+        "text: {} line{}, {} bytes",
+        thousands(total),
+        if total == 1 { "" } else { "s" },
+        thousands(bytes.len() as u64)
+    );
+    if total > 0 {
+        let _ = write!(
+            text,
+            "\nlongest line: L{} ({} chars)",
+            longest.0,
+            thousands(longest.1)
+        );
+        let last = total.min(SAMPLE_LINES);
+        let _ = write!(text, "\nsample (lines 1-{last}):");
+        let width = last.to_string().len();
+        for (number, line) in index.lines(bytes, 1, last) {
+            let piece = lossy::prefix(line, MAX_CHARS * 4);
+            let mut shown: String = piece.text.chars().take(MAX_CHARS).collect();
+            if shown.len() < piece.text.len() || piece.truncated {
+                shown.push_str(" …");
+            }
+            let _ = write!(text, "\n{number:>width$}: {shown}");
+        }
+    }
+    Outline {
+        text,
+        summary: "text summary".to_owned(),
+        elided: false,
+    }
+}
+
+/// `(level, title)` of an ATX heading line (already left-trimmed).
+fn atx_heading(line: &str) -> Option<(usize, String)> {
+    let level = line.bytes().take_while(|&b| b == b'#').count();
+    if !(1..=6).contains(&level) {
+        return None;
+    }
+    let rest = &line[level..];
+    if !rest.is_empty() && !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let title = rest.trim();
+    // A closing sequence of `#`s is not part of the title.
+    let title = match title.trim_end_matches('#') {
+        stripped if stripped.is_empty() || stripped.ends_with([' ', '\t']) => stripped.trim_end(),
+        _ => title,
+    };
+    let mut shown: String = title.chars().take(MAX_CHARS).collect();
+    if shown.len() < title.len() {
+        shown.push('…');
+    }
+    Some((level, shown))
+}
+
+/// `(fence char, length)` of a code fence line.
+fn fence_marker(line: &str) -> Option<(u8, usize)> {
+    let first = *line.as_bytes().first()?;
+    if first != b'`' && first != b'~' {
+        return None;
+    }
+    let n = line.bytes().take_while(|&b| b == first).count();
+    (n >= 3).then_some((first, n))
+}
+
+/// The key of a `- key: value` (or `* **Key**: value`) list item.
+fn list_key(line: &str) -> Option<String> {
+    let rest = line.strip_prefix(['-', '*', '+'])?;
+    let rest = rest.strip_prefix([' ', '\t'])?.trim_start();
+    let (key, after) = rest.split_once(':')?;
+    if !(after.is_empty() || after.starts_with([' ', '\t'])) {
+        return None;
+    }
+    let key = key.trim().trim_matches('*').trim_matches('`').trim();
+    let plausible = !key.is_empty()
+        && key.chars().count() <= 40
+        && key
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '_' | '-' | '.' | '/'));
+    plausible.then(|| key.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn md(src: &str, depth: usize) -> Outline {
+        markdown(src.as_bytes(), &LineIndex::build(src.as_bytes()), depth)
+    }
+
+    #[test]
+    fn markdown_shows_the_heading_tree_with_line_ranges_and_list_keys() {
+        let src = "# Notes\n\nintro\n## 2.14.1\n- date: 2026-11-02\n- **Author**: ana\n- date: again\n```\n# not a heading\n```\n### Fixes ###\n## 2.14.0\ntext\n";
+        let outline = md(src, 4);
+        assert_eq!(
+            outline.text,
+            "markdown: 13 lines, 4 headings\n# Notes [L1-L13]\n  ## 2.14.1 [L4-L11]\n    - keys: date, Author (3 list items)\n    ### Fixes [L11]\n  ## 2.14.0 [L12-L13]"
+        );
+        assert_eq!(outline.summary, "markdown outline, 4 headings in 3 levels");
+        let shallow = md(src, 1);
+        assert!(shallow.elided);
+        assert_eq!(shallow.text.lines().count(), 2);
+    }
+
+    #[test]
+    fn text_shows_line_count_longest_line_and_a_sample() {
+        let long = "x".repeat(300);
+        let src = format!("first\nsecond\n{long}\n\nfifth\nsixth\n");
+        let outline = text(src.as_bytes(), &LineIndex::build(src.as_bytes()));
+        let expected_sample: String = "x".repeat(MAX_CHARS);
+        assert_eq!(
+            outline.text,
+            format!(
+                "text: 6 lines, {} bytes\nlongest line: L3 (300 chars)\nsample (lines 1-5):\n1: first\n2: second\n3: {expected_sample} …\n4: \n5: fifth",
+                src.len()
+            )
+        );
+    }
+
+    #[test]
+    fn an_empty_file_has_no_sample() {
+        let outline = text(b"", &LineIndex::build(b""));
+        assert_eq!(outline.text, "text: 0 lines, 0 bytes");
+    }
+}

@@ -1,0 +1,188 @@
+//! `query` (beyond the reference tools): a jq filter over a stored JSON file, one compact
+//! result per line, windowed like `iterate_over` (SPEC §6.2). The evaluation and its bounds
+//! are [`super::jq`]'s.
+//!
+//! ```text
+//! "worker-1b2c3d4e5f-a1b2c"
+//! "api-9f8e7d6c5b-c3d4e"
+//! --- query: .items[] | select(.status.phase == "Failed") | .metadata.name (2 results) | …
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use super::document;
+use super::jq::{self, Limits, QueryError, Window};
+use super::window::{render_cap, validate_limit, window_summary};
+use crate::args;
+use crate::context::ExploreContext;
+use crate::definitions::{self, Definition};
+use crate::error::ToolError;
+use crate::numbered::thousands;
+use crate::tool::{Call, Extraction, Tool};
+
+/// The deepest document `query` evaluates (jaq's reader and printer recurse).
+pub const MAX_DOCUMENT_DEPTH: u32 = 10_000;
+
+/// Characters of the filter echoed in the footer.
+const FILTER_ECHO_CHARS: usize = 80;
+
+/// The `query` tool.
+#[derive(Debug)]
+pub struct Query;
+
+/// Arguments of `query`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// The stored file.
+    pub file: String,
+    /// A jq filter.
+    pub filter: String,
+    /// First result returned (0-based).
+    #[serde(default, deserialize_with = "args::count")]
+    pub offset: u64,
+    /// Most results returned; all when absent.
+    #[serde(
+        default,
+        deserialize_with = "args::opt_count",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub limit: Option<u64>,
+}
+
+impl Tool for Query {
+    const DEFINITION: &'static Definition = &definitions::QUERY;
+    type Args = Args;
+
+    fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
+        validate_limit(args.limit)?;
+        let json = document::open(ctx, &args.file)?;
+        if json.max_depth() > MAX_DOCUMENT_DEPTH {
+            return Err(ToolError::invalid_argument(
+                Some("file"),
+                format!(
+                    "`{}` nests {} levels deep, more than the {} query evaluates; explore it \
+                     with schema and get_in instead",
+                    args.file,
+                    thousands(u64::from(json.max_depth())),
+                    thousands(u64::from(MAX_DOCUMENT_DEPTH))
+                ),
+            ));
+        }
+        let limits = Limits {
+            max_output_bytes: render_cap(ctx).min(Limits::default().max_output_bytes),
+            ..Limits::default()
+        };
+        let window = Window {
+            offset: args.offset,
+            limit: args.limit,
+        };
+        let echo = echo(&args.filter);
+        let outcome = match jq::run(&args.filter, json.file.bytes(), window, &limits) {
+            Ok(outcome) => outcome,
+            Err(QueryError::TooLarge { bytes, results }) => {
+                let summary = format!("{echo} (results from {})", thousands(args.offset));
+                // At least what was rendered before the cap; about 4 bytes per token.
+                return Ok(Extraction::unrendered((bytes / 4) as u64, summary, results));
+            }
+            Err(error) => return Err(to_tool_error(error)),
+        };
+        let shown = outcome.results.len() as u64;
+        let end = args.offset.saturating_add(shown);
+        let summary = match outcome.total {
+            Some(total) => {
+                let full = args.offset == 0 && args.limit.is_none();
+                let past_end = args.offset > total;
+                let (first, end) = if past_end {
+                    (args.offset, args.offset)
+                } else {
+                    (args.offset, end)
+                };
+                format!(
+                    "{echo} {}",
+                    window_summary("results", first, end, total, full, "")
+                )
+            }
+            None => format!(
+                "{echo} (results [{}..{}) of more than {})",
+                thousands(args.offset),
+                thousands(end),
+                thousands(outcome.counted)
+            ),
+        };
+        let mut extraction = Extraction::new(outcome.results.join("\n"), summary, shown);
+        if let Some(reason) = outcome.count_stopped {
+            extraction = extraction.with_note(reason);
+        }
+        if outcome.halted {
+            extraction = extraction.with_note("the filter called halt: results end there");
+        }
+        Ok(extraction)
+    }
+
+    fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
+        (got.returned > 1).then(|| {
+            Call::new(
+                "query",
+                &Args {
+                    limit: Some(got.returned / 2),
+                    ..args.clone()
+                },
+            )
+        })
+    }
+
+    fn suggestions(_: &Args) -> Vec<String> {
+        vec![
+            "Return less per result: project the fields you need, e.g. `.items[] | \
+             {name: .metadata.name, phase: .status.phase}`."
+                .to_owned(),
+            "Aggregate instead of listing: `length`, `group_by(…) | map({key: .[0].x, n: length})`."
+                .to_owned(),
+            "Page the results with offset and limit.".to_owned(),
+        ]
+    }
+}
+
+fn to_tool_error(error: QueryError) -> ToolError {
+    match error {
+        QueryError::Invalid(message) => {
+            ToolError::invalid_argument(Some("filter"), format!("argument `filter`: {message}"))
+        }
+        QueryError::Runtime { results, message } => ToolError::invalid_argument(
+            Some("filter"),
+            format!(
+                "argument `filter`: the filter failed after {} result{}: {message}; skip values \
+                 that do not fit with `?`, `// empty` or select(…)",
+                thousands(results),
+                if results == 1 { "" } else { "s" }
+            ),
+        ),
+        QueryError::Limit { limit, message } => ToolError::QueryLimit {
+            limit: limit.name().to_owned(),
+            message,
+        },
+        QueryError::Internal(message) => {
+            ToolError::invalid_argument(Some("filter"), format!("argument `filter`: {message}"))
+        }
+        QueryError::TooLarge { .. } => ToolError::invalid_argument(
+            Some("filter"),
+            "argument `filter`: the results are too large to show; project fewer fields",
+        ),
+    }
+}
+
+/// The filter as the footer shows it: on one line, cut short.
+fn echo(filter: &str) -> String {
+    let one_line: String = filter.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= FILTER_ECHO_CHARS {
+        one_line
+    } else {
+        let cut: String = one_line.chars().take(FILTER_ECHO_CHARS).collect();
+        format!("{cut}…")
+    }
+}
+
+#[cfg(test)]
+#[path = "query_tests.rs"]
+mod tests;

@@ -1,0 +1,158 @@
+//! `schema`: the structure of a stored output without its content (SPEC §6.2).
+//!
+//! JSON files get the tree of [`super::tree`] (kinds, sizes, line ranges, merged array
+//! items); Markdown files their heading tree and text files a summary ([`super::outline`]).
+//! The format follows the file's extension: a `.txt` file always gets the text form, and a
+//! `.json` file that does not parse gets the text form with a note saying where it breaks.
+
+use overspill_store::Format;
+use serde::{Deserialize, Serialize};
+
+use super::document;
+use super::outline;
+use super::parse;
+use super::shape::MAX_DEPTH;
+use super::tree;
+use crate::args;
+use crate::context::ExploreContext;
+use crate::definitions::{self, Definition};
+use crate::error::ToolError;
+use crate::tool::{Call, Extraction, Tool};
+
+/// Levels shown when `max_depth` is not given.
+pub const DEFAULT_MAX_DEPTH: u64 = 4;
+
+/// The `schema` tool.
+#[derive(Debug)]
+pub struct Schema;
+
+/// Arguments of `schema`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// The stored file.
+    pub file: String,
+    /// Levels of the tree shown (default 4, at most 64).
+    #[serde(default = "default_max_depth", deserialize_with = "args::count")]
+    pub max_depth: u64,
+    /// Where the tree starts (default `$`); JSON only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+fn default_max_depth() -> u64 {
+    DEFAULT_MAX_DEPTH
+}
+
+impl Tool for Schema {
+    const DEFINITION: &'static Definition = &definitions::SCHEMA;
+    type Args = Args;
+
+    fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
+        if args.max_depth == 0 {
+            return Err(ToolError::invalid_argument(
+                Some("max_depth"),
+                "argument `max_depth`: must be at least 1",
+            ));
+        }
+        let depth = usize::try_from(args.max_depth.min(MAX_DEPTH as u64)).unwrap_or(MAX_DEPTH);
+        let file = ctx.open(&args.file)?;
+        let format = Format::from_path(file.path());
+        let starts_like_json = matches!(
+            file.bytes().iter().find(|b| !b.is_ascii_whitespace()),
+            Some(b'{' | b'[')
+        );
+        let json = format == Format::Json
+            || (starts_like_json && !matches!(format, Format::Markdown) && !is_txt(file.path()));
+        if !json {
+            let outline = if format == Format::Markdown {
+                outline::markdown(file.bytes(), file.lines(), depth)
+            } else {
+                outline::text(file.bytes(), file.lines())
+            };
+            let mut extraction = Extraction::new(outline.text, outline.summary, depth as u64);
+            if outline.elided {
+                extraction = extraction
+                    .with_note("deeper headings are left out: raise max_depth to see them");
+            }
+            if args.path.as_deref().is_some_and(|p| p.trim() != "$") {
+                extraction = extraction.with_note(format!(
+                    "`path` applies to JSON only and was ignored: `{}` is {format}",
+                    args.file
+                ));
+            }
+            return Ok(extraction);
+        }
+        let path = document::parse_path("path", args.path.as_deref().unwrap_or("$"))?;
+        let doc = match document::parsed(ctx, &file, &args.file) {
+            Ok(doc) => doc,
+            Err(ToolError::NotJson { .. }) => {
+                // Still worth an outline: show it as text, saying where a .json file breaks.
+                let outline = outline::text(file.bytes(), file.lines());
+                let mut extraction = Extraction::new(outline.text, outline.summary, 1);
+                if format == Format::Json
+                    && let Err(error) = parse::parse(file.bytes())
+                {
+                    extraction = extraction.with_note(format!(
+                        "not valid JSON ({error}), so it is summarised as text"
+                    ));
+                }
+                return Ok(extraction);
+            }
+            Err(other) => return Err(other),
+        };
+        let root = doc.tape().root(file.bytes());
+        let value = document::resolve(root, &path)?;
+        let shown = tree::render(value, &path.to_string(), depth);
+        let mut extraction = Extraction::new(
+            shown.text,
+            format!("{path} (json, max_depth {depth})"),
+            depth as u64,
+        );
+        if args.max_depth > MAX_DEPTH as u64 {
+            extraction = extraction.with_note("max_depth is capped at 64");
+        }
+        if shown.elided {
+            extraction = extraction.with_note(
+                "… marks contents below max_depth: raise max_depth or pass a deeper path",
+            );
+        }
+        if shown.truncated {
+            extraction = extraction.with_note(
+                "…truncated marks nesting deeper than 64 levels: pass a deeper path to read on",
+            );
+        }
+        Ok(extraction)
+    }
+
+    fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
+        (got.returned > 1).then(|| {
+            Call::new(
+                "schema",
+                &Args {
+                    max_depth: got.returned / 2,
+                    ..args.clone()
+                },
+            )
+        })
+    }
+
+    fn suggestions(_: &Args) -> Vec<String> {
+        vec![
+            "Describe one part at a time: pass `path` (e.g. the array you care about) with a \
+             small max_depth."
+                .to_owned(),
+            "For an array, item_schema lists its keys compactly, one line each.".to_owned(),
+        ]
+    }
+}
+
+fn is_txt(path: &std::path::Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("txt"))
+}
+
+#[cfg(test)]
+#[path = "schema_tests.rs"]
+mod tests;

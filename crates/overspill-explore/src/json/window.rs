@@ -1,0 +1,98 @@
+//! What the windowed JSON tools share: validating `limit`, the window part of their
+//! footers, and refusing early a rendering that certainly cannot fit.
+//!
+//! Windows are half-open (SPEC §6.1): `items [3..7) of 120 total` holds items 3, 4, 5 and 6.
+//! A call with no `offset` and no `limit` reports a full scan instead: `(120 items, …)`.
+
+use crate::context::ExploreContext;
+use crate::error::ToolError;
+use crate::numbered::thousands;
+
+/// Checks that `limit`, when given, is at least 1.
+///
+/// # Errors
+/// `invalid_argument` naming `limit`.
+pub fn validate_limit(limit: Option<u64>) -> Result<(), ToolError> {
+    match limit {
+        Some(0) => Err(ToolError::invalid_argument(
+            Some("limit"),
+            "argument `limit`: must be at least 1 (leave it out to take everything)",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Whether a call asked for the whole array: no offset, no limit.
+pub fn full_scan(offset: u64, limit: Option<u64>) -> bool {
+    offset == 0 && limit.is_none()
+}
+
+/// `(items [3..7) of 120 total, fields: [id,title])` or, for a full scan,
+/// `(120 items, fields: [id,title])`; `unit` names the items (`items`, `results`) and `extra`
+/// follows the window (`, fields: […]`). An offset past the end shows as `[o..o)`.
+pub fn window_summary(
+    unit: &str,
+    offset: u64,
+    end: u64,
+    total: u64,
+    full: bool,
+    extra: &str,
+) -> String {
+    if full {
+        return format!("({} {unit}{extra})", thousands(total));
+    }
+    let end = end.max(offset);
+    format!(
+        "({unit} [{}..{}) of {} total{extra})",
+        thousands(offset),
+        thousands(end),
+        thousands(total)
+    )
+}
+
+/// Bytes of rendered text past which a result certainly exceeds what may be returned now
+/// (no counter yields fewer than one token per 16 bytes of JSON).
+pub fn render_cap(ctx: &ExploreContext) -> usize {
+    usize::try_from(ctx.token_limit())
+        .unwrap_or(usize::MAX)
+        .saturating_mul(16)
+        .saturating_add(4096)
+}
+
+/// The tokens a rendering would cost in full, from the part rendered before the cap:
+/// `units_done` of `units_total` units cost what `rendered` costs.
+pub fn estimate_tokens(
+    ctx: &ExploreContext,
+    rendered: &str,
+    units_done: u64,
+    units_total: u64,
+) -> u64 {
+    let counted = ctx.counter().count(rendered) as u128;
+    let scaled = counted * u128::from(units_total.max(1)) / u128::from(units_done.max(1));
+    u64::try_from(scaled.max(counted)).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_summaries_read_as_the_spec_shows_them() {
+        assert_eq!(
+            window_summary("items", 3, 7, 120, false, ", fields: [id,title]"),
+            "(items [3..7) of 120 total, fields: [id,title])"
+        );
+        assert_eq!(
+            window_summary("items", 0, 2, 2, true, ", fields: [id,title]"),
+            "(2 items, fields: [id,title])"
+        );
+        assert_eq!(
+            window_summary("items", 500, 120, 120, false, ""),
+            "(items [500..500) of 120 total)"
+        );
+        assert_eq!(
+            window_summary("results", 1_000, 1_010, 13_569, false, ""),
+            "(results [1,000..1,010) of 13,569 total)"
+        );
+    }
+}
