@@ -37,6 +37,7 @@ fn file_of(pointer: &str) -> String {
 }
 
 #[test]
+#[ignore = "needs the JSON tools of issue 8 registered in explore"]
 fn worker_intercepts_explores_with_every_tool_reads_artifacts_and_reports_usage() {
     let memory = tempfile::tempdir().unwrap();
     let config = config(memory.path());
