@@ -26,7 +26,20 @@ enabled = true
 }
 
 #[test]
-#[ignore = "needs the JSON tools of issue 8 registered in explore"]
+#[ignore = "needs the JSON tools of issue 8 registered in explore (behind json-dev until then)"]
+fn every_exploration_tool_is_offered_and_answered() {
+    let memory = tempfile::tempdir().unwrap();
+    let pad = Scratchpad::from_config(&config(memory.path()))
+        .build()
+        .unwrap();
+    for (tool, _) in every_tool_on_pods("x.json") {
+        assert!(pad.handles(tool), "{tool} is not offered");
+    }
+}
+
+/// Runs every tool this build offers; `every_exploration_tool_is_offered_and_answered` holds
+/// the build to all nine.
+#[test]
 fn single_agent_intercepts_explores_with_every_tool_and_reports_usage() {
     let memory = tempfile::tempdir().unwrap();
     let pad = Scratchpad::from_config(&config(memory.path()))
@@ -69,10 +82,10 @@ fn single_agent_intercepts_explores_with_every_tool_and_reports_usage() {
         .collect();
     let mut charged = 0;
     for (tool, arguments) in every_tool_on_pods(&file) {
-        assert!(
-            offered.iter().any(|name| name == tool),
-            "{tool} is not offered"
-        );
+        if !offered.iter().any(|name| name == tool) {
+            eprintln!("{tool} is not registered in this build: not run here");
+            continue;
+        }
         let text = pad.call(tool, &arguments);
         if tool == "read" {
             // 320k tokens cannot be read whole: a structured refusal with a retry that fits.
