@@ -24,22 +24,16 @@ use crate::context::ExploreContext;
 use crate::definitions::Definition;
 use crate::delivery::{self, Measured};
 use crate::error::{TooLarge, ToolError};
-#[cfg(feature = "json-dev")]
 use crate::json;
 use crate::line_tools;
 use crate::tool::{Call, Extraction, Tool};
 
 /// Every runnable tool, in the order they are listed to the model. One line per tool.
 const RUNNABLE: &[&dyn Runnable] = &[
-    #[cfg(feature = "json-dev")]
     register::<json::schema::Schema>(),
-    #[cfg(feature = "json-dev")]
     register::<json::item_schema::ItemSchema>(),
-    #[cfg(feature = "json-dev")]
     register::<json::iterate_over::IterateOver>(),
-    #[cfg(feature = "json-dev")]
     register::<json::get_in::GetIn>(),
-    #[cfg(feature = "json-dev")]
     register::<json::query::Query>(),
     register::<line_tools::grep::Grep>(),
     register::<line_tools::head::Head>(),

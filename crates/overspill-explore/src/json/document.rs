@@ -6,14 +6,16 @@
 //! never kept; for it, a windowed call takes the streaming path instead
 //! ([`super::parse::parse_window`]), which keeps only the window in memory.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use overspill_store::Format;
 
 use super::parse::{self, Found, Target};
 use super::path::{JsonPath, PathSyntaxError};
 use super::resolve::{self, Instead, Miss};
-use super::shape::describe_value;
+use super::shape::{Shape, describe_value};
 use super::tape::{Kind, NodeRef, Tape};
 use crate::cache::CachedFile;
 use crate::context::ExploreContext;
@@ -183,6 +185,44 @@ pub fn not_an_array(tool: &str, path: &JsonPath, kind: Kind, described: &str) ->
     }
 }
 
+/// Arrays whose merged item shape is remembered per file.
+const MAX_REMEMBERED_SHAPES: usize = 256;
+
+/// The merged item shapes of a file's arrays, computed once: `schema` draws them and
+/// `item_schema` over a whole array lists them, so the second of those calls costs only
+/// its rendering.
+#[derive(Debug, Default)]
+pub struct ShapeMemo {
+    shapes: Mutex<HashMap<u32, Arc<Shape<'static>>>>,
+}
+
+/// The merged shape of the items of `array` (a value of `cached`'s parsed document),
+/// from the file's memo when it was computed before.
+pub fn items_shape(
+    ctx: &ExploreContext,
+    cached: &Arc<CachedFile>,
+    array: NodeRef<'_>,
+) -> Arc<Shape<'static>> {
+    let compute = || Arc::new(Shape::of_items(array).into_owned());
+    let Ok(memo) = ctx
+        .cache()
+        .derived::<ShapeMemo, Infallible>(cached, |_| Ok((ShapeMemo::default(), 64 << 10)));
+    if let Some(shape) = memo
+        .shapes
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&array.id())
+    {
+        return Arc::clone(shape);
+    }
+    let shape = compute();
+    let mut shapes = memo.shapes.lock().unwrap_or_else(PoisonError::into_inner);
+    if shapes.len() < MAX_REMEMBERED_SHAPES {
+        shapes.insert(array.id(), Arc::clone(&shape));
+    }
+    shape
+}
+
 /// `an object(5 keys)`, `a string(3 chars)`.
 pub fn with_article(kind: Kind, described: &str) -> String {
     match kind {
@@ -303,6 +343,23 @@ impl ArrayWindow {
                     .collect()
             }
         }
+    }
+
+    /// The merged shape of the window's items: remembered for the whole array, merged
+    /// afresh for a part of it.
+    pub fn shape(&self, ctx: &ExploreContext) -> Arc<Shape<'static>> {
+        if let Source::Parsed(doc, path) = &self.source
+            && self.start == 0
+            && self.end == self.total
+            && let Ok(array) = resolve::resolve(doc.tape.root(self.file.bytes()), path)
+        {
+            return items_shape(ctx, &self.file, array);
+        }
+        let mut shape = Shape::new();
+        for (index, item) in self.items() {
+            shape.merge(item, index, super::shape::MAX_DEPTH);
+        }
+        Arc::new(shape.into_owned())
     }
 
     /// Whether the window came from a streaming pass.

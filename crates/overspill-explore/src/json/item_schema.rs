@@ -13,7 +13,6 @@ use serde::{Deserialize, Serialize};
 
 use super::document::{self, ArrayWindow};
 use super::keys;
-use super::shape::{MAX_DEPTH, Shape};
 use super::window::{full_scan, validate_limit, window_summary};
 use crate::args;
 use crate::context::ExploreContext;
@@ -67,20 +66,16 @@ impl Tool for ItemSchema {
         } else {
             (window.start, window.end)
         };
-        let items = window.items();
-        let mut shape = Shape::new();
-        for (index, item) in &items {
-            shape.merge(*item, *index, MAX_DEPTH);
-        }
+        let shape = window.shape(ctx);
         let rows = keys::rows(&shape);
-        let count = items.len() as u64;
+        let count = window.end - window.start;
         let mut body = format!(
             "window: items [{}..{}) of {} total",
             thousands(first),
             thousands(end),
             thousands(window.total)
         );
-        if items.is_empty() {
+        if count == 0 {
             body.push_str("\n(no items in this window)");
         } else {
             body.push_str(&format!("\nitems: {}", keys::item_kinds(&shape)));

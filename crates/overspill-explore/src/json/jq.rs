@@ -621,43 +621,6 @@ mod tests {
     }
 
     #[test]
-    #[ignore]
-    fn timing_probe() {
-        for filter in [
-            "repeat(try error(\"x\") catch 1) | empty",
-            "def f: try f catch f; f",
-            "[limit(1e9; repeat(1))] | length",
-            "def f: 1 + f; f",
-            "def f: [f]; f",
-            r#""x" * 1e12"#,
-            r#"reduce range(64) as $i ("x"; . + .)"#,
-            r#"reduce range(64) as $i ("x"; "\(.)\(.)")"#,
-            "reduce range(64) as $i ([1]; . + .) | length",
-            "reduce range(100000) as $i (0; [.]) | length",
-            r#"reduce range(40) as $i ("ab"; . * 2)"#,
-            "range(1e12)",
-            "[range(1e12)] | length",
-            "reduce range(1e12) as $x (0; . + 1)",
-            "last(range(1e12))",
-            "repeat(.)",
-            "repeat(1)",
-            "last(repeat(1))",
-        ] {
-            let t = std::time::Instant::now();
-            let r = run(filter, PODS, Window::all(), &fast_limits());
-            eprintln!(
-                "{:>8.3?} {filter}: {:?}",
-                t.elapsed(),
-                r.map(|o| o.counted).map_err(|e| e
-                    .to_string()
-                    .chars()
-                    .take(60)
-                    .collect::<String>())
-            );
-        }
-    }
-
-    #[test]
     fn try_cannot_swallow_a_tripped_limit() {
         for filter in [
             "repeat(try error(\"x\") catch 1) | empty",

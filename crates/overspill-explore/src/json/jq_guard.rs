@@ -606,7 +606,7 @@ fn bind<'s>(value: Term<&'s str>, name: &'static str, body: Term<&'s str>) -> Te
 }
 
 /// `__overspill_mul(lhs; $rhs)`.
-fn multiply<'s>(lhs: Term<&'s str>) -> Term<&'s str> {
+fn multiply(lhs: Term<&str>) -> Term<&str> {
     Term::Call(MUL, vec![lhs, Term::Var(RHS)])
 }
 

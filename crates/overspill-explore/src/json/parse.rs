@@ -243,7 +243,7 @@ impl<'s, 'p> Parser<'s, 'p> {
     fn root_mode(&self) -> Mode {
         match self.plan {
             Plan::Whole => Mode::Record,
-            Plan::Follow { path, .. } if path.is_empty() => Mode::Target,
+            Plan::Follow { path: [], .. } => Mode::Target,
             Plan::Follow { .. } => Mode::Follow(0),
         }
     }

@@ -240,9 +240,9 @@ impl<'a> Parser<'a> {
         if let Some(after) = rest.strip_prefix('$') {
             rest = after;
         } else if !bare {
-            if rest.starts_with('.') {
+            if let Some(after_dot) = rest.strip_prefix('.') {
                 return Err(self.error(
-                    &rest[..segment_end(&rest[1..]) + 1],
+                    &rest[..segment_end(after_dot) + 1],
                     "a path starts with `$` or a key, not a dot",
                 ));
             }

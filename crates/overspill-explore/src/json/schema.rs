@@ -103,7 +103,9 @@ impl Tool for Schema {
         };
         let root = doc.tape().root(file.bytes());
         let value = document::resolve(root, &path)?;
-        let shown = tree::render(value, &path.to_string(), depth);
+        let shown = tree::render_with(value, &path.to_string(), depth, &|array| {
+            document::items_shape(ctx, &file, array)
+        });
         let mut extraction = Extraction::new(
             shown.text,
             format!("{path} (json, max_depth {depth})"),

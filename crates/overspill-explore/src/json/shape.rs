@@ -184,6 +184,49 @@ impl<'a> Shape<'a> {
         Some(&mut self.fields[at].1)
     }
 
+    /// The same shape owning its keys, to keep beyond the file bytes' borrow.
+    pub fn into_owned(self) -> Shape<'static> {
+        let fields: Vec<(Cow<'static, str>, Shape<'static>)> = self
+            .fields
+            .into_iter()
+            .map(|(name, field)| (Cow::Owned(name.into_owned()), field.into_owned()))
+            .collect();
+        let index = if self.index.is_empty() {
+            HashMap::new()
+        } else {
+            fields
+                .iter()
+                .enumerate()
+                .map(|(i, (name, _))| (name.clone(), i))
+                .collect()
+        };
+        Shape {
+            seen: self.seen,
+            items_with: self.items_with,
+            last_item: self.last_item,
+            kinds: self.kinds,
+            chars: self.chars,
+            keys: self.keys,
+            len: self.len,
+            fields,
+            index,
+            hint: self.hint,
+            untracked_keys: self.untracked_keys,
+            item: self.item.map(|item| Box::new(item.into_owned())),
+            first_lines: self.first_lines,
+            truncated: self.truncated,
+        }
+    }
+
+    /// The merged shape of all the items of `array`, [`MAX_DEPTH`] levels deep.
+    pub fn of_items(array: NodeRef<'a>) -> Shape<'a> {
+        let mut shape = Shape::new();
+        for (i, item) in array.items().enumerate() {
+            shape.merge(item, i as u64, MAX_DEPTH);
+        }
+        shape
+    }
+
     /// The kinds seen, in [`Kind::ALL`] order, with their counts.
     pub fn kinds(&self) -> impl Iterator<Item = (Kind, u64)> + '_ {
         Kind::ALL
@@ -236,7 +279,7 @@ pub fn compact(n: u64) -> String {
     for (unit, suffix) in UNITS {
         if n >= unit {
             let tenths = n * 10 / unit;
-            return if tenths < 100 && tenths % 10 != 0 {
+            return if tenths < 100 && !tenths.is_multiple_of(10) {
                 format!("{}.{}{suffix}", tenths / 10, tenths % 10)
             } else {
                 format!("{}{suffix}", n / unit)

@@ -1,6 +1,6 @@
 //! The parsed form of a JSON file: a flat tape of nodes with their line positions.
 //!
-//! A [`Tape`] holds one [`Node`] per value and per object key, in document order (pre-order).
+//! A [`Tape`] holds one node per value and per object key, in document order (pre-order).
 //! A container records where its subtree ends, so a sibling is one step away whatever the
 //! size of what lies between; strings and numbers record the byte range of their token in the
 //! file instead of a copy, so the tape costs about 20 bytes per value on top of the file bytes
@@ -144,6 +144,11 @@ impl<'a> NodeRef<'a> {
 
     fn at(&self, id: u32) -> NodeRef<'a> {
         NodeRef { id, ..*self }
+    }
+
+    /// The value's position on its tape: unique per value of one document.
+    pub fn id(&self) -> u32 {
+        self.id
     }
 
     /// The value's kind.

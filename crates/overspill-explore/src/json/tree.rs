@@ -44,6 +44,18 @@ pub struct Tree {
 /// Renders the tree of `value`, labelled `label` (its path), at most `max_depth` levels
 /// below it (capped at [`MAX_DEPTH`]).
 pub fn render(value: NodeRef<'_>, label: &str, max_depth: usize) -> Tree {
+    render_with(value, label, max_depth, &|array| {
+        std::sync::Arc::new(Shape::of_items(array).into_owned())
+    })
+}
+
+/// [`render`], taking the merged item shape of each array from `items` (e.g. a cache).
+pub fn render_with(
+    value: NodeRef<'_>,
+    label: &str,
+    max_depth: usize,
+    items: &dyn Fn(NodeRef<'_>) -> std::sync::Arc<Shape<'static>>,
+) -> Tree {
     let depth = max_depth.clamp(1, MAX_DEPTH);
     let mut out = Out {
         text: String::new(),
@@ -51,6 +63,7 @@ pub fn render(value: NodeRef<'_>, label: &str, max_depth: usize) -> Tree {
         elided: false,
         truncated: false,
         capped: depth == MAX_DEPTH,
+        items,
     };
     out.value(value, label, 0, depth);
     Tree {
@@ -61,15 +74,16 @@ pub fn render(value: NodeRef<'_>, label: &str, max_depth: usize) -> Tree {
     }
 }
 
-struct Out {
+struct Out<'f> {
     text: String,
     lines: u64,
     elided: bool,
     truncated: bool,
     capped: bool,
+    items: &'f dyn Fn(NodeRef<'_>) -> std::sync::Arc<Shape<'static>>,
 }
 
-impl Out {
+impl Out<'_> {
     fn line(&mut self, level: usize, label: &str, rest: &str) {
         if self.lines > 0 {
             self.text.push('\n');
@@ -122,12 +136,7 @@ impl Out {
                 }
             }
             Kind::Array => {
-                let mut shape = Shape::new();
-                // The merged items sit one level down; merge only what will be shown.
-                let below = depth - (level + 1);
-                for (i, item) in value.items().enumerate() {
-                    shape.merge(item, i as u64, below);
-                }
+                let shape = (self.items)(value);
                 self.shape(&shape, "[*]", level + 1, depth, true);
             }
             _ => {}
