@@ -232,9 +232,12 @@ fn drive(program: &Filter, input: Val, window: Window, limits: &Limits) -> Resul
                         count_stopped = Some("an error in the filter stopped the count".to_owned());
                         break;
                     }
+                    let text = error.to_string();
+                    // An error raised with a string value displays as JSON; show the text.
+                    let text = serde_json::from_str::<String>(&text).unwrap_or(text);
                     return Err(Stop::Error(QueryError::Runtime {
                         results: index,
-                        message: shorten(&error.to_string()),
+                        message: shorten(&text),
                     }));
                 }
                 Err(other) => {
@@ -618,6 +621,37 @@ mod tests {
         assert_eq!(out.results, ["0", "1", "2"]);
         assert_eq!(out.total, None);
         assert!(out.count_stopped.is_some());
+    }
+
+    #[test]
+    fn paths_over_a_large_document_stop_at_the_step_limit() {
+        let big = format!("[{}]", vec!["{\"a\": [1, 2]}"; 100_000].join(","));
+        let error = run(
+            "[paths] | length",
+            big.as_bytes(),
+            Window::all(),
+            &fast_limits(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(
+                error,
+                QueryError::Limit {
+                    limit: LimitKind::Evaluation(Tripped::Steps | Tripped::Time),
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+        // The same walk over a small document answers.
+        let out = run(
+            "[paths] | length",
+            br#"[{"a": [1, 2]}]"#,
+            Window::all(),
+            &fast_limits(),
+        )
+        .unwrap();
+        assert_eq!(out.results, ["4"]);
     }
 
     #[test]

@@ -353,10 +353,14 @@ fn replacements() -> Vec<Fun<Data>> {
         Box::new(ticking_range(from, upto, by))
     });
     vec![
-        ("env", v(0), Native::new(|_| unavailable())),
-        ("now", v(0), Native::new(|_| unavailable())),
-        ("localtime", v(0), Native::new(|_| unavailable())),
-        ("strflocaltime", v(1), Native::new(|_| unavailable())),
+        ("env", v(0), Native::new(|_| unavailable("env"))),
+        ("now", v(0), Native::new(|_| unavailable("now"))),
+        ("localtime", v(0), Native::new(|_| unavailable("localtime"))),
+        (
+            "strflocaltime",
+            v(1),
+            Native::new(|_| unavailable("strflocaltime")),
+        ),
         (
             "debug_empty",
             v(0),
@@ -371,11 +375,11 @@ fn replacements() -> Vec<Fun<Data>> {
     ]
 }
 
-fn unavailable<'a>() -> BoxIter<'a, ValX<'a, Val>> {
-    fail(
-        "this function is not available in query: a filter sees only the stored file, not \
-         the environment or the clock",
-    )
+fn unavailable<'a>(name: &str) -> BoxIter<'a, ValX<'a, Val>> {
+    fail(&format!(
+        "`{name}` is not available in query: a filter sees only the stored file, not the \
+         environment or the clock"
+    ))
 }
 
 /// `range($from; $upto; $by)` as jaq defines it, one tick per item.

@@ -149,6 +149,9 @@ fn to_tool_error(error: QueryError) -> ToolError {
         QueryError::Invalid(message) => {
             ToolError::invalid_argument(Some("filter"), format!("argument `filter`: {message}"))
         }
+        QueryError::Runtime { message, .. } if message.contains("is not available in query") => {
+            ToolError::invalid_argument(Some("filter"), format!("argument `filter`: {message}"))
+        }
         QueryError::Runtime { results, message } => ToolError::invalid_argument(
             Some("filter"),
             format!(
