@@ -114,7 +114,7 @@ impl FileCache {
     }
 
     /// The file at `path` (already validated against the read root), from the cache when its
-    /// size and [stamp](Stamp) (modification time, inode, change time) are unchanged, else
+    /// size and stamp (modification time, inode, change time) are unchanged, else
     /// read afresh.
     ///
     /// # Errors
