@@ -26,7 +26,6 @@ enabled = true
 }
 
 #[test]
-#[ignore = "needs the JSON tools of issue 8 registered in explore (behind json-dev until then)"]
 fn every_exploration_tool_is_offered_and_answered() {
     let memory = tempfile::tempdir().unwrap();
     let pad = Scratchpad::from_config(&config(memory.path()))

@@ -101,7 +101,6 @@ fn tour_asset_is_exactly_what_the_generator_prints() {
 }
 
 #[test]
-#[ignore = "needs the JSON tools of issue 8 registered in explore (behind json-dev until then)"]
 fn tour_runs_every_exploration_step_and_each_answers_without_an_error() {
     let out = tour(&[]);
     let text = stdout(&out);

@@ -18,6 +18,8 @@ use std::path::{Component, Path, PathBuf};
 use crate::atomic::RESERVED_PREFIX;
 use crate::error::PathError;
 
+/// The longest path below the root that [`ReadRoot::resolve`] looks up; longer is `NotFound`.
+const MAX_PATH_BYTES: usize = 4096;
 /// A directory that reads are confined to, with an optional base directory inside it that
 /// relative paths start from.
 ///
@@ -140,6 +142,12 @@ impl ReadRoot {
             }
         }
         if parts.iter().any(|c| is_reserved(c)) {
+            return Err(PathError::NotFound);
+        }
+        // No file system holds a relative path this long (Linux's PATH_MAX is 4,096 bytes);
+        // refusing it here keeps a hostile 100,000-component path from costing a walk of
+        // every ancestor.
+        if parts.iter().map(|c| c.len() + 1).sum::<usize>() > MAX_PATH_BYTES {
             return Err(PathError::NotFound);
         }
         self.judge(&parts, user_path)
