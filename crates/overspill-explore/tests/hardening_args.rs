@@ -243,7 +243,7 @@ fn every_tool_answers_random_values_for_each_declared_argument_with_well_formed_
 }
 
 #[test]
-#[ignore = "fails with the unregistered JSON tools in progress (issue 8)"]
+#[ignore = "its random paths almost never hit `$.items`, so item_schema never succeeds: weight the path strategy toward real paths (issue 13)"]
 fn every_tool_answers_well_typed_arguments_near_their_edges() {
     // Mostly valid calls, so the tools' own logic (not just type checks) meets odd numbers,
     // patterns and paths.
