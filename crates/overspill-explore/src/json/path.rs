@@ -86,7 +86,9 @@ impl JsonPath {
         match trimmed.strip_prefix('.') {
             Some(rest) if !rest.starts_with('.') && !rest.starts_with('[') && !rest.is_empty() => {
                 let mut parser = Parser::new(text);
-                parser.offset = text.len() - rest.len();
+                // Past the leading whitespace and the `.`, measured on `text` itself: the
+                // trailing whitespace `trim` dropped must not shift the start (fuzz find).
+                parser.offset = text.len() - text.trim_start().len() + 1;
                 parser.bare_start = true;
                 parser.parse()
             }
@@ -510,6 +512,13 @@ mod tests {
         assert_eq!(key("name").describe(), "name");
         assert_eq!(Segment::Index(9).describe(), "[9]");
         assert_eq!(key("a.b").describe(), r#"["a.b"]"#);
+    }
+
+    #[test]
+    fn parse_relative_with_trailing_whitespace_after_a_multibyte_key_does_not_panic() {
+        let parsed = JsonPath::parse_relative(".é ");
+        let again = JsonPath::parse_relative(".é");
+        assert_eq!(parsed.is_ok(), again.is_ok(), "{parsed:?} vs {again:?}");
     }
 
     proptest::proptest! {
