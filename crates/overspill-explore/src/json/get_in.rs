@@ -24,7 +24,7 @@ use super::path::JsonPath;
 use super::render::{self, StringCut, Style};
 use super::shape::{MAX_DEPTH, describe_value};
 use super::tape::{Kind, NodeRef};
-use super::window::{estimate_tokens, render_cap, validate_limit};
+use super::window::{STREAMED_NOTE, estimate_tokens, render_cap, validate_limit};
 use crate::args;
 use crate::context::ExploreContext;
 use crate::definitions::{self, Definition};
@@ -77,9 +77,8 @@ impl Tool for GetIn {
             document::ensure_json(&cached, &args.file)?;
             match parse::parse_window(cached.bytes(), path.segments(), Target::Value) {
                 Ok(Found::Tape { tape, .. }) => {
-                    return show(ctx, &args, &path, tape.root(cached.bytes())).map(|e| {
-                        e.with_note("read in one streaming pass (file too large to cache)")
-                    });
+                    return show(ctx, &args, &path, tape.root(cached.bytes()))
+                        .map(|e| e.with_note(STREAMED_NOTE));
                 }
                 Err(error) => return Err(document::not_valid_json(&args.file, &error)),
                 Ok(_) => {}

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::document::{self, ArrayWindow};
 use super::keys;
-use super::window::{full_scan, validate_limit, window_summary};
+use super::window::{STREAMED_NOTE, full_scan, validate_limit, window_summary};
 use crate::args;
 use crate::context::ExploreContext;
 use crate::definitions::{self, Definition};
@@ -107,8 +107,7 @@ impl Tool for ItemSchema {
                 extraction.with_note("keys nested deeper than 64 levels are cut (…truncated)");
         }
         if window.streamed() {
-            extraction =
-                extraction.with_note("read in one streaming pass (file too large to cache)");
+            extraction = extraction.with_note(STREAMED_NOTE);
         }
         Ok(extraction)
     }

@@ -22,7 +22,9 @@ use super::path::JsonPath;
 use super::render::{self, StringCut, Style};
 use super::resolve;
 use super::shape::MAX_DEPTH;
-use super::window::{estimate_tokens, full_scan, render_cap, validate_limit, window_summary};
+use super::window::{
+    STREAMED_NOTE, estimate_tokens, full_scan, render_cap, validate_limit, window_summary,
+};
 use crate::args;
 use crate::context::ExploreContext;
 use crate::definitions::{self, Definition};
@@ -138,8 +140,7 @@ impl Tool for IterateOver {
             );
         }
         if window.streamed() {
-            extraction =
-                extraction.with_note("read in one streaming pass (file too large to cache)");
+            extraction = extraction.with_note(STREAMED_NOTE);
         }
         Ok(extraction)
     }

@@ -8,6 +8,10 @@ use crate::context::ExploreContext;
 use crate::error::ToolError;
 use crate::numbered::thousands;
 
+/// The footer note of a call that read its file in one streaming pass instead of from the
+/// cache: the one wording of it.
+pub const STREAMED_NOTE: &str = "read in one streaming pass (file too large to cache)";
+
 /// Checks that `limit`, when given, is at least 1.
 ///
 /// # Errors
