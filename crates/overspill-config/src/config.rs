@@ -57,6 +57,10 @@ pub struct Config {
     pub(crate) agent: AgentSettings,
     pub(crate) workers: BTreeMap<String, AgentSettings>,
     pub(crate) servers: BTreeMap<String, ServerRules>,
+    /// What a worker the file does not mention runs with: the agent's settings without its
+    /// `mcp_filter` (a filter is never inherited). Derived from `agent` when loading.
+    #[serde(skip)]
+    pub(crate) unconfigured_worker: AgentSettings,
 }
 
 /// The persistence root and where the file set it.
@@ -126,7 +130,9 @@ impl Config {
     /// merged field by field over the agent's. A worker the file does not
     /// mention runs with the agent's settings (and no `mcp_filter`).
     pub fn effective(&self, worker: &str) -> &AgentSettings {
-        self.workers.get(worker).unwrap_or(&self.agent)
+        self.workers
+            .get(worker)
+            .unwrap_or(&self.unconfigured_worker)
     }
 
     /// The settings of a worker the file configures, `None` for any other.

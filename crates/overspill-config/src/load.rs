@@ -431,11 +431,16 @@ fn merge_and_check(
         merged.insert(name, settings);
     }
 
+    let unconfigured_worker = AgentSettings {
+        mcp_filter: None,
+        ..agent_settings.clone()
+    };
     Ok(Config {
         memory_dir,
         agent: agent_settings,
         workers: merged,
         servers,
+        unconfigured_worker,
     })
 }
 

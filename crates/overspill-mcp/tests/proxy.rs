@@ -163,7 +163,10 @@ async fn a_big_result_becomes_a_pointer_that_grep_and_head_answer_from() {
     )
     .await;
     let grep = only_text(&grep);
-    assert!(grep.contains("item-4242"), "{grep}");
+    // A marked match line, not the pattern echoed by a "no line matches" footer.
+    let marked: Vec<&str> = grep.lines().filter(|l| l.starts_with('>')).collect();
+    assert_eq!(marked.len(), 1, "{grep}");
+    assert!(marked[0].contains("\"item-4242\""), "{grep}");
     assert!(
         !grep.contains("item-4243\""),
         "only the matching item: {grep}"

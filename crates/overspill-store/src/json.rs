@@ -57,8 +57,9 @@ pub(crate) fn reindent(text: &str) -> Reindent {
                 top_level_strings: sink.top_level_strings,
             })
         }
-        Err(Stop::TooLarge) => Reindent::TooLarge,
-        Err(Stop::Invalid) => Reindent::Invalid,
+        // The indenter stopped early: only a full validation says whether the rest is JSON.
+        Err(Stop::TooLarge) if is_json(text) => Reindent::TooLarge,
+        Err(Stop::TooLarge | Stop::Invalid) => Reindent::Invalid,
     }
 }
 
@@ -474,6 +475,14 @@ mod tests {
         let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
         assert!(is_json(&deep));
         assert_eq!(reindent(&deep), Reindent::TooLarge);
+    }
+
+    #[test]
+    fn deep_invalid_json_is_invalid_even_when_the_indenter_gives_up_first() {
+        // The size guard trips before the scanner reaches the garbage at the end.
+        let deep = format!("{}x", "[".repeat(100_000));
+        assert!(!is_json(&deep));
+        assert_eq!(reindent(&deep), Reindent::Invalid);
     }
 
     #[test]

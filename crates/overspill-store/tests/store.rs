@@ -319,3 +319,12 @@ fn store_dirs_are_0700_and_files_0600() {
         0o600
     );
 }
+
+#[test]
+fn deeply_nested_text_that_is_not_json_is_stored_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let content = format!("{}not json", "[".repeat(100_000));
+    let stored = store.write_output(&output("deep", &content)).unwrap();
+    assert!(stored.file_name.ends_with(".txt"), "{}", stored.file_name);
+}

@@ -124,7 +124,8 @@ impl ToolOutput {
     ///
     /// - any block that is not text (an image, audio, a binary resource, a link) → pass through,
     ///   so nothing the model should see is ever lost;
-    /// - `structuredContent` → that JSON;
+    /// - `structuredContent` → that JSON, unless it only wraps the text (one key whose string
+    ///   value equals the joined text blocks), where the text is stored instead;
     /// - otherwise the text blocks (and text resources) joined with `\n`; a single block is
     ///   taken as it is, so a block holding JSON is stored as JSON;
     /// - the host's persistence footer (`footer`), if present, is cut from the end of text.
@@ -164,18 +165,37 @@ fn normalise_mcp<'a>(result: &'a Value, footer: Option<&str>) -> Normalised<'a> 
             None => return Normalised::PassThrough("a content block that is not text"),
         }
     }
-    match object.get("structuredContent") {
-        Some(Value::Null) | None => {}
-        Some(structured) => return Normalised::Store(Cow::Owned(structured.to_string())),
-    }
-    if texts.is_empty() && !object.contains_key("content") {
+    if texts.is_empty()
+        && !object.contains_key("content")
+        && object.get("structuredContent").is_none_or(Value::is_null)
+    {
         return Normalised::PassThrough("neither `content` nor `structuredContent`");
     }
     let joined = match texts.as_slice() {
         [one] => Cow::Borrowed(*one),
         many => Cow::Owned(many.join("\n")),
     };
+    match object.get("structuredContent") {
+        Some(Value::Null) | None => {}
+        Some(structured) if wraps_text(structured, &joined) => {}
+        Some(structured) => return Normalised::Store(Cow::Owned(structured.to_string())),
+    }
     Normalised::Store(strip_footer(joined, footer))
+}
+
+/// Whether `structuredContent` is only a wrapper around the text blocks: an object with one key
+/// whose value is a string equal to the joined text. Servers do that to satisfy an output schema
+/// (`{"content": "<file text>"}` from a file server, `{"result": "..."}` from FastMCP); storing the
+/// wrapper would hide the real document inside one escaped string, so the text is stored instead.
+fn wraps_text(structured: &Value, joined: &str) -> bool {
+    match structured.as_object() {
+        Some(object) if object.len() == 1 => object
+            .values()
+            .next()
+            .and_then(Value::as_str)
+            .is_some_and(|inner| inner == joined),
+        _ => false,
+    }
 }
 
 /// The text of a text block or of an embedded text resource; `None` for anything else.

@@ -167,6 +167,50 @@ fn mcp_result_with_structured_content_stores_that_json() {
 }
 
 #[test]
+fn structured_content_that_only_wraps_the_text_stores_the_text_document() {
+    // A file server answers `{"content": "<file text>"}` beside the same text block; storing the
+    // wrapper would bury the document in one escaped string, so the document itself is stored.
+    let dir = tempfile::tempdir().unwrap();
+    let pad = k8s_pad(dir.path(), 50);
+    let items: Vec<_> = (0..40)
+        .map(|i| json!({"name": format!("api-{i}"), "phase": "Running"}))
+        .collect();
+    let document = json!({"kind": "PodList", "items": items});
+    let text = serde_json::to_string_pretty(&document).unwrap();
+    let output = ToolOutput::mcp(json!({
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": {"content": text},
+    }));
+    let pointer = pad.intercept("k8s", "k8s_read_file", output);
+    let pointer = pointer.replacement().unwrap();
+    assert!(
+        pointer.contains("shape: object{kind, items: array[40] of object{name, phase}}"),
+        "{pointer}"
+    );
+    let files = stored_files(dir.path());
+    let stored: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join(&files[0])).unwrap()).unwrap();
+    assert_eq!(stored, document);
+}
+
+#[test]
+fn structured_content_with_a_different_value_than_the_text_is_stored_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = k8s_pad(dir.path(), 50);
+    let text = "line\n".repeat(400);
+    let structured = json!({"content": format!("{text}(edited)")});
+    let output = ToolOutput::mcp(json!({
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": structured,
+    }));
+    assert!(pad.intercept("k8s", "k8s_read_file", output).is_pointer());
+    let files = stored_files(dir.path());
+    let stored: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join(&files[0])).unwrap()).unwrap();
+    assert_eq!(stored, structured);
+}
+
+#[test]
 fn image_block_passes_through_unchanged() {
     let dir = tempfile::tempdir().unwrap();
     let pad = k8s_pad(dir.path(), 1);

@@ -118,6 +118,16 @@ fn an_unconfigured_worker_runs_with_the_agents_settings() {
 }
 
 #[test]
+fn an_unconfigured_worker_does_not_inherit_the_agents_mcp_filter() {
+    let config = load(&format!("{ENABLED}\n[agent]\nmcp_filter = [\"k8s_*\"]\n"));
+    assert!(config.agent().mcp_filter.is_some());
+    let worker = config.effective("nobody");
+    assert_eq!(worker.mcp_filter, None);
+    assert_eq!(worker.scratchpad, config.agent().scratchpad);
+    assert_eq!(worker.llm, config.agent().llm);
+}
+
+#[test]
 fn a_worker_filter_is_its_own_and_not_inherited() {
     let config = load(
         r#"
