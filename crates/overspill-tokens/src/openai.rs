@@ -4,6 +4,8 @@
 //! `tiktoken-rs` (the reference in this crate's tests) two to four times
 //! faster and can stop once a limit is passed.
 
+use std::sync::OnceLock;
+
 use bpe_openai::Tokenizer;
 
 use crate::TokenCounter;
@@ -40,11 +42,13 @@ pub fn cl100k() -> &'static dyn TokenCounter {
 pub(crate) static CL100K: OpenAiEncoding = OpenAiEncoding {
     name: "cl100k_base",
     tokenizer: bpe_openai::cl100k_base,
+    longest_token: OnceLock::new(),
 };
 
 static O200K: OpenAiEncoding = OpenAiEncoding {
     name: "o200k_base",
     tokenizer: bpe_openai::o200k_base,
+    longest_token: OnceLock::new(),
 };
 
 /// Texts this long or longer are counted with memos of their repeats.
@@ -55,6 +59,24 @@ const REMEMBER_FROM_BYTES: usize = 4096;
 pub(crate) struct OpenAiEncoding {
     name: &'static str,
     tokenizer: fn() -> &'static Tokenizer,
+    /// The byte length of the encoding's longest token, found on first use.
+    longest_token: OnceLock<usize>,
+}
+
+impl OpenAiEncoding {
+    /// No token covers more bytes than this, so a text longer than `limit` times it has more
+    /// than `limit` tokens: the bound that keeps `count_up_to` O(limit) even on one huge word.
+    fn longest_token_bytes(&self) -> usize {
+        *self.longest_token.get_or_init(|| {
+            let bpe = &(self.tokenizer)().bpe;
+            (0..bpe.num_tokens())
+                .filter_map(|id| u32::try_from(id).ok())
+                .map(|id| bpe.token_len(id))
+                .max()
+                .unwrap_or(1)
+                .max(1)
+        })
+    }
 }
 
 impl TokenCounter for OpenAiEncoding {
@@ -68,6 +90,9 @@ impl TokenCounter for OpenAiEncoding {
     }
 
     fn count_up_to(&self, text: &str, limit: usize) -> Option<usize> {
+        if text.len() > limit.saturating_mul(self.longest_token_bytes()) {
+            return None;
+        }
         let tokenizer = (self.tokenizer)();
         // Neither encoding normalizes, so this borrows `text` as it is.
         let text = tokenizer.normalize(text);
@@ -125,6 +150,22 @@ mod tests {
             assert_eq!(counter.count_up_to(&text, 100), None);
             assert_eq!(counter.count_up_to(&text, n - 1), None);
             assert_eq!(counter.count_up_to(&text, n), Some(n));
+        }
+    }
+
+    #[test]
+    fn count_up_to_refuses_one_huge_word_from_its_length_alone() {
+        // bpe-openai's pre-tokenizer would walk all 10 MB of a single word; the longest-token
+        // bound answers first, and still exactly at the edges.
+        for counter in [&O200K, &CL100K] {
+            let longest = counter.longest_token_bytes();
+            assert!((16..=1024).contains(&longest), "{longest}");
+            let word = "a".repeat(10_000_000);
+            assert_eq!(counter.count_up_to(&word, 5120), None);
+            let short = "a".repeat(longest * 3);
+            let n = counter.count(&short);
+            assert_eq!(counter.count_up_to(&short, n), Some(n));
+            assert_eq!(counter.count_up_to(&short, n - 1), None);
         }
     }
 
