@@ -159,7 +159,10 @@ fn assert_well_formed(tool: &str, arguments: &str, text: &str) -> Result<bool, T
         tokens <= CAP,
         "{tool} {arguments}: {tokens} tokens > cap {CAP}"
     );
-    if text.starts_with('{') {
+    // An error is one JSON object and nothing else; a result (which may itself start with `{`,
+    // as a `query` row does) ends with its footer line.
+    let footer = text.rsplit('\n').next().unwrap_or(text);
+    if text.starts_with('{') && !footer.starts_with("--- ") {
         let error: Value = serde_json::from_str(text).map_err(|e| {
             TestCaseError::fail(format!("{tool} {arguments}: not JSON ({e}): {text}"))
         })?;
@@ -179,7 +182,6 @@ fn assert_well_formed(tool: &str, arguments: &str, text: &str) -> Result<bool, T
         };
         prop_assert!(clear, "{tool} {arguments}: no clear message: {text}");
     } else {
-        let footer = text.rsplit('\n').next().unwrap_or(text);
         prop_assert!(
             footer.starts_with(&format!("--- {tool}: ")) && footer.ends_with(" ---"),
             "{tool} {arguments}: no footer: {text}"
@@ -242,33 +244,74 @@ fn every_tool_answers_random_values_for_each_declared_argument_with_well_formed_
     }
 }
 
+/// A value for the argument `name`, weighted toward what the argument means (real JSON paths,
+/// small counts, valid jq filters) so the tools' own logic runs, with the odd values mixed in.
+fn edge_value(name: &str) -> BoxedStrategy<Value> {
+    let anything = prop_oneof![
+        (0u64..40).prop_map(Value::from),
+        number(),
+        string().prop_map(Value::String),
+        any::<bool>().prop_map(Value::Bool),
+    ];
+    let meaningful: Option<BoxedStrategy<Value>> = match name {
+        "path" => Some(
+            prop::sample::select(vec![
+                "$",
+                "$.items",
+                "items",
+                "$.meta",
+                "$.items[0]",
+                "$.items[1].tags",
+                "items.0.id",
+            ])
+            .prop_map(Value::from)
+            .boxed(),
+        ),
+        "filter" => Some(
+            prop::sample::select(vec![".", ".items[]", "keys", ".items | length", ".meta.n"])
+                .prop_map(Value::from)
+                .boxed(),
+        ),
+        "fields" => Some(
+            prop::sample::select(vec!["id", "id,name", "tags,id"])
+                .prop_map(Value::from)
+                .boxed(),
+        ),
+        "file" | "pattern" | "ignore_case" => None,
+        _ => Some((0u64..40).prop_map(Value::from).boxed()),
+    };
+    match meaningful {
+        Some(meaningful) => prop_oneof![3 => meaningful, 1 => anything].boxed(),
+        None => anything.boxed(),
+    }
+}
+
 #[test]
-#[ignore = "its random paths almost never hit `$.items`, so item_schema never succeeds: weight the path strategy toward real paths (issue 13)"]
 fn every_tool_answers_well_typed_arguments_near_their_edges() {
-    // Mostly valid calls, so the tools' own logic (not just type checks) meets odd numbers,
-    // patterns and paths.
+    // Defence: every tool's own logic (windows, paths, filters, patterns), not only its argument
+    // parsing, answers odd but well-typed values with a result or a well-formed error, never a
+    // panic; and each tool reaches a real result on some of them (so the test is not vacuous).
     let (_dir, root) = fixture();
     let registry = Registry::new();
     for tool in registry.names() {
         let names = declared(&registry, tool);
+        let files: Vec<&str> = FILES.iter().map(|f| f.0).collect();
         let arguments = (
-            prop::sample::select(FILES.iter().map(|f| f.0).collect::<Vec<_>>()),
-            prop::collection::vec(
-                prop_oneof![
-                    (0u64..40).prop_map(Value::from),
-                    number(),
-                    string().prop_map(Value::String),
-                    any::<bool>().prop_map(Value::Bool),
-                ],
-                names.len(),
-            ),
+            prop_oneof![2 => Just("doc.json"), 1 => prop::sample::select(files)],
+            // Each argument is sometimes left out, so defaults meet the other values too.
+            names
+                .iter()
+                .map(|name| prop::option::weighted(0.5, edge_value(name)))
+                .collect::<Vec<_>>(),
         );
         let answered = std::cell::Cell::new(0u32);
         runner(64)
             .run(&arguments, |(file, values)| {
                 let mut object = Map::new();
                 for (name, value) in names.iter().zip(values) {
-                    object.insert(name.clone(), value);
+                    if let Some(value) = value {
+                        object.insert(name.clone(), value);
+                    }
                 }
                 object.insert("file".to_owned(), Value::from(file));
                 let arguments = Value::Object(object).to_string();
