@@ -47,6 +47,8 @@ fn large_value(name: &str, schema: &Value) -> Value {
     match (name, schema["type"].as_str()) {
         ("pattern", _) => json!("."),
         ("path", _) => json!("$"),
+        // A filter that walks the whole document, so `query` really evaluates hostile content.
+        ("filter", _) => json!(".. | length?"),
         (_, Some("integer")) => json!(1_000_000),
         (_, Some("boolean")) => json!(true),
         _ => json!("$"),
@@ -58,6 +60,7 @@ fn required_value(name: &str, schema: &Value) -> Value {
     match (name, schema["type"].as_str()) {
         ("pattern", _) => json!("a"),
         ("path", _) => json!("$"),
+        ("filter", _) => json!("."),
         ("end", _) => json!(5),
         (_, Some("integer")) => json!(schema["minimum"].as_u64().unwrap_or(1).max(1)),
         (_, Some("boolean")) => json!(false),
