@@ -59,6 +59,7 @@ pub struct Pointer<'a> {
     counter: &'a dyn TokenCounter,
     content: Option<&'a str>,
     tools: Vec<&'a str>,
+    references: bool,
 }
 
 impl<'a> Pointer<'a> {
@@ -77,6 +78,7 @@ impl<'a> Pointer<'a> {
             counter,
             content: None,
             tools: Registry::new().names(),
+            references: false,
         }
     }
 
@@ -91,6 +93,14 @@ impl<'a> Pointer<'a> {
     #[must_use]
     pub fn with_tools(mut self, tools: &[&'a str]) -> Pointer<'a> {
         self.tools = tools.to_vec();
+        self
+    }
+
+    /// Adds the line telling the model it can pass the output to another tool by reference
+    /// (`overspill://<file>`), for a host that resolves such references in tool arguments.
+    #[must_use]
+    pub fn with_reference_line(mut self) -> Pointer<'a> {
+        self.references = true;
         self
     }
 
@@ -156,6 +166,12 @@ impl<'a> Pointer<'a> {
             out.push_str(&format!(
                 "companions: … and {} more beside it\n",
                 thousands((stored.companions.len() - listed) as u64)
+            ));
+        }
+        if self.references {
+            out.push_str(&format!(
+                "To pass it to another tool unread, use the argument \"overspill://{}\" (optionally with #$.path or #L10-L80).\n",
+                stored.file_name
             ));
         }
         out.push_str(&self.tools_line());
@@ -333,6 +349,33 @@ mod tests {
             "{shape}"
         );
         assert!(shape.ends_with("…}"), "{shape}");
+    }
+
+    #[test]
+    fn the_reference_line_names_the_file_and_keeps_the_tools_line_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let content = "line\n".repeat(50);
+        let stored = store
+            .write_output(&Output {
+                tool: "logs",
+                server: None,
+                content: &content,
+                tokens: None,
+            })
+            .unwrap();
+        let counter = overspill_tokens::o200k();
+        let plain = Pointer::new("logs", &stored, 100, counter)
+            .with_content(&content)
+            .render();
+        assert!(!plain.contains("overspill://"));
+        let text = Pointer::new("logs", &stored, 100, counter)
+            .with_content(&content)
+            .with_reference_line()
+            .render();
+        let line = format!("use the argument \"overspill://{}\"", stored.file_name);
+        assert!(text.contains(&line), "{text}");
+        assert!(text.ends_with(". Start with schema."), "{text}");
     }
 
     #[test]

@@ -145,6 +145,8 @@ where
 
     let info = proxy::merged_info(service.peer().peer_info().as_deref(), &names);
     let in_flight = Arc::new(AtomicUsize::new(0));
+    let schemas = proxy::Schemas::default();
+    schemas.record(&tools);
     let proxy = Proxy {
         upstream: service.peer().clone(),
         info,
@@ -154,6 +156,7 @@ where
         scratch,
         downstream,
         in_flight: Arc::clone(&in_flight),
+        schemas: Arc::new(schemas),
     };
     let transport =
         AsyncRwTransport::<RoleServer, _, _>::new(read, write).with_max_line_length(MAX_LINE_BYTES);

@@ -5,8 +5,9 @@
 #![allow(deprecated)]
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, RwLock};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
@@ -34,6 +35,34 @@ pub(crate) struct Proxy {
     pub(crate) scratch: Arc<dyn Scratch>,
     pub(crate) downstream: Downstream,
     pub(crate) in_flight: Arc<AtomicUsize>,
+    pub(crate) schemas: Arc<Schemas>,
+}
+
+/// The upstream tools' input schemas by name, so `overspill://` references in a call's
+/// arguments can be inserted as the tool declares them.
+#[derive(Default)]
+pub(crate) struct Schemas(RwLock<HashMap<String, Arc<serde_json::Value>>>);
+
+impl Schemas {
+    /// Records the schemas of `tools` (a later list adds to or replaces earlier entries).
+    pub(crate) fn record(&self, tools: &[Tool]) {
+        let mut map = self
+            .0
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for tool in tools {
+            let schema = serde_json::Value::Object(tool.input_schema.as_ref().clone());
+            map.insert(tool.name.to_string(), Arc::new(schema));
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<Arc<serde_json::Value>> {
+        self.0
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(name)
+            .cloned()
+    }
 }
 
 /// The line added to the upstream server's instructions.
@@ -90,6 +119,14 @@ fn upstream_error(error: ServiceError) -> ErrorData {
     }
 }
 
+/// Arguments back into the object a request carries.
+fn args_object(args: serde_json::Value) -> Option<rmcp::model::JsonObject> {
+    match args {
+        serde_json::Value::Object(map) => Some(map),
+        _ => None,
+    }
+}
+
 /// Counts a request as in flight until dropped, so shutdown can let answers get out first.
 struct InFlight(Arc<AtomicUsize>);
 
@@ -122,6 +159,33 @@ impl Proxy {
                 "the exploration tool `{local}` failed inside the proxy: {error}"
             ))]),
         }
+    }
+
+    /// Inserts the stored content named by `overspill://` references in the arguments; `Err`
+    /// is the message for the model, and the call is not forwarded.
+    async fn resolve_references(
+        &self,
+        mut request: CallToolRequestParams,
+    ) -> Result<CallToolRequestParams, String> {
+        let Some(args) = request.arguments.take() else {
+            return Ok(request);
+        };
+        let args = serde_json::Value::Object(args);
+        if !overspill::references::has_references(&args) {
+            request.arguments = args_object(args);
+            return Ok(request);
+        }
+        let scratch = Arc::clone(&self.scratch);
+        let schema = self.schemas.get(&request.name);
+        let resolved = tokio::task::spawn_blocking(move || {
+            scratch.resolve_references(args, schema.as_deref())
+        })
+        .await
+        .map_err(|error| {
+            format!("resolving overspill:// references failed in the proxy: {error}")
+        })??;
+        request.arguments = args_object(resolved);
+        Ok(request)
     }
 
     /// Runs interception on a finished, non-error upstream result.
@@ -185,6 +249,7 @@ impl ServerHandler for Proxy {
             .list_tools(request)
             .await
             .map_err(upstream_error)?;
+        self.schemas.record(&page.tools);
         if first_page {
             if page.next_cursor.is_none() {
                 // The whole list in one page: keep the thresholds in step with it.
@@ -229,6 +294,12 @@ impl ServerHandler for Proxy {
                 .into());
         }
         let tool: Cow<'static, str> = request.name.clone();
+        let request = match self.resolve_references(request).await {
+            Ok(request) => request,
+            Err(message) => {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(message)]).into());
+            }
+        };
         let response = tokio::select! {
             response = self.upstream.call_tool_once(request) => response.map_err(upstream_error)?,
             () = context.ct.cancelled() => {

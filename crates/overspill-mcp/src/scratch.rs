@@ -24,6 +24,19 @@ pub trait Scratch: Send + Sync + 'static {
 
     /// Runs the exploration tool `tool` with `args` and returns what the model sees.
     fn call(&self, tool: &str, args: Value) -> String;
+
+    /// Replaces the `overspill://` references in an upstream call's `args` with the stored
+    /// content they name (see [`Scratchpad::resolve_references`]); `input_schema` is the
+    /// upstream tool's. `Err` is the message for the model; the call is then not forwarded.
+    /// The default passes `args` through unchanged.
+    fn resolve_references(
+        &self,
+        args: Value,
+        input_schema: Option<&Value>,
+    ) -> Result<Value, String> {
+        let _ = input_schema;
+        Ok(args)
+    }
 }
 
 impl Scratch for Scratchpad {
@@ -49,5 +62,16 @@ impl Scratch for Scratchpad {
 
     fn call(&self, tool: &str, args: Value) -> String {
         self.call_value(tool, &args)
+    }
+
+    fn resolve_references(
+        &self,
+        args: Value,
+        input_schema: Option<&Value>,
+    ) -> Result<Value, String> {
+        if !overspill::references::has_references(&args) {
+            return Ok(args);
+        }
+        Scratchpad::resolve_references(self, &args, input_schema).map_err(|error| error.to_string())
     }
 }

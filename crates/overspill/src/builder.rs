@@ -76,6 +76,7 @@ pub struct ScratchpadBuilder {
     footer: Option<String>,
     excluded_tools: Vec<String>,
     cache: Option<Arc<FileCache>>,
+    max_reference_bytes: Option<u64>,
 }
 
 impl ScratchpadBuilder {
@@ -228,6 +229,14 @@ impl ScratchpadBuilder {
     ) -> ScratchpadBuilder {
         self.server_tools
             .push((server.into(), tools.into_iter().map(Into::into).collect()));
+        self
+    }
+
+    /// The largest stored file an `overspill://` reference may insert into a tool call
+    /// (default [`DEFAULT_MAX_REFERENCE_BYTES`](crate::references::DEFAULT_MAX_REFERENCE_BYTES),
+    /// 50 MB); a larger one is refused with [`RefError::TooLarge`](crate::RefError::TooLarge).
+    pub fn max_reference_bytes(mut self, bytes: u64) -> ScratchpadBuilder {
+        self.max_reference_bytes = Some(bytes);
         self
     }
 
@@ -395,7 +404,7 @@ impl ScratchpadBuilder {
             thresholds.set_server_tools(server, tools.clone());
         }
         let agent_id = self.agent_id.clone().unwrap_or(agent);
-        Ok(Scratchpad::from_inner(Inner::new(
+        let mut inner = Inner::new(
             mode,
             agent_id,
             self.session_id,
@@ -409,7 +418,11 @@ impl ScratchpadBuilder {
             thresholds,
             self.footer,
             prompt,
-        )))
+        );
+        if let Some(cap) = self.max_reference_bytes {
+            inner.max_reference_bytes = cap;
+        }
+        Ok(Scratchpad::from_inner(inner))
     }
 
     /// The role from the mode calls, checked for consistency.

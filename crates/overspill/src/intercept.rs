@@ -96,6 +96,7 @@ impl Inner {
                 let pointer = Pointer::new(tool, &stored, tokens, self.counter)
                     .with_content(&text)
                     .with_tools(&names)
+                    .with_reference_line()
                     .render();
                 Intercepted::Pointer(pointer)
             }

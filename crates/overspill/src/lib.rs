@@ -93,6 +93,7 @@ mod format;
 mod intercept;
 mod output;
 mod prompt;
+pub mod references;
 mod scratchpad;
 mod thresholds;
 
@@ -102,4 +103,5 @@ pub use error::BuildError;
 pub use format::{ToolFormat, UnknownToolFormat, tool_definitions};
 pub use intercept::Intercepted;
 pub use output::ToolOutput;
+pub use references::RefError;
 pub use scratchpad::Scratchpad;

@@ -64,7 +64,9 @@ pub(crate) fn section(role: PromptRole, tools: &[&str]) -> String {
         "Every result ends with a footer: what it returned, its token cost and how much of \
          your context budget is left. A result that would not fit comes back as an error such \
          as `get_in_too_large` with a ready-to-run smaller `retry` call: run it, or narrow the \
-         request. Prefer grep and narrow windows to reading whole files.",
+         request. Prefer grep and narrow windows to reading whole files.\n\
+         To pass a stored result to another tool without reading it, give an argument the \
+         exact string `overspill://<file>`, optionally with `#$.items[3]` or `#L10-L80`.",
     );
     out
 }
@@ -92,6 +94,13 @@ mod tests {
         assert!(section(PromptRole::Worker, &["grep"]).contains("`read_artifact`"));
         let coordinator = section(PromptRole::Coordinator, &[]);
         assert!(coordinator.contains("`write_artifact`") && !coordinator.contains("grep"));
+    }
+
+    #[test]
+    fn the_section_tells_the_syntax_of_references() {
+        let text = section(PromptRole::Agent, &["grep"]);
+        assert!(text.contains("`overspill://<file>`") && text.contains("`#L10-L80`"));
+        assert!(!section(PromptRole::Coordinator, &[]).contains("overspill://"));
     }
 
     #[test]

@@ -50,7 +50,7 @@ use crate::tokens::TokenCounter;
 /// ```
 #[derive(Clone)]
 pub struct Scratchpad {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
 /// The role a scratchpad was built for, with its run.
@@ -78,6 +78,8 @@ pub(crate) struct Inner {
     pub(crate) footer: Option<String>,
     prompt: String,
     finished: AtomicBool,
+    /// The largest file an `overspill://` reference may insert.
+    pub(crate) max_reference_bytes: u64,
 }
 
 impl Inner {
@@ -112,7 +114,13 @@ impl Inner {
             footer,
             prompt,
             finished: AtomicBool::new(false),
+            max_reference_bytes: crate::references::DEFAULT_MAX_REFERENCE_BYTES,
         }
+    }
+
+    /// The read root the exploration tools (and references) read under.
+    pub(crate) fn ctx_root(&self) -> Option<&crate::store::ReadRoot> {
+        self.ctx.as_ref().map(ExploreContext::root)
     }
 }
 

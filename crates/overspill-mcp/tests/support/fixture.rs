@@ -2,8 +2,10 @@
 //! `--overspill-mcp-fixture` (the tests' `main` dispatches on it).
 //!
 //! Tools: `small` (a short fixed text), `big {bytes}` (JSON text of at least `bytes` bytes),
-//! `picture` (an image block and a short text), `crash` (the process exits mid-call). With
-//! `--clash` it also has a tool named `grep`.
+//! `picture` (an image block and a short text), `crash` (the process exits mid-call),
+//! `echo_args {body: string, value}` (its arguments as JSON text, each string longer than
+//! [`ECHO_DIGEST_OVER`] bytes replaced by its [`digest`]). With `--clash` it also has a tool
+//! named `grep`.
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
@@ -39,6 +41,29 @@ pub fn big_json(bytes: usize) -> String {
     out
 }
 
+/// Strings longer than this come back from `echo_args` as their [`digest`].
+pub const ECHO_DIGEST_OVER: usize = 4096;
+
+/// What `echo_args` returns for a long string: its length and FNV-1a 64 hash, so a test can
+/// check a multi-megabyte argument arrived byte for byte without echoing it back.
+pub fn digest(text: &str) -> Value {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    json!({"len": text.len(), "fnv1a64": format!("{hash:016x}")})
+}
+
+fn echo(value: Value) -> Value {
+    match value {
+        Value::String(text) if text.len() > ECHO_DIGEST_OVER => digest(&text),
+        Value::Array(items) => Value::Array(items.into_iter().map(echo).collect()),
+        Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, echo(v))).collect()),
+        other => other,
+    }
+}
+
 struct Fixture {
     clash: bool,
 }
@@ -62,6 +87,9 @@ impl ServerHandler for Fixture {
                    "inputSchema": {"type": "object", "properties": {"bytes": {"type": "integer"}}}}),
             json!({"name": "picture", "description": "an image", "inputSchema": object}),
             json!({"name": "crash", "description": "exits mid-call", "inputSchema": object}),
+            json!({"name": "echo_args", "description": "returns its arguments",
+                   "inputSchema": {"type": "object",
+                                   "properties": {"body": {"type": "string"}, "value": {}}}}),
         ];
         if self.clash {
             tools.push(json!({"name": "grep", "description": "clashes", "inputSchema": object}));
@@ -87,6 +115,9 @@ impl ServerHandler for Fixture {
                 ContentBlock::text(big_json(200_000)),
             ]),
             "crash" => std::process::exit(3),
+            "echo_args" => {
+                CallToolResult::success(vec![ContentBlock::text(echo(args).to_string())])
+            }
             other => CallToolResult::error(vec![ContentBlock::text(format!("no tool {other}"))]),
         };
         Ok(result.into())
