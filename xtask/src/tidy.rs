@@ -76,7 +76,7 @@ impl fmt::Display for Problem {
             ),
             Problem::MissingCrateDoc { krate } => write!(
                 f,
-                "{krate}: src/lib.rs must open with a `//!` crate doc saying what it owns and its invariant"
+                "{krate}: src/lib.rs must open with a `//!` crate doc saying what it owns, with a `# Architecture invariant` section"
             ),
             Problem::MissingCrate { krate } => {
                 write!(f, "{krate}: the crate of SPEC §1 is missing from crates/")
@@ -176,12 +176,18 @@ fn is_internal(package: &str) -> bool {
     LAYERS.iter().any(|(name, _)| *name == package)
 }
 
+/// Whether `lib.rs` opens with a `//!` crate doc that has its `# Architecture invariant` section.
 fn opens_with_crate_doc(source: &str) -> bool {
-    source
+    let opens = source
         .lines()
         .map(str::trim)
         .find(|line| !line.is_empty() && !line.starts_with("#!["))
-        .is_some_and(|line| line.starts_with("//!"))
+        .is_some_and(|line| line.starts_with("//!"));
+    opens
+        && source
+            .lines()
+            .map(str::trim)
+            .any(|line| line == "//! # Architecture invariant")
 }
 
 /// Whether a shell line runs `command` (not merely mentions it in a comment or echo).
@@ -263,10 +269,11 @@ overspill-tokens = { workspace = true }
                 format!("[package]\nname = \"{krate}\"\n")
             };
             fs::write(crate_dir.join("Cargo.toml"), manifest).unwrap();
-            let doc = if *krate == "overspill-config" {
-                ""
-            } else {
-                "//! Owns a thing.\n"
+            let doc = match *krate {
+                "overspill-config" => "",
+                // A doc without its invariant section is as incomplete as no doc.
+                "overspill-budget" => "//! Owns a thing.\n",
+                _ => "//! Owns a thing.\n//!\n//! # Architecture invariant\n//!\n//! Never more.\n",
             };
             fs::write(crate_dir.join("src/lib.rs"), doc).unwrap();
         }
@@ -292,10 +299,13 @@ overspill-tokens = { workspace = true }
         assert!(problems.contains(&Problem::MissingCrateDoc {
             krate: "overspill-config".into()
         }));
+        assert!(problems.contains(&Problem::MissingCrateDoc {
+            krate: "overspill-budget".into()
+        }));
         assert!(problems.contains(&Problem::CiSkipsTests {
             command: "cargo test --workspace".into()
         }));
-        assert_eq!(problems.len(), 3, "{text:?}");
+        assert_eq!(problems.len(), 4, "{text:?}");
     }
 
     #[test]

@@ -64,6 +64,8 @@ fn large_artifact_gives_a_pointer_whose_file_opens_in_place_with_head() {
     assert!(pointer.starts_with("[overspill]"), "{pointer}");
     assert_eq!(pointer_file(&pointer), "../../artifacts/task-3-result.txt");
     assert!(pointer.contains("4,000 lines"), "{pointer}");
+    // The pointer itself costs the budget nothing.
+    assert_eq!(ctx.budget().tokens_extracted(), 0);
 
     let head = Registry::new().dispatch(
         &ctx,

@@ -295,6 +295,7 @@ mod tests {
         assert_eq!(table.threshold("web", "k8s_get"), None);
         assert_eq!(table.threshold("web", "fetch"), None);
         assert_eq!(table.threshold("k8s", "k8s_get"), Some(256));
+        assert_eq!(table.threshold("k8s", "search"), Some(256));
     }
 
     #[test]

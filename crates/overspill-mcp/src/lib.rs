@@ -15,6 +15,11 @@
 //! ```
 //!
 //! See `docs/mcp-proxy.md` for what is forwarded and how to configure a client.
+//!
+//! # Architecture invariant
+//!
+//! This crate speaks MCP and forwards; every scratchpad decision (what to intercept, what a
+//! tool answers, what a reference resolves to) is the facade's, reached through [`Scratch`].
 
 mod error;
 mod names;

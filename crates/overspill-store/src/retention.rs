@@ -160,24 +160,26 @@ mod tests {
     fn start_run_prunes_the_oldest_runs_beyond_max_session_runs() {
         let tmp = tempfile::tempdir().unwrap();
         let mut pruned = Vec::new();
-        for i in 1..=25 {
+        // Started in the reverse of their name order, so only the start time can pick them.
+        for i in (1..=25).rev() {
             pruned
                 .extend(start(tmp.path(), &format!("run-{i:02}"), DEFAULT_MAX_SESSION_RUNS).pruned);
         }
-        assert_eq!(pruned, ["run-01", "run-02", "run-03", "run-04", "run-05"]);
+        assert_eq!(pruned, ["run-25", "run-24", "run-23", "run-22", "run-21"]);
         let left = runs(tmp.path());
         assert_eq!(left.len(), 20);
-        assert_eq!((left[0].as_str(), left[19].as_str()), ("run-06", "run-25"));
+        assert_eq!((left[0].as_str(), left[19].as_str()), ("run-01", "run-20"));
     }
 
     #[test]
     fn restarting_a_run_keeps_its_first_start_time() {
         let tmp = tempfile::tempdir().unwrap();
-        start(tmp.path(), "a", 2);
-        start(tmp.path(), "b", 2);
-        start(tmp.path(), "a", 2); // "a" is still the oldest
-        assert_eq!(start(tmp.path(), "c", 2).pruned, ["a"]);
-        assert_eq!(runs(tmp.path()), ["b", "c"]);
+        // Names sort against start order, so neither name order nor a re-stamp passes this.
+        start(tmp.path(), "z", 2);
+        start(tmp.path(), "m", 2);
+        start(tmp.path(), "z", 2); // "z" is still the oldest
+        assert_eq!(start(tmp.path(), "a", 2).pruned, ["z"]);
+        assert_eq!(runs(tmp.path()), ["a", "m"]);
     }
 
     #[test]
