@@ -36,7 +36,7 @@ max_extraction_tokens = 10000
 
 /// Even rounds share one of ten outputs with every other thread; odd rounds are the thread's own.
 fn output(thread: usize, round: usize) -> String {
-    let (owner, n) = if round % 2 == 0 {
+    let (owner, n) = if round.is_multiple_of(2) {
         ("shared", round % 20)
     } else {
         ("own", thread * ROUNDS + round)
