@@ -6,102 +6,39 @@
 
 #[path = "support/fixture.rs"]
 mod fixture;
+#[path = "support/harness.rs"]
+#[allow(dead_code)]
+mod harness;
 
-use std::future::Future;
 use std::path::Path;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use overspill::Scratchpad;
-use overspill_mcp::{MAX_LINE_BYTES, ProxyError, ProxyOptions, serve};
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
-use rmcp::service::RunningService;
-use rmcp::transport::async_rw::AsyncRwTransport;
-use rmcp::{RoleClient, ServiceExt};
+use overspill_mcp::{ProxyError, serve};
+use rmcp::model::{CallToolRequestParams, ContentBlock};
 use serde_json::{Value, json};
+
+use harness::*;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::task::JoinHandle;
 
-type Case = fn() -> Pin<Box<dyn Future<Output = ()> + Send>>;
-
-/// The argument that makes this binary the upstream fixture server.
-const FIXTURE_FLAG: &str = "--overspill-mcp-fixture";
-
-/// A running proxy with a connected client.
-struct Session {
-    client: RunningService<RoleClient, ()>,
-    proxy: JoinHandle<Result<(), ProxyError>>,
-    _dir: tempfile::TempDir,
-}
-
-fn scratchpad(dir: &Path) -> Arc<Scratchpad> {
-    Arc::new(
-        Scratchpad::builder()
-            .scratchpad_dir(dir)
-            .context_window(128_000)
-            .intercept_all(5120)
-            .build()
-            .unwrap(),
-    )
-}
-
-fn options(prefix: Option<&str>) -> ProxyOptions {
-    let exe = std::env::current_exe().unwrap();
-    let options = ProxyOptions::new("fixture", exe.to_string_lossy(), [FIXTURE_FLAG]);
-    match prefix {
-        Some(prefix) => options.with_tool_prefix(prefix),
-        None => options,
-    }
+fn scratchpad(dir: &Path) -> Scratchpad {
+    Scratchpad::builder()
+        .scratchpad_dir(dir)
+        .context_window(128_000)
+        .intercept_all(5120)
+        .build()
+        .unwrap()
 }
 
 async fn start(prefix: Option<&str>) -> Session {
     let dir = tempfile::tempdir().unwrap();
     let scratch = scratchpad(dir.path());
-    let (client_side, proxy_side) = tokio::io::duplex(1 << 20);
-    let (proxy_read, proxy_write) = tokio::io::split(proxy_side);
-    let proxy = tokio::spawn(serve(options(prefix), scratch, proxy_read, proxy_write));
-    let (read, write) = tokio::io::split(client_side);
-    let transport =
-        AsyncRwTransport::<RoleClient, _, _>::new(read, write).with_max_line_length(MAX_LINE_BYTES);
-    let client = ().serve(transport).await.unwrap();
-    Session {
-        client,
-        proxy,
-        _dir: dir,
-    }
-}
-
-async fn call(session: &Session, tool: &str, args: Value) -> CallToolResult {
-    let Value::Object(args) = args else {
-        panic!("arguments must be an object")
+    let options = match prefix {
+        Some(prefix) => fixture_options().with_tool_prefix(prefix),
+        None => fixture_options(),
     };
-    let request = CallToolRequestParams::new(tool.to_owned()).with_arguments(args);
-    tokio::time::timeout(Duration::from_secs(120), session.client.call_tool(request))
-        .await
-        .expect("the call hung")
-        .unwrap()
-}
-
-fn only_text(result: &CallToolResult) -> &str {
-    assert_eq!(
-        result.content.len(),
-        1,
-        "one content block expected: {result:?}"
-    );
-    match &result.content[0] {
-        ContentBlock::Text(text) => &text.text,
-        other => panic!("a text block expected, got {other:?}"),
-    }
-}
-
-fn pointer_file(pointer: &str) -> String {
-    pointer
-        .lines()
-        .find_map(|line| line.strip_prefix("file: "))
-        .unwrap_or_else(|| panic!("no `file:` line in the pointer:\n{pointer}"))
-        .trim()
-        .to_owned()
+    start_with(scratch, dir, options).await
 }
 
 async fn listing_shows_upstream_tools_then_exploration_tools_and_keeps_instructions() {
@@ -217,7 +154,7 @@ async fn a_fifty_megabyte_result_is_intercepted_not_hung() {
         pointer.len()
     );
     let file = pointer_file(pointer);
-    let stored = std::fs::metadata(session._dir.path().join(&file))
+    let stored = std::fs::metadata(session.dir.path().join(&file))
         .unwrap()
         .len();
     assert!(
@@ -249,9 +186,9 @@ async fn a_tool_name_clash_fails_start_suggesting_the_prefix() {
     let dir = tempfile::tempdir().unwrap();
     let (_client, proxy_side) = tokio::io::duplex(1 << 16);
     let (read, write) = tokio::io::split(proxy_side);
-    let mut options = options(None);
+    let mut options = fixture_options();
     options.args.push("--clash".to_owned());
-    let error = serve(options, scratchpad(dir.path()), read, write)
+    let error = serve(options, Arc::new(scratchpad(dir.path())), read, write)
         .await
         .unwrap_err();
     assert!(
@@ -286,8 +223,8 @@ async fn a_malformed_request_gets_a_json_rpc_error_and_the_session_continues() {
     let (client_side, proxy_side) = tokio::io::duplex(1 << 20);
     let (proxy_read, proxy_write) = tokio::io::split(proxy_side);
     let proxy = tokio::spawn(serve(
-        options(None),
-        scratchpad(dir.path()),
+        fixture_options(),
+        Arc::new(scratchpad(dir.path())),
         proxy_read,
         proxy_write,
     ));
@@ -388,38 +325,5 @@ const CASES: &[(&str, Case)] = &[
 ];
 
 fn main() {
-    if std::env::args().any(|arg| arg == FIXTURE_FLAG) {
-        fixture::run();
-        return;
-    }
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|arg| !arg.starts_with('-'))
-        .collect();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let mut failed = Vec::new();
-    let mut ran = 0;
-    for (name, case) in CASES {
-        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
-            continue;
-        }
-        ran += 1;
-        eprintln!("test {name} ...");
-        let outcome = runtime.block_on(async { tokio::spawn(async move { case().await }).await });
-        match outcome {
-            Ok(()) => eprintln!("test {name} ... ok"),
-            Err(error) => {
-                eprintln!("test {name} ... FAILED: {error}");
-                failed.push(*name);
-            }
-        }
-    }
-    eprintln!("{ran} proxy tests, {} failed", failed.len());
-    if !failed.is_empty() {
-        eprintln!("failed: {failed:?}");
-        std::process::exit(1);
-    }
+    main_with("proxy", CASES, fixture::run);
 }

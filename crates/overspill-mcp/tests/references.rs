@@ -7,33 +7,16 @@
 
 #[path = "support/fixture.rs"]
 mod fixture;
+#[path = "support/harness.rs"]
+#[allow(dead_code)]
+mod harness;
 
-use std::future::Future;
 use std::path::Path;
-use std::pin::Pin;
-use std::sync::Arc;
-use std::time::Duration;
 
 use overspill::Scratchpad;
-use overspill_mcp::{MAX_LINE_BYTES, ProxyError, ProxyOptions, serve};
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
-use rmcp::service::RunningService;
-use rmcp::transport::async_rw::AsyncRwTransport;
-use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use tokio::task::JoinHandle;
 
-type Case = fn() -> Pin<Box<dyn Future<Output = ()> + Send>>;
-
-/// The argument that makes this binary the upstream fixture server.
-const FIXTURE_FLAG: &str = "--overspill-mcp-fixture";
-
-/// A running proxy with a connected client and its scratchpad dir.
-struct Session {
-    client: RunningService<RoleClient, ()>,
-    _proxy: JoinHandle<Result<(), ProxyError>>,
-    dir: tempfile::TempDir,
-}
+use harness::*;
 
 async fn start(max_reference_bytes: Option<u64>) -> Session {
     let dir = tempfile::tempdir().unwrap();
@@ -44,52 +27,13 @@ async fn start(max_reference_bytes: Option<u64>) -> Session {
     if let Some(cap) = max_reference_bytes {
         builder = builder.max_reference_bytes(cap);
     }
-    let scratch = Arc::new(builder.build().unwrap());
-    let exe = std::env::current_exe().unwrap();
-    let options = ProxyOptions::new("fixture", exe.to_string_lossy(), [FIXTURE_FLAG]);
-    let (client_side, proxy_side) = tokio::io::duplex(1 << 20);
-    let (proxy_read, proxy_write) = tokio::io::split(proxy_side);
-    let proxy = tokio::spawn(serve(options, scratch, proxy_read, proxy_write));
-    let (read, write) = tokio::io::split(client_side);
-    let transport =
-        AsyncRwTransport::<RoleClient, _, _>::new(read, write).with_max_line_length(MAX_LINE_BYTES);
-    let client = ().serve(transport).await.unwrap();
-    Session {
-        client,
-        _proxy: proxy,
-        dir,
-    }
-}
-
-async fn call(session: &Session, tool: &str, args: Value) -> CallToolResult {
-    let Value::Object(args) = args else {
-        panic!("arguments must be an object")
-    };
-    let request = CallToolRequestParams::new(tool.to_owned()).with_arguments(args);
-    tokio::time::timeout(Duration::from_secs(120), session.client.call_tool(request))
-        .await
-        .expect("the call hung")
-        .unwrap()
-}
-
-fn only_text(result: &CallToolResult) -> &str {
-    assert_eq!(result.content.len(), 1, "one block expected: {result:?}");
-    match &result.content[0] {
-        ContentBlock::Text(text) => &text.text,
-        other => panic!("a text block expected, got {other:?}"),
-    }
+    start_with(builder.build().unwrap(), dir, fixture_options()).await
 }
 
 /// Calls `big` for a stored JSON of about `bytes` bytes; returns the pointer's file name.
 async fn store_big(session: &Session, bytes: u64) -> String {
     let result = call(session, "big", json!({"bytes": bytes})).await;
-    let pointer = only_text(&result);
-    pointer
-        .lines()
-        .find_map(|line| line.strip_prefix("file: "))
-        .unwrap_or_else(|| panic!("no `file:` line in the pointer:\n{pointer}"))
-        .trim()
-        .to_owned()
+    pointer_file(only_text(&result))
 }
 
 /// What `echo_args` answered, parsed.
@@ -229,38 +173,5 @@ const CASES: &[(&str, Case)] = &[
 ];
 
 fn main() {
-    if std::env::args().any(|arg| arg == FIXTURE_FLAG) {
-        fixture::run();
-        return;
-    }
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|arg| !arg.starts_with('-'))
-        .collect();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let mut failed = Vec::new();
-    let mut ran = 0;
-    for (name, case) in CASES {
-        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
-            continue;
-        }
-        ran += 1;
-        eprintln!("test {name} ...");
-        let outcome = runtime.block_on(async { tokio::spawn(async move { case().await }).await });
-        match outcome {
-            Ok(()) => eprintln!("test {name} ... ok"),
-            Err(error) => {
-                eprintln!("test {name} ... FAILED: {error}");
-                failed.push(*name);
-            }
-        }
-    }
-    eprintln!("{ran} reference tests, {} failed", failed.len());
-    if !failed.is_empty() {
-        eprintln!("failed: {failed:?}");
-        std::process::exit(1);
-    }
+    main_with("reference", CASES, fixture::run);
 }
