@@ -13,7 +13,7 @@ use regex::bytes::{Regex, RegexBuilder};
 pub const MAX_PATTERN_BYTES: usize = 1024;
 
 /// Caps on the compiled program and the lazy DFA cache (user patterns always get limits).
-const SIZE_LIMIT: usize = 16 << 20;
+const SIZE_LIMIT: usize = 4 << 20;
 const DFA_SIZE_LIMIT: usize = 16 << 20;
 
 /// A compiled search pattern.
@@ -230,6 +230,16 @@ mod tests {
             Pattern::new("(a{1000}){1000}", false).unwrap_err(),
             PatternError::TooComplex
         );
+        // Defence guarded: our compiled-program cap, below the regex crate's default. This
+        // pattern compiles under the default and must not under ours.
+        assert!(regex::RegexBuilder::new(r"\w{100}").build().is_ok());
+        assert_eq!(
+            Pattern::new(r"\w{100}", false).unwrap_err(),
+            PatternError::TooComplex
+        );
+        // Ordinary patterns, Unicode classes included, stay well inside it.
+        assert!(Pattern::new(r"\w{60}", false).is_ok());
+        assert!(Pattern::new(r"(?i)error|panic|oom\w+", false).is_ok());
     }
 
     #[test]
