@@ -596,6 +596,24 @@ mod tests {
     }
 
     #[test]
+    fn the_time_limit_alone_stops_an_endless_evaluation() {
+        // Defence guarded: the wall-clock limit. Every other limit is out of reach here, so
+        // only the clock can end `last(range(1e12))`.
+        let limits = Limits {
+            max_steps: u64::MAX,
+            max_results: u64::MAX,
+            max_time: std::time::Duration::from_millis(200),
+            ..Limits::default()
+        };
+        let error = run("last(range(1e12))", PODS, Window::all(), &limits).unwrap_err();
+        let QueryError::Limit { limit, message } = &error else {
+            panic!("{error:?}")
+        };
+        assert_eq!(*limit, LimitKind::Evaluation(Tripped::Time), "{error:?}");
+        assert!(!message.is_empty());
+    }
+
+    #[test]
     fn range_1e12_terminates_with_the_limit_error() {
         for filter in [
             "range(1e12)",
