@@ -165,37 +165,51 @@ fn normalise_mcp<'a>(result: &'a Value, footer: Option<&str>) -> Normalised<'a> 
             None => return Normalised::PassThrough("a content block that is not text"),
         }
     }
-    if texts.is_empty()
-        && !object.contains_key("content")
-        && object.get("structuredContent").is_none_or(Value::is_null)
-    {
+    let structured = object.get("structuredContent").filter(|v| !v.is_null());
+    if texts.is_empty() && !object.contains_key("content") && structured.is_none() {
         return Normalised::PassThrough("neither `content` nor `structuredContent`");
+    }
+    if let Some(structured) = structured
+        && !wraps_text(structured, &texts)
+    {
+        return Normalised::Store(Cow::Owned(structured.to_string()));
     }
     let joined = match texts.as_slice() {
         [one] => Cow::Borrowed(*one),
         many => Cow::Owned(many.join("\n")),
     };
-    match object.get("structuredContent") {
-        Some(Value::Null) | None => {}
-        Some(structured) if wraps_text(structured, &joined) => {}
-        Some(structured) => return Normalised::Store(Cow::Owned(structured.to_string())),
-    }
     Normalised::Store(strip_footer(joined, footer))
 }
 
 /// Whether `structuredContent` is only a wrapper around the text blocks: an object with one key
-/// whose value is a string equal to the joined text. Servers do that to satisfy an output schema
-/// (`{"content": "<file text>"}` from a file server, `{"result": "..."}` from FastMCP); storing the
-/// wrapper would hide the real document inside one escaped string, so the text is stored instead.
-fn wraps_text(structured: &Value, joined: &str) -> bool {
-    match structured.as_object() {
-        Some(object) if object.len() == 1 => object
-            .values()
-            .next()
-            .and_then(Value::as_str)
-            .is_some_and(|inner| inner == joined),
-        _ => false,
+/// whose value is a string equal to the blocks joined with `\n`. Servers do that to satisfy an
+/// output schema (`{"content": "<file text>"}` from a file server, `{"result": "..."}` from
+/// FastMCP); storing the wrapper would hide the real document inside one escaped string, so the
+/// text is stored instead. Compared piece by piece, so a structured result that is not a wrapper
+/// never pays for joining the blocks.
+fn wraps_text(structured: &Value, texts: &[&str]) -> bool {
+    let Some(inner) = structured
+        .as_object()
+        .filter(|object| object.len() == 1)
+        .and_then(|object| object.values().next())
+        .and_then(Value::as_str)
+    else {
+        return false;
+    };
+    let mut rest = inner;
+    for (i, text) in texts.iter().enumerate() {
+        if i > 0 {
+            let Some(after) = rest.strip_prefix('\n') else {
+                return false;
+            };
+            rest = after;
+        }
+        let Some(after) = rest.strip_prefix(text) else {
+            return false;
+        };
+        rest = after;
     }
+    rest.is_empty()
 }
 
 /// The text of a text block or of an embedded text resource; `None` for anything else.
