@@ -1,0 +1,292 @@
+//! Deterministic large tool outputs for overspill's benches (SPEC §12).
+//!
+//! `overspill-benchdata` owns the inputs every bench and `cargo xtask bench` measure: pod lists
+//! like `kubectl get pods -A -o json`, service logs, and log-search results with escaped JSON
+//! inside strings. They have the shapes of `shared/data/gen_samples.py` and come in any size:
+//! the generator streams items until the output reaches the size asked for, so a 110 MB pod
+//! list costs a few hundred milliseconds and no more memory than one item.
+//!
+//! The same [`Shape`] and size always give the same bytes, on every machine and in every
+//! version of the toolchain: the random numbers come from a fixed SplitMix64 sequence of our
+//! own rather than from a crate whose stream may change in a minor release.
+//!
+//! ```
+//! use overspill_benchdata::{Shape, generate};
+//!
+//! let mut log = Vec::new();
+//! generate(Shape::Log, 4_096, &mut log)?;
+//! assert!(log.len() >= 4_096);
+//! assert!(log.starts_with(b"2026-11-12T00:00:00."));
+//!
+//! let mut again = Vec::new();
+//! generate(Shape::Log, 4_096, &mut again)?;
+//! assert_eq!(log, again);
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! # Architecture invariant
+//!
+//! This crate depends on no overspill crate and is never published: benches and `xtask` use it
+//! as a dev-dependency, so no layer of SPEC §1 can reach it from its normal dependencies.
+
+mod logs;
+mod pods;
+mod random;
+mod search;
+
+use std::fs;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// The kinds of tool output the benches use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Shape {
+    /// A pod list, pretty-printed with two spaces as the store writes JSON.
+    PodsPretty,
+    /// The same pod list on one line, as most MCP servers return it.
+    PodsCompact,
+    /// A service log: timestamped INFO/DEBUG/WARN/ERROR lines with request ids.
+    Log,
+    /// A log-search API result whose hits carry JSON inside a string (`message`).
+    SearchHits,
+}
+
+impl Shape {
+    /// Every shape, in the order reports list them.
+    pub const ALL: [Shape; 4] = [
+        Shape::PodsPretty,
+        Shape::PodsCompact,
+        Shape::Log,
+        Shape::SearchHits,
+    ];
+
+    /// The file name stem, e.g. `pods-pretty`.
+    pub fn stem(self) -> &'static str {
+        match self {
+            Shape::PodsPretty => "pods-pretty",
+            Shape::PodsCompact => "pods-compact",
+            Shape::Log => "app",
+            Shape::SearchHits => "search-hits",
+        }
+    }
+
+    /// The file extension the store would give this output.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Shape::Log => "log",
+            Shape::PodsPretty | Shape::PodsCompact | Shape::SearchHits => "json",
+        }
+    }
+
+    /// The file name of this shape at `bytes`, e.g. `pods-pretty-10MB.json`.
+    pub fn file_name(self, bytes: u64) -> String {
+        format!("{}-{}.{}", self.stem(), size_label(bytes), self.extension())
+    }
+}
+
+/// One megabyte as the benches count it (10^6 bytes, as the report prints MB).
+pub const MB: u64 = 1_000_000;
+
+/// Writes `shape` to `out` until at least `bytes` bytes are written (the last item is
+/// finished, and the document closed, so the output is a little longer).
+///
+/// # Errors
+///
+/// Whatever writing to `out` returns.
+pub fn generate(shape: Shape, bytes: u64, out: &mut impl Write) -> io::Result<()> {
+    let mut out = CountingWriter { inner: out, written: 0 };
+    match shape {
+        Shape::PodsPretty => pods::write(&mut out, bytes, true),
+        Shape::PodsCompact => pods::write(&mut out, bytes, false),
+        Shape::Log => logs::write(&mut out, bytes),
+        Shape::SearchHits => search::write(&mut out, bytes),
+    }
+}
+
+/// The directory the bench inputs live in: `$OVERSPILL_BENCH_DATA` when set, otherwise
+/// `bench-data/` in the Cargo target directory (`$CARGO_TARGET_DIR`, or `target/` at the
+/// workspace root).
+pub fn data_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("OVERSPILL_BENCH_DATA") {
+        return PathBuf::from(dir);
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"));
+    target.join("bench-data")
+}
+
+/// The path of `shape` at `bytes` in [`data_dir`], generated first if it is not there.
+///
+/// Generation goes through a temporary file renamed into place, so an interrupted run never
+/// leaves a truncated input that a later run would measure.
+///
+/// # Errors
+///
+/// When the directory cannot be created or the file cannot be written.
+pub fn ensure(shape: Shape, bytes: u64) -> io::Result<PathBuf> {
+    ensure_in(&data_dir(), shape, bytes)
+}
+
+/// [`ensure`] in a directory of the caller's.
+///
+/// # Errors
+///
+/// When the directory cannot be created or the file cannot be written.
+pub fn ensure_in(dir: &Path, shape: Shape, bytes: u64) -> io::Result<PathBuf> {
+    let path = dir.join(shape.file_name(bytes));
+    if path.is_file() {
+        return Ok(path);
+    }
+    fs::create_dir_all(dir)?;
+    let partial = dir.join(format!(".{}.partial", shape.file_name(bytes)));
+    let mut file = BufWriter::with_capacity(1 << 20, fs::File::create(&partial)?);
+    generate(shape, bytes, &mut file)?;
+    file.into_inner().map_err(io::IntoInnerError::into_error)?.sync_all()?;
+    fs::rename(&partial, &path)?;
+    Ok(path)
+}
+
+/// `1MB`, `10MB`, `110MB`; sizes that are not whole megabytes print in bytes.
+fn size_label(bytes: u64) -> String {
+    if bytes >= MB && bytes % MB == 0 {
+        format!("{}MB", bytes / MB)
+    } else {
+        format!("{bytes}B")
+    }
+}
+
+/// The workspace root, two levels above this crate.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A writer that knows how much went through it, so generators can stop at a size.
+pub(crate) struct CountingWriter<'a, W: Write> {
+    inner: &'a mut W,
+    pub(crate) written: u64,
+}
+
+impl<W: Write> Write for CountingWriter<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generated(shape: Shape, bytes: u64) -> Vec<u8> {
+        let mut out = Vec::new();
+        generate(shape, bytes, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn every_shape_reaches_its_size_and_stops_soon_after() {
+        for shape in Shape::ALL {
+            let out = generated(shape, 200_000);
+            assert!(out.len() >= 200_000, "{shape:?}: {}", out.len());
+            assert!(out.len() < 210_000, "{shape:?}: {}", out.len());
+        }
+    }
+
+    #[test]
+    fn the_same_shape_and_size_give_the_same_bytes() {
+        for shape in Shape::ALL {
+            assert_eq!(generated(shape, 50_000), generated(shape, 50_000), "{shape:?}");
+        }
+    }
+
+    #[test]
+    fn json_shapes_are_valid_json_with_their_items() {
+        for (shape, list) in [
+            (Shape::PodsPretty, "items"),
+            (Shape::PodsCompact, "items"),
+            (Shape::SearchHits, "hits"),
+        ] {
+            let out = generated(shape, 100_000);
+            let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
+            let items = value[list].as_array().unwrap();
+            assert!(items.len() > 10, "{shape:?}");
+        }
+    }
+
+    #[test]
+    fn pretty_and_compact_pods_are_the_same_document() {
+        let pretty = generated(Shape::PodsPretty, 300_000);
+        let pretty: serde_json::Value = serde_json::from_slice(&pretty).unwrap();
+        let n = pretty["items"].as_array().unwrap().len();
+        // The compact list of the same length holds the same pods.
+        let compact = generated(Shape::PodsCompact, 100_000);
+        let compact: serde_json::Value = serde_json::from_slice(&compact).unwrap();
+        let m = compact["items"].as_array().unwrap().len();
+        assert!(m < n);
+        assert_eq!(
+            pretty["items"].as_array().unwrap()[..m],
+            compact["items"].as_array().unwrap()[..]
+        );
+    }
+
+    #[test]
+    fn pretty_pods_are_indented_as_serde_json_prints_them() {
+        let out = generated(Shape::PodsPretty, 50_000);
+        let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let mut printed = serde_json::to_vec_pretty(&value).unwrap();
+        printed.push(b'\n');
+        assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(printed).unwrap());
+    }
+
+    #[test]
+    fn pod_lists_have_the_facts_the_benches_ask_about() {
+        let out = generated(Shape::PodsCompact, 2_000_000);
+        let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let items = value["items"].as_array().unwrap();
+        let failed = items
+            .iter()
+            .filter(|p| p["status"]["phase"] == "Failed")
+            .count();
+        let crashing = items
+            .iter()
+            .filter(|p| p["status"]["containerStatuses"][0]["restartCount"].as_u64() > Some(10))
+            .count();
+        assert!(failed > 0 && failed < items.len() / 10, "{failed}");
+        assert!(crashing > 0, "{crashing}");
+    }
+
+    #[test]
+    fn search_hits_carry_json_inside_a_string() {
+        let out = generated(Shape::SearchHits, 20_000);
+        let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let message = value["hits"][0]["message"].as_str().unwrap();
+        let inner: serde_json::Value = serde_json::from_str(message).unwrap();
+        assert!(inner["trace_id"].as_str().is_some_and(|t| t.len() == 32));
+    }
+
+    #[test]
+    fn logs_have_every_level() {
+        let out = String::from_utf8(generated(Shape::Log, 200_000)).unwrap();
+        for level in ["INFO ", "DEBUG", "WARN ", "ERROR"] {
+            assert!(out.contains(level), "{level}");
+        }
+        assert!(out.lines().all(|l| l.contains(" request_id=")));
+    }
+
+    #[test]
+    fn ensure_generates_once_and_names_by_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = ensure_in(dir.path(), Shape::Log, 2 * MB).unwrap();
+        assert_eq!(path.file_name().unwrap(), "app-2MB.log");
+        fs::write(&path, "kept").unwrap();
+        let again = ensure_in(dir.path(), Shape::Log, 2 * MB).unwrap();
+        assert_eq!(fs::read_to_string(again).unwrap(), "kept");
+        assert_eq!(Shape::PodsPretty.file_name(1_500), "pods-pretty-1500B.json");
+    }
+}
