@@ -94,7 +94,10 @@ pub const MB: u64 = 1_000_000;
 ///
 /// Whatever writing to `out` returns.
 pub fn generate(shape: Shape, bytes: u64, out: &mut impl Write) -> io::Result<()> {
-    let mut out = CountingWriter { inner: out, written: 0 };
+    let mut out = CountingWriter {
+        inner: out,
+        written: 0,
+    };
     match shape {
         Shape::PodsPretty => pods::write(&mut out, bytes, true),
         Shape::PodsCompact => pods::write(&mut out, bytes, false),
@@ -142,7 +145,9 @@ pub fn ensure_in(dir: &Path, shape: Shape, bytes: u64) -> io::Result<PathBuf> {
     let partial = dir.join(format!(".{}.partial", shape.file_name(bytes)));
     let mut file = BufWriter::with_capacity(1 << 20, fs::File::create(&partial)?);
     generate(shape, bytes, &mut file)?;
-    file.into_inner().map_err(io::IntoInnerError::into_error)?.sync_all()?;
+    file.into_inner()
+        .map_err(io::IntoInnerError::into_error)?
+        .sync_all()?;
     fs::rename(&partial, &path)?;
     Ok(path)
 }
@@ -201,7 +206,11 @@ mod tests {
     #[test]
     fn the_same_shape_and_size_give_the_same_bytes() {
         for shape in Shape::ALL {
-            assert_eq!(generated(shape, 50_000), generated(shape, 50_000), "{shape:?}");
+            assert_eq!(
+                generated(shape, 50_000),
+                generated(shape, 50_000),
+                "{shape:?}"
+            );
         }
     }
 
@@ -241,7 +250,10 @@ mod tests {
         let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
         let mut printed = serde_json::to_vec_pretty(&value).unwrap();
         printed.push(b'\n');
-        assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(printed).unwrap());
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(printed).unwrap()
+        );
     }
 
     #[test]

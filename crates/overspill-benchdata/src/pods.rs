@@ -149,7 +149,9 @@ fn pod(r: &mut Random, _index: u64) -> Value {
             })
         })
         .collect();
-    let owner = name.rsplit_once('-').map_or(name.as_str(), |(owner, _)| owner);
+    let owner = name
+        .rsplit_once('-')
+        .map_or(name.as_str(), |(owner, _)| owner);
     json!({
         "apiVersion": "v1",
         "kind": "Pod",

@@ -1,153 +1,95 @@
-//! The JSON exploration sequence on a large pod list (SPEC §12, issue 8): the first call on a
-//! file against a `serde_json::from_slice::<Value>` parse of it (target ≤ 1.0×), the later
-//! calls (target ≤ 10 ms each), and the peak resident memory (target ≤ 4× the file).
+//! The JSON exploration sequence of SPEC §12 on a 110 MB pod list from `overspill-benchdata`,
+//! pretty-printed as the store writes it.
 //!
-//! Run with `cargo bench -p overspill-explore --bench json_tools`. The pod list comes from
-//! `/work/shared/data/gen_samples.py pods N` (N from `OVERSPILL_BENCH_PODS`, default 30,000,
-//! about 110 MB as the generator prints it), stored pretty-printed with two spaces as the
-//! store writes it. Without Python or the generator the bench says so and measures nothing.
+//! Group `json/<input>`:
+//! - `serde_json::from_slice::<Value>`: the baseline, a parse of the file's bytes already in
+//!   memory;
+//! - `first call: schema`: `schema` on a fresh file cache: reading the file and parsing it
+//!   into the cached document, then the outline. Target: ≤ 1.0× the baseline (SPEC: 1.3×);
+//! - `later call: …`: each later call of the sequence on the cached document. Target: ≤ 10 ms;
+//! - `first call: iterate_over window`: a windowed `iterate_over` on a fresh cache, which
+//!   streams past everything outside the window instead of parsing it (no target).
+//!
+//! Peak memory is measured by the `json_memory` bench, in a process of its own.
+//!
+//! `cargo bench -p overspill-explore --bench json_tools`, or `cargo xtask bench`.
 
+#![allow(missing_docs)]
 // A bench is a test harness: failing loudly on setup errors is what it should do.
 #![allow(clippy::unwrap_used)]
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
-use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use overspill_benchdata::{MB, Shape};
 use overspill_budget::{Budget, BudgetSettings};
 use overspill_explore::{ExploreContext, Registry};
 use overspill_store::ReadRoot;
 
-/// Writes the pod list to `path` pretty-printed with two spaces; false when Python or the
-/// generator is missing. Generated in child processes so that this process's memory figure
-/// starts clean.
-fn write_pods(path: &Path) -> bool {
-    let script = Path::new("/work/shared/data/gen_samples.py");
-    let n = std::env::var("OVERSPILL_BENCH_PODS").unwrap_or_else(|_| "30000".to_owned());
-    let pipeline = format!(
-        "python3 '{}' pods {n} | python3 -c 'import json, sys; json.dump(json.load(sys.stdin), sys.stdout, indent=2)' > '{}'",
-        script.display(),
-        path.display()
-    );
-    let ok = script.exists()
-        && std::process::Command::new("sh")
-            .args(["-c", &pipeline])
-            .status()
-            .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!(
-            "json_tools bench skipped: python3 or {} is not available",
-            script.display()
-        );
-    }
-    ok
-}
+#[path = "support/sequence.rs"]
+mod sequence;
 
-fn context(root: &ReadRoot) -> ExploreContext {
+use sequence::{FIRST, LATER, STREAMED};
+
+fn context(dir: &Path) -> ExploreContext {
     let settings = BudgetSettings {
         max_extraction_tokens: 1 << 30,
         ..BudgetSettings::for_window(1 << 40)
     };
     let budget = Arc::new(Budget::new(settings, 0).unwrap());
-    ExploreContext::new(root.clone(), overspill_tokens::o200k(), budget)
-}
-
-/// The sequence after the first call: each must not be an error.
-const LATER: &[(&str, &str, &str)] = &[
-    (
-        "schema again (max_depth 6)",
-        "schema",
-        r#"{"file": "pods.json", "max_depth": 6}"#,
-    ),
-    (
-        "item_schema $.items",
-        "item_schema",
-        r#"{"file": "pods.json", "path": "$.items"}"#,
-    ),
-    (
-        "iterate_over 50 items, 2 fields",
-        "iterate_over",
-        r#"{"file": "pods.json", "path": "$.items", "fields": "metadata.name,status.phase", "offset": 1000, "limit": 50}"#,
-    ),
-    (
-        "get_in one pod's status",
-        "get_in",
-        r#"{"file": "pods.json", "path": "$.items[2000].status"}"#,
-    ),
-];
-
-/// The process's peak resident memory (`VmHWM`, Linux).
-fn peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
+    ExploreContext::new(
+        ReadRoot::new(dir).unwrap(),
+        overspill_tokens::o200k(),
+        budget,
+    )
 }
 
 fn bench(c: &mut Criterion) {
-    let dir = tempfile::tempdir().unwrap();
-    if !write_pods(&dir.path().join("pods.json")) {
-        return;
-    }
-    let root = ReadRoot::new(dir.path()).unwrap();
+    let path = overspill_benchdata::ensure(Shape::PodsPretty, 110 * MB).unwrap();
+    let dir = path.parent().unwrap();
+    let file = path.file_name().unwrap().to_str().unwrap();
     let registry = Registry::new();
-    let size = std::fs::metadata(dir.path().join("pods.json"))
-        .unwrap()
-        .len() as f64;
+    let call = |ctx: &ExploreContext, (tool, arguments): (&str, String)| {
+        let text = registry.dispatch(ctx, tool, &arguments);
+        assert!(!text.starts_with("{\"error\""), "{tool}: {text}");
+        text
+    };
 
-    // One plain run first, for the ratios and the memory figure of a single sequence.
-    let ctx = context(&root);
-    let started = Instant::now();
-    let first = registry.dispatch(&ctx, "schema", r#"{"file": "pods.json"}"#);
-    let first_call = started.elapsed();
-    assert!(!first.starts_with("{\"error\""), "{first}");
-    let mut later = Vec::new();
-    for (name, tool, arguments) in LATER {
-        let started = Instant::now();
-        let text = registry.dispatch(&ctx, tool, arguments);
-        later.push((*name, started.elapsed()));
-        assert!(!text.starts_with("{\"error\""), "{name}: {text}");
-    }
-    let peak = peak_rss_bytes();
-    let bytes = std::fs::read(dir.path().join("pods.json")).unwrap();
-    let started = Instant::now();
-    let _: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-    let parse = started.elapsed();
-    drop(bytes);
-    eprintln!(
-        "json_tools: {:.0} MB; serde_json parse {parse:.2?}; first call (schema) {first_call:.2?} = {:.2}x the parse",
-        size / 1e6,
-        first_call.as_secs_f64() / parse.as_secs_f64()
-    );
-    for (name, took) in &later {
-        let verdict = if *took <= Duration::from_millis(10) {
-            "ok"
-        } else {
-            "OVER 10 ms"
-        };
-        eprintln!("json_tools: later call {name}: {took:.2?} ({verdict})");
-    }
-    if let Some(peak) = peak {
-        eprintln!(
-            "json_tools: peak RSS during the sequence {:.0} MB = {:.2}x the file",
-            peak as f64 / 1e6,
-            peak as f64 / size
-        );
-    }
-
-    let mut group = c.benchmark_group("json_tools");
+    let mut group = c.benchmark_group(format!("json/{file}"));
     group.sample_size(10);
-    group.bench_function("first call: schema on a fresh cache", |b| {
+    group.throughput(Throughput::Bytes(std::fs::metadata(&path).unwrap().len()));
+    {
+        let bytes = std::fs::read(&path).unwrap();
+        group.bench_function("serde_json::from_slice::<Value>", |b| {
+            b.iter_with_large_drop(|| serde_json::from_slice::<serde_json::Value>(&bytes).unwrap())
+        });
+    }
+    group.bench_function(format!("first call: {}", FIRST.0), |b| {
         b.iter_batched(
-            || context(&root),
-            |ctx| registry.dispatch(&ctx, "schema", r#"{"file": "pods.json"}"#),
+            || context(dir),
+            |ctx| {
+                let text = call(&ctx, FIRST.call(file));
+                (text, ctx)
+            },
             BatchSize::PerIteration,
         )
     });
-    for (name, tool, arguments) in LATER {
-        group.bench_function(format!("later call: {name}"), |b| {
-            b.iter(|| registry.dispatch(&ctx, tool, arguments))
+    group.bench_function(format!("first call: {}", STREAMED.0), |b| {
+        b.iter_batched(
+            || context(dir),
+            |ctx| {
+                let text = call(&ctx, STREAMED.call(file));
+                (text, ctx)
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    let ctx = context(dir);
+    call(&ctx, FIRST.call(file));
+    for step in LATER {
+        group.bench_function(format!("later call: {}", step.0), |b| {
+            b.iter(|| call(&ctx, step.call(file)))
         });
     }
     group.finish();

@@ -1,4 +1,4 @@
-//! Storing a 10 MB one-line JSON output: the store's share of an interception (SPEC §12).
+//! Storing a 10 MB one-line JSON pod list (`overspill-benchdata`): the store's share of an interception (SPEC §12).
 //!
 //! Baselines in the same run: validating the text with `serde_json` (`IgnoredAny`, the
 //! cheapest parse) and writing the same bytes with `fs::write`.
@@ -8,27 +8,12 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use overspill_benchdata::{MB, Shape};
 use overspill_store::{Format, Output, Store};
 
-fn pods(bytes: usize) -> String {
-    let mut items = Vec::new();
-    let mut len = 0;
-    let mut i = 0usize;
-    while len < bytes {
-        let item = format!(
-            r#"{{"metadata":{{"name":"web-{i}","namespace":"prod","labels":{{"app":"web","pod-template-hash":"7f9c{i:x}"}}}},"spec":{{"containers":[{{"name":"web","image":"registry.example/web:1.{}","ports":[{{"containerPort":8080}}]}}]}},"status":{{"phase":"Running","restartCount":{},"message":"ok \u00e9"}}}}"#,
-            i % 40,
-            i % 7
-        );
-        len += item.len() + 1;
-        items.push(item);
-        i += 1;
-    }
-    format!(r#"{{"kind":"PodList","items":[{}]}}"#, items.join(","))
-}
-
 fn bench_write(c: &mut Criterion) {
-    let content = pods(10 << 20);
+    let path = overspill_benchdata::ensure(Shape::PodsCompact, 10 * MB).unwrap();
+    let content = std::fs::read_to_string(path).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();
     let mut group = c.benchmark_group("store_10MB_json");
