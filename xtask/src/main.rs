@@ -3,9 +3,12 @@
 //! - `cargo xtask ci`: what `.ci/run` checks (fmt, clippy `-D warnings`, tidy, the tests).
 //! - `cargo xtask tidy`: the layer graph of SPEC §1, crate docs, and that `.ci/run`
 //!   still runs the README's test command.
+//! - `cargo xtask bench [--quick]`: every performance scenario of SPEC §12 beside its
+//!   baseline in one run, as a PASS/FAIL table (docs/performance.md).
 //! - `cargo xtask release [--dry-run] [--version X.Y.Z]`: the release checks,
 //!   packaging, version bump, changelog date and tag of SPEC §14 (docs/releasing.md).
 
+mod bench;
 mod release;
 mod tidy;
 
@@ -14,10 +17,12 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <ci|tidy|release>
+const USAGE: &str = "usage: cargo xtask <ci|tidy|bench|release>
 
   ci       cargo fmt --check, clippy -D warnings, tidy, then the README's test command
   tidy     check the layer graph, crate docs and .ci/run against the README
+  bench    the performance scenarios beside their baselines, as a PASS/FAIL
+           table in target/bench-report.md; `cargo xtask bench --help`
   release  check, package, bump, date the changelog and tag (never publishes);
            `cargo xtask release --help` for its options";
 
@@ -27,6 +32,14 @@ fn main() -> Result<()> {
     match args.first().map(String::as_str) {
         Some("tidy") => run_tidy(&root),
         Some("ci") => ci(&root),
+        Some("bench") => {
+            let rest = &args[1..];
+            if rest.iter().any(|a| a == "-h" || a == "--help") {
+                println!("{}", bench::USAGE);
+                return Ok(());
+            }
+            bench::run(&root, &bench::Options::parse(rest)?)
+        }
         Some("release") => {
             let rest = &args[1..];
             if rest.iter().any(|a| a == "-h" || a == "--help") {

@@ -21,7 +21,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use overspill_benchdata::{MB, Shape};
 use overspill_budget::{Budget, BudgetSettings};
 use overspill_explore::{ExploreContext, Registry};
@@ -58,7 +58,6 @@ fn bench(c: &mut Criterion) {
 
     let mut group = c.benchmark_group(format!("json/{file}"));
     group.sample_size(10);
-    group.throughput(Throughput::Bytes(std::fs::metadata(&path).unwrap().len()));
     {
         let bytes = std::fs::read(&path).unwrap();
         group.bench_function("serde_json::from_slice::<Value>", |b| {

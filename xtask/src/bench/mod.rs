@@ -1,0 +1,387 @@
+//! `cargo xtask bench [--quick]`: every scenario of SPEC §12 beside its baseline, in one run,
+//! with a PASS/FAIL table (docs/performance.md says what each row means).
+//!
+//! 1. The inputs are generated once into `target/bench-data` by `overspill-benchdata`.
+//! 2. Each criterion bench runs with its output in `target/bench-report/criterion`, emptied
+//!    first, so no figure from an earlier run can reach the table.
+//! 3. The `json_memory` bench prints the peak memory of the JSON sequence.
+//! 4. [`scenarios::evaluate`] pairs each measurement with its baseline; the table is printed
+//!    and written to `target/bench-report.md`.
+
+mod criterion;
+mod scenarios;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use overspill_benchdata::{MB, Shape};
+
+use scenarios::{Measured, PEAK_RSS, PEAK_RSS_FILE, Row, Verdict};
+
+/// `cargo xtask bench --help`.
+pub const USAGE: &str = "usage: cargo xtask bench [--quick]
+
+Runs every benchmark scenario of SPEC §12 next to its baseline in one run and prints
+a table (also written to target/bench-report.md): scenario, overspill, baseline,
+ratio, target, PASS/FAIL.
+
+  --quick  shorter measurements and counting on one input (under 3 minutes
+           once built); the full run takes about 15
+
+Inputs are generated once into target/bench-data ($OVERSPILL_BENCH_DATA to move
+them). GNU grep on PATH is the grep baseline; without it the grep rows have none.";
+
+/// The options of `cargo xtask bench`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Shorter measurements, fewer inputs.
+    pub quick: bool,
+}
+
+impl Options {
+    /// Parses the arguments after `bench`.
+    pub fn parse(args: &[String]) -> Result<Options> {
+        let mut options = Options::default();
+        for arg in args {
+            match arg.as_str() {
+                "--quick" => options.quick = true,
+                other => bail!("unknown option `{other}` for bench\n\n{USAGE}"),
+            }
+        }
+        Ok(options)
+    }
+}
+
+/// The bench targets, in the order they run: (package, bench).
+const BENCHES: &[(&str, &str)] = &[
+    ("overspill-tokens", "count"),
+    ("overspill-store", "write"),
+    ("overspill", "intercept"),
+    ("overspill-explore", "line_tools"),
+    ("overspill-explore", "json_tools"),
+];
+
+/// Every input the benches read: generated before any bench runs.
+const INPUTS: &[(Shape, u64)] = &[
+    (Shape::PodsPretty, 10 * MB),
+    (Shape::PodsCompact, 10 * MB),
+    (Shape::Log, 10 * MB),
+    (Shape::Log, MB),
+    (Shape::Log, 100 * MB),
+    (Shape::PodsPretty, 110 * MB),
+];
+
+/// Runs the benches and prints the report.
+pub fn run(root: &Path, options: &Options) -> Result<()> {
+    let started = Instant::now();
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let data = std::env::var_os("OVERSPILL_BENCH_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| target.join("bench-data"));
+    let home = target.join("bench-report").join("criterion");
+
+    eprintln!("xtask bench: generating the inputs in {}", data.display());
+    for &(shape, bytes) in INPUTS {
+        overspill_benchdata::ensure_in(&data, shape, bytes)
+            .with_context(|| format!("could not generate {}", shape.file_name(bytes)))?;
+    }
+
+    eprintln!("xtask bench: building the benches (release profile)");
+    let build = Instant::now();
+    for (package, bench) in BENCHES
+        .iter()
+        .chain([&("overspill-explore", "json_memory")])
+    {
+        cargo_bench(
+            root,
+            &data,
+            &home,
+            options,
+            package,
+            bench,
+            &["--no-run"],
+            &[],
+        )?;
+    }
+    let build = build.elapsed();
+
+    if home.exists() {
+        std::fs::remove_dir_all(&home)
+            .with_context(|| format!("could not empty {}", home.display()))?;
+    }
+    let measure = Instant::now();
+    let criterion_args: &[&str] = if options.quick {
+        &["--warm-up-time", "0.5", "--measurement-time", "1"]
+    } else {
+        &["--warm-up-time", "2", "--measurement-time", "5"]
+    };
+    for (package, bench) in BENCHES {
+        cargo_bench(
+            root,
+            &data,
+            &home,
+            options,
+            package,
+            bench,
+            &[],
+            criterion_args,
+        )?;
+    }
+    let mut measured = criterion::read(&home)?;
+    let memory = cargo_bench_output(
+        root,
+        &data,
+        &home,
+        options,
+        "overspill-explore",
+        "json_memory",
+    )?;
+    measured.extend(json_memory(&memory)?);
+    let measure = measure.elapsed();
+
+    let gnu_grep = measured.keys().any(|id| id.ends_with("/GNU grep -n -C3"));
+    let rows = scenarios::evaluate(&scenarios::all(options.quick, gnu_grep), &measured).map_err(
+        |missing| {
+            anyhow::anyhow!(
+                "these measurements are missing, so a bench and xtask/src/bench/scenarios.rs \
+                 disagree on a name: {}",
+                missing.join(", ")
+            )
+        },
+    )?;
+    let table = table(&rows);
+    println!("{table}");
+    let report = report(
+        root,
+        options,
+        &table,
+        &rows,
+        build,
+        measure,
+        started.elapsed(),
+    );
+    let path = target.join("bench-report.md");
+    std::fs::write(&path, report).with_context(|| format!("could not write {}", path.display()))?;
+    let failed = rows.iter().filter(|r| r.verdict == Verdict::Fail).count();
+    eprintln!(
+        "xtask bench: {} scenarios, {} PASS, {failed} FAIL; report in {} ({:.0} s in all)",
+        rows.len(),
+        rows.iter().filter(|r| r.verdict == Verdict::Pass).count(),
+        path.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn bench_command(
+    root: &Path,
+    data: &Path,
+    home: &Path,
+    options: &Options,
+    package: &str,
+    bench: &str,
+) -> Command {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let mut command = Command::new(cargo);
+    command
+        .args(["bench", "--quiet", "-p", package, "--bench", bench])
+        .current_dir(root)
+        .env("OVERSPILL_BENCH_DATA", data)
+        .env("CRITERION_HOME", home);
+    if options.quick {
+        command.env("OVERSPILL_BENCH_QUICK", "1");
+    } else {
+        command.env_remove("OVERSPILL_BENCH_QUICK");
+    }
+    command
+}
+
+#[allow(clippy::too_many_arguments)]
+fn cargo_bench(
+    root: &Path,
+    data: &Path,
+    home: &Path,
+    options: &Options,
+    package: &str,
+    bench: &str,
+    cargo_args: &[&str],
+    bench_args: &[&str],
+) -> Result<()> {
+    let mut command = bench_command(root, data, home, options, package, bench);
+    command.args(cargo_args);
+    if !bench_args.is_empty() {
+        command.arg("--").args(bench_args);
+    }
+    eprintln!(
+        "xtask bench: {package} --bench {bench} {}",
+        cargo_args.join(" ")
+    );
+    let status = command
+        .status()
+        .with_context(|| format!("could not start cargo bench for {package}/{bench}"))?;
+    if !status.success() {
+        bail!("cargo bench -p {package} --bench {bench} failed ({status})");
+    }
+    Ok(())
+}
+
+fn cargo_bench_output(
+    root: &Path,
+    data: &Path,
+    home: &Path,
+    options: &Options,
+    package: &str,
+    bench: &str,
+) -> Result<String> {
+    eprintln!("xtask bench: {package} --bench {bench}");
+    let output = bench_command(root, data, home, options, package, bench)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .with_context(|| format!("could not start cargo bench for {package}/{bench}"))?;
+    if !output.status.success() {
+        bail!(
+            "cargo bench -p {package} --bench {bench} failed ({})",
+            output.status
+        );
+    }
+    String::from_utf8(output.stdout).context("the json_memory bench printed something not UTF-8")
+}
+
+/// The figures of the `json_memory` line: `json_memory: file_bytes=N peak_rss_bytes=M`.
+fn json_memory(stdout: &str) -> Result<BTreeMap<String, Measured>> {
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("json_memory: "))
+        .context("the json_memory bench printed no `json_memory:` line (not Linux?)")?;
+    let mut figures = BTreeMap::new();
+    for field in line.split_whitespace() {
+        let (key, value) = field
+            .split_once('=')
+            .with_context(|| format!("`{field}` in the json_memory line is not key=value"))?;
+        let value: u64 = value
+            .parse()
+            .with_context(|| format!("`{field}` in the json_memory line is not a number"))?;
+        let id = match key {
+            "file_bytes" => PEAK_RSS_FILE,
+            "peak_rss_bytes" => PEAK_RSS,
+            _ => continue,
+        };
+        figures.insert(id.to_owned(), Measured::Bytes(value));
+    }
+    if figures.len() != 2 {
+        bail!("the json_memory line `{line}` lacks file_bytes or peak_rss_bytes");
+    }
+    Ok(figures)
+}
+
+/// The Markdown table of the rows.
+fn table(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| scenario | overspill | baseline | ratio | target | result |\n|---|---|---|---|---|---|\n",
+    );
+    for row in rows {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} |",
+            row.scenario.name, row.ours, row.baseline, row.ratio, row.scenario.target, row.verdict
+        );
+    }
+    out
+}
+
+fn report(
+    root: &Path,
+    options: &Options,
+    table: &str,
+    rows: &[Row],
+    build: std::time::Duration,
+    measure: std::time::Duration,
+    total: std::time::Duration,
+) -> String {
+    let commit = Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(root)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map_or_else(
+            || "unknown".to_owned(),
+            |o| String::from_utf8_lossy(&o.stdout).trim().to_owned(),
+        );
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines().find_map(|l| {
+                l.strip_prefix("model name")
+                    .map(|m| m.trim_start_matches([' ', '\t', ':']).to_owned())
+            })
+        })
+        .unwrap_or_else(|| "unknown CPU".to_owned());
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    let failed: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.verdict == Verdict::Fail)
+        .map(|r| r.scenario.name.as_str())
+        .collect();
+    let mut out = String::new();
+    let _ = writeln!(out, "# overspill bench report\n");
+    let _ = writeln!(
+        out,
+        "`cargo xtask bench{}` at commit {commit}, on {cores} cores ({cpu}).\n",
+        if options.quick { " --quick" } else { "" }
+    );
+    let _ = writeln!(
+        out,
+        "Times are criterion medians; each ratio divides overspill's figure by the baseline's, \
+         both measured in this run. docs/performance.md explains each row.\n"
+    );
+    out.push_str(table);
+    let _ = writeln!(
+        out,
+        "\nBuilding took {:.0} s, measuring {:.0} s, {:.0} s in all.",
+        build.as_secs_f64(),
+        measure.as_secs_f64(),
+        total.as_secs_f64()
+    );
+    if failed.is_empty() {
+        let _ = writeln!(out, "\nEvery target is met.");
+    } else {
+        let _ = writeln!(out, "\nMissed: {}.", failed.join("; "));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_json_memory_line_gives_both_figures() {
+        let figures =
+            json_memory("noise\njson_memory: file_bytes=100 peak_rss_bytes=250\n").unwrap();
+        assert_eq!(figures[PEAK_RSS], Measured::Bytes(250));
+        assert_eq!(figures[PEAK_RSS_FILE], Measured::Bytes(100));
+        assert!(json_memory("nothing here").is_err());
+        assert!(json_memory("json_memory: file_bytes=x peak_rss_bytes=1").is_err());
+        assert!(json_memory("json_memory: file_bytes=1").is_err());
+    }
+
+    #[test]
+    fn options_take_quick_and_refuse_the_rest() {
+        assert!(Options::parse(&["--quick".to_owned()]).unwrap().quick);
+        assert!(!Options::parse(&[]).unwrap().quick);
+        let error = Options::parse(&["--fast".to_owned()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("--fast") && error.contains("usage"),
+            "{error}"
+        );
+    }
+}

@@ -1,0 +1,507 @@
+//! The scenarios of SPEC §12 and issue 12: which criterion measurement is ours, which is its
+//! baseline, and the target that decides PASS or FAIL.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+
+use overspill_benchdata::{MB, Shape};
+
+/// What a scenario must reach.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Target {
+    /// Our time divided by the baseline's time is at most this.
+    RatioAtMost(f64),
+    /// Our time is at most this.
+    TimeAtMost(Duration),
+    /// Our throughput, in MB/s (10^6 bytes), is at least this.
+    ThroughputAtLeast(f64),
+    /// The peak resident memory is at most this many times the file size.
+    MemoryAtMost(f64),
+    /// Reported for the reader; nothing to reach.
+    Info,
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Target::RatioAtMost(r) if r < 1.0 => {
+                write!(f, "≤ {r:.2}× (≥ {:.1}× as fast)", 1.0 / r)
+            }
+            Target::RatioAtMost(r) => write!(f, "≤ {r:.2}×"),
+            Target::TimeAtMost(d) => write!(f, "≤ {}", human_time(d.as_secs_f64())),
+            Target::ThroughputAtLeast(mbs) => write!(f, "≥ {mbs} MB/s"),
+            Target::MemoryAtMost(r) => write!(f, "≤ {r}× the file"),
+            Target::Info => f.write_str("—"),
+        }
+    }
+}
+
+/// One row of the report: our measurement, its baseline, and the target.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// What the row measures, as the report prints it.
+    pub name: String,
+    /// The criterion id (`group/function`) of our measurement, or [`PEAK_RSS`].
+    pub ours: String,
+    /// The criterion id of the baseline measured in the same run.
+    pub baseline: Option<String>,
+    /// What decides PASS or FAIL.
+    pub target: Target,
+}
+
+/// The id under which the `json_memory` bench's peak resident memory is recorded.
+pub const PEAK_RSS: &str = "json_memory/peak_rss_bytes";
+/// The id under which the `json_memory` bench's file size is recorded.
+pub const PEAK_RSS_FILE: &str = "json_memory/file_bytes";
+
+fn scenario(
+    name: impl Into<String>,
+    ours: String,
+    baseline: Option<String>,
+    target: Target,
+) -> Scenario {
+    Scenario {
+        name: name.into(),
+        ours,
+        baseline,
+        target,
+    }
+}
+
+/// Every scenario of a run; `quick` measures counting on pretty JSON only.
+pub fn all(quick: bool, gnu_grep: bool) -> Vec<Scenario> {
+    let mut rows = Vec::new();
+    let count_inputs: &[(Shape, &str)] = if quick {
+        &[(Shape::PodsPretty, "pretty JSON")]
+    } else {
+        &[
+            (Shape::PodsPretty, "pretty JSON"),
+            (Shape::PodsCompact, "compact JSON"),
+            (Shape::Log, "log text"),
+        ]
+    };
+    for &(shape, label) in count_inputs {
+        let input = shape.file_name(10 * MB);
+        let group = format!("count/{input}");
+        for encoding in ["o200k_base", "cl100k_base"] {
+            rows.push(scenario(
+                format!("count {encoding}, 10 MB {label}"),
+                format!("{group}/{encoding}"),
+                Some(format!("{group}/tiktoken-rs {encoding}")),
+                Target::RatioAtMost(0.5),
+            ));
+        }
+        rows.push(scenario(
+            format!("count gemma3, 10 MB {label}"),
+            format!("{group}/gemma3"),
+            None,
+            Target::ThroughputAtLeast(10.0),
+        ));
+        rows.push(scenario(
+            format!("count claude, 10 MB {label}"),
+            format!("{group}/claude"),
+            Some(format!("{group}/tiktoken-rs cl100k_base")),
+            Target::Info,
+        ));
+        for counter in ["o200k_base", "cl100k_base", "gemma3", "claude"] {
+            rows.push(scenario(
+                format!("below-threshold decision (5,120) {counter}, 10 MB {label}"),
+                format!("count_up_to_5120/{input}/{counter}"),
+                None,
+                Target::TimeAtMost(Duration::from_millis(5)),
+            ));
+        }
+    }
+
+    let json = Shape::PodsCompact.file_name(10 * MB);
+    rows.push(scenario(
+        "intercept 10 MB compact JSON",
+        format!("intercept/{json}/Scratchpad::intercept"),
+        Some(format!("intercept/{json}/count + fs::write")),
+        Target::RatioAtMost(1.3),
+    ));
+    rows.push(scenario(
+        "store.write_output 10 MB compact JSON",
+        format!("store_10MB_json/write_output_new_file"),
+        Some("store_10MB_json/baseline_fs_write".to_owned()),
+        Target::Info,
+    ));
+
+    let log = Shape::Log.file_name(100 * MB);
+    for pattern in ["literal ERROR", "regex timeout", "no match"] {
+        let group = format!("grep/{log}/{pattern}");
+        rows.push(scenario(
+            format!("grep 100 MB log, {pattern}"),
+            format!("{group}/overspill grep"),
+            gnu_grep.then(|| format!("{group}/GNU grep -n -C3")),
+            if gnu_grep {
+                Target::RatioAtMost(1.5)
+            } else {
+                Target::Info
+            },
+        ));
+    }
+
+    let small = format!("line_tools/{}", Shape::Log.file_name(MB));
+    let large = format!("line_tools/{log}");
+    for (call, target) in [
+        ("head 50 lines", Target::RatioAtMost(2.0)),
+        ("slice 50 lines in the middle", Target::RatioAtMost(2.0)),
+        ("head 50 lines, first call on the file", Target::Info),
+    ] {
+        rows.push(scenario(
+            format!("{call}: 100 MB against 1 MB"),
+            format!("{large}/{call}"),
+            Some(format!("{small}/{call}")),
+            target,
+        ));
+    }
+
+    let pods = format!("json/{}", Shape::PodsPretty.file_name(110 * MB));
+    let parse = format!("{pods}/serde_json::from_slice::<Value>");
+    rows.push(scenario(
+        "JSON first call (schema), 110 MB",
+        format!("{pods}/first call: schema"),
+        Some(parse.clone()),
+        Target::RatioAtMost(1.0),
+    ));
+    rows.push(scenario(
+        "JSON first call (iterate_over window, streamed), 110 MB",
+        format!("{pods}/first call: iterate_over window, not cached"),
+        Some(parse),
+        Target::Info,
+    ));
+    for call in [
+        "schema max_depth 6",
+        "item_schema $.items",
+        "iterate_over 50 items, 2 fields",
+        "get_in one pod's status",
+    ] {
+        rows.push(scenario(
+            format!("JSON later call: {call}"),
+            format!("{pods}/later call: {call}"),
+            None,
+            Target::TimeAtMost(Duration::from_millis(10)),
+        ));
+    }
+    rows.push(scenario(
+        "JSON sequence peak memory, 110 MB",
+        PEAK_RSS.to_owned(),
+        Some(PEAK_RSS_FILE.to_owned()),
+        Target::MemoryAtMost(4.0),
+    ));
+    rows
+}
+
+/// One measurement: a median time in seconds with the bytes it processed, or a byte count.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Measured {
+    /// A median time and, when the bench declared one, the bytes per iteration.
+    Time { seconds: f64, bytes: Option<u64> },
+    /// A number of bytes (memory, file size).
+    Bytes(u64),
+}
+
+/// The verdict on one scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The target is met.
+    Pass,
+    /// The target is missed.
+    Fail,
+    /// Nothing to meet.
+    Info,
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::Info => "info",
+        })
+    }
+}
+
+/// A scenario with its numbers, ready to print.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// The scenario.
+    pub scenario: Scenario,
+    /// Our figure, as printed.
+    pub ours: String,
+    /// The baseline's figure, as printed.
+    pub baseline: String,
+    /// Ours over the baseline, as printed.
+    pub ratio: String,
+    /// PASS, FAIL or info.
+    pub verdict: Verdict,
+}
+
+/// Evaluates every scenario on `measured`; names the measurements that are missing, since a
+/// renamed bench must not drop a row silently.
+pub fn evaluate(
+    scenarios: &[Scenario],
+    measured: &BTreeMap<String, Measured>,
+) -> Result<Vec<Row>, Vec<String>> {
+    let mut missing = Vec::new();
+    let mut rows = Vec::new();
+    for scenario in scenarios {
+        let ours = measured.get(&scenario.ours);
+        let baseline = scenario.baseline.as_ref().map(|id| (id, measured.get(id)));
+        if ours.is_none() {
+            missing.push(scenario.ours.clone());
+        }
+        if let Some((id, None)) = baseline {
+            missing.push(id.clone());
+        }
+        let (Some(&ours), Some(baseline)) =
+            (ours, baseline.map_or(Some(None), |(_, m)| m.map(Some)))
+        else {
+            continue;
+        };
+        rows.push(row(scenario, ours, baseline.copied()));
+    }
+    if missing.is_empty() {
+        Ok(rows)
+    } else {
+        Err(missing)
+    }
+}
+
+fn row(scenario: &Scenario, ours: Measured, baseline: Option<Measured>) -> Row {
+    let figure = |m: Measured| match m {
+        Measured::Time { seconds, bytes } => match bytes {
+            Some(bytes) => format!(
+                "{} ({:.1} MB/s)",
+                human_time(seconds),
+                bytes as f64 / MB as f64 / seconds
+            ),
+            None => human_time(seconds),
+        },
+        Measured::Bytes(bytes) => format!("{:.1} MB", bytes as f64 / MB as f64),
+    };
+    let value = |m: Measured| match m {
+        Measured::Time { seconds, .. } => seconds,
+        Measured::Bytes(bytes) => bytes as f64,
+    };
+    let ratio = baseline.map(|b| value(ours) / value(b));
+    let met = match scenario.target {
+        Target::RatioAtMost(limit) => ratio.map(|r| r <= limit),
+        Target::MemoryAtMost(limit) => ratio.map(|r| r <= limit),
+        Target::TimeAtMost(limit) => Some(value(ours) <= limit.as_secs_f64()),
+        Target::ThroughputAtLeast(mbs) => match ours {
+            Measured::Time {
+                seconds,
+                bytes: Some(bytes),
+            } => Some(bytes as f64 / MB as f64 / seconds >= mbs),
+            _ => Some(false),
+        },
+        Target::Info => None,
+    };
+    Row {
+        scenario: scenario.clone(),
+        ours: figure(ours),
+        baseline: baseline.map_or_else(|| "—".to_owned(), figure),
+        ratio: ratio.map_or_else(|| "—".to_owned(), |r| format!("{r:.2}×")),
+        verdict: match met {
+            Some(true) => Verdict::Pass,
+            Some(false) => Verdict::Fail,
+            None => Verdict::Info,
+        },
+    }
+}
+
+/// `1.23 s`, `4.56 ms`, `789 µs`, `12 ns`: three significant digits.
+pub fn human_time(seconds: f64) -> String {
+    let (value, unit) = if seconds >= 1.0 {
+        (seconds, "s")
+    } else if seconds >= 1e-3 {
+        (seconds * 1e3, "ms")
+    } else if seconds >= 1e-6 {
+        (seconds * 1e6, "µs")
+    } else {
+        (seconds * 1e9, "ns")
+    };
+    let decimals = if value >= 100.0 {
+        0
+    } else if value >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{value:.decimals$} {unit}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn time(seconds: f64) -> Measured {
+        Measured::Time {
+            seconds,
+            bytes: Some(10 * MB),
+        }
+    }
+
+    fn one(target: Target, baseline: bool) -> Scenario {
+        scenario(
+            "s",
+            "a/ours".to_owned(),
+            baseline.then(|| "a/base".to_owned()),
+            target,
+        )
+    }
+
+    fn measured(pairs: &[(&str, Measured)]) -> BTreeMap<String, Measured> {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect()
+    }
+
+    #[test]
+    fn a_ratio_target_passes_at_the_limit_and_fails_past_it() {
+        let s = [one(Target::RatioAtMost(1.3), true)];
+        let at = evaluate(
+            &s,
+            &measured(&[("a/ours", time(1.3)), ("a/base", time(1.0))]),
+        )
+        .unwrap();
+        assert_eq!(at[0].verdict, Verdict::Pass);
+        assert_eq!(at[0].ratio, "1.30×");
+        let past = evaluate(
+            &s,
+            &measured(&[("a/ours", time(1.4)), ("a/base", time(1.0))]),
+        )
+        .unwrap();
+        assert_eq!(past[0].verdict, Verdict::Fail);
+    }
+
+    #[test]
+    fn counting_must_be_twice_as_fast_as_tiktoken() {
+        let s = [one(Target::RatioAtMost(0.5), true)];
+        let fast = evaluate(
+            &s,
+            &measured(&[("a/ours", time(0.2)), ("a/base", time(1.0))]),
+        )
+        .unwrap();
+        assert_eq!(fast[0].verdict, Verdict::Pass);
+        let slow = evaluate(
+            &s,
+            &measured(&[("a/ours", time(0.6)), ("a/base", time(1.0))]),
+        )
+        .unwrap();
+        assert_eq!(slow[0].verdict, Verdict::Fail);
+        assert_eq!(s[0].target.to_string(), "≤ 0.50× (≥ 2.0× as fast)");
+    }
+
+    #[test]
+    fn throughput_and_time_targets_need_no_baseline() {
+        let mbs = [one(Target::ThroughputAtLeast(10.0), false)];
+        // 10 MB in 0.5 s is 20 MB/s; in 2 s, 5 MB/s.
+        let ok = evaluate(&mbs, &measured(&[("a/ours", time(0.5))])).unwrap();
+        assert_eq!(
+            (ok[0].verdict, ok[0].ours.as_str()),
+            (Verdict::Pass, "500 ms (20.0 MB/s)")
+        );
+        let slow = evaluate(&mbs, &measured(&[("a/ours", time(2.0))])).unwrap();
+        assert_eq!(slow[0].verdict, Verdict::Fail);
+
+        let ms = [one(Target::TimeAtMost(Duration::from_millis(10)), false)];
+        let quick = Measured::Time {
+            seconds: 0.004,
+            bytes: None,
+        };
+        let ok = evaluate(&ms, &measured(&[("a/ours", quick)])).unwrap();
+        assert_eq!(
+            (ok[0].verdict, ok[0].ours.as_str()),
+            (Verdict::Pass, "4.00 ms")
+        );
+        let late = Measured::Time {
+            seconds: 0.011,
+            bytes: None,
+        };
+        assert_eq!(
+            evaluate(&ms, &measured(&[("a/ours", late)])).unwrap()[0].verdict,
+            Verdict::Fail
+        );
+    }
+
+    #[test]
+    fn memory_is_compared_with_the_file_size() {
+        let s = [one(Target::MemoryAtMost(4.0), true)];
+        let rss = |peak| {
+            measured(&[
+                ("a/ours", Measured::Bytes(peak)),
+                ("a/base", Measured::Bytes(100 * MB)),
+            ])
+        };
+        let ok = evaluate(&s, &rss(300 * MB)).unwrap();
+        assert_eq!(
+            (ok[0].verdict, ok[0].ratio.as_str()),
+            (Verdict::Pass, "3.00×")
+        );
+        assert_eq!(
+            evaluate(&s, &rss(401 * MB)).unwrap()[0].verdict,
+            Verdict::Fail
+        );
+    }
+
+    #[test]
+    fn a_missing_measurement_is_named_not_skipped() {
+        let s = [one(Target::RatioAtMost(1.0), true)];
+        let missing = evaluate(&s, &measured(&[("a/ours", time(1.0))])).unwrap_err();
+        assert_eq!(missing, vec!["a/base".to_owned()]);
+        let missing = evaluate(&s, &measured(&[])).unwrap_err();
+        assert_eq!(missing, vec!["a/ours".to_owned(), "a/base".to_owned()]);
+    }
+
+    #[test]
+    fn info_rows_print_their_numbers_without_a_verdict() {
+        let s = [one(Target::Info, true)];
+        let rows = evaluate(
+            &s,
+            &measured(&[("a/ours", time(3.0)), ("a/base", time(1.5))]),
+        )
+        .unwrap();
+        assert_eq!(
+            (rows[0].verdict, rows[0].ratio.as_str()),
+            (Verdict::Info, "2.00×")
+        );
+    }
+
+    #[test]
+    fn every_run_has_the_targets_of_the_issue() {
+        for quick in [true, false] {
+            let rows = all(quick, true);
+            let targets = |t: fn(&Target) -> bool| rows.iter().filter(|r| t(&r.target)).count();
+            assert!(targets(|t| matches!(t, Target::MemoryAtMost(_))) == 1);
+            assert!(targets(|t| matches!(t, Target::ThroughputAtLeast(_))) >= 1);
+            assert!(
+                rows.iter()
+                    .any(|r| r.name.starts_with("grep 100 MB")
+                        && r.target == Target::RatioAtMost(1.5))
+            );
+            assert!(
+                rows.iter().any(
+                    |r| r.name.starts_with("intercept") && r.target == Target::RatioAtMost(1.3)
+                )
+            );
+        }
+        assert!(all(false, true).len() > all(true, true).len());
+        // Without GNU grep the grep rows stay, with no baseline to fail against.
+        assert!(
+            all(true, false)
+                .iter()
+                .filter(|r| r.name.starts_with("grep"))
+                .all(|r| r.baseline.is_none() && r.target == Target::Info)
+        );
+    }
+
+    #[test]
+    fn human_time_keeps_three_significant_digits() {
+        assert_eq!(human_time(1.2345), "1.23 s");
+        assert_eq!(human_time(0.0456), "45.6 ms");
+        assert_eq!(human_time(0.000_789), "789 µs");
+        assert_eq!(human_time(0.000_000_012), "12.0 ns");
+    }
+}
