@@ -154,7 +154,7 @@ pub fn ensure_in(dir: &Path, shape: Shape, bytes: u64) -> io::Result<PathBuf> {
 
 /// `1MB`, `10MB`, `110MB`; sizes that are not whole megabytes print in bytes.
 fn size_label(bytes: u64) -> String {
-    if bytes >= MB && bytes % MB == 0 {
+    if bytes >= MB && bytes.is_multiple_of(MB) {
         format!("{}MB", bytes / MB)
     } else {
         format!("{bytes}B")

@@ -98,7 +98,19 @@ impl Store {
     /// Writing an output that is already stored changes nothing on disk and reports
     /// `already_existed`. Companions are written before the output, and the metadata record
     /// after it, so whoever sees the output's name can also open its companions.
+    ///
+    /// This is [`Store::write_content`] then [`Store::record_metadata`]; a caller that counts
+    /// the output's tokens can call the two itself and count while the content is written.
     pub fn write_output(&self, output: &Output<'_>) -> Result<Stored, StoreError> {
+        let stored = self.write_content(output)?;
+        self.record_metadata(output, &stored)?;
+        Ok(stored)
+    }
+
+    /// The first half of [`Store::write_output`]: the output and its companions on disk,
+    /// without the metadata record (so `output.tokens` is not read). Until
+    /// [`Store::record_metadata`] runs, [`Store::list`] does not show the output.
+    pub fn write_content(&self, output: &Output<'_>) -> Result<Stored, StoreError> {
         let prepared = prepare(output.content);
         let stem = format!(
             "{}-{}",
@@ -116,7 +128,7 @@ impl Store {
         }
         let written = self.write_file(&self.dir, &file_name, prepared.text.as_bytes())?;
 
-        let stored = Stored {
+        Ok(Stored {
             path: self.dir.join(&file_name),
             format: prepared.format,
             bytes: prepared.text.len() as u64,
@@ -124,9 +136,7 @@ impl Store {
             companions: planned.into_iter().map(|p| p.companion).collect(),
             already_existed: written == Written::Existed,
             file_name,
-        };
-        self.record(output, &stored)?;
-        Ok(stored)
+        })
     }
 
     /// Metadata of every stored output, oldest first (ties by file name). Records that cannot
@@ -173,9 +183,10 @@ impl Store {
         self.dir.join(METADATA_DIR)
     }
 
-    /// Writes the metadata record unless one exists: the first store of an output is its
+    /// The second half of [`Store::write_output`]: writes the metadata record of `stored`
+    /// (with `output.tokens`) unless one exists, since the first store of an output is its
     /// creation time.
-    fn record(&self, output: &Output<'_>, stored: &Stored) -> Result<(), StoreError> {
+    pub fn record_metadata(&self, output: &Output<'_>, stored: &Stored) -> Result<(), StoreError> {
         let meta = Metadata {
             file_name: stored.file_name.clone(),
             tool: output.tool.to_owned(),

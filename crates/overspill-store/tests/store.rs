@@ -328,3 +328,41 @@ fn deeply_nested_text_that_is_not_json_is_stored_as_text() {
     let stored = store.write_output(&output("deep", &content)).unwrap();
     assert!(stored.file_name.ends_with(".txt"), "{}", stored.file_name);
 }
+
+#[test]
+fn write_content_then_record_metadata_is_write_output_in_two_steps() {
+    let (split, whole) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let content = r#"{"items":[{"name":"web-1"},{"name":"web-2"}]}"#;
+    let tally = Some(TokenTally {
+        tokens: 17,
+        counter: "o200k_base".to_owned(),
+    });
+
+    let store = Store::open(split.path()).unwrap();
+    let mut first = output("k8s_list_pods", content);
+    let stored = store.write_content(&first).unwrap();
+    assert!(stored.path.is_file());
+    assert!(
+        store.list().unwrap().is_empty(),
+        "no record before record_metadata"
+    );
+    first.tokens = tally.clone();
+    store.record_metadata(&first, &stored).unwrap();
+
+    let reference = Store::open(whole.path()).unwrap();
+    let mut second = output("k8s_list_pods", content);
+    second.tokens = tally;
+    let expected = reference.write_output(&second).unwrap();
+
+    assert_eq!(stored.file_name, expected.file_name);
+    assert_eq!(
+        fs::read(&stored.path).unwrap(),
+        fs::read(&expected.path).unwrap()
+    );
+    let (a, b) = (store.list().unwrap(), reference.list().unwrap());
+    assert_eq!(a.len(), 1);
+    assert_eq!(
+        (a[0].tokens.clone(), a[0].bytes, a[0].lines),
+        (b[0].tokens.clone(), b[0].bytes, b[0].lines)
+    );
+}

@@ -5,6 +5,7 @@ use crate::explore::Pointer;
 use crate::output::{Normalised, ToolOutput};
 use crate::scratchpad::Inner;
 use crate::store::{Output, StoreError, TokenTally};
+use crate::tokens::TokenCounter;
 
 /// What the host passes on to the model in place of a tool output.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,15 +79,20 @@ impl Inner {
             return Intercepted::Inline(output);
         }
         // 6. Store, count, point.
-        let tokens = self.counter.count(&text);
-        let stored = store.write_output(&Output {
+        let mut output = Output {
             tool,
             server: (!server.is_empty()).then_some(server),
             content: &text,
-            tokens: Some(TokenTally {
-                tokens,
-                counter: self.counter.name().to_owned(),
-            }),
+            tokens: None,
+        };
+        let (tokens, written) = count_while(self.counter, &text, || store.write_content(&output));
+        output.tokens = Some(TokenTally {
+            tokens,
+            counter: self.counter.name().to_owned(),
+        });
+        let stored = written.and_then(|stored| {
+            store.record_metadata(&output, &stored)?;
+            Ok(stored)
         });
         let tokens = u64::try_from(tokens).unwrap_or(u64::MAX);
         match stored {
@@ -107,6 +113,31 @@ impl Inner {
             }
         }
     }
+}
+
+/// Outputs at least this large are counted on a second thread while their content is written:
+/// below it, starting a thread costs more than it saves.
+const PARALLEL_COUNT_BYTES: usize = 1 << 20;
+
+/// `counter.count(text)` and `write()`, side by side on two threads when `text` is large (an
+/// interception then costs about the longer of the two, not their sum; SPEC §12), one after
+/// the other otherwise. A panic in the count is resumed on the caller's thread.
+fn count_while<T: Send>(
+    counter: &'static dyn TokenCounter,
+    text: &str,
+    write: impl FnOnce() -> T + Send,
+) -> (usize, T) {
+    if text.len() < PARALLEL_COUNT_BYTES {
+        return (counter.count(text), write());
+    }
+    std::thread::scope(|scope| {
+        let counting = scope.spawn(|| counter.count(text));
+        let written = write();
+        match counting.join() {
+            Ok(tokens) => (tokens, written),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
 }
 
 /// The notice the model gets when an output over its threshold cannot be stored. The cause is

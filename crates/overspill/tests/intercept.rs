@@ -418,3 +418,65 @@ mod properties {
         }
     }
 }
+
+/// Outputs of a megabyte and more are counted on a second thread while they are written: the
+/// count recorded in the budget and the metadata is still the exact one.
+#[test]
+fn a_multi_megabyte_output_records_its_exact_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let (text, tokens) = log(40_000);
+    assert!(text.len() > 2 << 20, "{}", text.len());
+    let pad = k8s_pad(dir.path(), 1_000);
+    let got = pad.intercept("k8s", "k8s_logs", ToolOutput::text(text.clone()));
+    assert!(got.is_pointer(), "{got:?}");
+    assert_eq!(intercepted_tokens(&pad), tokens);
+    let store = overspill::store::Store::open(dir.path()).unwrap();
+    let records = store.list().unwrap();
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].tokens.as_ref().unwrap().tokens as u64, tokens);
+    let stored = std::fs::read_to_string(dir.path().join(&records[0].file_name)).unwrap();
+    assert_eq!(stored, text);
+}
+
+/// A counter whose full count fails on megabytes, as a bug in a tokenizer might; otherwise a
+/// token per four bytes.
+#[derive(Debug)]
+struct Panicking;
+
+impl TokenCounter for Panicking {
+    fn count(&self, text: &str) -> usize {
+        assert!(text.len() < 1 << 20, "the counter broke");
+        text.len() / 4
+    }
+
+    fn count_up_to(&self, text: &str, limit: usize) -> Option<usize> {
+        Some(text.len() / 4).filter(|&n| n <= limit)
+    }
+
+    fn name(&self) -> &'static str {
+        "panicking"
+    }
+}
+
+static PANICKING: Panicking = Panicking;
+
+#[test]
+fn a_panic_in_the_count_of_a_large_output_reaches_the_caller() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = Scratchpad::builder()
+        .scratchpad_dir(dir.path())
+        .counter(&PANICKING)
+        .context_window(128_000)
+        .intercept_all(10)
+        .build()
+        .unwrap();
+    let (text, _) = log(40_000);
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pad.intercept("k8s", "k8s_logs", ToolOutput::text(text))
+    }));
+    let panic = caught.unwrap_err();
+    assert_eq!(panic.downcast_ref::<&str>(), Some(&"the counter broke"));
+    // No metadata record claims a count that was never made.
+    let store = overspill::store::Store::open(dir.path()).unwrap();
+    assert!(store.list().unwrap().is_empty());
+}

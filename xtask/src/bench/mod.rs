@@ -56,14 +56,13 @@ impl Options {
     }
 }
 
-/// The bench targets, in the order they run: (package, bench).
-const BENCHES: &[(&str, &str)] = &[
-    ("overspill-tokens", "count"),
-    ("overspill-store", "write"),
-    ("overspill", "intercept"),
-    ("overspill-explore", "line_tools"),
-    ("overspill-explore", "json_tools"),
-];
+/// The criterion benches, in the order they run. Bench names are unique in the workspace,
+/// and every command selects `--workspace`, so the build and each run resolve the same
+/// features and nothing is compiled twice.
+const BENCHES: &[&str] = &["count", "write", "intercept", "line_tools", "json_tools"];
+
+/// The bench that measures peak memory, in a process of its own.
+const MEMORY_BENCH: &str = "json_memory";
 
 /// Every input the benches read: generated before any bench runs.
 const INPUTS: &[(Shape, u64)] = &[
@@ -94,21 +93,14 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
 
     eprintln!("xtask bench: building the benches (release profile)");
     let build = Instant::now();
-    for (package, bench) in BENCHES
-        .iter()
-        .chain([&("overspill-explore", "json_memory")])
-    {
-        cargo_bench(
-            root,
-            &data,
-            &home,
-            options,
-            package,
-            bench,
-            &["--no-run"],
-            &[],
-        )?;
-    }
+    let all: Vec<&str> = BENCHES.iter().copied().chain([MEMORY_BENCH]).collect();
+    let runner = Runner {
+        root,
+        data: &data,
+        home: &home,
+        quick: options.quick,
+    };
+    runner.run(&all, &["--no-run"], &[])?;
     let build = build.elapsed();
 
     if home.exists() {
@@ -121,27 +113,11 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     } else {
         &["--warm-up-time", "2", "--measurement-time", "5"]
     };
-    for (package, bench) in BENCHES {
-        cargo_bench(
-            root,
-            &data,
-            &home,
-            options,
-            package,
-            bench,
-            &[],
-            criterion_args,
-        )?;
+    for bench in BENCHES {
+        runner.run(&[bench], &[], criterion_args)?;
     }
     let mut measured = criterion::read(&home)?;
-    let memory = cargo_bench_output(
-        root,
-        &data,
-        &home,
-        options,
-        "overspill-explore",
-        "json_memory",
-    )?;
+    let memory = runner.output(MEMORY_BENCH)?;
     measured.extend(json_memory(&memory)?);
     let measure = measure.elapsed();
 
@@ -179,78 +155,71 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     Ok(())
 }
 
-fn bench_command(
-    root: &Path,
-    data: &Path,
-    home: &Path,
-    options: &Options,
-    package: &str,
-    bench: &str,
-) -> Command {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let mut command = Command::new(cargo);
-    command
-        .args(["bench", "--quiet", "-p", package, "--bench", bench])
-        .current_dir(root)
-        .env("OVERSPILL_BENCH_DATA", data)
-        .env("CRITERION_HOME", home);
-    if options.quick {
-        command.env("OVERSPILL_BENCH_QUICK", "1");
-    } else {
-        command.env_remove("OVERSPILL_BENCH_QUICK");
-    }
-    command
+/// Where a run's benches read and write.
+struct Runner<'a> {
+    root: &'a Path,
+    data: &'a Path,
+    home: &'a Path,
+    quick: bool,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn cargo_bench(
-    root: &Path,
-    data: &Path,
-    home: &Path,
-    options: &Options,
-    package: &str,
-    bench: &str,
-    cargo_args: &[&str],
-    bench_args: &[&str],
-) -> Result<()> {
-    let mut command = bench_command(root, data, home, options, package, bench);
-    command.args(cargo_args);
-    if !bench_args.is_empty() {
-        command.arg("--").args(bench_args);
+impl Runner<'_> {
+    /// `cargo bench --workspace --bench B…` with the run's environment.
+    fn command(&self, benches: &[&str]) -> Command {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let mut command = Command::new(cargo);
+        command.args(["bench", "--quiet", "--workspace"]);
+        for bench in benches {
+            command.args(["--bench", bench]);
+        }
+        command
+            .current_dir(self.root)
+            .env("OVERSPILL_BENCH_DATA", self.data)
+            .env("CRITERION_HOME", self.home);
+        if self.quick {
+            command.env("OVERSPILL_BENCH_QUICK", "1");
+        } else {
+            command.env_remove("OVERSPILL_BENCH_QUICK");
+        }
+        command
     }
-    eprintln!(
-        "xtask bench: {package} --bench {bench} {}",
-        cargo_args.join(" ")
-    );
-    let status = command
-        .status()
-        .with_context(|| format!("could not start cargo bench for {package}/{bench}"))?;
-    if !status.success() {
-        bail!("cargo bench -p {package} --bench {bench} failed ({status})");
-    }
-    Ok(())
-}
 
-fn cargo_bench_output(
-    root: &Path,
-    data: &Path,
-    home: &Path,
-    options: &Options,
-    package: &str,
-    bench: &str,
-) -> Result<String> {
-    eprintln!("xtask bench: {package} --bench {bench}");
-    let output = bench_command(root, data, home, options, package, bench)
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .with_context(|| format!("could not start cargo bench for {package}/{bench}"))?;
-    if !output.status.success() {
-        bail!(
-            "cargo bench -p {package} --bench {bench} failed ({})",
-            output.status
+    /// Runs `benches` with `cargo_args`, and `bench_args` after `--`.
+    fn run(&self, benches: &[&str], cargo_args: &[&str], bench_args: &[&str]) -> Result<()> {
+        let mut command = self.command(benches);
+        command.args(cargo_args);
+        if !bench_args.is_empty() {
+            command.arg("--").args(bench_args);
+        }
+        let what = format!(
+            "cargo bench --bench {} {}",
+            benches.join(" --bench "),
+            cargo_args.join(" ")
         );
+        eprintln!("xtask bench: {what}");
+        let status = command
+            .status()
+            .with_context(|| format!("could not start `{what}`"))?;
+        if !status.success() {
+            bail!("`{what}` failed ({status})");
+        }
+        Ok(())
     }
-    String::from_utf8(output.stdout).context("the json_memory bench printed something not UTF-8")
+
+    /// Runs `bench` and returns what it printed.
+    fn output(&self, bench: &str) -> Result<String> {
+        eprintln!("xtask bench: cargo bench --bench {bench}");
+        let output = self
+            .command(&[bench])
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .with_context(|| format!("could not start cargo bench --bench {bench}"))?;
+        if !output.status.success() {
+            bail!("cargo bench --bench {bench} failed ({})", output.status);
+        }
+        String::from_utf8(output.stdout)
+            .with_context(|| format!("the {bench} bench printed something not UTF-8"))
+    }
 }
 
 /// The figures of the `json_memory` line: `json_memory: file_bytes=N peak_rss_bytes=M`.
