@@ -38,6 +38,8 @@ use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+pub use random::SplitMix64;
+
 /// The kinds of tool output the benches use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Shape {
@@ -103,6 +105,23 @@ pub fn generate(shape: Shape, bytes: u64, out: &mut impl Write) -> io::Result<()
         Shape::PodsCompact => pods::write(&mut out, bytes, false),
         Shape::Log => logs::write(&mut out, bytes),
         Shape::SearchHits => search::write(&mut out, bytes),
+    }
+}
+
+/// Inputs of benches run as tests are at most this large.
+pub const TEST_MODE_BYTES: u64 = 200_000;
+
+/// `bytes` when the process runs as a benchmark, [`TEST_MODE_BYTES`] at most otherwise.
+///
+/// `cargo bench` passes `--bench` to every bench binary; `cargo test --all-targets` runs the
+/// same binaries without it, and criterion then runs each benchmark once as a test. Those runs
+/// check that the benches work, in a debug build, so they get small inputs: the workspace's
+/// test command stays fast while every bench still runs in CI.
+pub fn bench_bytes(bytes: u64) -> u64 {
+    if std::env::args().any(|arg| arg == "--bench") {
+        bytes
+    } else {
+        bytes.min(TEST_MODE_BYTES)
     }
 }
 

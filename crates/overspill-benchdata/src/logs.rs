@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use crate::CountingWriter;
-use crate::random::Random;
+use crate::random::SplitMix64;
 
 const SERVICES: &[&str] = &["checkout", "payments", "search", "auth", "inventory"];
 
@@ -11,7 +11,7 @@ const LEVELS: &[(&str, u64)] = &[("INFO ", 70), ("DEBUG", 15), ("WARN ", 10), ("
 
 /// Writes log lines until `bytes`.
 pub(crate) fn write<W: Write>(out: &mut CountingWriter<'_, W>, bytes: u64) -> io::Result<()> {
-    let mut r = Random::new(7);
+    let mut r = SplitMix64::new(7);
     let mut line = String::with_capacity(256);
     let mut i = 0u64;
     while out.written < bytes {

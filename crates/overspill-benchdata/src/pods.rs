@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use serde_json::{Value, json};
 
 use crate::CountingWriter;
-use crate::random::Random;
+use crate::random::SplitMix64;
 
 const NAMESPACES: &[&str] = &[
     "default",
@@ -45,7 +45,7 @@ pub(crate) fn write<W: Write>(
     bytes: u64,
     pretty: bool,
 ) -> io::Result<()> {
-    let mut r = Random::new(20_261_202);
+    let mut r = SplitMix64::new(20_261_202);
     if pretty {
         out.write_all(b"{\n  \"apiVersion\": \"v1\",\n  \"items\": [\n")?;
     } else {
@@ -91,7 +91,7 @@ pub(crate) fn write<W: Write>(
     }
 }
 
-fn pod(r: &mut Random, _index: u64) -> Value {
+fn pod(r: &mut SplitMix64, _index: u64) -> Value {
     let (app, image) = *r.choice(APPS);
     let namespace = *r.choice(NAMESPACES);
     let name = format!("{app}-{}-{}", r.hex(10), r.hex(5));
@@ -188,7 +188,7 @@ fn pod(r: &mut Random, _index: u64) -> Value {
 }
 
 /// One of the twelve node names of the cluster.
-pub(crate) fn node(r: &mut Random) -> String {
+pub(crate) fn node(r: &mut SplitMix64) -> String {
     format!(
         "ip-10-0-{}-{}.ec2.internal",
         r.between(1, 4),

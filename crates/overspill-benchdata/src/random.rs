@@ -1,20 +1,35 @@
 //! The one random sequence of the generators: SplitMix64, fixed forever so a seed always
 //! gives the same bytes.
 
-/// A SplitMix64 generator (Steele, Lea and Flood, 2014).
-pub(crate) struct Random(u64);
+/// A SplitMix64 generator (Steele, Lea and Flood, 2014): the seeded sequence behind every
+/// generated input, public so that tests building corpora of their own use the same one.
+///
+/// ```
+/// let mut random = overspill_benchdata::SplitMix64::new(1_234_567);
+/// assert_eq!(random.next_u64(), 6_457_827_717_110_365_317);
+/// assert!(random.below(10) < 10);
+/// ```
+#[derive(Debug, Clone)]
+pub struct SplitMix64(u64);
 
-impl Random {
-    pub(crate) fn new(seed: u64) -> Random {
-        Random(seed)
+impl SplitMix64 {
+    /// The sequence of `seed`.
+    pub fn new(seed: u64) -> SplitMix64 {
+        SplitMix64(seed)
     }
 
-    pub(crate) fn next_u64(&mut self) -> u64 {
+    /// The next number of the sequence.
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`n` must not be 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
     }
 
     /// A number in `low..=high`.
@@ -60,19 +75,19 @@ impl Random {
 
 #[cfg(test)]
 mod tests {
-    use super::Random;
+    use super::SplitMix64;
 
     #[test]
     fn splitmix64_matches_its_published_sequence() {
         // The first outputs for seed 1234567 of the reference implementation.
-        let mut r = Random::new(1_234_567);
+        let mut r = SplitMix64::new(1_234_567);
         assert_eq!(r.next_u64(), 6_457_827_717_110_365_317);
         assert_eq!(r.next_u64(), 3_203_168_211_198_807_973);
     }
 
     #[test]
     fn weighted_never_picks_a_zero_weight() {
-        let mut r = Random::new(3);
+        let mut r = SplitMix64::new(3);
         for _ in 0..1_000 {
             assert_ne!(*r.weighted(&[("a", 5), ("never", 0), ("b", 1)]), "never");
         }

@@ -6,11 +6,11 @@ use serde_json::json;
 
 use crate::CountingWriter;
 use crate::pods::node;
-use crate::random::Random;
+use crate::random::SplitMix64;
 
 /// Writes `{"query": …, "hits": [hits…], …}` on one line until `bytes`.
 pub(crate) fn write<W: Write>(out: &mut CountingWriter<'_, W>, bytes: u64) -> io::Result<()> {
-    let mut r = Random::new(99);
+    let mut r = SplitMix64::new(99);
     out.write_all(br#"{"query":"level:error OR duration_ms:>1000","hits":["#)?;
     let mut ids = Vec::new();
     let mut n = 0u64;

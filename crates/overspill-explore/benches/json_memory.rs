@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use overspill_benchdata::{MB, Shape};
+use overspill_benchdata::{MB, Shape, bench_bytes};
 use overspill_budget::{Budget, BudgetSettings};
 use overspill_explore::{ExploreContext, Registry};
 use overspill_store::ReadRoot;
@@ -36,7 +36,7 @@ fn main() {
         return;
     }
     // Generating streams one pod at a time, so it does not raise the peak.
-    let path = overspill_benchdata::ensure(Shape::PodsPretty, 110 * MB).unwrap();
+    let path = overspill_benchdata::ensure(Shape::PodsPretty, bench_bytes(110 * MB)).unwrap();
     if peak_rss_bytes().is_none() {
         eprintln!("json_memory: /proc/self/status has no VmHWM here; nothing measured");
         return;

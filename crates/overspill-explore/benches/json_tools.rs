@@ -22,7 +22,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use overspill_benchdata::{MB, Shape};
+use overspill_benchdata::{MB, Shape, bench_bytes};
 use overspill_budget::{Budget, BudgetSettings};
 use overspill_explore::{ExploreContext, Registry};
 use overspill_store::ReadRoot;
@@ -46,7 +46,7 @@ fn context(dir: &Path) -> ExploreContext {
 }
 
 fn bench(c: &mut Criterion) {
-    let path = overspill_benchdata::ensure(Shape::PodsPretty, 110 * MB).unwrap();
+    let path = overspill_benchdata::ensure(Shape::PodsPretty, bench_bytes(110 * MB)).unwrap();
     let dir = path.parent().unwrap();
     let file = path.file_name().unwrap().to_str().unwrap();
     let registry = Registry::new();

@@ -19,7 +19,7 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use overspill_benchdata::{MB, Shape};
+use overspill_benchdata::{MB, Shape, bench_bytes};
 use overspill_budget::{Budget, BudgetSettings};
 use overspill_explore::{ExploreContext, Registry};
 use overspill_store::ReadRoot;
@@ -65,7 +65,7 @@ fn gnu_grep(pattern: &str, file: &Path) -> usize {
 
 fn grep(c: &mut Criterion) {
     let registry = Registry::new();
-    let path = overspill_benchdata::ensure(Shape::Log, 100 * MB).unwrap();
+    let path = overspill_benchdata::ensure(Shape::Log, bench_bytes(100 * MB)).unwrap();
     let dir = path.parent().unwrap();
     let file = path.file_name().unwrap().to_str().unwrap();
     let gnu = gnu_grep_available();
@@ -98,7 +98,7 @@ fn grep(c: &mut Criterion) {
 fn head_and_slice(c: &mut Criterion) {
     let registry = Registry::new();
     for size in [MB, 100 * MB] {
-        let path = overspill_benchdata::ensure(Shape::Log, size).unwrap();
+        let path = overspill_benchdata::ensure(Shape::Log, bench_bytes(size)).unwrap();
         let dir = path.parent().unwrap();
         let file = path.file_name().unwrap().to_str().unwrap();
         let ctx = context(dir);

@@ -62,6 +62,6 @@ mod test_support;
 pub use context::ExploreContext;
 pub use definitions::Definition;
 pub use error::ToolError;
-pub use pointer::Pointer;
+pub use pointer::{Pointer, Summary};
 pub use registry::{Registry, dispatch, tools};
 pub use tool::{Call, Extraction, Tool};

@@ -13,8 +13,6 @@
 //! output: it is measured, and the shape line and the companion list are elided with `…`
 //! until it fits.
 
-use std::borrow::Cow;
-
 use overspill_store::{Format, Stored};
 use overspill_tokens::TokenCounter;
 
@@ -58,8 +56,24 @@ pub struct Pointer<'a> {
     tokens: u64,
     counter: &'a dyn TokenCounter,
     content: Option<&'a str>,
+    summary: Option<Summary<'a>>,
     tools: Vec<&'a str>,
     references: bool,
+}
+
+/// What the pointer's `shape:` line summarises: for JSON, the structure (one parse of the
+/// output); for Markdown, the headings; for text, the first lines.
+///
+/// [`Pointer::render`] computes it from the content when it is not given; a host can compute
+/// it with [`Summary::of`] while other work runs (the facade does, beside the token count) and
+/// hand it over with [`Pointer::with_summary`].
+pub struct Summary<'c>(Shape<'c>);
+
+impl<'c> Summary<'c> {
+    /// The summary of `content`, stored as `format`.
+    pub fn of(format: Format, content: &'c str) -> Summary<'c> {
+        Summary(Shape::of(format, content))
+    }
 }
 
 impl<'a> Pointer<'a> {
@@ -77,6 +91,7 @@ impl<'a> Pointer<'a> {
             tokens,
             counter,
             content: None,
+            summary: None,
             tools: Registry::new().names(),
             references: false,
         }
@@ -86,6 +101,14 @@ impl<'a> Pointer<'a> {
     #[must_use]
     pub fn with_content(mut self, content: &'a str) -> Pointer<'a> {
         self.content = Some(content);
+        self
+    }
+
+    /// The summary for the `shape:` line, computed beforehand with [`Summary::of`] on the
+    /// same content (instead of reading it again at [`Pointer::render`]).
+    #[must_use]
+    pub fn with_summary(mut self, summary: Summary<'a>) -> Pointer<'a> {
+        self.summary = Some(summary);
         self
     }
 
@@ -106,13 +129,22 @@ impl<'a> Pointer<'a> {
 
     /// The pointer text, at most [`MAX_POINTER_TOKENS`] tokens.
     pub fn render(&self) -> String {
-        let content: Cow<'_, str> = match self.content {
-            Some(content) => Cow::Borrowed(content),
-            None => std::fs::read(&self.stored.path)
-                .map(|bytes| Cow::Owned(String::from_utf8_lossy(&bytes).into_owned()))
-                .unwrap_or(Cow::Borrowed("")),
+        let read;
+        let computed;
+        let shape = match (&self.summary, self.content) {
+            (Some(Summary(shape)), _) => shape,
+            (None, Some(content)) => {
+                computed = Shape::of(self.stored.format, content);
+                &computed
+            }
+            (None, None) => {
+                read = std::fs::read(&self.stored.path)
+                    .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+                    .unwrap_or_default();
+                computed = Shape::of(self.stored.format, &read);
+                &computed
+            }
         };
-        let shape = Shape::of(self.stored.format, &content);
         let mut shape_chars = SHAPE_CHARS;
         let mut companions = COMPANIONS_LISTED;
         loop {
@@ -272,6 +304,34 @@ mod tests {
             counter().count(&text)
         );
         text
+    }
+
+    #[test]
+    fn a_summary_computed_beforehand_renders_the_same_pointer() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        for content in [
+            PODS,
+            "# Title\n\n## A\ntext\n",
+            "plain line one\nline two\n",
+        ] {
+            let stored = store
+                .write_output(&Output {
+                    tool: "t",
+                    server: None,
+                    content,
+                    tokens: None,
+                })
+                .unwrap();
+            let pointer = || Pointer::new("t", &stored, 1_000, counter());
+            let from_content = pointer().with_content(content).render();
+            let from_file = pointer().render();
+            let given = pointer()
+                .with_summary(Summary::of(stored.format, content))
+                .render();
+            assert_eq!(given, from_content);
+            assert_eq!(given, from_file);
+        }
     }
 
     fn shape_line(text: &str) -> &str {

@@ -8,11 +8,11 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use overspill_benchdata::{MB, Shape};
+use overspill_benchdata::{MB, Shape, bench_bytes};
 use overspill_store::{Format, Output, Store};
 
 fn bench_write(c: &mut Criterion) {
-    let path = overspill_benchdata::ensure(Shape::PodsCompact, 10 * MB).unwrap();
+    let path = overspill_benchdata::ensure(Shape::PodsCompact, bench_bytes(10 * MB)).unwrap();
     let content = std::fs::read_to_string(path).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();

@@ -13,7 +13,7 @@
 #![allow(clippy::unwrap_used)]
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use overspill_benchdata::{MB, Shape};
+use overspill_benchdata::{MB, Shape, bench_bytes};
 use overspill_tokens::{TokenCounter, cl100k, claude, gemma3, o200k};
 use tiktoken_rs::{CoreBPE, cl100k_base_singleton, o200k_base_singleton};
 
@@ -38,9 +38,10 @@ fn counting(c: &mut Criterion) {
         ("tiktoken-rs cl100k_base", cl100k_base_singleton(), cl100k()),
     ];
     for &shape in shapes {
-        let path = overspill_benchdata::ensure(shape, 10 * MB).unwrap();
+        let bytes = bench_bytes(10 * MB);
+        let path = overspill_benchdata::ensure(shape, bytes).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
-        let input = shape.file_name(10 * MB);
+        let input = shape.file_name(bytes);
         // The same number, or the speed means nothing.
         for (name, reference, counter) in references {
             let expected = reference.encode_ordinary(&text).len();

@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use overspill_benchdata::SplitMix64;
 use overspill_tokens::{gemma3, gemma3_token_ids};
 use sentencepiece::SentencePieceProcessor;
 
@@ -62,7 +63,7 @@ fn mismatches<'a>(
 #[test]
 fn gemma3_ids_equal_cpp_sentencepiece_on_random_strings() {
     let sp = reference();
-    let mut random = SplitMix64(0x5eed_2026_1202);
+    let mut random = SplitMix64::new(0x5eed_2026_1202);
     let texts: Vec<String> = (0..RANDOM_STRINGS)
         .map(|_| random_text(&mut random))
         .collect();
@@ -291,46 +292,17 @@ fn char_in(random: &mut SplitMix64, (low, high): (u32, u32)) -> char {
     }
 }
 
-/// A small seeded generator, so the corpus is the same on every run.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-/// The 10 MB bench inputs (`cargo bench` writes them to
-/// `target/bench-data/`). The C++ library takes about a minute on them, so
-/// this runs only on request: `cargo test --features sentencepiece-parity
-/// --test sentencepiece_parity -- --ignored`.
+/// The 10 MB counting inputs of the benches (generated into `target/bench-data/` on first
+/// use). The C++ library takes about a minute on them, so this runs only on request:
+/// `cargo test --features sentencepiece-parity --test sentencepiece_parity -- --ignored`.
 #[test]
 #[ignore = "slow: about a minute of C++ SentencePiece on 30 MB"]
 fn gemma3_counts_equal_cpp_sentencepiece_on_the_bench_inputs() {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"));
-    let dir = target.join("bench-data");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!(
-            "skipping: {} is absent; run `cargo bench -p overspill-tokens` first",
-            dir.display()
-        );
-        return;
-    };
+    use overspill_benchdata::{MB, Shape};
     let sp = reference();
-    for path in entries.filter_map(Result::ok).map(|entry| entry.path()) {
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue;
-        };
+    for shape in [Shape::PodsPretty, Shape::PodsCompact, Shape::Log] {
+        let path = overspill_benchdata::ensure(shape, 10 * MB).expect("generating a bench input");
+        let text = std::fs::read_to_string(&path).expect("reading a bench input");
         assert_eq!(
             gemma3().count(&text),
             reference_ids(&sp, &text).len(),

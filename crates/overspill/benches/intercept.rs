@@ -15,15 +15,16 @@
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use overspill::{Scratchpad, ToolOutput};
-use overspill_benchdata::{MB, Shape};
+use overspill_benchdata::{MB, Shape, bench_bytes};
 
 fn intercept(c: &mut Criterion) {
     let shape = Shape::PodsCompact;
-    let path = overspill_benchdata::ensure(shape, 10 * MB).unwrap();
+    let bytes = bench_bytes(10 * MB);
+    let path = overspill_benchdata::ensure(shape, bytes).unwrap();
     let content = std::fs::read_to_string(&path).unwrap();
     let counter = overspill_tokens::o200k();
 
-    let mut group = c.benchmark_group(format!("intercept/{}", shape.file_name(10 * MB)));
+    let mut group = c.benchmark_group(format!("intercept/{}", shape.file_name(bytes)));
     group.throughput(Throughput::Bytes(content.len() as u64));
     group.sample_size(10);
     group.bench_function("count + fs::write", |b| {

@@ -1,7 +1,7 @@
 //! Interception: the decision of SPEC §5, step by step, and what the model gets instead.
 
 use crate::budget::thousands;
-use crate::explore::Pointer;
+use crate::explore::{Pointer, Summary};
 use crate::output::{Normalised, ToolOutput};
 use crate::scratchpad::Inner;
 use crate::store::{Output, StoreError, TokenTally};
@@ -85,22 +85,27 @@ impl Inner {
             content: &text,
             tokens: None,
         };
-        let (tokens, written) = count_while(self.counter, &text, || store.write_content(&output));
+        // The pointer's summary is one more parse of a JSON output: it runs beside the count.
+        let (tokens, written) = count_while(self.counter, &text, || {
+            let stored = store.write_content(&output)?;
+            let summary = Summary::of(stored.format, &text);
+            Ok::<_, StoreError>((stored, summary))
+        });
         output.tokens = Some(TokenTally {
             tokens,
             counter: self.counter.name().to_owned(),
         });
-        let stored = written.and_then(|stored| {
+        let stored = written.and_then(|(stored, summary)| {
             store.record_metadata(&output, &stored)?;
-            Ok(stored)
+            Ok((stored, summary))
         });
         let tokens = u64::try_from(tokens).unwrap_or(u64::MAX);
         match stored {
-            Ok(stored) => {
+            Ok((stored, summary)) => {
                 budget.record_intercepted(tokens);
                 let names = self.registry.names();
                 let pointer = Pointer::new(tool, &stored, tokens, self.counter)
-                    .with_content(&text)
+                    .with_summary(summary)
                     .with_tools(&names)
                     .with_reference_line()
                     .render();
@@ -121,7 +126,9 @@ const PARALLEL_COUNT_BYTES: usize = 1 << 20;
 
 /// `counter.count(text)` and `write()`, side by side on two threads when `text` is large (an
 /// interception then costs about the longer of the two, not their sum; SPEC §12), one after
-/// the other otherwise. A panic in the count is resumed on the caller's thread.
+/// the other otherwise. The count stays on the caller's thread: it allocates as it goes, and a
+/// new thread starts with a cold allocator arena, which made a count on it ~25 % slower (see
+/// docs/performance.md). A panic in `write` is resumed on the caller's thread.
 fn count_while<T: Send>(
     counter: &'static dyn TokenCounter,
     text: &str,
@@ -131,10 +138,10 @@ fn count_while<T: Send>(
         return (counter.count(text), write());
     }
     std::thread::scope(|scope| {
-        let counting = scope.spawn(|| counter.count(text));
-        let written = write();
-        match counting.join() {
-            Ok(tokens) => (tokens, written),
+        let writing = scope.spawn(write);
+        let tokens = counter.count(text);
+        match writing.join() {
+            Ok(written) => (tokens, written),
             Err(panic) => std::panic::resume_unwind(panic),
         }
     })

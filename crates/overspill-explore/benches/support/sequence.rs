@@ -37,7 +37,7 @@ pub const LATER: &[Step] = &[
     Step(
         "get_in one pod's status",
         "get_in",
-        r#"{"path": "$.items[2000].status"}"#,
+        r#"{"path": "$.items[-1].status"}"#,
     ),
 ];
 
