@@ -148,7 +148,7 @@ impl<'a> Pointer<'a> {
         let mut shape_chars = SHAPE_CHARS;
         let mut companions = COMPANIONS_LISTED;
         loop {
-            let text = self.compose(&shape, shape_chars, companions);
+            let text = self.compose(shape, shape_chars, companions);
             if self
                 .counter
                 .count_up_to(&text, MAX_POINTER_TOKENS)
