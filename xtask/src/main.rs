@@ -32,28 +32,31 @@ fn main() -> Result<()> {
     match args.first().map(String::as_str) {
         Some("tidy") => run_tidy(&root),
         Some("ci") => ci(&root),
-        Some("bench") => {
-            let rest = &args[1..];
-            if rest.iter().any(|a| a == "-h" || a == "--help") {
-                println!("{}", bench::USAGE);
-                return Ok(());
-            }
+        Some("bench") => with_help(&args[1..], bench::USAGE, |rest| {
             bench::run(&root, &bench::Options::parse(rest)?)
-        }
-        Some("release") => {
-            let rest = &args[1..];
-            if rest.iter().any(|a| a == "-h" || a == "--help") {
-                println!("{}", release::USAGE);
-                return Ok(());
-            }
+        }),
+        Some("release") => with_help(&args[1..], release::USAGE, |rest| {
             release::run(&root, &release::Options::parse(rest)?)
-        }
+        }),
         Some("-h" | "--help") | None => {
             println!("{USAGE}");
             Ok(())
         }
         Some(other) => bail!("unknown task `{other}`\n\n{USAGE}"),
     }
+}
+
+/// Prints `usage` when the task's arguments ask for help; runs the task on them otherwise.
+fn with_help(
+    rest: &[String],
+    usage: &str,
+    task: impl FnOnce(&[String]) -> Result<()>,
+) -> Result<()> {
+    if rest.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{usage}");
+        return Ok(());
+    }
+    task(rest)
 }
 
 fn workspace_root() -> Result<PathBuf> {

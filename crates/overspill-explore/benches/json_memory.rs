@@ -10,15 +10,15 @@
 // A bench is a test harness: failing loudly on setup errors is what it should do.
 #![allow(clippy::unwrap_used)]
 
-use std::sync::Arc;
-
 use overspill_benchdata::{MB, Shape, bench_bytes};
-use overspill_budget::{Budget, BudgetSettings};
-use overspill_explore::{ExploreContext, Registry};
-use overspill_store::ReadRoot;
+use overspill_explore::Registry;
 
+#[path = "support/context.rs"]
+mod context;
 #[path = "support/sequence.rs"]
 mod sequence;
+
+use context::context;
 
 use sequence::{FIRST, LATER};
 
@@ -43,16 +43,7 @@ fn main() {
     }
     let dir = path.parent().unwrap();
     let file = path.file_name().unwrap().to_str().unwrap();
-    let settings = BudgetSettings {
-        max_extraction_tokens: 1 << 30,
-        ..BudgetSettings::for_window(1 << 40)
-    };
-    let budget = Arc::new(Budget::new(settings, 0).unwrap());
-    let ctx = ExploreContext::new(
-        ReadRoot::new(dir).unwrap(),
-        overspill_tokens::o200k(),
-        budget,
-    );
+    let ctx = context(dir);
     let registry = Registry::new();
     for step in std::iter::once(&FIRST).chain(LATER) {
         let (tool, arguments) = step.call(file);

@@ -18,32 +18,18 @@
 // A bench is a test harness: failing loudly on setup errors is what it should do.
 #![allow(clippy::unwrap_used)]
 
-use std::path::Path;
-use std::sync::Arc;
-
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use overspill_benchdata::{MB, Shape, bench_bytes};
-use overspill_budget::{Budget, BudgetSettings};
 use overspill_explore::{ExploreContext, Registry};
-use overspill_store::ReadRoot;
 
+#[path = "support/context.rs"]
+mod context;
 #[path = "support/sequence.rs"]
 mod sequence;
 
-use sequence::{FIRST, LATER, STREAMED};
+use context::context;
 
-fn context(dir: &Path) -> ExploreContext {
-    let settings = BudgetSettings {
-        max_extraction_tokens: 1 << 30,
-        ..BudgetSettings::for_window(1 << 40)
-    };
-    let budget = Arc::new(Budget::new(settings, 0).unwrap());
-    ExploreContext::new(
-        ReadRoot::new(dir).unwrap(),
-        overspill_tokens::o200k(),
-        budget,
-    )
-}
+use sequence::{FIRST, LATER, STREAMED};
 
 fn bench(c: &mut Criterion) {
     let path = overspill_benchdata::ensure(Shape::PodsPretty, bench_bytes(110 * MB)).unwrap();

@@ -16,33 +16,22 @@
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use overspill_benchdata::{MB, Shape, bench_bytes};
-use overspill_budget::{Budget, BudgetSettings};
-use overspill_explore::{ExploreContext, Registry};
-use overspill_store::ReadRoot;
+use overspill_explore::Registry;
 
 /// The patterns of the grep scenario: (name in the report, pattern).
+#[path = "support/context.rs"]
+mod context;
+
+use context::context;
+
 const PATTERNS: &[(&str, &str)] = &[
     ("literal ERROR", "ERROR"),
     ("regex timeout", "timeout after [0-9]{4}ms"),
     ("no match", "request_id=0000000000000000"),
 ];
-
-fn context(dir: &Path) -> ExploreContext {
-    let settings = BudgetSettings {
-        max_extraction_tokens: 1 << 30,
-        ..BudgetSettings::for_window(1 << 40)
-    };
-    let budget = Arc::new(Budget::new(settings, 0).unwrap());
-    ExploreContext::new(
-        ReadRoot::new(dir).unwrap(),
-        overspill_tokens::o200k(),
-        budget,
-    )
-}
 
 fn gnu_grep_available() -> bool {
     Command::new("grep")

@@ -199,6 +199,17 @@ fn runner(cases: u32) -> TestRunner {
     })
 }
 
+/// [`runner`] with the same cases on every run.
+fn deterministic_runner(cases: u32) -> TestRunner {
+    let config = Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let rng = proptest::test_runner::TestRng::deterministic_rng(config.rng_algorithm);
+    TestRunner::new_with_rng(config, rng)
+}
+
 fn fixture() -> (tempfile::TempDir, ReadRoot) {
     let dir = tempfile::tempdir().unwrap();
     for (name, content) in FILES {
@@ -305,7 +316,9 @@ fn every_tool_answers_well_typed_arguments_near_their_edges() {
                 .collect::<Vec<_>>(),
         );
         let answered = std::cell::Cell::new(0u32);
-        runner(64)
+        // A fixed seed: the "not vacuous" check below counts successes among random cases, and
+        // must not depend on the luck of a run (it failed one run in a few with fresh seeds).
+        deterministic_runner(64)
             .run(&arguments, |(file, values)| {
                 let mut object = Map::new();
                 for (name, value) in names.iter().zip(values) {

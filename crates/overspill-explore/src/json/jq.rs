@@ -146,6 +146,21 @@ pub fn run(
     window: Window,
     limits: &Limits,
 ) -> Result<Outcome, QueryError> {
+    run_with(filter, || Document::parse(input), window, limits)
+}
+
+/// [`run`] on a document `load` gives, called on the evaluation thread (whose large stack
+/// a deep document may need to parse): the query tool loads it from the file cache, so a
+/// file is parsed for jq once, not on every query.
+///
+/// # Errors
+/// Those of [`run`], and whatever `load` returns.
+pub fn run_with(
+    filter: &str,
+    load: impl FnOnce() -> Result<Document, QueryError> + Send,
+    window: Window,
+    limits: &Limits,
+) -> Result<Outcome, QueryError> {
     if filter.len() > MAX_FILTER_BYTES {
         return Err(QueryError::Invalid(format!(
             "the filter is {} bytes long, more than the {MAX_FILTER_BYTES} a query accepts; \
@@ -163,7 +178,7 @@ pub fn run(
         let worker = std::thread::Builder::new()
             .name("overspill-query".to_owned())
             .stack_size(EVAL_STACK_BYTES)
-            .spawn_scoped(scope, move || evaluate(filter, input, window, limits))
+            .spawn_scoped(scope, move || evaluate(filter, load, window, limits))
             .map_err(|error| {
                 QueryError::Internal(format!("the query could not start ({error}); try again"))
             })?;
@@ -176,18 +191,36 @@ pub fn run(
     })
 }
 
+/// A JSON document as jq sees it, parsed once and shared by every query on it (cloning is a
+/// reference count).
+#[derive(Debug, Clone)]
+pub struct Document(Val);
+
+impl Document {
+    /// Parses one JSON document. Deep documents recurse in the parser: call this where the
+    /// stack is large, as [`run_with`] does with its `load`.
+    ///
+    /// # Errors
+    /// [`QueryError::Invalid`] when jq cannot read the bytes.
+    pub fn parse(bytes: &[u8]) -> Result<Document, QueryError> {
+        jaq_json::read::parse_single(bytes)
+            .map(Document)
+            .map_err(|error| {
+                QueryError::Invalid(format!("the file is not JSON jq can read: {error}"))
+            })
+    }
+}
+
 type Filter = jaq_core::compile::Filter<jaq_core::Native<Data>>;
 
 fn evaluate(
     filter: &str,
-    input: &[u8],
+    load: impl FnOnce() -> Result<Document, QueryError>,
     window: Window,
     limits: Limits,
 ) -> Result<Outcome, QueryError> {
     let program = compile(filter)?;
-    let input = jaq_json::read::parse_single(input).map_err(|error| {
-        QueryError::Invalid(format!("the file is not JSON jq can read: {error}"))
-    })?;
+    let Document(input) = load()?;
     guard::arm(limits);
     let outcome = drive(&program, input, window, &limits);
     let tripped = guard::disarm();

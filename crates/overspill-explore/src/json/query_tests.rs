@@ -198,3 +198,34 @@ fn query_on_markdown_is_not_json() {
         "not_json"
     );
 }
+
+#[test]
+fn query_parses_a_file_once_and_again_when_it_changes() {
+    let content: &[u8] = br#"{"items": [1, 2, 3]}"#;
+    let fixture = Fixture::new(&[("d.json", content)]);
+    let cache = fixture.ctx.cache();
+    fixture.body("schema", json!({"file": "d.json"}));
+    let parsed_for_tools = cache.cost();
+    let length = json!({"file": "d.json", "filter": ".items | length"});
+    assert_eq!(fixture.body("query", length.clone()), "3");
+    let with_document = cache.cost();
+    assert_eq!(
+        with_document - parsed_for_tools,
+        content.len() as u64 * super::DOCUMENT_BYTES_PER_FILE_BYTE,
+        "the first query keeps jq's document in the cache"
+    );
+    let first = json!({"file": "d.json", "filter": ".items[0]"});
+    assert_eq!(fixture.body("query", first), "1");
+    assert_eq!(
+        cache.cost(),
+        with_document,
+        "the second query parsed nothing"
+    );
+
+    std::fs::write(
+        fixture.path().join("d.json"),
+        br#"{"items": [1, 2, 3, 4, 5]}"#,
+    )
+    .unwrap();
+    assert_eq!(fixture.body("query", length), "5");
+}
