@@ -197,6 +197,12 @@ pub fn all(quick: bool, gnu_grep: bool) -> Vec<Scenario> {
         ));
     }
     rows.push(scenario(
+        "JSON later call: query failed pods' names (cached jq document)",
+        format!("{pods}/later call: query failed pods' names"),
+        None,
+        Target::Info,
+    ));
+    rows.push(scenario(
         "JSON sequence peak memory, 110 MB",
         PEAK_RSS.to_owned(),
         Some(PEAK_RSS_FILE.to_owned()),
