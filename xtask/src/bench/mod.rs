@@ -111,7 +111,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     let criterion_args: &[&str] = if options.quick {
         &["--warm-up-time", "0.5", "--measurement-time", "1"]
     } else {
-        &["--warm-up-time", "2", "--measurement-time", "5"]
+        &["--warm-up-time", "1", "--measurement-time", "5"]
     };
     for bench in BENCHES {
         runner.run(&[bench], &[], criterion_args)?;
