@@ -128,7 +128,8 @@ const PARALLEL_COUNT_BYTES: usize = 1 << 20;
 /// interception then costs about the longer of the two, not their sum; SPEC §12), one after
 /// the other otherwise. The count stays on the caller's thread: it allocates as it goes, and a
 /// new thread starts with a cold allocator arena, which made a count on it ~25 % slower (see
-/// docs/performance.md). A panic in `write` is resumed on the caller's thread.
+/// docs/performance.md). A panic in `write` is resumed on the caller's thread; when no thread
+/// can be started (the process is at its limit), `write` runs after the count instead.
 fn count_while<T: Send>(
     counter: &'static dyn TokenCounter,
     text: &str,
@@ -137,14 +138,29 @@ fn count_while<T: Send>(
     if text.len() < PARALLEL_COUNT_BYTES {
         return (counter.count(text), write());
     }
-    std::thread::scope(|scope| {
-        let writing = scope.spawn(write);
+    let mut pending = Some(write);
+    let (tokens, written) = std::thread::scope(|scope| {
+        let slot = &mut pending;
+        let writing = std::thread::Builder::new()
+            .name("overspill-store".to_owned())
+            .spawn_scoped(scope, move || slot.take().map(|write| write()));
         let tokens = counter.count(text);
-        match writing.join() {
-            Ok(written) => (tokens, written),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-    })
+        let written = match writing.map(std::thread::ScopedJoinHandle::join) {
+            Ok(Ok(written)) => written,
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            Err(error) => {
+                tracing::debug!(%error, "no thread to write on; writing after the count");
+                None
+            }
+        };
+        (tokens, written)
+    });
+    match (written, pending) {
+        (Some(written), _) => (tokens, written),
+        (None, Some(write)) => (tokens, write()),
+        // The thread takes `write` and returns what it gave; one of the two is always there.
+        (None, None) => unreachable!("the write ran but returned nothing"),
+    }
 }
 
 /// The notice the model gets when an output over its threshold cannot be stored. The cause is
