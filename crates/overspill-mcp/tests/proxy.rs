@@ -318,11 +318,53 @@ const CASES: &[(&str, Case)] = &[
         "with_a_prefix_the_exploration_tools_are_renamed_and_answer",
         || Box::pin(with_a_prefix_the_exploration_tools_are_renamed_and_answer()),
     ),
+    ("resources_and_prompts_pass_through_unchanged", || {
+        Box::pin(resources_and_prompts_pass_through_unchanged())
+    }),
     (
         "a_malformed_request_gets_a_json_rpc_error_and_the_session_continues",
         || Box::pin(a_malformed_request_gets_a_json_rpc_error_and_the_session_continues()),
     ),
 ];
+
+async fn resources_and_prompts_pass_through_unchanged() {
+    let session = start(None).await;
+    let resources = session.client.list_all_resources().await.unwrap();
+    let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
+    assert_eq!(uris, [fixture::NOTES_URI]);
+    let read = session
+        .client
+        .read_resource(serde_json::from_value(json!({"uri": fixture::NOTES_URI})).unwrap())
+        .await
+        .unwrap();
+    let read = serde_json::to_value(read).unwrap();
+    assert_eq!(read["contents"][0]["text"], fixture::NOTES, "{read}");
+    let missing = session
+        .client
+        .read_resource(serde_json::from_value(json!({"uri": "fixture://nothing"})).unwrap())
+        .await
+        .unwrap_err();
+    assert!(
+        missing.to_string().contains("fixture://nothing"),
+        "{missing}"
+    );
+
+    let prompts = session.client.list_all_prompts().await.unwrap();
+    let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["triage"]);
+    let request = json!({"name": "triage", "arguments": {"service": "payments"}});
+    let prompt = session
+        .client
+        .get_prompt(serde_json::from_value(request).unwrap())
+        .await
+        .unwrap();
+    let prompt = serde_json::to_value(prompt).unwrap();
+    assert_eq!(
+        prompt["messages"][0]["content"]["text"], "Triage payments.",
+        "{prompt}"
+    );
+    session.client.cancel().await.unwrap();
+}
 
 fn main() {
     main_with("proxy", CASES, fixture::run);

@@ -5,11 +5,14 @@
 //! `picture` (an image block and a short text), `crash` (the process exits mid-call),
 //! `echo_args {body: string, value}` (its arguments as JSON text, each string longer than
 //! [`ECHO_DIGEST_OVER`] bytes replaced by its [`digest`]). With `--clash` it also has a tool
-//! named `grep`.
+//! named `grep`. One resource ([`NOTES_URI`], text [`NOTES`]) and one prompt (`triage`, whose
+//! message names its `service` argument), so the tests can see the proxy forward them.
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::async_rw::AsyncRwTransport;
@@ -18,6 +21,18 @@ use serde_json::{Value, json};
 
 /// The text `small` returns.
 pub const SMALL: &str = "{\"status\": \"ok\", \"note\": \"tiny ünïcode ✓\"}";
+
+/// The fixture's one resource.
+pub const NOTES_URI: &str = "fixture://notes";
+
+/// The text of [`NOTES_URI`].
+pub const NOTES: &str = "on-call notes: restart the worker pods first";
+
+/// A model type from its JSON form (as the MCP schema writes it).
+fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
+    serde_json::from_value(value)
+        .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+}
 
 /// The instructions the fixture server sends.
 pub const INSTRUCTIONS: &str = "A fixture server for overspill's proxy tests.";
@@ -70,8 +85,12 @@ struct Fixture {
 
 impl ServerHandler for Fixture {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_instructions(INSTRUCTIONS)
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_prompts()
+            .build();
+        ServerConfig::new(capabilities).with_instructions(INSTRUCTIONS)
     }
 
     async fn list_tools(
@@ -96,6 +115,64 @@ impl ServerHandler for Fixture {
         }
         serde_json::from_value(json!({ "tools": tools }))
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        from_json(json!({"resources": [
+            {"uri": NOTES_URI, "name": "notes", "mimeType": "text/plain"}
+        ]}))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri != NOTES_URI {
+            return Err(ErrorData::resource_not_found(
+                format!("no resource {}", request.uri),
+                None,
+            ));
+        }
+        let result: ReadResourceResult = from_json(json!({"contents": [
+            {"uri": NOTES_URI, "mimeType": "text/plain", "text": NOTES}
+        ]}))?;
+        Ok(result.into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        from_json(json!({"prompts": [{
+            "name": "triage",
+            "description": "triage a failing service",
+            "arguments": [{"name": "service", "required": true}]
+        }]}))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let service = request
+            .arguments
+            .as_ref()
+            .and_then(|arguments| arguments.get("service"))
+            .and_then(Value::as_str)
+            .unwrap_or("nothing")
+            .to_owned();
+        let result: GetPromptResult = from_json(json!({
+            "description": "triage a failing service",
+            "messages": [{"role": "user", "content": {"type": "text", "text": format!("Triage {service}.")}}]
+        }))?;
+        Ok(result.into())
     }
 
     async fn call_tool(
