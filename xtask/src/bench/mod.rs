@@ -80,9 +80,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
-    let data = std::env::var_os("OVERSPILL_BENCH_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| target.join("bench-data"));
+    let data = overspill_benchdata::data_dir();
     let home = target.join("bench-report").join("criterion");
 
     eprintln!("xtask bench: generating the inputs in {}", data.display());
