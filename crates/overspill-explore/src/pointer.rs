@@ -58,6 +58,7 @@ pub struct Pointer<'a> {
     content: Option<&'a str>,
     summary: Option<Summary<'a>>,
     tools: Vec<&'a str>,
+    prefix: &'a str,
     references: bool,
 }
 
@@ -93,6 +94,7 @@ impl<'a> Pointer<'a> {
             content: None,
             summary: None,
             tools: Registry::new().names(),
+            prefix: "",
             references: false,
         }
     }
@@ -116,6 +118,14 @@ impl<'a> Pointer<'a> {
     #[must_use]
     pub fn with_tools(mut self, tools: &[&'a str]) -> Pointer<'a> {
         self.tools = tools.to_vec();
+        self
+    }
+
+    /// The prefix the host put before the tools' names when it registered them (`sp_` names
+    /// `sp_schema`, `sp_grep` …): the pointer names the tools as the model sees them.
+    #[must_use]
+    pub fn with_tool_prefix(mut self, prefix: &'a str) -> Pointer<'a> {
+        self.prefix = prefix;
         self
     }
 
@@ -180,9 +190,15 @@ impl<'a> Pointer<'a> {
             stored.format
         ));
         if shape_chars > 0 {
-            out.push_str(&format!("shape: {}\n", shape.render(shape_chars)));
+            out.push_str(&format!(
+                "shape: {}\n",
+                shape.render(shape_chars, self.prefix)
+            ));
         } else {
-            out.push_str("shape: … (too large to summarise here; run schema)\n");
+            out.push_str(&format!(
+                "shape: … (too large to summarise here; run {}schema)\n",
+                self.prefix
+            ));
         }
         let listed = stored.companions.len().min(companions);
         for companion in &stored.companions[..listed] {
@@ -231,10 +247,12 @@ impl<'a> Pointer<'a> {
             .find(|t| self.tools.contains(t))
             .or_else(|| self.tools.first().copied())
             .unwrap_or("head");
+        let prefix = self.prefix;
+        let tools: Vec<String> = self.tools.iter().map(|t| format!("{prefix}{t}")).collect();
         format!(
-            "Explore it with these tools, passing file=\"{}\": {}. Start with {first}.",
+            "Explore it with these tools, passing file=\"{}\": {}. Start with {prefix}{first}.",
             self.stored.file_name,
-            self.tools.join(", ")
+            tools.join(", ")
         )
     }
 }
@@ -255,10 +273,10 @@ impl<'c> Shape<'c> {
         }
     }
 
-    fn render(&self, max_chars: usize) -> String {
+    fn render(&self, max_chars: usize, prefix: &str) -> String {
         match self {
             Shape::Json(Some(shape)) => shape.render(max_chars),
-            Shape::Json(None) => "JSON (not summarised here; run schema)".to_owned(),
+            Shape::Json(None) => format!("JSON (not summarised here; run {prefix}schema)"),
             Shape::Markdown(shape) => shape.render(max_chars),
             Shape::Text(text) => text_summary(text, max_chars.min(120)),
         }
@@ -522,5 +540,27 @@ mod tests {
         );
         // Without content the stored file is read back.
         assert!(text.contains("shape: first line: a\n"), "{text}");
+    }
+
+    #[test]
+    fn pointer_names_the_tools_with_the_hosts_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        let stored = Store::open(dir.path())
+            .unwrap()
+            .write_output(&Output {
+                tool: "x",
+                server: None,
+                content: "{}",
+                tokens: None,
+            })
+            .unwrap();
+        let text = Pointer::new("x", &stored, 2, counter())
+            .with_tools(&["schema", "grep"])
+            .with_tool_prefix("sp_")
+            .render();
+        assert!(
+            text.ends_with(": sp_schema, sp_grep. Start with sp_schema."),
+            "{text}"
+        );
     }
 }

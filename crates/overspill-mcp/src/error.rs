@@ -4,6 +4,7 @@ use std::process::ExitStatus;
 
 /// Why [`run`](crate::run) failed. Each message says what to do next.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ProxyError {
     /// No upstream command was given.
     #[error(
@@ -22,20 +23,21 @@ pub enum ProxyError {
         #[source]
         source: std::io::Error,
     },
-    /// The upstream server did not complete the MCP handshake.
+    /// The upstream server did not answer the client's `initialize` in time.
     #[error(
-        "the upstream server `{command}` did not complete the MCP initialize handshake: {reason}; \
-         run it on its own to see whether it speaks MCP on stdio"
+        "the MCP server {server} did not answer `initialize` within {} s; its diagnostics are \
+         in {diagnostics}. Check that the command starts an MCP server speaking stdio, or raise \
+         --init-timeout if it is slow to start",
+        after.as_secs_f64()
     )]
-    Handshake {
-        /// The program as given.
-        command: String,
-        /// What rmcp reported.
-        reason: String,
+    InitTimeout {
+        /// The server's command line (or URL).
+        server: String,
+        /// How long the proxy waited.
+        after: std::time::Duration,
+        /// Where the server's own output went.
+        diagnostics: String,
     },
-    /// The upstream server's tool list could not be read at start.
-    #[error("cannot list the upstream server's tools: {0}")]
-    ListTools(String),
     /// An upstream tool has the same name as an exploration tool.
     #[error(
         "the upstream server has a tool named `{name}`, which is also the name of an exploration \
@@ -55,9 +57,6 @@ pub enum ProxyError {
         /// The prefix as given.
         prefix: String,
     },
-    /// The downstream (client-facing) side failed.
-    #[error("the MCP client connection failed: {0}")]
-    Downstream(String),
     /// The upstream server exited while the proxy was running.
     #[error("the upstream server exited ({status}); the proxy stops with it")]
     UpstreamExited {

@@ -11,6 +11,12 @@ pub trait Scratch: Send + Sync + 'static {
     /// The exploration tools as MCP tool definitions (`name`, `description`, `inputSchema`).
     fn tool_definitions(&self) -> Vec<Value>;
 
+    /// The prefix before the exploration tools' names as the client sees them (`sp_` →
+    /// `sp_grep`); `""` for none. The pointer must name the tools the same way.
+    fn tool_prefix(&self) -> &str {
+        ""
+    }
+
     /// Records the tools `server` offers, so its threshold patterns resolve to them.
     fn set_server_tools(&self, server: &str, tools: Vec<String>);
 
@@ -42,6 +48,10 @@ pub trait Scratch: Send + Sync + 'static {
 impl Scratch for Scratchpad {
     fn tool_definitions(&self) -> Vec<Value> {
         Scratchpad::tool_definitions(self, ToolFormat::Mcp)
+    }
+
+    fn tool_prefix(&self) -> &str {
+        Scratchpad::tool_prefix(self)
     }
 
     fn set_server_tools(&self, server: &str, tools: Vec<String>) {

@@ -9,36 +9,34 @@ mod fixture;
 #[path = "support/harness.rs"]
 #[allow(dead_code)]
 mod harness;
+#[path = "support/raw_server.rs"]
+#[allow(dead_code)]
+mod raw_server;
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use overspill::Scratchpad;
-use overspill_mcp::{ProxyError, serve};
+use overspill_mcp::ProxyError;
 use rmcp::model::{CallToolRequestParams, ContentBlock};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use harness::*;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-fn scratchpad(dir: &Path) -> Scratchpad {
+fn scratchpad(dir: &Path, prefix: &str) -> Scratchpad {
     Scratchpad::builder()
         .scratchpad_dir(dir)
         .context_window(128_000)
         .intercept_all(5120)
+        .tool_prefix(prefix)
         .build()
         .unwrap()
 }
 
 async fn start(prefix: Option<&str>) -> Session {
     let dir = tempfile::tempdir().unwrap();
-    let scratch = scratchpad(dir.path());
-    let options = match prefix {
-        Some(prefix) => fixture_options().with_tool_prefix(prefix),
-        None => fixture_options(),
-    };
-    start_with(scratch, dir, options).await
+    let scratch = scratchpad(dir.path(), prefix.unwrap_or_default());
+    start_with(scratch, dir, fixture_options()).await
 }
 
 async fn listing_shows_upstream_tools_then_exploration_tools_and_keeps_instructions() {
@@ -182,20 +180,22 @@ async fn an_upstream_crash_mid_call_errors_the_client_and_stops_the_proxy_with_a
     }
 }
 
-async fn a_tool_name_clash_fails_start_suggesting_the_prefix() {
+async fn a_tool_name_clash_fails_the_first_listing_suggesting_the_prefix() {
     let dir = tempfile::tempdir().unwrap();
-    let (_client, proxy_side) = tokio::io::duplex(1 << 16);
-    let (read, write) = tokio::io::split(proxy_side);
-    let mut options = fixture_options();
-    options.args.push("--clash".to_owned());
-    let error = serve(options, Arc::new(scratchpad(dir.path())), read, write)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&error, ProxyError::NameClash { name } if name == "grep"),
-        "{error}"
-    );
+    let scratch = scratchpad(dir.path(), "");
+    let session = start_with(scratch, dir, fixture_options_with(&["--clash"])).await;
+    let error = session.client.list_all_tools().await.unwrap_err();
     assert!(error.to_string().contains("--tool-prefix"), "{error}");
+    let ended = tokio::time::timeout(Duration::from_secs(30), session.proxy)
+        .await
+        .expect("the proxy did not stop")
+        .unwrap();
+    match ended {
+        Err(error @ ProxyError::NameClash { .. }) => {
+            assert!(error.to_string().contains("`grep`"), "{error}");
+        }
+        other => panic!("NameClash expected, got {other:?}"),
+    }
 }
 
 async fn with_a_prefix_the_exploration_tools_are_renamed_and_answer() {
@@ -218,70 +218,20 @@ async fn with_a_prefix_the_exploration_tools_are_renamed_and_answer() {
     session.client.cancel().await.unwrap();
 }
 
-async fn a_malformed_request_gets_a_json_rpc_error_and_the_session_continues() {
-    let dir = tempfile::tempdir().unwrap();
-    let (client_side, proxy_side) = tokio::io::duplex(1 << 20);
-    let (proxy_read, proxy_write) = tokio::io::split(proxy_side);
-    let proxy = tokio::spawn(serve(
-        fixture_options(),
-        Arc::new(scratchpad(dir.path())),
-        proxy_read,
-        proxy_write,
-    ));
-    let (read, mut write) = tokio::io::split(client_side);
-    let mut lines = BufReader::new(read).lines();
-    send(
-        &mut write,
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"}}}),
-    )
-    .await;
-    let init: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
-    assert_eq!(init["id"], 1, "{init}");
-    send(
-        &mut write,
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    )
-    .await;
-    send(
-        &mut write,
-        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}),
-    )
-    .await;
-    // `params` must be an object.
-    send(
-        &mut write,
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": "not an object"}),
-    )
-    .await;
-    let mut answered_error = false;
-    let mut listed = false;
-    while !(answered_error && listed) {
-        let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
-            .await
-            .expect("no answer")
-            .unwrap()
-            .unwrap();
-        let message: Value = serde_json::from_str(&line).unwrap();
-        // rmcp cannot read the id of a request it cannot parse, so the error may carry none.
-        if message.get("error").is_some() && (message["id"] == 2 || message["id"].is_null()) {
-            assert!(message["error"]["code"].is_i64(), "{message}");
-            answered_error = true;
-        } else if message["id"] == 3 {
-            assert!(message["result"]["tools"].is_array(), "{message}");
-            listed = true;
-        }
-    }
-    drop(lines);
-    proxy.abort();
-}
-
-async fn send(write: &mut (impl AsyncWriteExt + Unpin), message: Value) {
-    write
-        .write_all(format!("{message}\n").as_bytes())
-        .await
-        .unwrap();
+async fn with_a_prefix_the_pointer_and_the_instructions_name_the_prefixed_tools() {
+    let session = start(Some("sp_")).await;
+    let info = session.client.peer_info().unwrap();
+    let instructions = info.instructions.clone().unwrap_or_default();
+    assert!(instructions.contains("`sp_schema`"), "{instructions}");
+    let result = call(&session, "big", json!({"bytes": 100_000})).await;
+    let pointer = only_text(&result);
+    assert!(
+        pointer.contains(": sp_schema, sp_item_schema,")
+            && pointer.ends_with("Start with sp_schema."),
+        "{pointer}"
+    );
+    assert!(!pointer.contains(" grep,"), "{pointer}");
+    session.client.cancel().await.unwrap();
 }
 
 const CASES: &[(&str, Case)] = &[
@@ -311,8 +261,8 @@ const CASES: &[(&str, Case)] = &[
         },
     ),
     (
-        "a_tool_name_clash_fails_start_suggesting_the_prefix",
-        || Box::pin(a_tool_name_clash_fails_start_suggesting_the_prefix()),
+        "a_tool_name_clash_fails_the_first_listing_suggesting_the_prefix",
+        || Box::pin(a_tool_name_clash_fails_the_first_listing_suggesting_the_prefix()),
     ),
     (
         "with_a_prefix_the_exploration_tools_are_renamed_and_answer",
@@ -322,8 +272,8 @@ const CASES: &[(&str, Case)] = &[
         Box::pin(resources_and_prompts_pass_through_unchanged())
     }),
     (
-        "a_malformed_request_gets_a_json_rpc_error_and_the_session_continues",
-        || Box::pin(a_malformed_request_gets_a_json_rpc_error_and_the_session_continues()),
+        "with_a_prefix_the_pointer_and_the_instructions_name_the_prefixed_tools",
+        || Box::pin(with_a_prefix_the_pointer_and_the_instructions_name_the_prefixed_tools()),
     ),
 ];
 

@@ -10,6 +10,9 @@ mod fixture;
 #[path = "support/harness.rs"]
 #[allow(dead_code)]
 mod harness;
+#[path = "support/raw_server.rs"]
+#[allow(dead_code)]
+mod raw_server;
 
 use std::path::Path;
 
@@ -27,7 +30,11 @@ async fn start(max_reference_bytes: Option<u64>) -> Session {
     if let Some(cap) = max_reference_bytes {
         builder = builder.max_reference_bytes(cap);
     }
-    start_with(builder.build().unwrap(), dir, fixture_options()).await
+    let session = start_with(builder.build().unwrap(), dir, fixture_options()).await;
+    // As every MCP client does at connect: the listing gives the proxy the tools' input
+    // schemas, by which references are inserted (a string parameter gets the text).
+    session.client.list_all_tools().await.unwrap();
+    session
 }
 
 /// Calls `big` for a stored JSON of about `bytes` bytes; returns the pointer's file name.

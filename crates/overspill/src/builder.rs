@@ -75,6 +75,7 @@ pub struct ScratchpadBuilder {
     server_tools: Vec<(String, Vec<String>)>,
     footer: Option<String>,
     excluded_tools: Vec<String>,
+    tool_prefix: String,
     cache: Option<Arc<FileCache>>,
     max_reference_bytes: Option<u64>,
 }
@@ -258,6 +259,15 @@ impl ScratchpadBuilder {
         self
     }
 
+    /// The prefix the host puts before the exploration tools' names when it registers them
+    /// (`sp_` → `sp_grep`, `sp_head` …), for hosts whose other tools already use those names.
+    /// The pointer and the prompt section then name the tools as the model sees them; the host
+    /// strips the prefix before [`Scratchpad::call`](crate::Scratchpad::call).
+    pub fn tool_prefix(mut self, prefix: impl Into<String>) -> ScratchpadBuilder {
+        self.tool_prefix = prefix.into();
+        self
+    }
+
     /// A file cache to share with other agents of the process (each has its own by default).
     pub fn file_cache(mut self, cache: Arc<FileCache>) -> ScratchpadBuilder {
         self.cache = Some(cache);
@@ -322,7 +332,7 @@ impl ScratchpadBuilder {
             PromptRole::Worker => artifacts::artifact_tools(false),
             PromptRole::Coordinator => artifacts::artifact_tools(true),
         };
-        let prompt = prompt::section(role, &registry.names());
+        let prompt = prompt::section(role, &registry.names(), &self.tool_prefix);
 
         let (mode, budget, store, ctx) = match (role, run.clone()) {
             (PromptRole::Coordinator, Some(run)) => {
@@ -422,6 +432,7 @@ impl ScratchpadBuilder {
         if let Some(cap) = self.max_reference_bytes {
             inner.max_reference_bytes = cap;
         }
+        inner.tool_prefix = self.tool_prefix;
         Ok(Scratchpad::from_inner(inner))
     }
 

@@ -107,6 +107,7 @@ impl Inner {
                 let pointer = Pointer::new(tool, &stored, tokens, self.counter)
                     .with_summary(summary)
                     .with_tools(&names)
+                    .with_tool_prefix(&self.tool_prefix)
                     .with_reference_line()
                     .render();
                 Intercepted::Pointer(pointer)

@@ -30,8 +30,9 @@ fn blurb(tool: &str) -> Option<&'static str> {
     })
 }
 
-/// The section for `role` when the exploration tools `tools` are exposed.
-pub(crate) fn section(role: PromptRole, tools: &[&str]) -> String {
+/// The section for `role` when the exploration tools `tools` are exposed, their names behind
+/// `prefix`.
+pub(crate) fn section(role: PromptRole, tools: &[&str], prefix: &str) -> String {
     if role == PromptRole::Coordinator {
         return "## Artifacts\n\
                 Workers do not see this conversation. To hand a worker content that is too \
@@ -50,8 +51,8 @@ pub(crate) fn section(role: PromptRole, tools: &[&str]) -> String {
     );
     for tool in tools {
         match blurb(tool) {
-            Some(blurb) => out.push_str(&format!("- {tool}: {blurb}.\n")),
-            None => out.push_str(&format!("- {tool}\n")),
+            Some(blurb) => out.push_str(&format!("- {prefix}{tool}: {blurb}.\n")),
+            None => out.push_str(&format!("- {prefix}{tool}\n")),
         }
     }
     if role == PromptRole::Worker {
@@ -76,8 +77,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_section_names_the_tools_behind_the_hosts_prefix() {
+        let text = section(PromptRole::Agent, &["grep"], "sp_");
+        assert!(text.contains("- sp_grep: the lines matching"), "{text}");
+    }
+
+    #[test]
     fn the_section_lists_exactly_the_exposed_tools_in_order() {
-        let text = section(PromptRole::Agent, &["grep", "head"]);
+        let text = section(PromptRole::Agent, &["grep", "head"], "");
         let listed: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("- ")).collect();
         assert_eq!(
             listed,
@@ -91,16 +98,16 @@ mod tests {
 
     #[test]
     fn a_worker_is_told_about_read_artifact_and_a_coordinator_about_write_artifact() {
-        assert!(section(PromptRole::Worker, &["grep"]).contains("`read_artifact`"));
-        let coordinator = section(PromptRole::Coordinator, &[]);
+        assert!(section(PromptRole::Worker, &["grep"], "").contains("`read_artifact`"));
+        let coordinator = section(PromptRole::Coordinator, &[], "");
         assert!(coordinator.contains("`write_artifact`") && !coordinator.contains("grep"));
     }
 
     #[test]
     fn the_section_tells_the_syntax_of_references() {
-        let text = section(PromptRole::Agent, &["grep"]);
+        let text = section(PromptRole::Agent, &["grep"], "");
         assert!(text.contains("`overspill://<file>`") && text.contains("`#L10-L80`"));
-        assert!(!section(PromptRole::Coordinator, &[]).contains("overspill://"));
+        assert!(!section(PromptRole::Coordinator, &[], "").contains("overspill://"));
     }
 
     #[test]
@@ -116,7 +123,7 @@ mod tests {
             "slice",
             "read",
         ];
-        let tokens = crate::tokens::o200k().count(&section(PromptRole::Worker, &all));
+        let tokens = crate::tokens::o200k().count(&section(PromptRole::Worker, &all, ""));
         assert!(tokens < 400, "{tokens} tokens");
     }
 }

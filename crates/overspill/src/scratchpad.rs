@@ -80,6 +80,8 @@ pub(crate) struct Inner {
     finished: AtomicBool,
     /// The largest file an `overspill://` reference may insert.
     pub(crate) max_reference_bytes: u64,
+    /// What the host puts before the exploration tools' names (`""` for nothing).
+    pub(crate) tool_prefix: String,
 }
 
 impl Inner {
@@ -115,6 +117,7 @@ impl Inner {
             prompt,
             finished: AtomicBool::new(false),
             max_reference_bytes: crate::references::DEFAULT_MAX_REFERENCE_BYTES,
+            tool_prefix: String::new(),
         }
     }
 
@@ -364,6 +367,12 @@ impl Scratchpad {
             .budget
             .as_ref()
             .map(|budget| budget.window_hint())
+    }
+
+    /// The prefix the host puts before the exploration tools' names (see
+    /// [`ScratchpadBuilder::tool_prefix`]); `""` when there is none.
+    pub fn tool_prefix(&self) -> &str {
+        &self.inner.tool_prefix
     }
 
     /// The token counter of the agent's model.

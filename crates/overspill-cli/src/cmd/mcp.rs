@@ -1,9 +1,11 @@
 //! `overspill mcp [--config FILE] [--name SERVER] [--tool-prefix P] [--dir DIR]
-//! [--context-window N] [--provider P] [--model M] -- <command> [args…]`: the MCP proxy.
+//! [--context-window N] [--provider P] [--model M] [--init-timeout SECS] -- <command> [args…]`:
+//! the MCP proxy.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
@@ -45,6 +47,10 @@ pub struct McpArgs {
     /// The model id, for the token counter (default: [agent.llm], else gpt-4o).
     #[arg(long, value_name = "M")]
     model: Option<String>,
+    /// Seconds the server may take to answer the client's `initialize` before the proxy
+    /// answers with an error and exits 1.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    init_timeout: f64,
     /// The upstream MCP server's command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -62,11 +68,15 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
         ),
         None => None,
     };
+    let Ok(init_timeout) = Duration::try_from_secs_f64(args.init_timeout) else {
+        return Ok(super::usage_error(format!(
+            "invalid --init-timeout {}: give a number of seconds, e.g. 30",
+            args.init_timeout
+        )));
+    };
     let pad = scratchpad(&args, config.as_ref())?;
-    let mut options = ProxyOptions::new(server, program.clone(), program_args.iter().cloned());
-    if let Some(prefix) = &args.tool_prefix {
-        options = options.with_tool_prefix(prefix.clone());
-    }
+    let options = ProxyOptions::new(server, program.clone(), program_args.iter().cloned())
+        .with_init_timeout(init_timeout);
     match overspill_mcp::run_blocking(options, Arc::new(pad)) {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(error @ (ProxyError::NameClash { .. } | ProxyError::InvalidPrefix { .. })) => {
@@ -99,6 +109,9 @@ fn scratchpad(args: &McpArgs, config: Option<&Config>) -> anyhow::Result<Scratch
         .or(llm.and_then(|llm| llm.context_window))
         .unwrap_or(DEFAULT_CONTEXT_WINDOW);
     builder = builder.context_window(window);
+    if let Some(prefix) = &args.tool_prefix {
+        builder = builder.tool_prefix(prefix);
+    }
     let configured = llm.is_some_and(|llm| llm.provider.is_some() || llm.model.is_some());
     match (&args.provider, &args.model) {
         (None, None) if configured => {}

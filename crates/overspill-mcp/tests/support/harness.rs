@@ -17,6 +17,7 @@ use rmcp::service::RunningService;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 use tokio::task::JoinHandle;
 
 /// One named test case.
@@ -34,8 +35,112 @@ pub struct Session {
 
 /// The proxy options that run this binary as the upstream fixture server.
 pub fn fixture_options() -> ProxyOptions {
+    fixture_options_with(&[])
+}
+
+/// The same with more arguments for the fixture (`--raw`, `--clash` …).
+pub fn fixture_options_with(extra: &[&str]) -> ProxyOptions {
     let exe = std::env::current_exe().unwrap();
-    ProxyOptions::new("fixture", exe.to_string_lossy(), [FIXTURE_FLAG])
+    let args = std::iter::once(FIXTURE_FLAG).chain(extra.iter().copied());
+    ProxyOptions::new("fixture", exe.to_string_lossy(), args)
+}
+
+/// A running proxy spoken to in raw JSON lines, as a client that keeps every field would.
+pub struct RawSession {
+    pub write: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    pub lines: tokio::io::Lines<tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+    pub proxy: JoinHandle<Result<(), ProxyError>>,
+    pub dir: tempfile::TempDir,
+    /// Messages read while waiting for something else (notifications, server requests).
+    pub seen: Vec<Value>,
+}
+
+impl RawSession {
+    /// Starts the proxy in process over `scratch` (whose dir is `dir`), not yet initialized.
+    pub fn start(scratch: Scratchpad, dir: tempfile::TempDir, options: ProxyOptions) -> RawSession {
+        let (client_side, proxy_side) = tokio::io::duplex(1 << 20);
+        let (proxy_read, proxy_write) = tokio::io::split(proxy_side);
+        let proxy = tokio::spawn(serve(options, Arc::new(scratch), proxy_read, proxy_write));
+        let (read, write) = tokio::io::split(client_side);
+        let lines = tokio::io::BufReader::new(read).lines();
+        RawSession {
+            write,
+            lines,
+            proxy,
+            dir,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Writes one line as is.
+    pub async fn send_text(&mut self, text: &str) {
+        self.write
+            .write_all(format!("{text}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+
+    /// Writes one message.
+    pub async fn send(&mut self, message: Value) {
+        self.send_text(&message.to_string()).await;
+    }
+
+    /// The next message from the proxy (20 s at most).
+    pub async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(20), self.lines.next_line())
+            .await
+            .expect("no message from the proxy within 20 s")
+            .unwrap()
+            .expect("the proxy closed the connection");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// Reads until the response with `id`; what came before it is kept in `seen`.
+    pub async fn response(&mut self, id: &Value) -> Value {
+        loop {
+            let message = self.next().await;
+            if message.get("method").is_none() && &message["id"] == id {
+                return message;
+            }
+            self.seen.push(message);
+        }
+    }
+
+    /// Sends a request and returns its response.
+    pub async fn request(&mut self, id: Value, method: &str, params: Value) -> Value {
+        self.send(
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        )
+        .await;
+        self.response(&id).await
+    }
+
+    /// The MCP handshake with `params` as the client's `initialize`; returns its response.
+    pub async fn initialize(&mut self, params: Value) -> Value {
+        let response = self.request(Value::from(0), "initialize", params).await;
+        self.send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        response
+    }
+
+    /// The handshake of a plain client at protocol 2025-06-18.
+    pub async fn initialize_plain(&mut self) -> Value {
+        self.initialize(
+            serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw-client", "version": "0"}}),
+        )
+        .await
+    }
+
+    /// A `tools/call` of `name` with `arguments`; returns the response.
+    pub async fn call(&mut self, id: i64, name: &str, arguments: Value) -> Value {
+        self.request(
+            Value::from(id),
+            "tools/call",
+            serde_json::json!({"name": name, "arguments": arguments}),
+        )
+        .await
+    }
 }
 
 /// Starts the proxy in process over `scratch` (whose dir is `dir`) and connects a client.

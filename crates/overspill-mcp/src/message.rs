@@ -1,0 +1,340 @@
+//! JSON-RPC 2.0 messages as the relay sees them: the text exactly as it arrived, and only as
+//! much of it parsed as routing needs (its kind, id and method).
+//!
+//! The envelope is read with borrowed [`RawValue`]s, so a 60 MB result is scanned once and
+//! nothing inside it is copied; a message the relay does not change is forwarded as its
+//! original text.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+
+/// JSON-RPC: the text is not JSON.
+pub(crate) const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC: JSON, but not a request, notification or response.
+pub(crate) const INVALID_REQUEST: i64 = -32600;
+/// JSON-RPC: the method's parameters are wrong.
+pub(crate) const INVALID_PARAMS: i64 = -32602;
+/// JSON-RPC: the proxy failed inside.
+pub(crate) const INTERNAL_ERROR: i64 = -32603;
+/// The upstream server's connection is gone (the code the MCP SDKs use for a closed
+/// connection).
+pub(crate) const CONNECTION_CLOSED: i64 = -32000;
+/// The upstream server did not answer in time (the SDKs' request-timeout code).
+pub(crate) const REQUEST_TIMEOUT: i64 = -32001;
+
+/// A request id as a map key: the number `1` and the string `"1"` are different ids.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Id {
+    Number(String),
+    Text(String),
+}
+
+impl Id {
+    /// The id of a JSON value, when it is one JSON-RPC allows (a string or a number).
+    pub(crate) fn of(value: &Value) -> Option<Id> {
+        match value {
+            Value::Number(number) => Some(Id::Number(number.to_string())),
+            Value::String(text) => Some(Id::Text(text.clone())),
+            _ => None,
+        }
+    }
+}
+
+/// What a message is, as far as routing goes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Kind {
+    /// A request: it expects a response with the same id.
+    Request { id: Id, method: String },
+    /// A notification: no id, no response.
+    Notification { method: String },
+    /// A response (a result or an error) to the request with this id; `None` for the error
+    /// answer to a message whose id could not be read.
+    Response { id: Option<Id> },
+}
+
+/// One message: its text as received and its routing head.
+#[derive(Debug, Clone)]
+pub(crate) struct Message {
+    /// The message's JSON text, unchanged.
+    pub(crate) text: String,
+    pub(crate) kind: Kind,
+    /// The id as it was written (for answers the relay writes itself).
+    pub(crate) id: Value,
+}
+
+/// A message that cannot be routed, with the JSON-RPC error that answers it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Invalid {
+    /// The id to answer with (`null` when none could be read).
+    pub(crate) id: Value,
+    pub(crate) code: i64,
+    pub(crate) message: String,
+}
+
+impl Invalid {
+    /// The error response for it.
+    pub(crate) fn response(&self) -> String {
+        error_response(&self.id, self.code, &self.message)
+    }
+}
+
+/// The fields of an envelope that routing reads; the rest (params, result, `_meta`, unknown
+/// fields) stay unparsed in the original text.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default, borrow)]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    method: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    result: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    error: Option<&'a RawValue>,
+}
+
+/// Reads one line of input: one message, or the messages of a batch (each on its own), or
+/// the error that answers it.
+pub(crate) fn parse(text: String) -> Vec<Result<Message, Invalid>> {
+    match text.trim_start().as_bytes().first() {
+        Some(b'[') => parse_batch(&text),
+        _ => vec![parse_one(text)],
+    }
+}
+
+/// A batch (JSON-RPC 2.0, and MCP 2025-03-26): each element is routed as a message of its own.
+fn parse_batch(text: &str) -> Vec<Result<Message, Invalid>> {
+    match serde_json::from_str::<Vec<&RawValue>>(text) {
+        Ok(items) if items.is_empty() => vec![Err(invalid(
+            Value::Null,
+            INVALID_REQUEST,
+            "an empty batch is not a valid JSON-RPC request",
+        ))],
+        Ok(items) => items
+            .into_iter()
+            .map(|item| parse_one(item.get().to_owned()))
+            .collect(),
+        Err(error) => vec![Err(not_parsed(text, &error))],
+    }
+}
+
+fn parse_one(text: String) -> Result<Message, Invalid> {
+    let (kind, id) = match serde_json::from_str::<Envelope>(&text) {
+        Ok(envelope) => route(&envelope)?,
+        Err(error) => return Err(not_parsed(&text, &error)),
+    };
+    Ok(Message { text, kind, id })
+}
+
+/// The kind and id of a well-formed envelope, or why it is not a JSON-RPC 2.0 message.
+fn route(envelope: &Envelope) -> Result<(Kind, Value), Invalid> {
+    let id = match envelope.id {
+        Some(raw) => serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null),
+        None => Value::Null,
+    };
+    let key = Id::of(&id);
+    if envelope.id.is_some() && key.is_none() {
+        return Err(invalid(
+            Value::Null,
+            INVALID_REQUEST,
+            "the id must be a string or a number",
+        ));
+    }
+    let version = envelope
+        .jsonrpc
+        .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok());
+    if version.as_deref() != Some("2.0") {
+        return Err(invalid(
+            id,
+            INVALID_REQUEST,
+            "not a JSON-RPC 2.0 message: \"jsonrpc\": \"2.0\" is missing",
+        ));
+    }
+    if let Some(method) = envelope.method {
+        let Ok(method) = serde_json::from_str::<String>(method.get()) else {
+            return Err(invalid(id, INVALID_REQUEST, "the method must be a string"));
+        };
+        let kind = match key {
+            Some(key) => Kind::Request { id: key, method },
+            None => Kind::Notification { method },
+        };
+        return Ok((kind, id));
+    }
+    match (envelope.result.is_some(), envelope.error.is_some()) {
+        (true, false) if key.is_some() => Ok((Kind::Response { id: key }, id)),
+        (false, true) => Ok((Kind::Response { id: key }, id)),
+        _ => Err(invalid(
+            id,
+            INVALID_REQUEST,
+            "neither a request (no method) nor a response (it needs an id and exactly one of \
+             result and error)",
+        )),
+    }
+}
+
+/// The answer to text that did not parse as an envelope: -32700 when it is not JSON, -32600
+/// (with the id, when one can be read) when it is JSON of the wrong shape.
+fn not_parsed(text: &str, error: &serde_json::Error) -> Invalid {
+    if matches!(
+        error.classify(),
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof
+    ) {
+        return invalid(
+            Value::Null,
+            PARSE_ERROR,
+            format!("parse error: the message is not valid JSON ({error})"),
+        );
+    }
+    let id = serde_json::from_str::<Value>(text)
+        .ok()
+        .and_then(|value| value.get("id").filter(|id| Id::of(id).is_some()).cloned())
+        .unwrap_or(Value::Null);
+    invalid(
+        id,
+        INVALID_REQUEST,
+        format!("not a JSON-RPC message object ({error})"),
+    )
+}
+
+fn invalid(id: Value, code: i64, message: impl Into<String>) -> Invalid {
+    Invalid {
+        id,
+        code,
+        message: message.into(),
+    }
+}
+
+/// A JSON-RPC error response.
+pub(crate) fn error_response(id: &Value, code: i64, message: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
+}
+
+/// A JSON-RPC result response.
+pub(crate) fn result_response(id: &Value, result: &Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string()
+}
+
+/// The `params` of a message, parsed (`Null` when absent or not JSON the relay can hold).
+pub(crate) fn params(text: &str) -> Value {
+    #[derive(Deserialize)]
+    struct Params {
+        #[serde(default)]
+        params: Value,
+    }
+    serde_json::from_str::<Params>(text)
+        .map(|p| p.params)
+        .unwrap_or(Value::Null)
+}
+
+/// The `result` of a response, unparsed (`None` for an error response).
+pub(crate) fn raw_result(text: &str) -> Option<&RawValue> {
+    #[derive(Deserialize)]
+    struct Result<'a> {
+        #[serde(default, borrow)]
+        result: Option<&'a RawValue>,
+    }
+    serde_json::from_str::<Result>(text).ok()?.result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(text: &str) -> Result<Message, Invalid> {
+        let mut all = parse(text.to_owned());
+        assert_eq!(all.len(), 1);
+        all.remove(0)
+    }
+
+    #[test]
+    fn a_request_keeps_its_text_and_reads_id_and_method() {
+        let text = r#"{"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{"x-vendor":1}}"#;
+        let message = one(text).unwrap();
+        assert_eq!(message.text, text);
+        assert_eq!(
+            message.kind,
+            Kind::Request {
+                id: Id::Text("a-1".into()),
+                method: "tools/call".into()
+            }
+        );
+    }
+
+    #[test]
+    fn numbers_and_strings_are_different_ids() {
+        assert_ne!(Id::of(&json!(1)), Id::of(&json!("1")));
+    }
+
+    #[test]
+    fn text_that_is_not_json_is_a_parse_error_with_a_null_id() {
+        let error = one("this is not json").unwrap_err();
+        assert_eq!((error.code, &error.id), (PARSE_ERROR, &Value::Null));
+        assert!(error.response().contains("\"id\":null"));
+    }
+
+    #[test]
+    fn a_method_that_is_not_a_string_is_an_invalid_request_keeping_the_id() {
+        let error = one(r#"{"jsonrpc":"2.0","id":5,"method":42}"#).unwrap_err();
+        assert_eq!((error.code, error.id), (INVALID_REQUEST, json!(5)));
+    }
+
+    #[test]
+    fn json_that_is_not_an_object_is_an_invalid_request() {
+        assert_eq!(one("42").unwrap_err().code, INVALID_REQUEST);
+        assert_eq!(one("[]").unwrap_err().code, INVALID_REQUEST);
+    }
+
+    #[test]
+    fn an_object_id_is_an_invalid_request_with_a_null_id() {
+        let error = one(r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#).unwrap_err();
+        assert_eq!((error.code, error.id), (INVALID_REQUEST, Value::Null));
+    }
+
+    #[test]
+    fn a_missing_version_is_an_invalid_request() {
+        let error = one(r#"{"id":3,"method":"ping"}"#).unwrap_err();
+        assert_eq!((error.code, error.id), (INVALID_REQUEST, json!(3)));
+    }
+
+    #[test]
+    fn a_batch_is_routed_element_by_element() {
+        let all = parse(
+            r#"[{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":1,"result":{}}, 7]"#
+                .to_owned(),
+        );
+        assert_eq!(all.len(), 3);
+        assert!(
+            matches!(&all[0], Ok(m) if m.kind == Kind::Notification { method: "notifications/initialized".into() })
+        );
+        assert!(
+            matches!(&all[1], Ok(m) if m.kind == Kind::Response { id: Some(Id::Number("1".into())) })
+        );
+        assert!(matches!(&all[2], Err(e) if e.code == INVALID_REQUEST));
+    }
+
+    #[test]
+    fn an_error_without_an_id_is_a_response() {
+        let message =
+            one(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#).unwrap();
+        assert_eq!(message.kind, Kind::Response { id: None });
+    }
+
+    #[test]
+    fn a_result_without_an_id_is_invalid() {
+        assert_eq!(
+            one(r#"{"jsonrpc":"2.0","result":{}}"#).unwrap_err().code,
+            INVALID_REQUEST
+        );
+    }
+
+    #[test]
+    fn the_raw_result_is_a_slice_of_the_text() {
+        let text = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"x-vendor-result":true}}"#;
+        assert_eq!(
+            raw_result(text).unwrap().get(),
+            r#"{"content":[],"x-vendor-result":true}"#
+        );
+    }
+}

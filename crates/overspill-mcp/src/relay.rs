@@ -1,0 +1,733 @@
+//! The relay core: one client session's messages in both directions, as JSON text.
+//!
+//! Every message is forwarded as the text it arrived as, except the few the scratchpad
+//! changes (docs/mcp-proxy.md, "What is forwarded"): the server's `initialize` and
+//! `server/discover` results, `tools/list` results, calls of the exploration tools (answered
+//! here), calls with `overspill://` references (resolved before forwarding), and final tool
+//! results (intercepted). The core knows no transport: it reads messages handed to it and
+//! writes to two channels, so stdio and Streamable HTTP drive the same code.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use tokio::sync::{Semaphore, mpsc};
+
+use crate::edits;
+use crate::error::ProxyError;
+use crate::message::{self, Id, Kind, Message};
+use crate::names::ToolNames;
+use crate::scratch::Scratch;
+
+/// Scratchpad work (exploration calls, interceptions, reference resolution) running at once
+/// per session; more waits its turn, so a burst of calls cannot exhaust the blocking pool.
+const CONCURRENT_JOBS: usize = 8;
+
+/// What the relay needs to know about its session.
+pub(crate) struct Settings {
+    /// The server's name, which selects its interception rules.
+    pub(crate) server: String,
+    /// How messages to the client name the upstream server (its command line or URL).
+    pub(crate) label: String,
+    /// Where the upstream server's own diagnostics went, for error messages.
+    pub(crate) diagnostics: String,
+    /// How long the server may take to answer `initialize`.
+    pub(crate) init_timeout: Duration,
+}
+
+/// The channels the relay writes to, and where it reports a reason to stop.
+pub(crate) struct Ports {
+    pub(crate) to_client: mpsc::Sender<String>,
+    pub(crate) to_server: mpsc::Sender<String>,
+    pub(crate) stop: mpsc::UnboundedSender<ProxyError>,
+}
+
+/// One client session's relay. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Relay(Arc<Shared>);
+
+struct Shared {
+    scratch: Arc<dyn Scratch>,
+    settings: Settings,
+    names: ToolNames,
+    exploration: Vec<Value>,
+    ports: Ports,
+    /// The client's requests that went upstream and await their response.
+    outstanding: Mutex<HashMap<Id, (Value, Pending)>>,
+    /// Tasks created by task-augmented calls: task id → the tool that was called.
+    tasks: Mutex<HashMap<String, String>>,
+    /// The upstream tools' input schemas, for inserting references as each tool declares.
+    schemas: RwLock<HashMap<String, Arc<Value>>>,
+    jobs: Arc<Semaphore>,
+    busy: Arc<AtomicUsize>,
+    /// Whether a tool list has been answered (a clash is fatal only in the first one).
+    listed: AtomicBool,
+}
+
+/// What to do with the response to a client request.
+#[derive(Debug, Clone, PartialEq)]
+enum Pending {
+    Forward,
+    Initialize,
+    Discover,
+    ToolsList { first_page: bool },
+    ToolCall { tool: String },
+    TaskResult { task: String },
+}
+
+/// Counts scratchpad work in progress until dropped, so a stopping proxy lets answers out.
+struct Busy(Arc<AtomicUsize>);
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The parts of `tools/call` params that routing reads.
+#[derive(Deserialize)]
+struct CallParams<'a> {
+    #[serde(default, borrow)]
+    name: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct RawParams<'a> {
+    #[serde(default, borrow)]
+    params: Option<&'a RawValue>,
+}
+
+impl Relay {
+    /// A relay for one session over `scratch`.
+    ///
+    /// # Errors
+    ///
+    /// [`ProxyError::InvalidPrefix`] when the scratchpad's tool prefix would not make valid
+    /// MCP tool names.
+    pub(crate) fn new(
+        scratch: Arc<dyn Scratch>,
+        settings: Settings,
+        ports: Ports,
+    ) -> Result<Relay, ProxyError> {
+        let definitions = scratch.tool_definitions();
+        let local = definitions
+            .iter()
+            .filter_map(|definition| definition.get("name")?.as_str().map(str::to_owned));
+        let names = ToolNames::new(Some(scratch.tool_prefix()), local)?;
+        let exploration = definitions
+            .into_iter()
+            .map(|mut definition| {
+                if let Some(name) = definition.get("name").and_then(Value::as_str) {
+                    definition["name"] = Value::String(names.exposed(name));
+                }
+                definition
+            })
+            .collect();
+        Ok(Relay(Arc::new(Shared {
+            scratch,
+            settings,
+            names,
+            exploration,
+            ports,
+            outstanding: Mutex::new(HashMap::new()),
+            tasks: Mutex::new(HashMap::new()),
+            schemas: RwLock::new(HashMap::new()),
+            jobs: Arc::new(Semaphore::new(CONCURRENT_JOBS)),
+            busy: Arc::new(AtomicUsize::new(0)),
+            listed: AtomicBool::new(false),
+        })))
+    }
+
+    /// Scratchpad work in progress.
+    pub(crate) fn busy(&self) -> usize {
+        self.0.busy.load(Ordering::SeqCst)
+    }
+
+    /// One line from the client.
+    pub(crate) async fn client_says(&self, text: String) {
+        for item in message::parse(text) {
+            match item {
+                Ok(message) => self.client_message(message).await,
+                Err(invalid) => self.0.send_client(invalid.response()).await,
+            }
+        }
+    }
+
+    /// One line from the server.
+    pub(crate) async fn server_says(&self, text: String) {
+        for item in message::parse(text) {
+            match item {
+                Ok(message) => self.server_message(message).await,
+                Err(invalid) => self.0.send_server(invalid.response()).await,
+            }
+        }
+    }
+
+    /// A line from the client the transport could not read as text.
+    pub(crate) async fn client_unreadable(&self, why: Unreadable) {
+        self.0.send_client(why.response()).await;
+    }
+
+    /// A line from the server the transport could not read as text.
+    pub(crate) async fn server_unreadable(&self, why: Unreadable) {
+        self.0.send_server(why.response()).await;
+    }
+
+    /// The server is gone (`why` says how): every request still waiting for it is answered
+    /// with an error, so no client call hangs.
+    pub(crate) async fn server_gone(&self, why: &str) {
+        let waiting: Vec<(Value, Pending)> = self
+            .0
+            .outstanding
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .drain()
+            .map(|(_, entry)| entry)
+            .collect();
+        let message = format!(
+            "the MCP server {} {why}, so this request has no answer; its diagnostics are in {}",
+            self.0.settings.label, self.0.settings.diagnostics
+        );
+        for (id, _) in waiting {
+            self.0
+                .send_client(message::error_response(
+                    &id,
+                    message::CONNECTION_CLOSED,
+                    &message,
+                ))
+                .await;
+        }
+    }
+
+    async fn client_message(&self, message: Message) {
+        let shared = &self.0;
+        match &message.kind {
+            Kind::Request { id, method } => {
+                let pending = match method.as_str() {
+                    "tools/call" => return self.tools_call(message).await,
+                    "initialize" => {
+                        self.init_timer(id.clone(), message.id.clone());
+                        Pending::Initialize
+                    }
+                    "server/discover" => Pending::Discover,
+                    "tools/list" => Pending::ToolsList {
+                        first_page: message::params(&message.text)
+                            .get("cursor")
+                            .is_none_or(Value::is_null),
+                    },
+                    "tasks/result" => match message::params(&message.text)
+                        .get("taskId")
+                        .and_then(Value::as_str)
+                    {
+                        Some(task) => Pending::TaskResult {
+                            task: task.to_owned(),
+                        },
+                        None => Pending::Forward,
+                    },
+                    _ => Pending::Forward,
+                };
+                shared.expect(id, &message.id, pending);
+                shared.send_server(message.text).await;
+            }
+            Kind::Notification { method } => {
+                if method == "notifications/cancelled" {
+                    // The server need not answer a cancelled request.
+                    let params = message::params(&message.text);
+                    if let Some(id) = params.get("requestId").and_then(Id::of) {
+                        shared.take(&id);
+                    }
+                }
+                shared.send_server(message.text).await;
+            }
+            Kind::Response { .. } => shared.send_server(message.text).await,
+        }
+    }
+
+    async fn server_message(&self, message: Message) {
+        let shared = &self.0;
+        let Kind::Response { id: Some(id) } = &message.kind else {
+            return shared.send_client(message.text).await;
+        };
+        let Some(pending) = shared.take(id) else {
+            return shared.send_client(message.text).await;
+        };
+        let text = match pending {
+            Pending::Forward => message.text,
+            Pending::Initialize | Pending::Discover => edit_result(message.text, |result| {
+                edits::server_info(result, &shared.names)
+            }),
+            Pending::ToolsList { first_page } => {
+                let id = message.id.clone();
+                match self.tools_list(message, first_page) {
+                    Ok(text) => text,
+                    Err(error) => {
+                        let text = message::error_response(
+                            &id,
+                            message::INTERNAL_ERROR,
+                            &error.to_string(),
+                        );
+                        shared.send_client(text).await;
+                        return shared.fail(error);
+                    }
+                }
+            }
+            Pending::ToolCall { tool } => return self.tool_result(message, tool),
+            Pending::TaskResult { task } => {
+                let tool = shared
+                    .tasks
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .get(&task)
+                    .cloned();
+                match tool {
+                    Some(tool) => return self.tool_result(message, tool),
+                    None => message.text,
+                }
+            }
+        };
+        shared.send_client(text).await;
+    }
+
+    /// A client's `tools/call`: an exploration tool is answered here, references are resolved,
+    /// anything else goes upstream as sent.
+    async fn tools_call(&self, message: Message) {
+        let shared = &self.0;
+        let params = serde_json::from_str::<RawParams>(&message.text)
+            .ok()
+            .and_then(|raw| raw.params);
+        let parsed = params.and_then(|raw| serde_json::from_str::<CallParams>(raw.get()).ok());
+        let name = parsed
+            .as_ref()
+            .and_then(|params| params.name)
+            .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok());
+        let Some((params, name)) = parsed.zip(name) else {
+            return shared
+                .send_client(message::error_response(
+                    &message.id,
+                    message::INVALID_PARAMS,
+                    "tools/call needs params {\"name\": string, \"arguments\": object}",
+                ))
+                .await;
+        };
+        if let Some(local) = shared.names.local(&name) {
+            return match exploration_arguments(params.arguments) {
+                Ok(arguments) => self.explore(message.id, local.to_owned(), arguments),
+                Err(reason) => {
+                    shared
+                        .send_client(message::error_response(
+                            &message.id,
+                            message::INVALID_PARAMS,
+                            &format!("invalid arguments for `{name}`: {reason}"),
+                        ))
+                        .await;
+                }
+            };
+        }
+        let references = params
+            .arguments
+            .is_some_and(|raw| raw.get().contains("overspill://"));
+        let Kind::Request { id, .. } = &message.kind else {
+            return;
+        };
+        if references {
+            return self.resolve_and_forward(message, name);
+        }
+        shared.expect(id, &message.id, Pending::ToolCall { tool: name });
+        shared.send_server(message.text).await;
+    }
+
+    /// Answers an exploration call on the blocking pool.
+    fn explore(&self, id: Value, tool: String, arguments: Value) {
+        let shared = Arc::clone(&self.0);
+        let busy = shared.busy_guard();
+        tokio::spawn(async move {
+            let _busy = busy;
+            let Ok(_permit) = Arc::clone(&shared.jobs).acquire_owned().await else {
+                return;
+            };
+            let scratch = Arc::clone(&shared.scratch);
+            let name = tool.clone();
+            let answer = tokio::task::spawn_blocking(move || scratch.call(&name, arguments)).await;
+            let result = match answer {
+                Ok(text) => edits::exploration_result(text),
+                Err(error) => edits::error_result(format!(
+                    "the exploration tool `{tool}` failed inside the proxy ({error}); the \
+                     session goes on, try the call again or a narrower one"
+                )),
+            };
+            shared
+                .send_client(message::result_response(&id, &result))
+                .await;
+        });
+    }
+
+    /// Resolves the `overspill://` references of an upstream call, then forwards it (or
+    /// answers the model with why it could not).
+    fn resolve_and_forward(&self, message: Message, tool: String) {
+        let shared = Arc::clone(&self.0);
+        let busy = shared.busy_guard();
+        tokio::spawn(async move {
+            let _busy = busy;
+            let Ok(_permit) = Arc::clone(&shared.jobs).acquire_owned().await else {
+                return;
+            };
+            let Kind::Request { id, .. } = &message.kind else {
+                return;
+            };
+            let id = id.clone();
+            let schema = shared.schema(&tool);
+            let scratch = Arc::clone(&shared.scratch);
+            let resolved = tokio::task::spawn_blocking(move || {
+                let mut value: Value = serde_json::from_str(&message.text)
+                    .map_err(|error| format!("the call's JSON cannot be read: {error}"))?;
+                let arguments = value
+                    .get_mut("params")
+                    .and_then(|params| params.get_mut("arguments"))
+                    .map(Value::take)
+                    .unwrap_or(Value::Null);
+                if !overspill::references::has_references(&arguments) {
+                    return Ok((message.text, message.id));
+                }
+                let arguments = scratch.resolve_references(arguments, schema.as_deref())?;
+                value["params"]["arguments"] = arguments;
+                Ok((value.to_string(), message.id))
+            })
+            .await;
+            match resolved {
+                Ok(Ok((text, raw_id))) => {
+                    shared.expect(&id, &raw_id, Pending::ToolCall { tool });
+                    shared.send_server(text).await;
+                }
+                Ok(Err(reason)) => {
+                    let result = edits::error_result(reason);
+                    let raw_id = id_value(&id);
+                    shared
+                        .send_client(message::result_response(&raw_id, &result))
+                        .await;
+                }
+                Err(error) => {
+                    let raw_id = id_value(&id);
+                    shared
+                        .send_client(message::error_response(
+                            &raw_id,
+                            message::INTERNAL_ERROR,
+                            &format!("resolving overspill:// references failed: {error}"),
+                        ))
+                        .await;
+                }
+            }
+        });
+    }
+
+    /// A tool call's (or a task's) result from upstream: intercepted when it is final and
+    /// reaches its threshold, forwarded unchanged otherwise.
+    fn tool_result(&self, message: Message, tool: String) {
+        let shared = Arc::clone(&self.0);
+        if !shared.scratch.intercepts(&shared.settings.server, &tool) {
+            tokio::spawn(async move { shared.send_client(message.text).await });
+            return;
+        }
+        let busy = shared.busy_guard();
+        tokio::spawn(async move {
+            let _busy = busy;
+            let Ok(_permit) = Arc::clone(&shared.jobs).acquire_owned().await else {
+                return;
+            };
+            let scratch = Arc::clone(&shared.scratch);
+            let server = shared.settings.server.clone();
+            let decided = tokio::task::spawn_blocking(move || {
+                let decision = decide(&*scratch, &server, &tool, &message.text);
+                (decision, message, tool)
+            })
+            .await;
+            let Ok((decision, message, tool)) = decided else {
+                return;
+            };
+            let text = match decision {
+                Decision::Forward => message.text,
+                Decision::Task(task) => {
+                    shared
+                        .tasks
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .insert(task, tool);
+                    message.text
+                }
+                Decision::Replace(result) => {
+                    drop(message.text);
+                    message::result_response(&message.id, &result)
+                }
+            };
+            shared.send_client(text).await;
+        });
+    }
+
+    /// The server's tool list as the client sees it.
+    fn tools_list(&self, message: Message, first_page: bool) -> Result<String, ProxyError> {
+        let shared = &self.0;
+        let Ok(mut value) = serde_json::from_str::<Value>(&message.text) else {
+            return Ok(message.text);
+        };
+        let Some(tools) = value
+            .get_mut("result")
+            .and_then(|result| result.get_mut("tools"))
+            .and_then(Value::as_array_mut)
+        else {
+            return Ok(message.text);
+        };
+        shared.record_schemas(tools);
+        let first_list = !shared.listed.swap(true, Ordering::SeqCst);
+        let clash = tools
+            .iter()
+            .filter_map(tool_name)
+            .find(|name| shared.names.local(name).is_some())
+            .map(str::to_owned);
+        if let Some(name) = clash {
+            if first_list {
+                return Err(ProxyError::NameClash { name });
+            }
+            // A later list (after list_changed): the exploration tool wins, or the stored
+            // outputs would become unreachable.
+            tracing::warn!(tool = %name, "an upstream tool is hidden behind the exploration tool of the same name; use --tool-prefix");
+        }
+        if first_page {
+            tools.retain(|tool| {
+                tool_name(tool).is_none_or(|name| shared.names.local(name).is_none())
+            });
+        }
+        for tool in tools.iter_mut() {
+            let intercepted = tool_name(tool)
+                .is_some_and(|name| shared.scratch.intercepts(&shared.settings.server, name));
+            // A pointer cannot match an output schema, and clients reject a result without the
+            // structured content a schema promises (docs/mcp-proxy.md).
+            if intercepted && let Some(tool) = tool.as_object_mut() {
+                tool.remove("outputSchema");
+            }
+        }
+        let single_page = value
+            .get("result")
+            .and_then(|result| result.get("nextCursor"))
+            .is_none_or(Value::is_null);
+        let tools = value
+            .get_mut("result")
+            .and_then(|result| result.get_mut("tools"))
+            .and_then(Value::as_array_mut);
+        if let Some(tools) = tools
+            && first_page
+        {
+            if single_page {
+                let names: Vec<String> = tools
+                    .iter()
+                    .filter_map(tool_name)
+                    .map(str::to_owned)
+                    .collect();
+                shared
+                    .scratch
+                    .set_server_tools(&shared.settings.server, names);
+            }
+            tools.splice(0..0, shared.exploration.iter().cloned());
+        }
+        Ok(value.to_string())
+    }
+
+    /// After `init_timeout`, answers the client's `initialize` itself if the server has not,
+    /// and stops the proxy.
+    fn init_timer(&self, key: Id, id: Value) {
+        let shared = Arc::clone(&self.0);
+        tokio::spawn(async move {
+            tokio::time::sleep(shared.settings.init_timeout).await;
+            let waiting = {
+                let mut outstanding = shared
+                    .outstanding
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                match outstanding.get(&key) {
+                    Some((_, Pending::Initialize)) => outstanding.remove(&key).is_some(),
+                    _ => false,
+                }
+            };
+            if !waiting {
+                return;
+            }
+            let error = ProxyError::InitTimeout {
+                server: shared.settings.label.clone(),
+                after: shared.settings.init_timeout,
+                diagnostics: shared.settings.diagnostics.clone(),
+            };
+            shared
+                .send_client(message::error_response(
+                    &id,
+                    message::REQUEST_TIMEOUT,
+                    &error.to_string(),
+                ))
+                .await;
+            shared.fail(error);
+        });
+    }
+}
+
+/// What becomes of one upstream tool result.
+enum Decision {
+    Forward,
+    /// A task handle: remember which tool the task runs.
+    Task(String),
+    Replace(Value),
+}
+
+/// Reads a result and asks the scratchpad (on a blocking thread: it counts and writes).
+fn decide(scratch: &dyn Scratch, server: &str, tool: &str, text: &str) -> Decision {
+    let Some(raw) = message::raw_result(text) else {
+        return Decision::Forward;
+    };
+    // A result the relay cannot hold as a value (a number beyond f64, say) passes unchanged.
+    let Ok(result) = serde_json::from_str::<Value>(raw.get()) else {
+        return Decision::Forward;
+    };
+    if let Some(task) = edits::created_task(&result) {
+        return Decision::Task(task.to_owned());
+    }
+    if !edits::is_final_result(&result) {
+        return Decision::Forward;
+    }
+    let kept: Map<String, Value> = result
+        .as_object()
+        .map(|object| {
+            object
+                .iter()
+                .filter(|(key, _)| !matches!(key.as_str(), "content" | "structuredContent"))
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    match scratch.intercept(server, tool, result) {
+        Some(pointer) => Decision::Replace(edits::replaced_result(kept, pointer)),
+        None => Decision::Forward,
+    }
+}
+
+impl Shared {
+    fn expect(&self, id: &Id, raw: &Value, pending: Pending) {
+        self.outstanding
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id.clone(), (raw.clone(), pending));
+    }
+
+    fn take(&self, id: &Id) -> Option<Pending> {
+        self.outstanding
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id)
+            .map(|(_, pending)| pending)
+    }
+
+    fn busy_guard(&self) -> Busy {
+        self.busy.fetch_add(1, Ordering::SeqCst);
+        Busy(Arc::clone(&self.busy))
+    }
+
+    fn record_schemas(&self, tools: &[Value]) {
+        let mut schemas = self.schemas.write().unwrap_or_else(PoisonError::into_inner);
+        for tool in tools {
+            if let (Some(name), Some(schema)) = (tool_name(tool), tool.get("inputSchema")) {
+                schemas.insert(name.to_owned(), Arc::new(schema.clone()));
+            }
+        }
+    }
+
+    fn schema(&self, tool: &str) -> Option<Arc<Value>> {
+        self.schemas
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(tool)
+            .cloned()
+    }
+
+    /// Sends to the client; a client that is gone loses the message (nothing waits for it).
+    async fn send_client(&self, text: String) {
+        let _ = self.ports.to_client.send(text).await;
+    }
+
+    async fn send_server(&self, text: String) {
+        let _ = self.ports.to_server.send(text).await;
+    }
+
+    /// Reports why the session must end.
+    fn fail(&self, error: ProxyError) {
+        let _ = self.ports.stop.send(error);
+    }
+}
+
+/// The arguments of an exploration call as the tool takes them: an object (absent or `null`
+/// counts as `{}`).
+fn exploration_arguments(raw: Option<&RawValue>) -> Result<Value, String> {
+    let Some(raw) = raw else {
+        return Ok(Value::Object(Map::new()));
+    };
+    match serde_json::from_str::<Value>(raw.get()) {
+        Ok(Value::Null) => Ok(Value::Object(Map::new())),
+        Ok(value @ Value::Object(_)) => Ok(value),
+        Ok(_) => Err("`arguments` must be an object, e.g. {\"file\": \"…\"}".to_owned()),
+        Err(error) => Err(format!("`arguments` cannot be read ({error})")),
+    }
+}
+
+fn tool_name(tool: &Value) -> Option<&str> {
+    tool.get("name")?.as_str()
+}
+
+fn id_value(id: &Id) -> Value {
+    match id {
+        Id::Number(text) => serde_json::from_str(text).unwrap_or(Value::Null),
+        Id::Text(text) => Value::String(text.clone()),
+    }
+}
+
+/// Why a line could not be read as a message.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Unreadable {
+    /// Longer than the transport's limit, in bytes.
+    TooLong(usize),
+    /// Not UTF-8, so not JSON.
+    NotUtf8,
+}
+
+impl Unreadable {
+    fn response(self) -> String {
+        match self {
+            Unreadable::TooLong(limit) => message::error_response(
+                &Value::Null,
+                message::INVALID_REQUEST,
+                &format!(
+                    "a message longer than {} MiB was dropped unread",
+                    limit >> 20
+                ),
+            ),
+            Unreadable::NotUtf8 => message::error_response(
+                &Value::Null,
+                message::PARSE_ERROR,
+                "parse error: the message is not UTF-8 text",
+            ),
+        }
+    }
+}
+
+/// Applies `edit` to the `result` of a response; text that does not parse passes unchanged.
+fn edit_result(text: String, edit: impl FnOnce(&mut Value)) -> String {
+    let Ok(mut value) = serde_json::from_str::<Value>(&text) else {
+        return text;
+    };
+    match value.get_mut("result") {
+        Some(result) => {
+            edit(result);
+            value.to_string()
+        }
+        None => text,
+    }
+}

@@ -1,0 +1,136 @@
+//! An upstream MCP server written as raw JSON lines, for what a typed SDK server cannot send:
+//! extension fields everywhere, tasks, `input_required` results, server→client requests with
+//! ids of its own, custom methods. Run as the test binary with
+//! `--overspill-mcp-fixture --raw` (`--silent`: it never answers `initialize`).
+//!
+//! Tools: `vendor` (a small result full of extension fields), `progress` (one
+//! `notifications/progress` when the call carries a `progressToken`), `big` (a large text with
+//! `_meta` and an extension field; as a task-augmented call it creates task `task-1`, whose
+//! `tasks/result` is that large result), `needs_input` (a large `input_required` result),
+//! `failing` (a large `isError` result), `ask` (an `elicitation/create` request to the client,
+//! answered with what the client sent). `custom/echo` returns its params;
+//! `notifications/cancelled` is answered with a log notification naming the request.
+
+use std::io::{BufRead, Write};
+
+use serde_json::{Value, json};
+
+/// The tools the raw server lists, exactly as it sends them.
+pub fn tools() -> Value {
+    let object = json!({"type": "object"});
+    json!([
+        {"name": "vendor", "description": "extension fields", "inputSchema": object,
+         "x-vendor-tool": {"a": [1, 2]}, "execution": {"taskSupport": "optional"},
+         "_meta": {"m": 1}},
+        {"name": "progress", "inputSchema": object},
+        {"name": "big", "inputSchema": object, "execution": {"taskSupport": "optional"}},
+        {"name": "needs_input", "inputSchema": object},
+        {"name": "failing", "inputSchema": object},
+        {"name": "ask", "inputSchema": object},
+    ])
+}
+
+/// The result of `vendor`, exactly as the raw server sends it.
+pub fn vendor_result() -> Value {
+    json!({"content": [{"type": "text", "text": "v", "x-block": true}],
+           "x-vendor-result": {"kept": true}, "_meta": {"m": 2}})
+}
+
+/// The large text of `big`, `needs_input` and `failing`: about 200 KB.
+pub fn big_text() -> String {
+    (0..4000)
+        .map(|i| format!("line {i}: the quick brown fox jumps over the lazy dog\n"))
+        .collect()
+}
+
+/// The instructions the raw server sends.
+pub const INSTRUCTIONS: &str = "Raw fixture.";
+
+pub fn run() {
+    let silent = std::env::args().any(|arg| arg == "--silent");
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    let mut out = std::io::stdout();
+    let mut send = |message: Value| {
+        let _ = writeln!(out, "{message}");
+        let _ = out.flush();
+    };
+    while let Some(Ok(line)) = lines.next() {
+        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let id = message.get("id").cloned().unwrap_or(Value::Null);
+        let params = message.get("params").cloned().unwrap_or(Value::Null);
+        let answer = |result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
+        match message.get("method").and_then(Value::as_str) {
+            Some("initialize") if silent => {}
+            Some("initialize") => send(answer(json!({
+                "protocolVersion": params["protocolVersion"],
+                "capabilities": {"tasks": {"requests": {"tools": {"call": {}}}},
+                                 "logging": {}, "x-vendor-capability": {"on": true}},
+                "serverInfo": {"name": "raw", "version": "1"},
+                "instructions": INSTRUCTIONS,
+                "x-received-initialize": params,
+            }))),
+            Some("tools/list") => send(answer(json!({"tools": tools()}))),
+            Some("tools/call") => {
+                let name = params["name"].as_str().unwrap_or_default();
+                let task = params.get("task").is_some();
+                let result = match name {
+                    "vendor" => vendor_result(),
+                    "progress" => {
+                        if let Some(token) = params.pointer("/_meta/progressToken") {
+                            send(json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                                        "params": {"progressToken": token, "progress": 1, "total": 2}}));
+                        }
+                        json!({"content": [{"type": "text", "text": "done"}]})
+                    }
+                    "big" if task => json!({"task": {"taskId": "task-1", "status": "working",
+                                                     "createdAt": "2026-12-04T00:00:00Z"}}),
+                    "big" => big_result(),
+                    "needs_input" => json!({"resultType": "input_required",
+                        "inputRequests": {"confirm": {"method": "elicitation/create",
+                            "params": {"message": "sure?", "requestedSchema": {"type": "object"}}}},
+                        "requestState": big_text(),
+                        "content": [{"type": "text", "text": big_text()}]}),
+                    "failing" => json!({"isError": true,
+                                        "content": [{"type": "text", "text": big_text()}]}),
+                    "ask" => {
+                        send(
+                            json!({"jsonrpc": "2.0", "id": "srv-1", "method": "elicitation/create",
+                                    "params": {"message": "name?", "x-ext": 1,
+                                               "requestedSchema": {"type": "object"}}}),
+                        );
+                        let reply = loop {
+                            let Some(Ok(line)) = lines.next() else { return };
+                            let Ok(reply) = serde_json::from_str::<Value>(&line) else {
+                                continue;
+                            };
+                            if reply["id"] == "srv-1" {
+                                break reply;
+                            }
+                        };
+                        json!({"content": [{"type": "text", "text": reply.to_string()}]})
+                    }
+                    other => json!({"isError": true,
+                                    "content": [{"type": "text", "text": format!("no tool {other}")}]}),
+                };
+                send(answer(result));
+            }
+            Some("tasks/result") => send(answer(big_result())),
+            Some("custom/echo") => send(answer(params)),
+            Some("ping") => send(answer(json!({}))),
+            Some("notifications/cancelled") => send(json!({"jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": {"level": "info", "data": format!("cancelled {}", params["requestId"])}})),
+            Some(method) if message.get("id").is_some() => send(json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": -32601, "message": format!("no method {method}")}})),
+            _ => {}
+        }
+    }
+}
+
+fn big_result() -> Value {
+    json!({"content": [{"type": "text", "text": big_text()}],
+           "_meta": {"m": 3}, "x-vendor-result": "kept"})
+}
