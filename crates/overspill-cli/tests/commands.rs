@@ -394,3 +394,45 @@ fn every_command_has_help_with_examples() {
     let top = overspill(&["--help"]);
     assert!(stdout(&top).contains("overspill tour"));
 }
+
+#[test]
+fn mcp_with_a_server_that_never_answers_initialize_answers_the_client_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    // `sleep` starts and reads nothing: a server that never answers.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_overspill"))
+        .args(["mcp", "--dir", path(dir.path()), "--init-timeout", "1"])
+        .args(["--", "sleep", "60"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"0\"}}}\n",
+        )
+        .unwrap();
+    // The client stays connected (stdin open) while the proxy gives up on the server.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the proxy did not exit"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let answer: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(answer["id"], 1);
+    assert_eq!(answer["error"]["code"], -32001);
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("`sleep 60`"), "{message}");
+    assert!(
+        stderr(&out).contains("did not answer `initialize` within 1 s"),
+        "{}",
+        stderr(&out)
+    );
+}
