@@ -277,7 +277,7 @@ impl Relay {
                     }
                 }
             }
-            Pending::ToolCall { tool } => return self.tool_result(message, tool),
+            Pending::ToolCall { tool } => return self.tool_result(message, tool).await,
             Pending::TaskResult { task } => {
                 let tool = shared
                     .tasks
@@ -286,7 +286,7 @@ impl Relay {
                     .get(&task)
                     .cloned();
                 match tool {
-                    Some(tool) => return self.tool_result(message, tool),
+                    Some(tool) => return self.tool_result(message, tool).await,
                     None => message.text,
                 }
             }
@@ -427,11 +427,10 @@ impl Relay {
 
     /// A tool call's (or a task's) result from upstream: intercepted when it is final and
     /// reaches its threshold, forwarded unchanged otherwise.
-    fn tool_result(&self, message: Message, tool: String) {
+    async fn tool_result(&self, message: Message, tool: String) {
         let shared = Arc::clone(&self.0);
         if !shared.scratch.intercepts(&shared.settings.server, &tool) {
-            tokio::spawn(async move { shared.send_client(message.text).await });
-            return;
+            return shared.send_client(message.text).await;
         }
         let busy = shared.busy_guard();
         tokio::spawn(async move {
