@@ -72,11 +72,20 @@ struct Shared {
 #[derive(Debug, Clone, PartialEq)]
 enum Pending {
     Forward,
+    /// The client cancelled it: a late answer is dropped (the client expects none, and a
+    /// large result must not reach it uninspected), and a gone server owes it nothing.
+    Cancelled,
     Initialize,
     Discover,
-    ToolsList { first_page: bool },
-    ToolCall { tool: String },
-    TaskResult { task: String },
+    ToolsList {
+        first_page: bool,
+    },
+    ToolCall {
+        tool: String,
+    },
+    TaskResult {
+        task: String,
+    },
 }
 
 /// Counts scratchpad work in progress until dropped, so a stopping proxy lets answers out.
@@ -194,7 +203,10 @@ impl Relay {
             "the MCP server {} {why}, so this request has no answer; its diagnostics are in {}",
             self.0.settings.label, self.0.settings.diagnostics
         );
-        for (id, _) in waiting {
+        for (id, pending) in waiting {
+            if pending == Pending::Cancelled {
+                continue;
+            }
             self.0
                 .send_client(message::error_response(
                     &id,
@@ -237,10 +249,9 @@ impl Relay {
             }
             Kind::Notification { method } => {
                 if method == "notifications/cancelled" {
-                    // The server need not answer a cancelled request.
                     let params = message::params(&message.text);
                     if let Some(id) = params.get("requestId").and_then(Id::of) {
-                        shared.take(&id);
+                        shared.cancel(&id);
                     }
                 }
                 shared.send_server(message.text).await;
@@ -259,6 +270,7 @@ impl Relay {
         };
         let text = match pending {
             Pending::Forward => message.text,
+            Pending::Cancelled => return,
             Pending::Initialize | Pending::Discover => edit_result(message.text, |result| {
                 edits::server_info(result, &shared.names)
             }),
@@ -616,6 +628,17 @@ impl Shared {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(id.clone(), (raw.clone(), pending));
+    }
+
+    /// Marks a request the client cancelled, if it is still waiting.
+    fn cancel(&self, id: &Id) {
+        let mut outstanding = self
+            .outstanding
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, pending)) = outstanding.get_mut(id) {
+            *pending = Pending::Cancelled;
+        }
     }
 
     fn take(&self, id: &Id) -> Option<Pending> {

@@ -178,6 +178,31 @@ async fn server_requests_cancellation_and_custom_methods_pass_through_both_ways(
     session.proxy.abort();
 }
 
+async fn a_cancelled_call_reaches_the_server_and_its_late_answer_is_dropped() {
+    let mut session = raw(&[]);
+    session.initialize_plain().await;
+    session
+        .send(json!({"jsonrpc": "2.0", "id": 70, "method": "tools/call",
+                     "params": {"name": "late", "arguments": {}}}))
+        .await;
+    session
+        .send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                     "params": {"requestId": 70, "reason": "user"}}),
+        )
+        .await;
+    let note = session.next().await;
+    assert_eq!(note["params"]["data"], "cancelled 70", "{note}");
+    let ping = session.request(json!(71), "ping", json!({})).await;
+    assert_eq!(ping["result"], json!({}));
+    assert!(
+        session.seen.iter().all(|m| m["id"] != 70),
+        "the late answer to a cancelled call is dropped: {:?}",
+        session.seen
+    );
+    session.proxy.abort();
+}
+
 async fn a_task_augmented_call_passes_through_and_its_result_is_intercepted() {
     let mut session = raw(&[]);
     session.initialize_plain().await;
@@ -322,6 +347,10 @@ const CASES: &[(&str, Case)] = &[
     (
         "server_requests_cancellation_and_custom_methods_pass_through_both_ways",
         || Box::pin(server_requests_cancellation_and_custom_methods_pass_through_both_ways()),
+    ),
+    (
+        "a_cancelled_call_reaches_the_server_and_its_late_answer_is_dropped",
+        || Box::pin(a_cancelled_call_reaches_the_server_and_its_late_answer_is_dropped()),
     ),
     (
         "a_task_augmented_call_passes_through_and_its_result_is_intercepted",

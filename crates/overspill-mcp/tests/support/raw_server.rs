@@ -8,7 +8,8 @@
 //! `_meta` and an extension field; as a task-augmented call it creates task `task-1`, whose
 //! `tasks/result` is that large result), `needs_input` (a large `input_required` result),
 //! `failing` (a large `isError` result), `ask` (an `elicitation/create` request to the client,
-//! answered with what the client sent). `custom/echo` returns its params;
+//! answered with what the client sent), `late` (waits for the call's cancellation, then
+//! answers anyway with the large result). `custom/echo` returns its params;
 //! `notifications/cancelled` is answered with a log notification naming the request.
 
 use std::io::{BufRead, Write};
@@ -27,6 +28,7 @@ pub fn tools() -> Value {
         {"name": "needs_input", "inputSchema": object},
         {"name": "failing", "inputSchema": object},
         {"name": "ask", "inputSchema": object},
+        {"name": "late", "inputSchema": object},
     ])
 }
 
@@ -111,6 +113,21 @@ pub fn run() {
                             }
                         };
                         json!({"content": [{"type": "text", "text": reply.to_string()}]})
+                    }
+                    "late" => {
+                        loop {
+                            let Some(Ok(line)) = lines.next() else { return };
+                            let Ok(note) = serde_json::from_str::<Value>(&line) else {
+                                continue;
+                            };
+                            if note["method"] == "notifications/cancelled" {
+                                send(json!({"jsonrpc": "2.0", "method": "notifications/message",
+                                    "params": {"level": "info",
+                                               "data": format!("cancelled {}", note["params"]["requestId"])}}));
+                                break;
+                            }
+                        }
+                        big_result()
                     }
                     other => json!({"isError": true,
                                     "content": [{"type": "text", "text": format!("no tool {other}")}]}),
