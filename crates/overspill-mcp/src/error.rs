@@ -38,6 +38,58 @@ pub enum ProxyError {
         /// Where the server's own output went.
         diagnostics: String,
     },
+    /// `--url` is not an `http(s)` endpoint.
+    #[error("invalid --url {url:?}: {reason}")]
+    InvalidUrl {
+        /// The URL as given.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A `--header` cannot be sent (its value is never quoted).
+    #[error("invalid --header {name:?}: {reason}")]
+    InvalidHeader {
+        /// The header's name.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A `--header` names an environment variable that is not set.
+    #[error(
+        "the --header {header:?} uses ${{{var}}}, but the environment variable {var} is not set; \
+         set it in the environment that starts the proxy (e.g. the `env` block of your MCP \
+         client's configuration)"
+    )]
+    MissingEnv {
+        /// The variable.
+        var: String,
+        /// The header that names it.
+        header: String,
+    },
+    /// The remote server wants credentials it did not get (HTTP 401).
+    #[error(
+        "the MCP server at {url} requires authorization (HTTP 401; it asks for: {challenge}); \
+         pass credentials with --header 'Authorization: Bearer ${{TOKEN}}', or sign in with \
+         `overspill auth login --url {url}` where the server uses OAuth"
+    )]
+    AuthRequired {
+        /// The endpoint.
+        url: String,
+        /// Its `WWW-Authenticate` challenge (cut to 300 characters).
+        challenge: String,
+    },
+    /// The remote server no longer knows the session (HTTP 404 for its session id).
+    #[error(
+        "the MCP server at {url} ended the session (HTTP 404 for its Mcp-Session-Id); restart \
+         the proxy (your MCP client reconnects it) to open a new one"
+    )]
+    SessionEnded {
+        /// The endpoint.
+        url: String,
+    },
+    /// The HTTP client could not be set up.
+    #[error("{0}")]
+    Http(String),
     /// An upstream tool has the same name as an exploration tool.
     #[error(
         "the upstream server has a tool named `{name}`, which is also the name of an exploration \

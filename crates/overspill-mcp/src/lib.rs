@@ -25,14 +25,16 @@
 //! resolves to) is the facade's, reached through [`Scratch`]. The relay core works on message
 //! text, not on a transport, so stdio and HTTP drive the same code.
 
+mod child;
 mod edits;
 mod error;
 mod lines;
 mod message;
 mod names;
 mod relay;
+mod remote;
 mod scratch;
-mod stdio;
+mod session;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -41,6 +43,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 pub use error::ProxyError;
 pub use names::ToolNames;
+pub use remote::{Remote, parse_header};
 pub use scratch::Scratch;
 
 /// The longest JSON-RPC message the proxy reads, in either direction: 256 MiB.
@@ -55,13 +58,27 @@ pub const DEFAULT_INIT_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct ProxyOptions {
     /// The server's name, which selects `[mcp.servers.<name>.scratchpad]`.
     pub server: String,
-    /// The upstream server's program.
-    pub program: String,
-    /// Its arguments.
-    pub args: Vec<String>,
+    /// Where the server is.
+    pub upstream: Upstream,
     /// How long the server may take to answer the client's `initialize` before the proxy
     /// gives up (answering the client with an error and exiting).
     pub init_timeout: Duration,
+}
+
+/// The upstream MCP server: a command spoken to over its stdio, or a remote endpoint spoken
+/// to over Streamable HTTP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Upstream {
+    /// `program args…`, started as the proxy's child.
+    Command {
+        /// The program.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+    /// A Streamable HTTP endpoint.
+    Http(Remote),
 }
 
 impl ProxyOptions {
@@ -73,8 +90,19 @@ impl ProxyOptions {
     ) -> ProxyOptions {
         ProxyOptions {
             server: server.into(),
-            program: program.into(),
-            args: args.into_iter().map(Into::into).collect(),
+            upstream: Upstream::Command {
+                program: program.into(),
+                args: args.into_iter().map(Into::into).collect(),
+            },
+            init_timeout: DEFAULT_INIT_TIMEOUT,
+        }
+    }
+
+    /// Speaks to the remote server named `server` (see [`Remote`]).
+    pub fn remote(server: impl Into<String>, remote: Remote) -> ProxyOptions {
+        ProxyOptions {
+            server: server.into(),
+            upstream: Upstream::Http(remote),
             init_timeout: DEFAULT_INIT_TIMEOUT,
         }
     }
@@ -130,5 +158,5 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    stdio::serve(options, scratch, read, write).await
+    session::serve(options, scratch, read, write).await
 }

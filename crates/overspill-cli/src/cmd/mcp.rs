@@ -1,6 +1,7 @@
 //! `overspill mcp [--config FILE] [--name SERVER] [--tool-prefix P] [--dir DIR]
-//! [--context-window N] [--provider P] [--model M] [--init-timeout SECS] -- <command> [args…]`:
-//! the MCP proxy.
+//! [--context-window N] [--provider P] [--model M] [--init-timeout SECS]
+//! (-- <command> [args…] | --url URL [--header 'Name: value']… [--connect-timeout SECS]
+//! [--read-timeout SECS])`: the MCP proxy.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -11,7 +12,7 @@ use anyhow::Context;
 use clap::Args;
 use overspill::Scratchpad;
 use overspill::config::{Config, DEFAULT_MIN_TOKENS};
-use overspill_mcp::{ProxyError, ProxyOptions};
+use overspill_mcp::{ProxyError, ProxyOptions, Remote, parse_header};
 
 pub const EXAMPLES: &str = "Speaks MCP on stdin/stdout to the client and runs the real server as a \
 child process. Large tool results are stored (under --dir, the configuration's memory_dir, or \
@@ -51,16 +52,25 @@ pub struct McpArgs {
     /// answers with an error and exits 1.
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     init_timeout: f64,
+    /// A remote MCP server's Streamable HTTP endpoint, instead of a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    url: Option<String>,
+    /// A header sent to the --url server on every request, `Name: value`; `${VAR}` in the
+    /// value is replaced by that environment variable (repeatable).
+    #[arg(long = "header", value_name = "'NAME: VALUE'", requires = "url")]
+    headers: Vec<String>,
+    /// Seconds to connect to the --url server.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, requires = "url")]
+    connect_timeout: f64,
+    /// Seconds an answer from the --url server may go silent before the request fails.
+    #[arg(long, value_name = "SECS", default_value_t = 300.0, requires = "url")]
+    read_timeout: f64,
     /// The upstream MCP server's command and its arguments, after `--`.
-    #[arg(last = true, required = true, value_name = "COMMAND")]
+    #[arg(last = true, value_name = "COMMAND", required_unless_present = "url")]
     command: Vec<String>,
 }
 
 pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
-    let Some((program, program_args)) = args.command.split_first() else {
-        return Ok(super::usage_error(ProxyError::NoCommand));
-    };
-    let server = args.name.clone().unwrap_or_else(|| default_name(program));
     let config = match &args.config {
         Some(path) => Some(
             Config::from_path(path)
@@ -68,15 +78,11 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
         ),
         None => None,
     };
-    let Ok(init_timeout) = Duration::try_from_secs_f64(args.init_timeout) else {
-        return Ok(super::usage_error(format!(
-            "invalid --init-timeout {}: give a number of seconds, e.g. 30",
-            args.init_timeout
-        )));
+    let options = match options(&args) {
+        Ok(options) => options,
+        Err(message) => return Ok(super::usage_error(message)),
     };
     let pad = scratchpad(&args, config.as_ref())?;
-    let options = ProxyOptions::new(server, program.clone(), program_args.iter().cloned())
-        .with_init_timeout(init_timeout);
     match overspill_mcp::run_blocking(options, Arc::new(pad)) {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(error @ (ProxyError::NameClash { .. } | ProxyError::InvalidPrefix { .. })) => {
@@ -87,6 +93,39 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// The upstream and its timeouts from the flags; `Err` is the usage error to print.
+fn options(args: &McpArgs) -> Result<ProxyOptions, String> {
+    let init_timeout = seconds("--init-timeout", args.init_timeout)?;
+    let options = match (&args.url, args.command.split_first()) {
+        (Some(url), _) => {
+            let mut remote = Remote::new(url)
+                .map_err(|error| error.to_string())?
+                .with_connect_timeout(seconds("--connect-timeout", args.connect_timeout)?)
+                .with_read_timeout(seconds("--read-timeout", args.read_timeout)?);
+            for spec in &args.headers {
+                let (name, value) = parse_header(spec).map_err(|error| error.to_string())?;
+                remote = remote
+                    .with_header(&name, &value)
+                    .map_err(|error| error.to_string())?;
+            }
+            let server = args.name.clone().unwrap_or_else(|| url_name(url));
+            ProxyOptions::remote(server, remote)
+        }
+        (None, Some((program, program_args))) => {
+            let server = args.name.clone().unwrap_or_else(|| default_name(program));
+            ProxyOptions::new(server, program.clone(), program_args.iter().cloned())
+        }
+        (None, None) => return Err(ProxyError::NoCommand.to_string()),
+    };
+    Ok(options.with_init_timeout(init_timeout))
+}
+
+/// A flag's seconds as a duration.
+fn seconds(flag: &str, value: f64) -> Result<Duration, String> {
+    Duration::try_from_secs_f64(value)
+        .map_err(|_| format!("invalid {flag} {value}: give a number of seconds, e.g. 30"))
 }
 
 /// The scratchpad for one client session, from the flags over the configuration.
@@ -126,6 +165,13 @@ fn scratchpad(args: &McpArgs, config: Option<&Config>) -> anyhow::Result<Scratch
         .context("cannot set up the scratchpad for the MCP proxy")
 }
 
+/// `api.example.com` for `https://api.example.com/mcp/`.
+fn url_name(url: &str) -> String {
+    Remote::new(url)
+        .map(|remote| remote.host().to_owned())
+        .unwrap_or_else(|_| "mcp".to_owned())
+}
+
 /// `npx` for `npx -y …`, `server` for `/opt/bin/server.py`.
 fn default_name(program: &str) -> String {
     Path::new(program)
@@ -144,5 +190,14 @@ mod tests {
     fn the_default_server_name_is_the_commands_file_stem() {
         assert_eq!(default_name("/opt/bin/k8s-server.py"), "k8s-server");
         assert_eq!(default_name("npx"), "npx");
+    }
+
+    #[test]
+    fn the_default_name_of_a_remote_server_is_its_host() {
+        assert_eq!(
+            url_name("https://api.example.com:8443/mcp/"),
+            "api.example.com"
+        );
+        assert_eq!(url_name("http://user@127.0.0.1/mcp"), "127.0.0.1");
     }
 }

@@ -79,8 +79,11 @@ fn echo(value: Value) -> Value {
     }
 }
 
-struct Fixture {
-    clash: bool,
+/// The fixture's handler (served over stdio by [`run`], or over HTTP by a test).
+#[derive(Default)]
+pub struct Fixture {
+    /// Whether it also has a tool named `grep`.
+    pub clash: bool,
 }
 
 impl ServerHandler for Fixture {
@@ -106,6 +109,8 @@ impl ServerHandler for Fixture {
                    "inputSchema": {"type": "object", "properties": {"bytes": {"type": "integer"}}}}),
             json!({"name": "picture", "description": "an image", "inputSchema": object}),
             json!({"name": "crash", "description": "exits mid-call", "inputSchema": object}),
+            json!({"name": "notify_later", "description": "answers, then logs a message",
+                   "inputSchema": object}),
             json!({"name": "echo_args", "description": "returns its arguments",
                    "inputSchema": {"type": "object",
                                    "properties": {"body": {"type": "string"}, "value": {}}}}),
@@ -178,7 +183,7 @@ impl ServerHandler for Fixture {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = Value::Object(request.arguments.unwrap_or_default());
         let result = match request.name.as_ref() {
@@ -192,6 +197,20 @@ impl ServerHandler for Fixture {
                 ContentBlock::text(big_json(200_000)),
             ]),
             "crash" => std::process::exit(3),
+            "notify_later" => {
+                let peer = context.peer.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                    let note = serde_json::from_value(json!({
+                        "level": "info", "data": "sent after the call returned"
+                    }));
+                    if let Ok(note) = note {
+                        #[allow(deprecated)]
+                        let _ = peer.notify_logging_message(note).await;
+                    }
+                });
+                CallToolResult::success(vec![ContentBlock::text("later")])
+            }
             "echo_args" => {
                 CallToolResult::success(vec![ContentBlock::text(echo(args).to_string())])
             }

@@ -1,0 +1,125 @@
+//! The upstream as a child process spoken to over its stdio.
+//!
+//! The child starts with the session, so its stderr (inherited: the client's log for this
+//! server) shows early, but it hears nothing until the client's first message.
+
+use std::process::Stdio;
+
+use tokio::process::{Child, Command};
+use tokio::sync::watch;
+
+use crate::error::ProxyError;
+use crate::lines;
+use crate::relay::Relay;
+use crate::session::{ClientSide, DRAIN, Side, UpstreamPorts, read_side};
+
+/// How long the server may take to exit after its stdin closes, before it is killed.
+const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Where the server's diagnostics go: its stderr is the proxy's.
+pub(crate) const DIAGNOSTICS: &str = "the proxy's stderr (your MCP client's log for this server)";
+
+/// How the session ended.
+enum Ended {
+    Client,
+    /// The server's stdout ended (`true`) or its process exited (`false`).
+    Server {
+        stdout_done: bool,
+    },
+    Fatal(ProxyError),
+}
+
+/// Runs the session against `program args…` until the client or the server goes.
+pub(crate) async fn run(
+    program: &str,
+    args: &[String],
+    relay: &Relay,
+    ports: UpstreamPorts,
+    client: &mut ClientSide,
+) -> Result<(), ProxyError> {
+    let UpstreamPorts { queue, mut stopped } = ports;
+    let mut child = spawn(program, args)?;
+    let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+        return Err(ProxyError::UpstreamLost(
+            "the child's stdio pipes were not created".to_owned(),
+        ));
+    };
+    let (close_server, server_closing) = watch::channel(false);
+    let server_writer = tokio::spawn(lines::write_lines(stdin, queue, server_closing));
+    let mut server_reader = tokio::spawn(read_side(stdout, relay.clone(), Side::Server));
+
+    let ended = tokio::select! {
+        _ = &mut client.reader => Ended::Client,
+        _ = &mut server_reader => Ended::Server { stdout_done: true },
+        _ = child.wait() => Ended::Server { stdout_done: false },
+        Some(error) = stopped.recv() => Ended::Fatal(error),
+    };
+    match ended {
+        Ended::Client => {
+            // The client is gone: close the server's stdin and let it exit.
+            let _ = close_server.send(true);
+            let _ = tokio::time::timeout(EXIT_GRACE, server_writer).await;
+            if tokio::time::timeout(EXIT_GRACE, child.wait())
+                .await
+                .is_err()
+            {
+                let _ = child.kill().await;
+            }
+            server_reader.abort();
+            Ok(())
+        }
+        Ended::Server { stdout_done } => {
+            // Relay what the server wrote before it went, then answer what it never will.
+            if !stdout_done {
+                let _ = tokio::time::timeout(DRAIN, &mut server_reader).await;
+            }
+            let status = tokio::time::timeout(EXIT_GRACE, child.wait()).await;
+            let (why, error) = match status {
+                Ok(Ok(status)) => (
+                    format!("exited ({status})"),
+                    ProxyError::UpstreamExited { status },
+                ),
+                Ok(Err(error)) => (
+                    "was lost".to_owned(),
+                    ProxyError::UpstreamLost(error.to_string()),
+                ),
+                Err(_) => {
+                    let _ = child.kill().await;
+                    (
+                        "closed its stdout".to_owned(),
+                        ProxyError::UpstreamLost("the server closed its stdout".to_owned()),
+                    )
+                }
+            };
+            relay.server_gone(&why).await;
+            Err(error)
+        }
+        Ended::Fatal(error) => {
+            let _ = child.kill().await;
+            Err(error)
+        }
+    }
+}
+
+/// Starts the server with piped stdin/stdout and the proxy's stderr.
+fn spawn(program: &str, args: &[String]) -> Result<Child, ProxyError> {
+    Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|source| ProxyError::Spawn {
+            command: program.to_owned(),
+            source,
+        })
+}
+
+/// The server's command line as errors show it.
+pub(crate) fn command_line(program: &str, args: &[String]) -> String {
+    std::iter::once(program)
+        .chain(args.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

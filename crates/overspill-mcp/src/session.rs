@@ -1,0 +1,132 @@
+//! One client session on a pair of byte streams (the proxy's own stdin and stdout, or a pipe
+//! in tests): the client's side of the relay, and the upstream of [`ProxyOptions`] — a child
+//! process ([`crate::child`]) or a Streamable HTTP endpoint ([`crate::remote`]).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+
+use crate::error::ProxyError;
+use crate::lines::{self, Line};
+use crate::relay::{Ports, Relay, Settings, Unreadable};
+use crate::scratch::Scratch;
+use crate::{MAX_LINE_BYTES, ProxyOptions, Upstream, child, remote};
+
+/// Messages queued towards one side before the other side's reader waits (back-pressure).
+pub(crate) const QUEUE: usize = 256;
+
+/// The read buffer per side: large results arrive in few reads.
+const READ_BUFFER: usize = 1 << 20;
+
+/// How long answers already under way may take to reach the client once the session ends.
+pub(crate) const DRAIN: Duration = Duration::from_secs(2);
+
+/// Which side a reader reads.
+#[derive(Clone, Copy)]
+pub(crate) enum Side {
+    Client,
+    Server,
+}
+
+/// The client's half of a session: its reader (done when the client goes) and its writer.
+pub(crate) struct ClientSide {
+    pub(crate) reader: JoinHandle<()>,
+    writer: JoinHandle<()>,
+    close: watch::Sender<bool>,
+}
+
+/// The upstream's end of the queues the relay writes to, and where it reports a reason to
+/// stop the session.
+pub(crate) struct UpstreamPorts {
+    pub(crate) queue: mpsc::Receiver<String>,
+    pub(crate) stopped: mpsc::UnboundedReceiver<ProxyError>,
+}
+
+pub(crate) async fn serve<R, W>(
+    options: ProxyOptions,
+    scratch: Arc<dyn Scratch>,
+    read: R,
+    write: W,
+) -> Result<(), ProxyError>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let (to_client, client_queue) = mpsc::channel(QUEUE);
+    let (to_server, queue) = mpsc::channel(QUEUE);
+    let (stop, stopped) = mpsc::unbounded_channel();
+    let (label, diagnostics) = match &options.upstream {
+        Upstream::Command { program, args } => (
+            format!("`{}`", child::command_line(program, args)),
+            child::DIAGNOSTICS.to_owned(),
+        ),
+        Upstream::Http(remote) => (
+            format!("at {}", remote.url()),
+            remote::DIAGNOSTICS.to_owned(),
+        ),
+    };
+    let settings = Settings {
+        server: options.server.clone(),
+        label,
+        diagnostics,
+        init_timeout: options.init_timeout,
+    };
+    let ports = Ports {
+        to_client,
+        to_server,
+        stop,
+    };
+    let relay = Relay::new(scratch, settings, ports)?;
+    let upstream = UpstreamPorts { queue, stopped };
+    let (close, closing) = watch::channel(false);
+    let mut client = ClientSide {
+        writer: tokio::spawn(lines::write_lines(write, client_queue, closing)),
+        reader: tokio::spawn(read_side(read, relay.clone(), Side::Client)),
+        close,
+    };
+    let outcome = match &options.upstream {
+        Upstream::Command { program, args } => {
+            child::run(program, args, &relay, upstream, &mut client).await
+        }
+        Upstream::Http(remote) => remote::run(remote, &relay, upstream, &mut client).await,
+    };
+    drain(&relay).await;
+    client.reader.abort();
+    let _ = client.close.send(true);
+    let _ = tokio::time::timeout(DRAIN, client.writer).await;
+    outcome
+}
+
+/// Hands each line of one side to the relay until the stream ends.
+pub(crate) async fn read_side<R: AsyncRead + Unpin>(read: R, relay: Relay, side: Side) {
+    let mut reader = BufReader::with_capacity(READ_BUFFER, read);
+    loop {
+        let unreadable = match lines::next_line(&mut reader, MAX_LINE_BYTES).await {
+            Ok(Some(Line::Text(text))) => {
+                match side {
+                    Side::Client => relay.client_says(text).await,
+                    Side::Server => relay.server_says(text).await,
+                }
+                continue;
+            }
+            Ok(Some(Line::TooLong)) => Unreadable::TooLong(MAX_LINE_BYTES),
+            Ok(Some(Line::NotUtf8)) => Unreadable::NotUtf8,
+            Ok(None) | Err(_) => return,
+        };
+        match side {
+            Side::Client => relay.client_unreadable(unreadable).await,
+            Side::Server => relay.server_unreadable(unreadable).await,
+        }
+    }
+}
+
+/// Waits until no scratchpad work is under way, for at most [`DRAIN`].
+async fn drain(relay: &Relay) {
+    let deadline = tokio::time::Instant::now() + DRAIN;
+    while relay.busy() > 0 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
