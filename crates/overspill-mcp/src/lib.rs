@@ -35,6 +35,7 @@ mod relay;
 mod remote;
 mod scratch;
 mod session;
+mod text_block;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,7 +45,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 pub use error::ProxyError;
 pub use names::ToolNames;
 pub use remote::{Remote, parse_header};
-pub use scratch::Scratch;
+pub use scratch::{Interception, Scratch};
 
 /// The longest JSON-RPC message the proxy reads, in either direction: 256 MiB.
 pub const MAX_LINE_BYTES: usize = 256 << 20;

@@ -21,7 +21,8 @@ use crate::edits;
 use crate::error::ProxyError;
 use crate::message::{self, Id, Kind, Message};
 use crate::names::ToolNames;
-use crate::scratch::Scratch;
+use crate::scratch::{Interception, Scratch};
+use crate::text_block;
 
 /// Scratchpad work (exploration calls, interceptions, reference resolution) running at once
 /// per session; more waits its turn, so a burst of calls cannot exhaust the blocking pool.
@@ -453,26 +454,22 @@ impl Relay {
             let scratch = Arc::clone(&shared.scratch);
             let server = shared.settings.server.clone();
             let decided = tokio::task::spawn_blocking(move || {
-                let decision = decide(&*scratch, &server, &tool, &message.text);
-                (decision, message, tool)
+                let decision = decide(&*scratch, &server, &tool, message);
+                (decision, tool)
             })
             .await;
-            let Ok((decision, message, tool)) = decided else {
+            let Ok((decision, tool)) = decided else {
                 return;
             };
             let text = match decision {
-                Decision::Forward => message.text,
-                Decision::Task(task) => {
+                Decision::Send(text) => text,
+                Decision::Task { task, text } => {
                     shared
                         .tasks
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner)
                         .insert(task, tool);
-                    message.text
-                }
-                Decision::Replace(result) => {
-                    drop(message.text);
-                    message::result_response(&message.id, &result)
+                    text
                 }
             };
             shared.send_client(text).await;
@@ -585,26 +582,47 @@ impl Relay {
 
 /// What becomes of one upstream tool result.
 enum Decision {
-    Forward,
-    /// A task handle: remember which tool the task runs.
-    Task(String),
-    Replace(Value),
+    /// Send this text: the message as it came, or as the scratchpad changed it.
+    Send(String),
+    /// A task handle, sent as it came: remember which tool the task runs.
+    Task { task: String, text: String },
 }
 
 /// Reads a result and asks the scratchpad (on a blocking thread: it counts and writes).
-fn decide(scratch: &dyn Scratch, server: &str, tool: &str, text: &str) -> Decision {
-    let Some(raw) = message::raw_result(text) else {
-        return Decision::Forward;
+fn decide(scratch: &dyn Scratch, server: &str, tool: &str, message: Message) -> Decision {
+    let Message { mut text, id, .. } = message;
+    if text.len() >= text_block::IN_PLACE_BYTES {
+        match text_block::take(text) {
+            Ok(result) => return decide_value(scratch, server, tool, result, &id, None),
+            Err(back) => text = back,
+        }
+    }
+    let Some(raw) = message::raw_result(&text) else {
+        return Decision::Send(text);
     };
     // A result the relay cannot hold as a value (a number beyond f64, say) passes unchanged.
     let Ok(result) = serde_json::from_str::<Value>(raw.get()) else {
-        return Decision::Forward;
+        return Decision::Send(text);
     };
     if let Some(task) = edits::created_task(&result) {
-        return Decision::Task(task.to_owned());
+        let task = task.to_owned();
+        return Decision::Task { task, text };
     }
+    decide_value(scratch, server, tool, result, &id, Some(text))
+}
+
+/// [`decide`] on the parsed result; `original` is the message's text when the relay still
+/// has it (a large result's text became the value's, and an unchanged one is written anew).
+fn decide_value(
+    scratch: &dyn Scratch,
+    server: &str,
+    tool: &str,
+    result: Value,
+    id: &Value,
+    original: Option<String>,
+) -> Decision {
     if !edits::is_final_result(&result) {
-        return Decision::Forward;
+        return Decision::Send(original.unwrap_or_else(|| message::result_response(id, &result)));
     }
     let kept: Map<String, Value> = result
         .as_object()
@@ -617,8 +635,14 @@ fn decide(scratch: &dyn Scratch, server: &str, tool: &str, text: &str) -> Decisi
         })
         .unwrap_or_default();
     match scratch.intercept(server, tool, result) {
-        Some(pointer) => Decision::Replace(edits::replaced_result(kept, pointer)),
-        None => Decision::Forward,
+        Interception::Replaced(pointer) => {
+            drop(original);
+            let result = edits::replaced_result(kept, pointer);
+            Decision::Send(message::result_response(id, &result))
+        }
+        Interception::Unchanged(result) => {
+            Decision::Send(original.unwrap_or_else(|| message::result_response(id, &result)))
+        }
     }
 }
 

@@ -1,7 +1,16 @@
 //! What the proxy needs from a scratchpad session, and the facade's [`Scratchpad`] providing it.
 
-use overspill::{Scratchpad, ToolFormat, ToolOutput};
+use overspill::{Intercepted, Scratchpad, ToolFormat, ToolOutput};
 use serde_json::Value;
+
+/// What [`Scratch::intercept`] made of a result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Interception {
+    /// The client gets this text (one text block) instead of the result.
+    Replaced(String),
+    /// The result passes, as it was.
+    Unchanged(Value),
+}
 
 /// The scratchpad behind the proxy: one per client session, so one exploration budget.
 ///
@@ -23,10 +32,10 @@ pub trait Scratch: Send + Sync + 'static {
     /// Whether results of `server`'s `tool` may be replaced by a pointer (it has a threshold).
     fn intercepts(&self, server: &str, tool: &str) -> bool;
 
-    /// Decides on one upstream `CallToolResult` (as JSON) of `tool` on `server`: `Some(text)` is
-    /// what the client gets instead (the pointer, or a failure notice); `None` passes the result
-    /// through untouched.
-    fn intercept(&self, server: &str, tool: &str, result: Value) -> Option<String>;
+    /// Decides on one upstream `CallToolResult` (as JSON) of `tool` on `server`: replaced by
+    /// the text the client gets instead (the pointer, or a failure notice), or handed back
+    /// unchanged.
+    fn intercept(&self, server: &str, tool: &str, result: Value) -> Interception;
 
     /// Runs the exploration tool `tool` with `args` and returns what the model sees.
     fn call(&self, tool: &str, args: Value) -> String;
@@ -64,10 +73,11 @@ impl Scratch for Scratchpad {
         self.threshold(server, tool).is_some()
     }
 
-    fn intercept(&self, server: &str, tool: &str, result: Value) -> Option<String> {
-        Scratchpad::intercept(self, server, tool, ToolOutput::mcp(result))
-            .replacement()
-            .map(str::to_owned)
+    fn intercept(&self, server: &str, tool: &str, result: Value) -> Interception {
+        match Scratchpad::intercept(self, server, tool, ToolOutput::mcp(result)) {
+            Intercepted::Inline(output) => Interception::Unchanged(output.into_mcp()),
+            Intercepted::Pointer(text) | Intercepted::Failed(text) => Interception::Replaced(text),
+        }
     }
 
     fn call(&self, tool: &str, args: Value) -> String {
