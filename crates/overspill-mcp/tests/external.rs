@@ -55,17 +55,26 @@ fn outside(what: &str) -> Option<Outside> {
 }
 
 /// Runs a fixture script as `<interpreter> <script> OVERSPILL_BIN NODE_MODULES_DIR`; it prints
-/// its checks and exits non-zero if one fails.
+/// its checks and exits non-zero if one fails. Its output is shown in one piece, so the tables
+/// of tests running in parallel do not interleave.
 fn run_script(outside: &Outside, interpreter: &Path, script: &str) {
-    let status = Command::new(interpreter)
+    let output = Command::new(interpreter)
         .arg(outside.root.join("tests/fixtures/mcp").join(script))
         .arg(&outside.overspill)
         .arg(outside.prepared.join("node_modules"))
-        .status()
+        .output()
         .unwrap_or_else(|error| panic!("cannot run {}: {error}", interpreter.display()));
+    let shown = [
+        format!("\n==== {script}\n").as_bytes(),
+        &output.stderr,
+        &output.stdout,
+    ]
+    .concat();
+    let _ = std::io::stderr().write_all(&shown);
     assert!(
-        status.success(),
-        "the external MCP proxy checks of {script} failed ({status}); see above"
+        output.status.success(),
+        "the external MCP proxy checks of {script} failed ({}); see above",
+        output.status
     );
 }
 

@@ -4,7 +4,9 @@
 //! 1. The inputs are generated once into `target/bench-data` by `overspill-benchdata`.
 //! 2. Each criterion bench runs with its output in `target/bench-report/criterion`, emptied
 //!    first, so no figure from an earlier run can reach the table.
-//! 3. The `json_memory` bench prints the peak memory of the JSON sequence.
+//! 3. The `json_memory` bench prints the peak memory of the JSON sequence, and the `mcp_proxy`
+//!    bench the MCP proxy's figures (round trips, a 60 MB result, its peak memory), each as a
+//!    line of `key=value` fields.
 //! 4. [`scenarios::evaluate`] pairs each measurement with its baseline; the table is printed
 //!    and written to `target/bench-report.md`.
 
@@ -20,7 +22,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use overspill_benchdata::{MB, Shape};
 
-use scenarios::{Measured, PEAK_RSS, PEAK_RSS_FILE, Row, Verdict};
+use scenarios::{Measured, PEAK_RSS, PEAK_RSS_FILE, Row, Verdict, mcp};
 
 /// `cargo xtask bench --help`.
 pub const USAGE: &str = "usage: cargo xtask bench [--quick]
@@ -64,6 +66,9 @@ const BENCHES: &[&str] = &["count", "write", "intercept", "line_tools", "json_to
 /// The bench that measures peak memory, in a process of its own.
 const MEMORY_BENCH: &str = "json_memory";
 
+/// The bench that measures the MCP proxy, a process (the release `overspill`) of its own.
+const PROXY_BENCH: &str = "mcp_proxy";
+
 /// Every input the benches read: generated before any bench runs.
 const INPUTS: &[(Shape, u64)] = &[
     (Shape::PodsPretty, 10 * MB),
@@ -72,6 +77,9 @@ const INPUTS: &[(Shape, u64)] = &[
     (Shape::Log, MB),
     (Shape::Log, 100 * MB),
     (Shape::PodsPretty, 110 * MB),
+    // The MCP proxy's large result, and the small one beside it.
+    (Shape::Log, 60 * MB),
+    (Shape::Log, overspill_benchdata::TEST_MODE_BYTES),
 ];
 
 /// Runs the benches and prints the report.
@@ -91,7 +99,11 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
 
     eprintln!("xtask bench: building the benches (release profile)");
     let build = Instant::now();
-    let all: Vec<&str> = BENCHES.iter().copied().chain([MEMORY_BENCH]).collect();
+    let all: Vec<&str> = BENCHES
+        .iter()
+        .copied()
+        .chain([MEMORY_BENCH, PROXY_BENCH])
+        .collect();
     let runner = Runner {
         root,
         data: &data,
@@ -117,6 +129,8 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     let mut measured = criterion::read(&home)?;
     let memory = runner.output(MEMORY_BENCH)?;
     measured.extend(json_memory(&memory)?);
+    let proxy = runner.output(PROXY_BENCH)?;
+    measured.extend(mcp_proxy(&proxy)?);
     let measure = measure.elapsed();
 
     let gnu_grep = measured.keys().any(|id| id.ends_with("/GNU grep -n -C3"));
@@ -222,29 +236,89 @@ impl Runner<'_> {
 
 /// The figures of the `json_memory` line: `json_memory: file_bytes=N peak_rss_bytes=M`.
 fn json_memory(stdout: &str) -> Result<BTreeMap<String, Measured>> {
+    let fields = fields(stdout, "json_memory")?;
+    let mut figures = BTreeMap::new();
+    for (key, id) in [("file_bytes", PEAK_RSS_FILE), ("peak_rss_bytes", PEAK_RSS)] {
+        figures.insert(
+            id.to_owned(),
+            Measured::Bytes(field(&fields, "json_memory", key)?),
+        );
+    }
+    Ok(figures)
+}
+
+/// The figures of the `mcp_proxy` line (times in nanoseconds, sizes in bytes; see
+/// `crates/overspill-cli/benches/mcp_proxy.rs`).
+fn mcp_proxy(stdout: &str) -> Result<BTreeMap<String, Measured>> {
+    let fields = fields(stdout, "mcp_proxy")?;
+    let get = |key: &str| field(&fields, "mcp_proxy", key);
+    let result_bytes = get("result_bytes")?;
+    let time = |key: &str, bytes: Option<u64>| -> Result<Measured> {
+        Ok(Measured::Time {
+            seconds: get(key)? as f64 / 1e9,
+            bytes,
+        })
+    };
+    let mut figures = BTreeMap::new();
+    for (id, figure) in [
+        (mcp::ROUND_TRIP_DIRECT, time("direct_round_trip_ns", None)?),
+        (mcp::ROUND_TRIP_PROXIED, time("proxy_round_trip_ns", None)?),
+        (
+            mcp::AFTER_LAST_BYTE,
+            time("after_last_byte_ns", Some(result_bytes))?,
+        ),
+        (
+            mcp::COUNT_WRITE,
+            time("count_write_ns", Some(result_bytes))?,
+        ),
+        (
+            mcp::REQUEST_TO_POINTER,
+            time("request_to_pointer_ns", None)?,
+        ),
+        (
+            mcp::REQUEST_DIRECTLY,
+            time("request_to_result_directly_ns", None)?,
+        ),
+        (mcp::RESULT_BYTES, Measured::Bytes(result_bytes)),
+        (
+            mcp::PEAK_RSS,
+            Measured::Bytes(get("peak_rss_bytes").context("(not Linux?)")?),
+        ),
+        (
+            mcp::SMALL_PEAK_RSS,
+            Measured::Bytes(get("small_peak_rss_bytes")?),
+        ),
+    ] {
+        figures.insert(id.to_owned(), figure);
+    }
+    Ok(figures)
+}
+
+/// The `key=value` fields of the line `<bench>: …` a bench printed.
+fn fields(stdout: &str, bench: &str) -> Result<BTreeMap<String, u64>> {
+    let prefix = format!("{bench}: ");
     let line = stdout
         .lines()
-        .find_map(|l| l.strip_prefix("json_memory: "))
-        .context("the json_memory bench printed no `json_memory:` line (not Linux?)")?;
-    let mut figures = BTreeMap::new();
+        .find_map(|l| l.strip_prefix(&prefix))
+        .with_context(|| format!("the {bench} bench printed no `{bench}:` line (not Linux?)"))?;
+    let mut fields = BTreeMap::new();
     for field in line.split_whitespace() {
         let (key, value) = field
             .split_once('=')
-            .with_context(|| format!("`{field}` in the json_memory line is not key=value"))?;
+            .with_context(|| format!("`{field}` in the {bench} line is not key=value"))?;
         let value: u64 = value
             .parse()
-            .with_context(|| format!("`{field}` in the json_memory line is not a number"))?;
-        let id = match key {
-            "file_bytes" => PEAK_RSS_FILE,
-            "peak_rss_bytes" => PEAK_RSS,
-            _ => continue,
-        };
-        figures.insert(id.to_owned(), Measured::Bytes(value));
+            .with_context(|| format!("`{field}` in the {bench} line is not a number"))?;
+        fields.insert(key.to_owned(), value);
     }
-    if figures.len() != 2 {
-        bail!("the json_memory line `{line}` lacks file_bytes or peak_rss_bytes");
-    }
-    Ok(figures)
+    Ok(fields)
+}
+
+fn field(fields: &BTreeMap<String, u64>, bench: &str, key: &str) -> Result<u64> {
+    fields
+        .get(key)
+        .copied()
+        .with_context(|| format!("the {bench} line has no {key}"))
 }
 
 /// The Markdown table of the rows.
@@ -305,8 +379,9 @@ fn report(
     );
     let _ = writeln!(
         out,
-        "Times are criterion medians; each ratio divides overspill's figure by the baseline's, \
-         both measured in this run. docs/performance.md explains each row.\n"
+        "Times are medians (criterion's, and the mcp_proxy bench's own for the MCP proxy \
+         rows); each ratio divides overspill's figure by the baseline's, both measured in this \
+         run. docs/performance.md explains each row.\n"
     );
     out.push_str(table);
     let _ = writeln!(
@@ -337,6 +412,36 @@ mod tests {
         assert!(json_memory("nothing here").is_err());
         assert!(json_memory("json_memory: file_bytes=x peak_rss_bytes=1").is_err());
         assert!(json_memory("json_memory: file_bytes=1").is_err());
+    }
+
+    #[test]
+    fn the_mcp_proxy_line_gives_every_figure_of_the_proxy_rows() {
+        let line = "mcp_proxy: calls=2000 direct_round_trip_ns=30000 proxy_round_trip_ns=150000 \
+                    result_bytes=60000000 samples=1 after_last_byte_ns=3000000000 \
+                    count_write_ns=3300000000 request_to_pointer_ns=3100000000 \
+                    request_to_result_directly_ns=110000000 peak_rss_bytes=260000000 \
+                    small_result_bytes=200000 small_peak_rss_bytes=80000000";
+        let figures = mcp_proxy(&format!("noise\n{line}\n")).unwrap();
+        assert_eq!(figures.len(), 9);
+        assert_eq!(
+            figures[mcp::AFTER_LAST_BYTE],
+            Measured::Time {
+                seconds: 3.0,
+                bytes: Some(60_000_000)
+            }
+        );
+        assert_eq!(figures[mcp::PEAK_RSS], Measured::Bytes(260_000_000));
+        let every_id: Vec<String> = scenarios::all(true, true)
+            .into_iter()
+            .filter(|s| s.ours.starts_with("mcp_proxy/"))
+            .flat_map(|s| [Some(s.ours), s.baseline].into_iter().flatten())
+            .collect();
+        assert!(
+            every_id.iter().all(|id| figures.contains_key(id)),
+            "{every_id:?}"
+        );
+        let without_memory = line.replace(" peak_rss_bytes=260000000", "");
+        assert!(mcp_proxy(&without_memory).is_err());
     }
 
     #[test]

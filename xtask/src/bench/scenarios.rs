@@ -1,4 +1,4 @@
-//! The scenarios of SPEC §12 and issue 12: which criterion measurement is ours, which is its
+//! The scenarios of SPEC §12 and issues 12 and 19: which measurement is ours, which is its
 //! baseline, and the target that decides PASS or FAIL.
 
 use std::collections::BTreeMap;
@@ -14,10 +14,12 @@ pub enum Target {
     RatioAtMost(f64),
     /// Our time is at most this.
     TimeAtMost(Duration),
+    /// Our time exceeds the baseline's by at most this.
+    AddedAtMost(Duration),
     /// Our throughput, in MB/s (10^6 bytes), is at least this.
     ThroughputAtLeast(f64),
-    /// The peak resident memory is at most this many times the file size.
-    MemoryAtMost(f64),
+    /// The peak resident memory is at most `times` the size of the input, which `of` names.
+    MemoryAtMost { times: f64, of: &'static str },
     /// Reported for the reader; nothing to reach.
     Info,
 }
@@ -30,8 +32,9 @@ impl fmt::Display for Target {
             }
             Target::RatioAtMost(r) => write!(f, "≤ {r:.2}×"),
             Target::TimeAtMost(d) => write!(f, "≤ {}", human_time(d.as_secs_f64())),
+            Target::AddedAtMost(d) => write!(f, "≤ +{} added", human_time(d.as_secs_f64())),
             Target::ThroughputAtLeast(mbs) => write!(f, "≥ {mbs} MB/s"),
-            Target::MemoryAtMost(r) => write!(f, "≤ {r}× the file"),
+            Target::MemoryAtMost { times, of } => write!(f, "≤ {times}× {of}"),
             Target::Info => f.write_str("—"),
         }
     }
@@ -42,7 +45,8 @@ impl fmt::Display for Target {
 pub struct Scenario {
     /// What the row measures, as the report prints it.
     pub name: String,
-    /// The criterion id (`group/function`) of our measurement, or [`PEAK_RSS`].
+    /// The criterion id (`group/function`) of our measurement, or the id under which a
+    /// bench of its own reported it ([`PEAK_RSS`], [`mcp`]).
     pub ours: String,
     /// The criterion id of the baseline measured in the same run.
     pub baseline: Option<String>,
@@ -57,6 +61,28 @@ const CLAUDE: &str = "claude≈cl100k×1.1";
 pub const PEAK_RSS: &str = "json_memory/peak_rss_bytes";
 /// The id under which the `json_memory` bench's file size is recorded.
 pub const PEAK_RSS_FILE: &str = "json_memory/file_bytes";
+
+/// The ids under which the `mcp_proxy` bench's figures are recorded.
+pub mod mcp {
+    /// Median `tools/call` round trip to the server directly.
+    pub const ROUND_TRIP_DIRECT: &str = "mcp_proxy/round trip, directly";
+    /// Median `tools/call` round trip through the proxy.
+    pub const ROUND_TRIP_PROXIED: &str = "mcp_proxy/round trip, through the proxy";
+    /// The large result: the server's last byte → the pointer at the client.
+    pub const AFTER_LAST_BYTE: &str = "mcp_proxy/large result, last byte to pointer";
+    /// The large result's text counted (`o200k_base`) and written to a new file.
+    pub const COUNT_WRITE: &str = "mcp_proxy/large result, count + fs::write";
+    /// The large result: request sent → pointer at the client.
+    pub const REQUEST_TO_POINTER: &str = "mcp_proxy/large result, request to pointer";
+    /// The large result without the proxy: request sent → the whole result at the client.
+    pub const REQUEST_DIRECTLY: &str = "mcp_proxy/large result, request to result directly";
+    /// The proxy's peak resident memory over a session with the large result.
+    pub const PEAK_RSS: &str = "mcp_proxy/large result, peak_rss_bytes";
+    /// The large result's text, in bytes.
+    pub const RESULT_BYTES: &str = "mcp_proxy/large result, bytes";
+    /// The proxy's peak resident memory over a session with a 200 KB result.
+    pub const SMALL_PEAK_RSS: &str = "mcp_proxy/small result, peak_rss_bytes";
+}
 
 fn scenario(
     name: impl Into<String>,
@@ -206,7 +232,44 @@ pub fn all(quick: bool, gnu_grep: bool) -> Vec<Scenario> {
         "JSON sequence peak memory, 110 MB",
         PEAK_RSS.to_owned(),
         Some(PEAK_RSS_FILE.to_owned()),
-        Target::MemoryAtMost(4.0),
+        Target::MemoryAtMost {
+            times: 4.0,
+            of: "the file",
+        },
+    ));
+
+    rows.push(scenario(
+        "MCP proxy: tools/call round trip, median of 2,000",
+        mcp::ROUND_TRIP_PROXIED.to_owned(),
+        Some(mcp::ROUND_TRIP_DIRECT.to_owned()),
+        Target::AddedAtMost(Duration::from_micros(200)),
+    ));
+    rows.push(scenario(
+        "MCP proxy: 60 MB text result, server's last byte → pointer",
+        mcp::AFTER_LAST_BYTE.to_owned(),
+        Some(mcp::COUNT_WRITE.to_owned()),
+        Target::RatioAtMost(1.5),
+    ));
+    rows.push(scenario(
+        "MCP proxy: 60 MB text result, request → pointer (baseline: the result directly)",
+        mcp::REQUEST_TO_POINTER.to_owned(),
+        Some(mcp::REQUEST_DIRECTLY.to_owned()),
+        Target::Info,
+    ));
+    rows.push(scenario(
+        "MCP proxy peak memory, 60 MB text result",
+        mcp::PEAK_RSS.to_owned(),
+        Some(mcp::RESULT_BYTES.to_owned()),
+        Target::MemoryAtMost {
+            times: 3.0,
+            of: "the result",
+        },
+    ));
+    rows.push(scenario(
+        "MCP proxy peak memory, 200 KB text result (what does not grow with the result)",
+        mcp::SMALL_PEAK_RSS.to_owned(),
+        None,
+        Target::Info,
     ));
     rows
 }
@@ -304,10 +367,12 @@ fn row(scenario: &Scenario, ours: Measured, baseline: Option<Measured>) -> Row {
         Measured::Bytes(bytes) => bytes as f64,
     };
     let ratio = baseline.map(|b| value(ours) / value(b));
+    let added = baseline.map(|b| value(ours) - value(b));
     let met = match scenario.target {
         Target::RatioAtMost(limit) => ratio.map(|r| r <= limit),
-        Target::MemoryAtMost(limit) => ratio.map(|r| r <= limit),
+        Target::MemoryAtMost { times, .. } => ratio.map(|r| r <= times),
         Target::TimeAtMost(limit) => Some(value(ours) <= limit.as_secs_f64()),
+        Target::AddedAtMost(limit) => added.map(|a| a <= limit.as_secs_f64()),
         Target::ThroughputAtLeast(mbs) => match ours {
             Measured::Time {
                 seconds,
@@ -317,9 +382,18 @@ fn row(scenario: &Scenario, ours: Measured, baseline: Option<Measured>) -> Row {
         },
         Target::Info => None,
     };
+    let ours = match (scenario.target, added) {
+        (Target::AddedAtMost(_), Some(added)) if added >= 0.0 => {
+            format!("{} (+{})", figure(ours), human_time(added))
+        }
+        (Target::AddedAtMost(_), Some(added)) => {
+            format!("{} (−{})", figure(ours), human_time(-added))
+        }
+        _ => figure(ours),
+    };
     Row {
         scenario: scenario.clone(),
-        ours: figure(ours),
+        ours,
         baseline: baseline.map_or_else(|| "—".to_owned(), figure),
         ratio: ratio.map_or_else(|| "—".to_owned(), |r| format!("{r:.2}×")),
         verdict: match met {
@@ -445,7 +519,12 @@ mod tests {
 
     #[test]
     fn memory_is_compared_with_the_file_size() {
-        let s = [one(Target::MemoryAtMost(4.0), true)];
+        let target = Target::MemoryAtMost {
+            times: 4.0,
+            of: "the file",
+        };
+        assert_eq!(target.to_string(), "≤ 4× the file");
+        let s = [one(target, true)];
         let rss = |peak| {
             measured(&[
                 ("a/ours", Measured::Bytes(peak)),
@@ -461,6 +540,29 @@ mod tests {
             evaluate(&s, &rss(401 * MB)).unwrap()[0].verdict,
             Verdict::Fail
         );
+    }
+
+    #[test]
+    fn an_added_time_target_compares_the_difference_and_prints_it() {
+        let s = [one(Target::AddedAtMost(Duration::from_micros(200)), true)];
+        let at = |ours: f64, base: f64| {
+            let pair = |seconds| Measured::Time {
+                seconds,
+                bytes: None,
+            };
+            evaluate(
+                &s,
+                &measured(&[("a/ours", pair(ours)), ("a/base", pair(base))]),
+            )
+            .unwrap()
+        };
+        let ok = at(150e-6, 30e-6);
+        assert_eq!(
+            (ok[0].verdict, ok[0].ours.as_str(), ok[0].ratio.as_str()),
+            (Verdict::Pass, "150 µs (+120 µs)", "5.00×")
+        );
+        assert_eq!(at(240e-6, 30e-6)[0].verdict, Verdict::Fail);
+        assert_eq!(s[0].target.to_string(), "≤ +200 µs added");
     }
 
     #[test]
@@ -491,7 +593,8 @@ mod tests {
         for quick in [true, false] {
             let rows = all(quick, true);
             let targets = |t: fn(&Target) -> bool| rows.iter().filter(|r| t(&r.target)).count();
-            assert!(targets(|t| matches!(t, Target::MemoryAtMost(_))) == 1);
+            assert!(targets(|t| matches!(t, Target::MemoryAtMost { .. })) == 2);
+            assert!(targets(|t| matches!(t, Target::AddedAtMost(_))) == 1);
             assert!(targets(|t| matches!(t, Target::ThroughputAtLeast(_))) >= 1);
             assert!(
                 rows.iter()
@@ -502,6 +605,10 @@ mod tests {
                 rows.iter().any(
                     |r| r.name.starts_with("intercept") && r.target == Target::RatioAtMost(1.3)
                 )
+            );
+            assert!(
+                rows.iter().any(|r| r.name.starts_with("MCP proxy: 60 MB")
+                    && r.target == Target::RatioAtMost(1.5))
             );
         }
         assert!(all(false, true).len() > all(true, true).len());
