@@ -3,6 +3,8 @@
 //! The child starts with the session, so its stderr (inherited: the client's log for this
 //! server) shows early, but it hears nothing until the client's first message.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::process::Stdio;
 
 use tokio::process::{Child, Command};
@@ -11,7 +13,7 @@ use tokio::sync::watch;
 use crate::error::ProxyError;
 use crate::lines;
 use crate::relay::Relay;
-use crate::session::{ClientSide, DRAIN, Side, UpstreamPorts, read_side};
+use crate::session::{DRAIN, Side, UpstreamPorts, read_side};
 
 /// How long the server may take to exit after its stdin closes, before it is killed.
 const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
@@ -29,13 +31,13 @@ enum Ended {
     Fatal(ProxyError),
 }
 
-/// Runs the session against `program args…` until the client or the server goes.
+/// Runs the session against `program args…` until the client goes (`gone`) or the server does.
 pub(crate) async fn run(
     program: &str,
     args: &[String],
     relay: &Relay,
     ports: UpstreamPorts,
-    client: &mut ClientSide,
+    gone: Pin<&mut impl Future<Output = ()>>,
 ) -> Result<(), ProxyError> {
     let UpstreamPorts { queue, mut stopped } = ports;
     let mut child = spawn(program, args)?;
@@ -49,7 +51,7 @@ pub(crate) async fn run(
     let mut server_reader = tokio::spawn(read_side(stdout, relay.clone(), Side::Server));
 
     let ended = tokio::select! {
-        _ = &mut client.reader => Ended::Client,
+        () = gone => Ended::Client,
         _ = &mut server_reader => Ended::Server { stdout_done: true },
         _ = child.wait() => Ended::Server { stdout_done: false },
         Some(error) = stopped.recv() => Ended::Fatal(error),

@@ -29,6 +29,7 @@ mod child;
 mod edits;
 mod error;
 mod lines;
+mod listen;
 mod message;
 mod names;
 mod relay;
@@ -43,6 +44,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 pub use error::ProxyError;
+pub use listen::{Listen, ScratchFactory, is_loopback, listen_blocking, serve_http};
 pub use names::ToolNames;
 pub use remote::{Remote, parse_header};
 pub use scratch::{Interception, Scratch};

@@ -6,6 +6,8 @@
 //!
 //! Header values (credentials, mostly) never appear in errors, logs or `Debug` output.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
@@ -20,7 +22,7 @@ use tokio::sync::mpsc;
 use crate::error::ProxyError;
 use crate::message::{self, Kind};
 use crate::relay::Relay;
-use crate::session::{ClientSide, UpstreamPorts};
+use crate::session::UpstreamPorts;
 
 /// Where a remote server's diagnostics are: in its HTTP answers, which the proxy reports.
 pub(crate) const DIAGNOSTICS: &str =
@@ -196,12 +198,13 @@ struct Link {
     fatal: mpsc::UnboundedSender<ProxyError>,
 }
 
-/// Runs the session against the remote server until the client goes or the server ends it.
+/// Runs the session against the remote server until the client goes (`gone`) or the server
+/// ends it.
 pub(crate) async fn run(
     remote: &Remote,
     relay: &Relay,
     ports: UpstreamPorts,
-    client: &mut ClientSide,
+    gone: Pin<&mut impl Future<Output = ()>>,
 ) -> Result<(), ProxyError> {
     let UpstreamPorts {
         mut queue,
@@ -218,7 +221,7 @@ pub(crate) async fn run(
         })
     };
     let outcome = tokio::select! {
-        _ = &mut client.reader => Ok(()),
+        () = gone => Ok(()),
         Some(error) = stopped.recv() => Err(error),
         Some(error) = failed.recv() => {
             let why = match &error {

@@ -2,12 +2,13 @@
 //! in tests): the client's side of the relay, and the upstream of [`ProxyOptions`] — a child
 //! process ([`crate::child`]) or a Streamable HTTP endpoint ([`crate::remote`]).
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::{mpsc, watch};
-use tokio::task::JoinHandle;
 
 use crate::error::ProxyError;
 use crate::lines::{self, Line};
@@ -31,13 +32,6 @@ pub(crate) enum Side {
     Server,
 }
 
-/// The client's half of a session: its reader (done when the client goes) and its writer.
-pub(crate) struct ClientSide {
-    pub(crate) reader: JoinHandle<()>,
-    writer: JoinHandle<()>,
-    close: watch::Sender<bool>,
-}
-
 /// The upstream's end of the queues the relay writes to, and where it reports a reason to
 /// stop the session.
 pub(crate) struct UpstreamPorts {
@@ -45,16 +39,19 @@ pub(crate) struct UpstreamPorts {
     pub(crate) stopped: mpsc::UnboundedReceiver<ProxyError>,
 }
 
-pub(crate) async fn serve<R, W>(
-    options: ProxyOptions,
+/// A session's relay and the queues around it, before any transport is attached.
+pub(crate) struct Wiring {
+    pub(crate) relay: Relay,
+    /// What the relay sends to the client.
+    pub(crate) client_queue: mpsc::Receiver<String>,
+    pub(crate) upstream: UpstreamPorts,
+}
+
+/// Builds the relay for one session of `options` over `scratch`.
+pub(crate) fn wire(
+    options: &ProxyOptions,
     scratch: Arc<dyn Scratch>,
-    read: R,
-    write: W,
-) -> Result<(), ProxyError>
-where
-    R: AsyncRead + Send + Unpin + 'static,
-    W: AsyncWrite + Send + Unpin + 'static,
-{
+) -> Result<Wiring, ProxyError> {
     let (to_client, client_queue) = mpsc::channel(QUEUE);
     let (to_server, queue) = mpsc::channel(QUEUE);
     let (stop, stopped) = mpsc::unbounded_channel();
@@ -79,24 +76,57 @@ where
         to_server,
         stop,
     };
-    let relay = Relay::new(scratch, settings, ports)?;
-    let upstream = UpstreamPorts { queue, stopped };
-    let (close, closing) = watch::channel(false);
-    let mut client = ClientSide {
-        writer: tokio::spawn(lines::write_lines(write, client_queue, closing)),
-        reader: tokio::spawn(read_side(read, relay.clone(), Side::Client)),
-        close,
-    };
-    let outcome = match &options.upstream {
+    Ok(Wiring {
+        relay: Relay::new(scratch, settings, ports)?,
+        client_queue,
+        upstream: UpstreamPorts { queue, stopped },
+    })
+}
+
+/// Runs the upstream of `options` for `relay` until the client goes (`gone`), the server
+/// goes, or the relay stops the session.
+pub(crate) async fn run_upstream(
+    options: &ProxyOptions,
+    relay: &Relay,
+    upstream: UpstreamPorts,
+    gone: Pin<&mut impl Future<Output = ()>>,
+) -> Result<(), ProxyError> {
+    match &options.upstream {
         Upstream::Command { program, args } => {
-            child::run(program, args, &relay, upstream, &mut client).await
+            child::run(program, args, relay, upstream, gone).await
         }
-        Upstream::Http(remote) => remote::run(remote, &relay, upstream, &mut client).await,
+        Upstream::Http(remote) => remote::run(remote, relay, upstream, gone).await,
+    }
+}
+
+/// One session over a pair of byte streams to the client.
+pub(crate) async fn serve<R, W>(
+    options: ProxyOptions,
+    scratch: Arc<dyn Scratch>,
+    read: R,
+    write: W,
+) -> Result<(), ProxyError>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let Wiring {
+        relay,
+        client_queue,
+        upstream,
+    } = wire(&options, scratch)?;
+    let (close, closing) = watch::channel(false);
+    let writer = tokio::spawn(lines::write_lines(write, client_queue, closing));
+    let mut reader = tokio::spawn(read_side(read, relay.clone(), Side::Client));
+    let gone = async {
+        let _ = (&mut reader).await;
     };
+    tokio::pin!(gone);
+    let outcome = run_upstream(&options, &relay, upstream, gone).await;
     drain(&relay).await;
-    client.reader.abort();
-    let _ = client.close.send(true);
-    let _ = tokio::time::timeout(DRAIN, client.writer).await;
+    reader.abort();
+    let _ = close.send(true);
+    let _ = tokio::time::timeout(DRAIN, writer).await;
     outcome
 }
 
@@ -124,7 +154,7 @@ pub(crate) async fn read_side<R: AsyncRead + Unpin>(read: R, relay: Relay, side:
 }
 
 /// Waits until no scratchpad work is under way, for at most [`DRAIN`].
-async fn drain(relay: &Relay) {
+pub(crate) async fn drain(relay: &Relay) {
     let deadline = tokio::time::Instant::now() + DRAIN;
     while relay.busy() > 0 && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(10)).await;

@@ -12,7 +12,7 @@ use anyhow::Context;
 use clap::Args;
 use overspill::Scratchpad;
 use overspill::config::{Config, DEFAULT_MIN_TOKENS};
-use overspill_mcp::{ProxyError, ProxyOptions, Remote, parse_header};
+use overspill_mcp::{Listen, ProxyError, ProxyOptions, Remote, ScratchFactory, parse_header};
 
 pub const EXAMPLES: &str = "Speaks MCP on stdin/stdout to the client and runs the real server as a \
 child process. Large tool results are stored (under --dir, the configuration's memory_dir, or \
@@ -65,6 +65,33 @@ pub struct McpArgs {
     /// Seconds an answer from the --url server may go silent before the request fails.
     #[arg(long, value_name = "SECS", default_value_t = 300.0, requires = "url")]
     read_timeout: f64,
+    /// Serve MCP clients over Streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of
+    /// stdio: each client session gets its own scratchpad (under --dir) and upstream.
+    #[arg(long, value_name = "ADDR")]
+    listen: Option<std::net::SocketAddr>,
+    /// The HTTP endpoint's path.
+    #[arg(long, value_name = "PATH", default_value = "/mcp", requires = "listen")]
+    path: String,
+    /// An origin allowed besides this machine's (repeatable), e.g. https://app.example.com.
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen")]
+    allow_origins: Vec<String>,
+    /// Require `Authorization: Bearer <value of this environment variable>` on every request.
+    #[arg(long, value_name = "VAR", requires = "listen")]
+    auth_token_env: Option<String>,
+    /// The most client sessions at once.
+    #[arg(long, value_name = "N", default_value_t = 16, requires = "listen")]
+    max_sessions: usize,
+    /// Seconds after which a session without requests is closed.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 1800.0,
+        requires = "listen"
+    )]
+    session_idle: f64,
+    /// The largest request body, in bytes.
+    #[arg(long, value_name = "N", default_value_t = 16 << 20, requires = "listen")]
+    max_body_bytes: usize,
     /// The upstream MCP server's command and its arguments, after `--`.
     #[arg(last = true, value_name = "COMMAND", required_unless_present = "url")]
     command: Vec<String>,
@@ -82,7 +109,10 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
         Ok(options) => options,
         Err(message) => return Ok(super::usage_error(message)),
     };
-    let pad = scratchpad(&args, config.as_ref())?;
+    if let Some(address) = args.listen {
+        return listen(&args, address, options, config);
+    }
+    let pad = scratchpad(&args, config.as_ref(), None)?;
     match overspill_mcp::run_blocking(options, Arc::new(pad)) {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(error @ (ProxyError::NameClash { .. } | ProxyError::InvalidPrefix { .. })) => {
@@ -93,6 +123,101 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// `--listen`: many HTTP clients, each session with its own scratchpad dir under the base.
+fn listen(
+    args: &McpArgs,
+    address: std::net::SocketAddr,
+    options: ProxyOptions,
+    config: Option<Config>,
+) -> anyhow::Result<ExitCode> {
+    let auth_token = match &args.auth_token_env {
+        Some(var) => match std::env::var(var) {
+            Ok(token) if !token.is_empty() => Some(token),
+            _ => {
+                return Ok(super::usage_error(format!(
+                    "--auth-token-env {var}: the environment variable {var} is not set (or empty)"
+                )));
+            }
+        },
+        None => None,
+    };
+    if !overspill_mcp::is_loopback(&address) && auth_token.is_none() {
+        return Ok(super::usage_error(format!(
+            "--listen {address} serves beyond this machine: also give --auth-token-env VAR, \
+             so that only clients with the token get in"
+        )));
+    }
+    let session_idle = match seconds("--session-idle", args.session_idle) {
+        Ok(idle) => idle,
+        Err(message) => return Ok(super::usage_error(message)),
+    };
+    let mut listen = Listen::default();
+    listen.path = args.path.clone();
+    listen.allowed_origins = args.allow_origins.clone();
+    listen.auth_token = auth_token;
+    listen.max_sessions = args.max_sessions;
+    listen.session_idle = session_idle;
+    listen.max_body_bytes = args.max_body_bytes;
+    // Each session's scratchpad: a dir of its own under --dir (or ./.overspill/sessions).
+    let base = args
+        .dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(".overspill").join("sessions"));
+    let factory: ScratchFactory = {
+        let args = SessionArgs::of(args);
+        Arc::new(move |id: &str| {
+            let pad = session_scratchpad(&args, config.as_ref(), &base.join(id))
+                .map_err(|error| format!("{error:#}"))?;
+            Ok(Arc::new(pad) as Arc<dyn overspill_mcp::Scratch>)
+        })
+    };
+    let path = args.path.clone();
+    let outcome = overspill_mcp::listen_blocking(address, listen, options, factory, |bound| {
+        eprintln!("overspill mcp: serving MCP on http://{bound}{path}");
+    });
+    match outcome {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(error) => {
+            eprintln!("overspill mcp: {error}");
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// The flags a session's scratchpad is built from, owned (the factory outlives the parse).
+struct SessionArgs {
+    tool_prefix: Option<String>,
+    context_window: Option<u64>,
+    provider: Option<String>,
+    model: Option<String>,
+}
+
+impl SessionArgs {
+    fn of(args: &McpArgs) -> SessionArgs {
+        SessionArgs {
+            tool_prefix: args.tool_prefix.clone(),
+            context_window: args.context_window,
+            provider: args.provider.clone(),
+            model: args.model.clone(),
+        }
+    }
+}
+
+fn session_scratchpad(
+    args: &SessionArgs,
+    config: Option<&Config>,
+    dir: &Path,
+) -> anyhow::Result<Scratchpad> {
+    build_scratchpad(
+        config,
+        Some(dir),
+        args.tool_prefix.as_deref(),
+        args.context_window,
+        args.provider.as_deref(),
+        args.model.as_deref(),
+    )
 }
 
 /// The upstream and its timeouts from the flags; `Err` is the usage error to print.
@@ -128,36 +253,59 @@ fn seconds(flag: &str, value: f64) -> Result<Duration, String> {
         .map_err(|_| format!("invalid {flag} {value}: give a number of seconds, e.g. 30"))
 }
 
-/// The scratchpad for one client session, from the flags over the configuration.
-fn scratchpad(args: &McpArgs, config: Option<&Config>) -> anyhow::Result<Scratchpad> {
+/// The scratchpad for the stdio session, from the flags over the configuration.
+fn scratchpad(
+    args: &McpArgs,
+    config: Option<&Config>,
+    dir: Option<&Path>,
+) -> anyhow::Result<Scratchpad> {
+    build_scratchpad(
+        config,
+        dir.or(args.dir.as_deref()),
+        args.tool_prefix.as_deref(),
+        args.context_window,
+        args.provider.as_deref(),
+        args.model.as_deref(),
+    )
+}
+
+/// A scratchpad from the flags over the configuration: written under `dir` when given, else
+/// the configuration's memory_dir, else ./.overspill/.
+fn build_scratchpad(
+    config: Option<&Config>,
+    dir: Option<&Path>,
+    tool_prefix: Option<&str>,
+    context_window: Option<u64>,
+    provider: Option<&str>,
+    model: Option<&str>,
+) -> anyhow::Result<Scratchpad> {
     let mut builder = match config {
         Some(config) => Scratchpad::from_config(config),
         // No configuration: every tool is intercepted from the default threshold.
         None => Scratchpad::builder().intercept_all(DEFAULT_MIN_TOKENS),
     };
     let llm = config.map(|config| &config.agent().llm);
-    match &args.dir {
+    match dir {
         Some(dir) => builder = builder.scratchpad_dir(dir),
         None if config.and_then(Config::memory_dir).is_none() => {
             builder = builder.memory_dir(".overspill");
         }
         None => {}
     }
-    let window = args
-        .context_window
+    let window = context_window
         .or(llm.and_then(|llm| llm.context_window))
         .unwrap_or(DEFAULT_CONTEXT_WINDOW);
     builder = builder.context_window(window);
-    if let Some(prefix) = &args.tool_prefix {
+    if let Some(prefix) = tool_prefix {
         builder = builder.tool_prefix(prefix);
     }
     let configured = llm.is_some_and(|llm| llm.provider.is_some() || llm.model.is_some());
-    match (&args.provider, &args.model) {
+    match (provider, model) {
         (None, None) if configured => {}
         (provider, model) => {
             builder = builder
-                .provider(provider.as_deref().unwrap_or("openai"))
-                .model(model.as_deref().unwrap_or("gpt-4o"));
+                .provider(provider.unwrap_or("openai"))
+                .model(model.unwrap_or("gpt-4o"));
         }
     }
     builder

@@ -40,7 +40,7 @@ pub enum Command {
     Config(config::ConfigCommand),
     /// Put the scratchpad in front of an MCP server: a transparent stdio proxy.
     #[command(after_help = mcp::EXAMPLES)]
-    Mcp(mcp::McpArgs),
+    Mcp(Box<mcp::McpArgs>),
 }
 
 impl Command {
@@ -54,7 +54,7 @@ impl Command {
             Command::Ls(args) => ls::run(args),
             Command::Tools(args) => tools::run(args),
             Command::Config(command) => command.run(),
-            Command::Mcp(args) => mcp::run(args),
+            Command::Mcp(args) => mcp::run(*args),
         }
     }
 }

@@ -111,6 +111,7 @@ impl ServerHandler for Fixture {
             json!({"name": "crash", "description": "exits mid-call", "inputSchema": object}),
             json!({"name": "notify_later", "description": "answers, then logs a message",
                    "inputSchema": object}),
+            json!({"name": "pid", "description": "the server's process id", "inputSchema": object}),
             json!({"name": "echo_args", "description": "returns its arguments",
                    "inputSchema": {"type": "object",
                                    "properties": {"body": {"type": "string"}, "value": {}}}}),
@@ -197,6 +198,9 @@ impl ServerHandler for Fixture {
                 ContentBlock::text(big_json(200_000)),
             ]),
             "crash" => std::process::exit(3),
+            "pid" => {
+                CallToolResult::success(vec![ContentBlock::text(std::process::id().to_string())])
+            }
             "notify_later" => {
                 let peer = context.peer.clone();
                 tokio::spawn(async move {

@@ -1,0 +1,695 @@
+//! Serving MCP clients over Streamable HTTP (`overspill mcp --listen`): many clients at once,
+//! each client session with its own relay, scratchpad and upstream (for a command, its own
+//! child process).
+//!
+//! A POST carries one message or a batch. Notifications and responses are accepted with 202;
+//! requests are answered on an SSE stream that carries their responses (and what the server
+//! sends meanwhile) and ends once every request of the POST is answered. A GET opens the
+//! session's stream for what the server sends on its own; DELETE ends the session.
+//!
+//! What the transport specification asks of a local server is enforced here: an `Origin` that
+//! is not local is refused (DNS rebinding), an optional bearer token is required, bodies and
+//! sessions are bounded, and each refusal has its HTTP status.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use tokio::sync::{mpsc, watch};
+
+use crate::ProxyOptions;
+use crate::error::ProxyError;
+use crate::message::{self, Id, Kind};
+use crate::relay::Relay;
+use crate::scratch::Scratch;
+use crate::session::{self, Wiring};
+
+const SESSION_ID: &str = "mcp-session-id";
+
+/// Server-initiated messages kept for a session with no stream open to take them.
+const BACKLOG: usize = 1024;
+
+/// Messages queued on one SSE stream before the session's router waits.
+const STREAM_QUEUE: usize = 64;
+
+/// Makes the scratchpad of a new client session, given the session's id.
+pub type ScratchFactory =
+    Arc<dyn Fn(&str) -> Result<Arc<dyn Scratch>, String> + Send + Sync + 'static>;
+
+/// How the HTTP side serves clients.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct Listen {
+    /// The endpoint's path (`/mcp`).
+    pub path: String,
+    /// Origins allowed besides the local ones (`http://localhost:*`, `127.0.0.1`, `[::1]`).
+    pub allowed_origins: Vec<String>,
+    /// The bearer token every request must carry, if any.
+    pub auth_token: Option<String>,
+    /// The most client sessions at once.
+    pub max_sessions: usize,
+    /// A session without requests for this long is closed.
+    pub session_idle: Duration,
+    /// The largest request body.
+    pub max_body_bytes: usize,
+}
+
+impl Default for Listen {
+    fn default() -> Listen {
+        Listen {
+            path: "/mcp".to_owned(),
+            allowed_origins: Vec::new(),
+            auth_token: None,
+            max_sessions: 16,
+            session_idle: Duration::from_secs(30 * 60),
+            max_body_bytes: 16 << 20,
+        }
+    }
+}
+
+impl std::fmt::Debug for Listen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Listen")
+            .field("path", &self.path)
+            .field("allowed_origins", &self.allowed_origins)
+            .field("auth_token", &self.auth_token.as_ref().map(|_| "(hidden)"))
+            .field("max_sessions", &self.max_sessions)
+            .field("session_idle", &self.session_idle)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .finish()
+    }
+}
+
+/// Serves MCP over Streamable HTTP on `listener` until `shutdown` completes; then every
+/// session is closed and its upstream stopped.
+///
+/// # Errors
+///
+/// [`ProxyError::Http`] when the server cannot run on the listener.
+pub async fn serve_http(
+    listener: tokio::net::TcpListener,
+    listen: Listen,
+    options: ProxyOptions,
+    scratch_for: ScratchFactory,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ProxyError> {
+    let server = Arc::new(Server {
+        listen,
+        options,
+        scratch_for,
+        sessions: Mutex::new(HashMap::new()),
+    });
+    let reaper = tokio::spawn(reap(Arc::clone(&server)));
+    let router = axum::Router::new()
+        .route(
+            &server.listen.path,
+            axum::routing::any(endpoint).with_state(Arc::clone(&server)),
+        )
+        .layer(axum::extract::DefaultBodyLimit::disable());
+    let served = axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown)
+        .await;
+    reaper.abort();
+    server.close_all().await;
+    served.map_err(|error| ProxyError::Http(format!("the HTTP server failed: {error}")))
+}
+
+/// [`serve_http`] on `address`, on a runtime of its own, until Ctrl-C or SIGTERM (the CLI's
+/// `overspill mcp --listen`). Prints nothing; the caller says where it listens.
+///
+/// # Errors
+///
+/// [`ProxyError::Runtime`] without a runtime, [`ProxyError::Http`] when the address cannot
+/// be bound or served.
+pub fn listen_blocking(
+    address: SocketAddr,
+    listen: Listen,
+    options: ProxyOptions,
+    scratch_for: ScratchFactory,
+    bound: impl FnOnce(SocketAddr),
+) -> Result<(), ProxyError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(ProxyError::Runtime)?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(address)
+            .await
+            .map_err(|error| ProxyError::Http(format!("cannot listen on {address}: {error}")))?;
+        if let Ok(local) = listener.local_addr() {
+            bound(local);
+        }
+        serve_http(listener, listen, options, scratch_for, stop_signal()).await
+    })
+}
+
+/// Ctrl-C, or SIGTERM where there is one.
+async fn stop_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    {
+        let terminate = async {
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(mut signal) => {
+                    signal.recv().await;
+                }
+                Err(_) => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! {
+            () = interrupt => {}
+            () = terminate => {}
+        }
+    }
+    #[cfg(not(unix))]
+    interrupt.await;
+}
+
+/// The listener's shared state.
+struct Server {
+    listen: Listen,
+    options: ProxyOptions,
+    scratch_for: ScratchFactory,
+    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+}
+
+/// One client session.
+struct HttpSession {
+    relay: Relay,
+    streams: Mutex<Streams>,
+    last_seen: Mutex<Instant>,
+    /// Raised when the client ends the session (DELETE, idle, shutdown).
+    close: watch::Sender<bool>,
+    /// The session's upstream, running until the session ends.
+    upstream: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+/// Where a session's outgoing messages go.
+#[derive(Default)]
+struct Streams {
+    /// POST streams, each with the requests it still waits to answer.
+    posts: Vec<(HashSet<Id>, mpsc::Sender<String>)>,
+    /// The GET stream, when open.
+    get: Option<mpsc::Sender<String>>,
+    /// Server-initiated messages waiting for a stream.
+    backlog: VecDeque<String>,
+}
+
+async fn endpoint(
+    State(server): State<Arc<Server>>,
+    method: Method,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if let Err(refused) = server.admit(&headers, body.len()) {
+        return refused.into_response();
+    }
+    let session = headers
+        .get(SESSION_ID)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned);
+    match method {
+        Method::POST => server.post(session, body).await,
+        Method::GET => match server.session(session.as_deref()) {
+            Ok(session) => session.open_get(),
+            Err(refused) => refused.into_response(),
+        },
+        Method::DELETE => match session {
+            Some(id) if server.end(&id).await => StatusCode::OK.into_response(),
+            _ => refusal(StatusCode::NOT_FOUND, "no such session").into_response(),
+        },
+        _ => refusal(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "use POST, GET or DELETE on the MCP endpoint",
+        )
+        .into_response(),
+    }
+}
+
+impl Server {
+    /// The checks every request passes first: origin, token, body size.
+    fn admit(&self, headers: &HeaderMap, body: usize) -> Result<(), Refusal> {
+        if let Some(origin) = headers.get(header::ORIGIN) {
+            let origin = origin.to_str().unwrap_or_default();
+            if !is_local_origin(origin) && !self.listen.allowed_origins.iter().any(|o| o == origin)
+            {
+                return Err(refusal(
+                    StatusCode::FORBIDDEN,
+                    "this origin may not use the MCP endpoint (start overspill with --allow-origin to allow it)",
+                ));
+            }
+        }
+        if let Some(token) = &self.listen.auth_token {
+            let given = headers
+                .get(header::AUTHORIZATION)
+                .and_then(|value| value.to_str().ok())
+                .and_then(|value| value.strip_prefix("Bearer "));
+            if !given.is_some_and(|given| same(given.as_bytes(), token.as_bytes())) {
+                return Err(refusal(
+                    StatusCode::UNAUTHORIZED,
+                    "a valid `Authorization: Bearer <token>` header is required",
+                ));
+            }
+        }
+        if body > self.listen.max_body_bytes {
+            return Err(refusal(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "the request body is larger than this proxy accepts (--max-body-bytes)",
+            ));
+        }
+        Ok(())
+    }
+
+    fn session(&self, id: Option<&str>) -> Result<Arc<HttpSession>, Refusal> {
+        let Some(id) = id else {
+            return Err(refusal(
+                StatusCode::BAD_REQUEST,
+                "the Mcp-Session-Id header is missing: send `initialize` first",
+            ));
+        };
+        let found = self
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .cloned();
+        let session = found.ok_or_else(|| {
+            refusal(
+                StatusCode::NOT_FOUND,
+                "no such session (it ended, or timed out): send `initialize` again",
+            )
+        })?;
+        *session
+            .last_seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        Ok(session)
+    }
+
+    async fn post(self: &Arc<Self>, session: Option<String>, body: Bytes) -> Response {
+        let Ok(text) = String::from_utf8(body.to_vec()) else {
+            let refused = Refusal {
+                status: StatusCode::BAD_REQUEST,
+                code: message::PARSE_ERROR,
+                why: "parse error: the body is not UTF-8".to_owned(),
+            };
+            return refused.into_response();
+        };
+        let mut requests = HashSet::new();
+        let mut initialize = false;
+        for item in message::parse(text.clone()) {
+            match item {
+                Ok(parsed) => {
+                    if let Kind::Request { id, method } = parsed.kind {
+                        initialize |= method == "initialize";
+                        requests.insert(id);
+                    }
+                }
+                Err(invalid) => {
+                    return (StatusCode::BAD_REQUEST, json_body(invalid.response()))
+                        .into_response();
+                }
+            }
+        }
+        let (id, session) = match session {
+            Some(id) => match self.session(Some(&id)) {
+                Ok(session) => (id, session),
+                Err(refused) => return refused.into_response(),
+            },
+            None if initialize => match self.open().await {
+                Ok(opened) => opened,
+                Err(refused) => return refused.into_response(),
+            },
+            None => {
+                return refusal(
+                    StatusCode::BAD_REQUEST,
+                    "the Mcp-Session-Id header is missing: send `initialize` first",
+                )
+                .into_response();
+            }
+        };
+        if requests.is_empty() {
+            session.relay.client_says(text).await;
+            return StatusCode::ACCEPTED.into_response();
+        }
+        let (sender, receiver) = mpsc::channel(STREAM_QUEUE);
+        session
+            .streams
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .posts
+            .push((requests, sender));
+        session.relay.client_says(text).await;
+        let mut response = sse(receiver);
+        if let Ok(value) = HeaderValue::from_str(&id) {
+            response.headers_mut().insert(SESSION_ID, value);
+        }
+        response
+    }
+
+    /// A new session: its scratchpad, relay and upstream.
+    async fn open(self: &Arc<Self>) -> Result<(String, Arc<HttpSession>), Refusal> {
+        if self
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+            >= self.listen.max_sessions
+        {
+            return Err(refusal(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the proxy serves as many sessions as it may (--max-sessions); end one or try later",
+            ));
+        }
+        let id = session_id().map_err(|why| refusal(StatusCode::INTERNAL_SERVER_ERROR, &why))?;
+        let scratch = (self.scratch_for)(&id)
+            .map_err(|why| refusal(StatusCode::INTERNAL_SERVER_ERROR, &why))?;
+        let Wiring {
+            relay,
+            client_queue,
+            upstream,
+        } = session::wire(&self.options, scratch)
+            .map_err(|error| refusal(StatusCode::INTERNAL_SERVER_ERROR, &error.to_string()))?;
+        let (close, mut closing) = watch::channel(false);
+        let session = Arc::new(HttpSession {
+            relay: relay.clone(),
+            streams: Mutex::new(Streams::default()),
+            last_seen: Mutex::new(Instant::now()),
+            close,
+            upstream: Mutex::new(None),
+        });
+        tokio::spawn(route(Arc::clone(&session), client_queue));
+        let runner = {
+            let server = Arc::clone(self);
+            let options = self.options.clone();
+            let id = id.clone();
+            tokio::spawn(async move {
+                let gone = async move {
+                    let _ = closing.wait_for(|closed| *closed).await;
+                };
+                tokio::pin!(gone);
+                if let Err(error) = session::run_upstream(&options, &relay, upstream, gone).await {
+                    tracing::warn!(session = %id, %error, "a session's upstream ended");
+                }
+                session::drain(&relay).await;
+                server
+                    .sessions
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(&id);
+            })
+        };
+        *session
+            .upstream
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(runner);
+        self.sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id.clone(), Arc::clone(&session));
+        Ok((id, session))
+    }
+
+    /// Ends a session: its streams close and its upstream stops. `false` if there was none.
+    async fn end(&self, id: &str) -> bool {
+        let removed = self
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id);
+        match removed {
+            Some(session) => {
+                session.shut().await;
+                true
+            }
+            None => false,
+        }
+    }
+
+    async fn close_all(&self) {
+        let all: Vec<Arc<HttpSession>> = self
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .drain()
+            .map(|(_, session)| session)
+            .collect();
+        for session in all {
+            session.shut().await;
+        }
+    }
+}
+
+impl HttpSession {
+    /// Closes the session's streams and waits (a little) for its upstream to stop.
+    async fn shut(&self) {
+        let _ = self.close.send(true);
+        {
+            let mut streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
+            streams.posts.clear();
+            streams.get = None;
+        }
+        let runner = self
+            .upstream
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(runner) = runner {
+            let _ = tokio::time::timeout(Duration::from_secs(5), runner).await;
+        }
+    }
+
+    fn open_get(&self) -> Response {
+        let (sender, receiver) = mpsc::channel(STREAM_QUEUE);
+        let mut streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
+        if streams.get.as_ref().is_some_and(|get| !get.is_closed()) {
+            return refusal(
+                StatusCode::CONFLICT,
+                "this session already has a GET stream open",
+            )
+            .into_response();
+        }
+        while let Some(text) = streams.backlog.pop_front() {
+            if sender.try_send(text).is_err() {
+                break;
+            }
+        }
+        streams.get = Some(sender);
+        drop(streams);
+        sse(receiver)
+    }
+}
+
+/// Sends each message the relay has for the client down the stream it belongs on: a
+/// response on the POST stream of its request (which ends after its last response),
+/// anything else on the GET stream, else the newest POST stream, else the backlog.
+async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<String>) {
+    while let Some(text) = queue.recv().await {
+        let answered = match message::parse(text.clone()).first() {
+            Some(Ok(message::Message {
+                kind: Kind::Response { id: Some(id) },
+                ..
+            })) => Some(id.clone()),
+            _ => None,
+        };
+        let target = {
+            let mut streams = session
+                .streams
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            streams.posts.retain(|(_, sender)| !sender.is_closed());
+            let position = answered
+                .as_ref()
+                .and_then(|id| streams.posts.iter().position(|(ids, _)| ids.contains(id)));
+            match position {
+                Some(at) => {
+                    let (ids, sender) = &mut streams.posts[at];
+                    if let Some(id) = &answered {
+                        ids.remove(id);
+                    }
+                    let sender = sender.clone();
+                    if ids.is_empty() {
+                        streams.posts.remove(at);
+                    }
+                    Some(sender)
+                }
+                None => match (&streams.get, streams.posts.last()) {
+                    (Some(get), _) if !get.is_closed() => Some(get.clone()),
+                    (_, Some((_, post))) => Some(post.clone()),
+                    _ => {
+                        if streams.backlog.len() < BACKLOG {
+                            streams.backlog.push_back(text.clone());
+                        }
+                        None
+                    }
+                },
+            }
+        };
+        if let Some(sender) = target {
+            let _ = sender.send(text).await;
+        }
+    }
+}
+
+/// An SSE response carrying each message of `receiver` as one event.
+fn sse(receiver: mpsc::Receiver<String>) -> Response {
+    let events = futures_util::stream::unfold(receiver, |mut receiver| async move {
+        let text = receiver.recv().await?;
+        Some((Ok::<_, Infallible>(Event::default().data(text)), receiver))
+    });
+    Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
+}
+
+/// Closes sessions idle for longer than allowed (no request, no open stream).
+async fn reap(server: Arc<Server>) {
+    let idle = server.listen.session_idle;
+    let every = (idle / 4).clamp(Duration::from_millis(100), Duration::from_secs(60));
+    loop {
+        tokio::time::sleep(every).await;
+        let stale: Vec<String> = server
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter(|(_, session)| {
+                let seen = *session
+                    .last_seen
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                let streams = session
+                    .streams
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                let streaming = !streams.posts.is_empty()
+                    || streams.get.as_ref().is_some_and(|get| !get.is_closed());
+                seen.elapsed() > idle && !streaming
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in stale {
+            server.end(&id).await;
+        }
+    }
+}
+
+/// Whether an `Origin` is this machine: `http(s)://localhost`, `127.0.0.1` or `[::1]`, any port.
+fn is_local_origin(origin: &str) -> bool {
+    let Some(rest) = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+    else {
+        return false;
+    };
+    let host = match rest.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().map(|host| format!("[{host}]")),
+        None => rest.split(':').next().map(str::to_owned),
+    };
+    matches!(host.as_deref(), Some("localhost" | "127.0.0.1" | "[::1]"))
+}
+
+/// Compares two secrets in time that does not depend on where they differ.
+fn same(given: &[u8], expected: &[u8]) -> bool {
+    given.len() == expected.len()
+        && given
+            .iter()
+            .zip(expected)
+            .fold(0u8, |diff, (a, b)| diff | (a ^ b))
+            == 0
+}
+
+/// A random session id: 128 bits, hex.
+fn session_id() -> Result<String, String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|error| format!("cannot draw a random session id: {error}"))?;
+    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+}
+
+/// Why a request is turned away: its HTTP status, and a JSON-RPC error (id `null`) as its
+/// body so that a client shows the reason.
+struct Refusal {
+    status: StatusCode,
+    code: i64,
+    why: String,
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        let body = message::error_response(&Value::Null, self.code, &self.why);
+        let mut response = (self.status, json_body(body)).into_response();
+        if self.status == StatusCode::UNAUTHORIZED {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}
+
+fn refusal(status: StatusCode, why: &str) -> Refusal {
+    Refusal {
+        status,
+        code: message::INVALID_REQUEST,
+        why: why.to_owned(),
+    }
+}
+
+fn json_body(text: String) -> ([(header::HeaderName, &'static str); 1], String) {
+    ([(header::CONTENT_TYPE, "application/json")], text)
+}
+
+/// The address `--listen` binds, and whether it stays on this machine.
+pub fn is_loopback(address: &SocketAddr) -> bool {
+    address.ip().is_loopback()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_origins_are_this_machine_at_any_port() {
+        for origin in [
+            "http://localhost",
+            "http://localhost:6274",
+            "https://127.0.0.1:8",
+            "http://[::1]:9",
+        ] {
+            assert!(is_local_origin(origin), "{origin}");
+        }
+        for origin in [
+            "http://evil.example",
+            "http://localhost.evil.example",
+            "null",
+            "file://x",
+        ] {
+            assert!(!is_local_origin(origin), "{origin}");
+        }
+    }
+
+    #[test]
+    fn secrets_compare_equal_only_when_equal() {
+        assert!(same(b"abc", b"abc"));
+        assert!(!same(b"abc", b"abd") && !same(b"ab", b"abc"));
+    }
+
+    #[test]
+    fn session_ids_are_128_random_bits_in_hex() {
+        let (a, b) = (session_id().unwrap(), session_id().unwrap());
+        assert_eq!(a.len(), 32);
+        assert_ne!(a, b);
+    }
+}

@@ -1,0 +1,393 @@
+//! `--listen`: MCP clients over Streamable HTTP, each session with its own scratchpad and its
+//! own upstream child (this test binary re-run as the fixture server). The clients here are
+//! plain HTTP requests, so every status and header can be checked.
+
+// A test binary without libtest (`harness = false`): clippy.toml's test allowance does not reach it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "support/fixture.rs"]
+mod fixture;
+#[path = "support/harness.rs"]
+#[allow(dead_code)]
+mod harness;
+#[path = "support/raw_server.rs"]
+#[allow(dead_code)]
+mod raw_server;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use overspill::Scratchpad;
+use overspill_mcp::{Listen, ScratchFactory, serve_http};
+use serde_json::{Value, json};
+
+use harness::*;
+
+/// A proxy listening on a loopback port; its sessions' scratchpads live under `dir`.
+struct Proxy {
+    url: String,
+    dir: tempfile::TempDir,
+    http: reqwest::Client,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    served: tokio::task::JoinHandle<Result<(), overspill_mcp::ProxyError>>,
+}
+
+async fn start(listen: Listen) -> Proxy {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().to_owned();
+    let factory: ScratchFactory = Arc::new(move |id: &str| {
+        let pad = Scratchpad::builder()
+            .scratchpad_dir(base.join(id))
+            .context_window(128_000)
+            .intercept_all(5120)
+            .build()
+            .map_err(|error| error.to_string())?;
+        Ok(Arc::new(pad) as Arc<dyn overspill_mcp::Scratch>)
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}{}", listener.local_addr().unwrap(), listen.path);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let served = tokio::spawn(serve_http(
+        listener,
+        listen,
+        fixture_options(),
+        factory,
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let http = reqwest::Client::builder().build().unwrap();
+    Proxy {
+        url,
+        dir,
+        http,
+        stop: Some(stop),
+        served,
+    }
+}
+
+/// What one POST got back: status, session id, and the messages (JSON body or SSE events).
+struct Answer {
+    status: u16,
+    session: Option<String>,
+    messages: Vec<Value>,
+}
+
+impl Proxy {
+    async fn post(&self, session: Option<&str>, body: Value, extra: &[(&str, &str)]) -> Answer {
+        let mut request = self
+            .http
+            .post(&self.url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(body.to_string());
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        for (name, value) in extra {
+            request = request.header(*name, *value);
+        }
+        let response = tokio::time::timeout(Duration::from_secs(60), request.send())
+            .await
+            .unwrap()
+            .unwrap();
+        let status = response.status().as_u16();
+        let session = response
+            .headers()
+            .get("mcp-session-id")
+            .map(|value| value.to_str().unwrap().to_owned());
+        let sse = response
+            .headers()
+            .get("content-type")
+            .is_some_and(|value| value.to_str().unwrap().starts_with("text/event-stream"));
+        let messages = if sse {
+            let mut events = sse_stream::SseByteStream::new(response.bytes_stream());
+            let mut messages = Vec::new();
+            while let Some(Ok(event)) = tokio::time::timeout(Duration::from_secs(60), events.next())
+                .await
+                .unwrap()
+            {
+                if let Some(data) = event.data.filter(|data| !data.is_empty()) {
+                    messages.push(serde_json::from_str(&data).unwrap());
+                }
+            }
+            messages
+        } else {
+            let text = response.text().await.unwrap();
+            serde_json::from_str(&text)
+                .map(|value| vec![value])
+                .unwrap_or_default()
+        };
+        Answer {
+            status,
+            session,
+            messages,
+        }
+    }
+
+    /// `initialize` and `notifications/initialized`; returns the session id.
+    async fn open_session(&self) -> String {
+        let answer = self
+            .post(
+                None,
+                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                    "protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "http-test", "version": "0"}}}),
+                &[],
+            )
+            .await;
+        assert_eq!(answer.status, 200);
+        assert_eq!(answer.messages[0]["id"], 0, "{:?}", answer.messages);
+        let session = answer.session.expect("a session id");
+        let initialized = self
+            .post(
+                Some(&session),
+                json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                &[],
+            )
+            .await;
+        assert_eq!(initialized.status, 202);
+        session
+    }
+
+    /// A tool call in `session`; returns the text of its one content block.
+    async fn call(&self, session: &str, id: i64, tool: &str, arguments: Value) -> String {
+        let answer = self
+            .post(
+                Some(session),
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                       "params": {"name": tool, "arguments": arguments}}),
+                &[],
+            )
+            .await;
+        assert_eq!(answer.status, 200);
+        let response = answer.messages.iter().find(|m| m["id"] == id).unwrap();
+        response["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(20), &mut self.served).await;
+    }
+
+    fn session_dir(&self, session: &str) -> PathBuf {
+        self.dir.path().join(session)
+    }
+}
+
+async fn two_http_clients_get_separate_sessions_budgets_and_files() {
+    let proxy = start(Listen::default()).await;
+    let (a, b) = (proxy.open_session().await, proxy.open_session().await);
+    assert_ne!(a, b);
+    let a_file = pointer_file(&proxy.call(&a, 1, "big", json!({"bytes": 100_000})).await);
+    let b_file = pointer_file(&proxy.call(&b, 1, "big", json!({"bytes": 150_000})).await);
+    assert!(proxy.session_dir(&a).join(&a_file).exists());
+    assert!(proxy.session_dir(&b).join(&b_file).exists());
+    assert!(
+        !proxy.session_dir(&a).join(&b_file).exists(),
+        "no file crosses sessions"
+    );
+    let crossing = proxy.call(&a, 2, "head", json!({"file": b_file})).await;
+    assert!(crossing.contains("not_found"), "{crossing}");
+    let budget = |text: &str| text.lines().last().unwrap_or_default().to_owned();
+    let first_a = budget(
+        &proxy
+            .call(&a, 3, "head", json!({"file": a_file, "lines": 50}))
+            .await,
+    );
+    let first_b = budget(
+        &proxy
+            .call(&b, 2, "head", json!({"file": b_file, "lines": 50}))
+            .await,
+    );
+    let second_a = budget(
+        &proxy
+            .call(&a, 4, "head", json!({"file": a_file, "lines": 50}))
+            .await,
+    );
+    assert_ne!(first_a, second_a, "A's budget went down");
+    assert!(first_b.contains("budget tokens left"), "{first_b}");
+    proxy.stop().await;
+}
+
+async fn delete_ends_the_session_and_its_child() {
+    let proxy = start(Listen::default()).await;
+    let session = proxy.open_session().await;
+    let pid: u32 = proxy
+        .call(&session, 1, "pid", json!({}))
+        .await
+        .parse()
+        .unwrap();
+    assert!(PathBuf::from(format!("/proc/{pid}")).exists());
+    let deleted = proxy
+        .http
+        .delete(&proxy.url)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status().as_u16(), 200);
+    let after = proxy
+        .post(
+            Some(&session),
+            json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}),
+            &[],
+        )
+        .await;
+    assert_eq!(after.status, 404, "the session is gone");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while PathBuf::from(format!("/proc/{pid}/status")).exists()
+        && std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .is_ok_and(|status| !status.contains("State:\tZ"))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the child {pid} still runs"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    proxy.stop().await;
+}
+
+async fn a_cross_origin_request_is_refused_with_403() {
+    let proxy = start(Listen::default()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}});
+    let refused = proxy
+        .post(None, init.clone(), &[("origin", "http://evil.example")])
+        .await;
+    assert_eq!(refused.status, 403);
+    let local = proxy
+        .post(None, init, &[("origin", "http://localhost:6274")])
+        .await;
+    assert_eq!(local.status, 200, "a local origin is served");
+    proxy.stop().await;
+}
+
+async fn a_missing_or_wrong_bearer_token_is_refused_with_401() {
+    let mut listen = Listen::default();
+    listen.auth_token = Some("right-token".to_owned());
+    let proxy = start(listen).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}});
+    assert_eq!(proxy.post(None, init.clone(), &[]).await.status, 401);
+    let wrong = proxy
+        .post(None, init.clone(), &[("authorization", "Bearer wrong")])
+        .await;
+    assert_eq!(wrong.status, 401);
+    let right = proxy
+        .post(None, init, &[("authorization", "Bearer right-token")])
+        .await;
+    assert_eq!(right.status, 200);
+    proxy.stop().await;
+}
+
+async fn limits_on_sessions_and_bodies_answer_with_their_status() {
+    let mut listen = Listen::default();
+    listen.max_sessions = 1;
+    listen.max_body_bytes = 10_000;
+    let proxy = start(listen).await;
+    let session = proxy.open_session().await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}});
+    assert_eq!(
+        proxy.post(None, init, &[]).await.status,
+        503,
+        "one session at most"
+    );
+    let big = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                     "params": {"name": "echo_args", "arguments": {"body": "x".repeat(20_000)}}});
+    assert_eq!(proxy.post(Some(&session), big, &[]).await.status, 413);
+    let garbage = proxy
+        .http
+        .post(&proxy.url)
+        .header("mcp-session-id", &session)
+        .header("content-type", "application/json")
+        .body("not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(garbage.status().as_u16(), 400);
+    let error: Value = serde_json::from_str(&garbage.text().await.unwrap()).unwrap();
+    assert_eq!(error["error"]["code"], -32700);
+    assert_eq!(
+        proxy
+            .post(
+                Some("no-such-session"),
+                json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+                &[]
+            )
+            .await
+            .status,
+        404
+    );
+    proxy.stop().await;
+}
+
+async fn what_the_server_sends_on_its_own_reaches_the_get_stream() {
+    let proxy = start(Listen::default()).await;
+    let session = proxy.open_session().await;
+    let get = proxy
+        .http
+        .get(&proxy.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(get.status().as_u16(), 200);
+    let mut events = sse_stream::SseByteStream::new(get.bytes_stream());
+    assert_eq!(
+        proxy.call(&session, 1, "notify_later", json!({})).await,
+        "later"
+    );
+    let note: Value = loop {
+        let event = tokio::time::timeout(Duration::from_secs(20), events.next())
+            .await
+            .expect("nothing on the GET stream")
+            .unwrap()
+            .unwrap();
+        if let Some(data) = event.data.filter(|data| !data.is_empty()) {
+            break serde_json::from_str(&data).unwrap();
+        }
+    };
+    assert_eq!(note["method"], "notifications/message", "{note}");
+    proxy.stop().await;
+}
+
+const CASES: &[(&str, Case)] = &[
+    (
+        "two_http_clients_get_separate_sessions_budgets_and_files",
+        || Box::pin(two_http_clients_get_separate_sessions_budgets_and_files()),
+    ),
+    ("delete_ends_the_session_and_its_child", || {
+        Box::pin(delete_ends_the_session_and_its_child())
+    }),
+    ("a_cross_origin_request_is_refused_with_403", || {
+        Box::pin(a_cross_origin_request_is_refused_with_403())
+    }),
+    (
+        "a_missing_or_wrong_bearer_token_is_refused_with_401",
+        || Box::pin(a_missing_or_wrong_bearer_token_is_refused_with_401()),
+    ),
+    (
+        "limits_on_sessions_and_bodies_answer_with_their_status",
+        || Box::pin(limits_on_sessions_and_bodies_answer_with_their_status()),
+    ),
+    (
+        "what_the_server_sends_on_its_own_reaches_the_get_stream",
+        || Box::pin(what_the_server_sends_on_its_own_reaches_the_get_stream()),
+    ),
+];
+
+fn main() {
+    main_with("listen", CASES, fixture::run);
+}
