@@ -99,7 +99,7 @@ impl<T: Tool> Tool for InterceptedTool<T> {
         context: &mut ToolContext,
         args: Value,
     ) -> Result<ToolOutput, ToolExecutionError> {
-        let args = self.route.resolve(args, &self.inner.parameters())?;
+        let args = self.route.resolve(args, || self.inner.parameters())?;
         let args = typed_args::<T::Args>(args)?;
         let output = self
             .inner
@@ -136,10 +136,14 @@ impl InterceptedTool<DynamicTool> {
         context: &mut ToolContext,
         args: Value,
     ) -> Result<ToolOutput, ToolExecutionError> {
-        let definition = self.inner.definition();
-        let args = self.route.resolve(args, &definition.parameters)?;
+        let args = self
+            .route
+            .resolve(args, || self.inner.definition().parameters)?;
         let output = self.inner.execute_with(context, args).await?;
-        Ok(self.route.intercept(definition.name.as_str(), output).await)
+        Ok(self
+            .route
+            .intercept(self.inner.name().as_str(), output)
+            .await)
     }
 }
 
@@ -150,13 +154,18 @@ impl From<InterceptedTool<DynamicTool>> for DynamicTool {
 }
 
 impl Route {
-    /// `args` with every `overspill://` reference replaced by what it names (docs/references.md).
-    fn resolve(&self, args: Value, schema: &Value) -> Result<Value, ToolExecutionError> {
+    /// `args` with every `overspill://` reference replaced by what it names, read as the inner
+    /// tool's parameter `schema` declares each argument (docs/references.md).
+    fn resolve(
+        &self,
+        args: Value,
+        schema: impl FnOnce() -> Value,
+    ) -> Result<Value, ToolExecutionError> {
         if !overspill::references::has_references(&args) {
             return Ok(args);
         }
         self.pad
-            .resolve_references(&args, Some(schema))
+            .resolve_references(&args, Some(&schema()))
             .map_err(|error| {
                 ToolExecutionError::invalid_args(error.to_string())
                     .with_code(error.code())

@@ -15,7 +15,7 @@ use overspill::{Scratchpad, ToolFormat};
 use overspill_rig::{AgentBuilderExt, InterceptedTool, exploration_tools, host_tools};
 use rig_agent::AgentBuilder;
 use rig_core::completion::{CompletionRequest, Message};
-use rig_core::message::ToolName;
+use rig_core::message::{ToolName, UserContent};
 use rig_core::tool::{
     DynamicTool, ErasedTool, PortableTool, Tool, ToolContext, ToolErrorKind, ToolExecutionError,
     ToolOutput, ToolResult, tool_definition,
@@ -174,6 +174,25 @@ async fn dispatch(tool: &impl ErasedTool, args: Value) -> ToolResult {
 
 fn text(result: &ToolResult) -> &str {
     result.output().as_text().expect("a text result")
+}
+
+/// The text of every tool result in a run's transcript, in order.
+fn answers(messages: &[Message]) -> Vec<String> {
+    messages
+        .iter()
+        .filter_map(|message| match message {
+            Message::User { content } => Some(content),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|part| match part {
+            UserContent::ToolResult(result) => result
+                .content
+                .first()
+                .and_then(|block| block.as_text().map(str::to_owned)),
+            _ => None,
+        })
+        .collect()
 }
 
 fn tool_call(turn: &Message) -> Option<String> {
@@ -459,22 +478,7 @@ async fn usage_reaches_the_budget() {
     // The last turn's report is the estimate: it already holds every extraction before it.
     assert_eq!(budget.used(), 35_100);
     // The head answer's footer was written after the second turn's report raised the estimate.
-    let head = response
-        .messages
-        .iter()
-        .flat_map(|m| match m {
-            Message::User { content } => content.clone(),
-            _ => Vec::new(),
-        })
-        .filter_map(|part| match part {
-            rig_core::message::UserContent::ToolResult(result) => result
-                .content
-                .first()
-                .and_then(|b| b.as_text().map(str::to_owned)),
-            _ => None,
-        })
-        .last()
-        .unwrap();
+    let head = answers(&response.messages).pop().unwrap();
     let charged = budget.tokens_extracted();
     let left = budget.usable() - 30_060 - charged;
     assert!(
@@ -524,25 +528,13 @@ async fn budget_exhaustion_gives_the_too_large_answers_through_rig() {
         .await
         .unwrap();
 
-    let answers: Vec<Value> = response
-        .messages
+    let parsed: Vec<Value> = answers(&response.messages)
         .iter()
-        .flat_map(|m| match m {
-            Message::User { content } => content.clone(),
-            _ => Vec::new(),
-        })
-        .filter_map(|part| match part {
-            rig_core::message::UserContent::ToolResult(result) => result
-                .content
-                .first()
-                .and_then(|b| b.as_text())
-                .and_then(|t| serde_json::from_str(t).ok()),
-            _ => None,
-        })
+        .filter_map(|answer| serde_json::from_str(answer).ok())
         .collect();
-    let errors: Vec<&str> = answers.iter().filter_map(|a| a["error"].as_str()).collect();
-    assert_eq!(errors, ["head_too_large", "grep_too_large"], "{answers:?}");
-    assert!(answers[0]["remaining_budget_tokens"].as_u64().unwrap() < 100);
+    let errors: Vec<&str> = parsed.iter().filter_map(|a| a["error"].as_str()).collect();
+    assert_eq!(errors, ["head_too_large", "grep_too_large"], "{parsed:?}");
+    assert!(parsed[0]["remaining_budget_tokens"].as_u64().unwrap() < 100);
     // A refused extraction is charged nothing.
     assert_eq!(pad.budget().unwrap().tokens_extracted(), 0);
     assert_eq!(pad.budget().unwrap().used(), usable - 30);
@@ -631,21 +623,7 @@ async fn two_agents_do_not_share_a_budget() {
         .max_turns(4)
         .await
         .unwrap();
-    let pointer = response_a
-        .messages
-        .iter()
-        .flat_map(|m| match m {
-            Message::User { content } => content.clone(),
-            _ => Vec::new(),
-        })
-        .find_map(|part| match part {
-            rig_core::message::UserContent::ToolResult(result) => result
-                .content
-                .first()
-                .and_then(|b| b.as_text().map(str::to_owned)),
-            _ => None,
-        })
-        .unwrap();
+    let pointer = answers(&response_a.messages).remove(0);
     *file_a.lock().unwrap() = pointer_file(&pointer);
     let response_b = agent_b
         .prompt("Look at the logs.")
