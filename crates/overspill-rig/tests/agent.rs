@@ -9,7 +9,7 @@ mod scripted_model;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use overspill::budget::thousands;
+use overspill::budget::{Baseline, thousands};
 use overspill::config::{Rule, ServerRules, ToolPattern};
 use overspill::{Scratchpad, ToolFormat};
 use overspill_rig::{AgentBuilderExt, InterceptedTool, exploration_tools, host_tools};
@@ -445,10 +445,20 @@ async fn an_agent_sees_the_prompt_section_and_every_tool() {
     expected.sort();
     assert_eq!(offered, expected);
 
-    // The baseline holds the preamble, the prompt section and every definition offered.
-    let counter = pad.counter();
-    let budget = pad.budget().unwrap();
-    assert!(budget.baseline() > counter.count(content) as u64);
+    // The agent's own tool is in the baseline, counted as overspill counts any definition.
+    let without = Scratchpad::builder()
+        .scratchpad_dir(dir.path())
+        .context_window(128_000)
+        .host_system_prompt(preamble)
+        .build()
+        .unwrap();
+    let definition =
+        Baseline::new(pad.counter()).tool_values(&host_tools([tool_definition(&Logs)]));
+    assert!(definition.total() > 0);
+    assert_eq!(
+        pad.budget().unwrap().baseline(),
+        without.budget().unwrap().baseline() + definition.total()
+    );
 }
 
 #[tokio::test]
