@@ -63,6 +63,18 @@ async fn main() -> Result<(), Box<dyn Error>> {
     print_transcript(&response.messages);
     println!("\nanswer: {}", response.output());
 
+    // Each turn's reported usage reached the budget (the `UsageFeedback` hook).
+    if let (Some(call), Some(budget)) = (response.completion_calls.last(), pad.budget()) {
+        println!(
+            "\nthe last turn reported {} input + {} output tokens; the budget's estimate of the \
+             context, which follows the reports and never falls: {} of {} usable tokens",
+            thousands(call.usage.input_tokens.unwrap_or(0)),
+            thousands(call.usage.output_tokens.unwrap_or(0)),
+            thousands(budget.used()),
+            thousands(budget.usable()),
+        );
+    }
+
     // When the agent is done, the host emits the usage event.
     let usage = pad.finish().ok_or("nothing was intercepted")?;
     print!("\nthe usage event:\n{}", usage.to_sse());
