@@ -39,6 +39,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("overspill-mcp", &["overspill"]),
+    ("overspill-rig", &["overspill"]),
     ("overspill-cli", &["overspill", "overspill-mcp"]),
 ];
 
