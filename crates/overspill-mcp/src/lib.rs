@@ -41,13 +41,13 @@ mod text_block;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite};
 
 pub use error::ProxyError;
 pub use listen::{Listen, ScratchFactory, is_loopback, listen_blocking, serve_http};
 pub use names::ToolNames;
 pub use remote::{Remote, parse_header};
 pub use scratch::{Interception, Scratch};
+pub use session::serve;
 
 /// The longest JSON-RPC message the proxy reads, in either direction: 256 MiB.
 pub const MAX_LINE_BYTES: usize = 256 << 20;
@@ -144,22 +144,4 @@ pub fn run_blocking(options: ProxyOptions, scratch: Arc<dyn Scratch>) -> Result<
     // the upstream server exits first, waiting for it would keep the proxy alive.
     runtime.shutdown_background();
     outcome
-}
-
-/// [`run`] on any byte streams to the client (a socket, or an in-memory pipe in tests).
-///
-/// # Errors
-///
-/// As for [`run`].
-pub async fn serve<R, W>(
-    options: ProxyOptions,
-    scratch: Arc<dyn Scratch>,
-    read: R,
-    write: W,
-) -> Result<(), ProxyError>
-where
-    R: AsyncRead + Send + Unpin + 'static,
-    W: AsyncWrite + Send + Unpin + 'static,
-{
-    session::serve(options, scratch, read, write).await
 }

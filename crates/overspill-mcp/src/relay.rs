@@ -357,13 +357,7 @@ impl Relay {
 
     /// Answers an exploration call on the blocking pool.
     fn explore(&self, id: Value, tool: String, arguments: Value) {
-        let shared = Arc::clone(&self.0);
-        let busy = shared.busy_guard();
-        tokio::spawn(async move {
-            let _busy = busy;
-            let Ok(_permit) = Arc::clone(&shared.jobs).acquire_owned().await else {
-                return;
-            };
+        self.0.job(move |shared| async move {
             let scratch = Arc::clone(&shared.scratch);
             let name = tool.clone();
             let answer = tokio::task::spawn_blocking(move || scratch.call(&name, arguments)).await;
@@ -383,13 +377,7 @@ impl Relay {
     /// Resolves the `overspill://` references of an upstream call, then forwards it (or
     /// answers the model with why it could not).
     fn resolve_and_forward(&self, message: Message, tool: String) {
-        let shared = Arc::clone(&self.0);
-        let busy = shared.busy_guard();
-        tokio::spawn(async move {
-            let _busy = busy;
-            let Ok(_permit) = Arc::clone(&shared.jobs).acquire_owned().await else {
-                return;
-            };
+        self.0.job(move |shared| async move {
             let Kind::Request { id, .. } = &message.kind else {
                 return;
             };
@@ -441,16 +429,10 @@ impl Relay {
     /// A tool call's (or a task's) result from upstream: intercepted when it is final and
     /// reaches its threshold, forwarded unchanged otherwise.
     async fn tool_result(&self, message: Message, tool: String) {
-        let shared = Arc::clone(&self.0);
-        if !shared.scratch.intercepts(&shared.settings.server, &tool) {
-            return shared.send_client(message.text).await;
+        if !self.0.scratch.intercepts(&self.0.settings.server, &tool) {
+            return self.0.send_client(message.text).await;
         }
-        let busy = shared.busy_guard();
-        tokio::spawn(async move {
-            let _busy = busy;
-            let Ok(_permit) = Arc::clone(&shared.jobs).acquire_owned().await else {
-                return;
-            };
+        self.0.job(move |shared| async move {
             let scratch = Arc::clone(&shared.scratch);
             let server = shared.settings.server.clone();
             let decided = tokio::task::spawn_blocking(move || {
@@ -673,9 +655,23 @@ impl Shared {
             .map(|(_, pending)| pending)
     }
 
-    fn busy_guard(&self) -> Busy {
+    /// Runs scratchpad work as its own task: counted as busy from now, started when one of
+    /// the session's [`CONCURRENT_JOBS`] slots is free.
+    fn job<F, Fut>(self: &Arc<Self>, work: F)
+    where
+        F: FnOnce(Arc<Shared>) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send,
+    {
         self.busy.fetch_add(1, Ordering::SeqCst);
-        Busy(Arc::clone(&self.busy))
+        let busy = Busy(Arc::clone(&self.busy));
+        let shared = Arc::clone(self);
+        tokio::spawn(async move {
+            let _busy = busy;
+            let Ok(_permit) = Arc::clone(&shared.jobs).acquire_owned().await else {
+                return;
+            };
+            work(shared).await;
+        });
     }
 
     fn record_schemas(&self, tools: &[Value]) {

@@ -99,8 +99,13 @@ pub(crate) async fn run_upstream(
     }
 }
 
-/// One session over a pair of byte streams to the client.
-pub(crate) async fn serve<R, W>(
+/// [`run`](crate::run) on any byte streams to the client (a socket, or an in-memory pipe in
+/// tests).
+///
+/// # Errors
+///
+/// As for [`run`](crate::run).
+pub async fn serve<R, W>(
     options: ProxyOptions,
     scratch: Arc<dyn Scratch>,
     read: R,
