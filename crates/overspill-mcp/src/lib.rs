@@ -41,7 +41,6 @@ mod text_block;
 use std::sync::Arc;
 use std::time::Duration;
 
-
 pub use error::ProxyError;
 pub use listen::{Listen, ScratchFactory, is_loopback, listen_blocking, serve_http};
 pub use names::ToolNames;
