@@ -140,19 +140,22 @@ fn every_tool_refuses_a_fifo_a_socket_and_a_device_at_once_naming_what_it_is() {
 fn a_file_swapped_for_a_fifo_while_calls_run_never_stalls_them() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().to_owned();
-    fs::write(dir.join("log.txt"), "alpha\nbeta\n").unwrap();
-    mkfifo(&dir.join("staged-pipe"));
+    fs::write(dir.join("keep-file"), "alpha\nbeta\n").unwrap();
+    mkfifo(&dir.join("keep-pipe"));
+    fs::hard_link(dir.join("keep-file"), dir.join("log.txt")).unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     let racer = {
         let (dir, stop) = (dir.clone(), Arc::clone(&stop));
         thread::spawn(move || {
             let mut swaps = 0u64;
+            // `log.txt` always exists, and is the file or the FIFO: a rename over it replaces
+            // it at once, and hard links keep both alive to be renamed in again.
             while !stop.load(Ordering::Relaxed) {
-                fs::rename(dir.join("log.txt"), dir.join("staged-file")).unwrap();
-                fs::rename(dir.join("staged-pipe"), dir.join("log.txt")).unwrap();
-                thread::yield_now();
-                fs::rename(dir.join("log.txt"), dir.join("staged-pipe")).unwrap();
-                fs::rename(dir.join("staged-file"), dir.join("log.txt")).unwrap();
+                for keep in ["keep-pipe", "keep-file"] {
+                    fs::hard_link(dir.join(keep), dir.join("next")).unwrap();
+                    fs::rename(dir.join("next"), dir.join("log.txt")).unwrap();
+                    thread::sleep(Duration::from_micros(50));
+                }
                 swaps += 1;
             }
             swaps
