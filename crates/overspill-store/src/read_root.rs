@@ -223,10 +223,7 @@ impl ReadRoot {
         let below = match dir.canonicalize(&lookup) {
             Ok(below) => below,
             Err(error) => {
-                let by_name = match self.judge_by_name(parts, user_path) {
-                    Ok(by_name) => by_name,
-                    Err(refused) => return Err(refused),
-                };
+                let by_name = self.judge_by_name(parts, user_path)?;
                 // By name the path leads inside: through a symlink with an absolute target, or
                 // out of the root and back in, neither of which a lookup beneath the root's
                 // handle follows (or it changed since). Look up the name it leads to, which
