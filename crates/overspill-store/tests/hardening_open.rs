@@ -47,11 +47,13 @@ fn open_never_returns_an_outside_file_while_names_flip_to_symlinks_out() {
                 symlink(outside.join("f.txt"), root.join("f.txt")).unwrap();
                 fs::rename(root.join("d"), root.join("d.real")).unwrap();
                 symlink(&outside, root.join("d")).unwrap();
-                thread::yield_now();
+                // Each state held a moment, so calls meet both and the switches between them.
+                thread::sleep(Duration::from_micros(100));
                 fs::remove_file(root.join("f.txt")).unwrap();
                 fs::rename(root.join("f.real"), root.join("f.txt")).unwrap();
                 fs::remove_file(root.join("d")).unwrap();
                 fs::rename(root.join("d.real"), root.join("d")).unwrap();
+                thread::sleep(Duration::from_micros(100));
                 flips += 1;
             }
             flips

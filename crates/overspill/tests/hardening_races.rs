@@ -85,11 +85,13 @@ fn racer(f: &Fixture, stop: Arc<AtomicBool>) -> thread::JoinHandle<u64> {
             symlink(outside.join("flip.txt"), dir.join("flip.txt")).unwrap();
             fs::rename(dir.join("dir"), dir.join("dir.real")).unwrap();
             symlink(&outside, dir.join("dir")).unwrap();
-            thread::yield_now();
+            // Each state held a moment, so calls meet both and the switches between them.
+            thread::sleep(Duration::from_micros(100));
             fs::remove_file(dir.join("flip.txt")).unwrap();
             fs::rename(dir.join("flip.real"), dir.join("flip.txt")).unwrap();
             fs::remove_file(dir.join("dir")).unwrap();
             fs::rename(dir.join("dir.real"), dir.join("dir")).unwrap();
+            thread::sleep(Duration::from_micros(100));
             flips += 1;
         }
         flips
