@@ -60,16 +60,28 @@ impl RootFile {
     /// # Errors
     /// The read's I/O error, or `Other` when the file kept changing.
     pub fn read_to_end(&mut self) -> io::Result<Vec<u8>> {
+        self.read_with(|size| Ok(vec![0; size]))
+    }
+
+    /// [`RootFile::read_to_end`] into a buffer of the caller's making: `make(size)` returns a
+    /// buffer of exactly `size` bytes, which the file's bytes then fill (a file cut short is
+    /// read again into a new buffer of its new size, so a buffer returned is always full).
+    ///
+    /// # Errors
+    /// As [`RootFile::read_to_end`], and `make`'s error.
+    pub fn read_with<B: AsMut<[u8]>>(
+        &mut self,
+        mut make: impl FnMut(usize) -> io::Result<B>,
+    ) -> io::Result<B> {
         for _ in 0..READ_ATTEMPTS {
             let before = self.metadata.clone();
-            let size = before.len();
-            let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-            (&self.file).seek(SeekFrom::Start(0))?;
-            (&self.file).take(size).read_to_end(&mut bytes)?;
+            let size = usize::try_from(before.len())
+                .map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, "file too large"))?;
+            let mut buffer = make(size)?;
+            let filled = fill(&self.file, buffer.as_mut())?;
             let after = self.file.metadata()?;
-            let whole = bytes.len() as u64 == size;
-            if whole && (after.len() > size || same_version(&before, &after)) {
-                return Ok(bytes);
+            if filled == size && (after.len() > before.len() || same_version(&before, &after)) {
+                return Ok(buffer);
             }
             self.metadata = after;
         }
@@ -168,6 +180,22 @@ fn not_small(what: &str) -> io::Error {
         io::ErrorKind::InvalidData,
         format!("{what}, not one of overspill's own small files; remove it"),
     )
+}
+
+/// Reads `file` from its start into `buffer` until the buffer is full or the file ends;
+/// returns how many bytes were read.
+fn fill(mut file: &File, buffer: &mut [u8]) -> io::Result<usize> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut filled = 0;
+    while filled < buffer.len() {
+        match file.read(&mut buffer[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 /// `Ok` for a regular file; otherwise what stands there instead.
