@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use overspill_explore::delivery;
 use overspill_explore::{ExploreContext, Extraction, Pointer, ToolError};
-use overspill_store::{Format, Stored, count_lines, relative_ref};
+use overspill_store::{Format, ReadRoot, Stored, count_lines, relative_ref};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -91,7 +91,7 @@ pub fn read_artifact(
     }
     let path = dir.join(filename);
     match reader {
-        Reader::Coordinator => read_inline(&path, filename),
+        Reader::Coordinator => read_inline(dir, filename),
         Reader::Worker(ctx) => {
             let other_run = (target.run_id() != run.run_id()).then(|| target.run_id());
             read_for_worker(ctx, &path, filename, other_run)
@@ -127,9 +127,22 @@ fn not_found(run: &Run, filename: &str, run_id: Option<&str>) -> String {
     Value::Object(out).to_string()
 }
 
-/// The coordinator's read: the whole content, decoded lossily if it is not UTF-8.
-fn read_inline(path: &Path, filename: &str) -> String {
-    match fs::read(path) {
+/// The coordinator's read: the whole content, decoded lossily if it is not UTF-8. Opened
+/// through a read root at the artifacts dir, like every read: never out of it, never a FIFO
+/// or device waited on, even one swapped in since [`is_artifact`] looked.
+fn read_inline(dir: &Path, filename: &str) -> String {
+    let opened = ReadRoot::new(dir).and_then(|root| root.open(filename));
+    let bytes = match opened {
+        Ok(mut file) => file.read_to_end(),
+        Err(error) => {
+            return ToolError::Io {
+                file: filename.to_owned(),
+                message: format!("cannot read artifact `{filename}`: {error}"),
+            }
+            .render();
+        }
+    };
+    match bytes {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => text,
             Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),

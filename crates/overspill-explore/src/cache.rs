@@ -1,8 +1,13 @@
 //! The file cache: each file's bytes, its line index, and whatever a tool derives from it
 //! (a parsed `serde_json::Value`, …), kept across calls (SPEC §6.1).
 //!
-//! Entries are keyed by canonical path and checked against the file's size and modification
-//! time on every open, so a changed file is re-read. The cache is bounded by bytes: an entry
+//! Files come in open ([`RootFile`], from [`overspill_store::ReadRoot::open`]) and are read
+//! through that handle, never reopened by name. Entries are keyed by canonical path and checked
+//! against the open file's size and modification time on every open, so a changed file is
+//! re-read. Bytes are read into memory, never mapped from the file: a mapped file cut short by
+//! another process faults (`SIGBUS`) and ends the whole process, a read cannot. Large files are
+//! read into anonymous memory that asks for huge pages, which costs a fifth of the page faults
+//! a plain `Vec` takes on a 100 MB file. The cache is bounded by bytes: an entry
 //! costs its file size plus its line index plus what each derived value declares; past the
 //! capacity the least recently used entries are dropped (a caller still holding one keeps it
 //! alive until it is done).
@@ -13,11 +18,12 @@
 //! ```
 //! # use std::sync::Arc;
 //! # use overspill_explore::cache::FileCache;
+//! # use overspill_store::ReadRoot;
 //! # let dir = tempfile::tempdir().unwrap();
-//! # let path = dir.path().join("a.json");
-//! # std::fs::write(&path, br#"{"a": 1}"#).unwrap();
+//! # std::fs::write(dir.path().join("a.json"), br#"{"a": 1}"#).unwrap();
+//! # let root = ReadRoot::new(dir.path()).unwrap();
 //! let cache = FileCache::new(64 << 20);
-//! let file = cache.open(&path).unwrap();
+//! let file = cache.open(root.open("a.json").unwrap()).unwrap();
 //! let value: Arc<serde_json::Value> = cache
 //!     .derived(&file, |f| serde_json::from_slice(f.bytes()).map(|v| (v, 3 * f.size())))
 //!     .unwrap();
@@ -26,20 +32,21 @@
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::SystemTime;
+
+use overspill_store::RootFile;
 
 use crate::line_index::LineIndex;
 
 /// The default capacity: room for a 100 MB JSON file, its parsed value and a few smaller files.
 pub const DEFAULT_CAPACITY_BYTES: u64 = 1 << 30;
 
-/// Files at least this large are memory-mapped instead of read into memory.
-const MAP_THRESHOLD: u64 = 4 << 20;
+/// Files at least this large are read into anonymous memory with huge pages.
+const LARGE_FILE: usize = 4 << 20;
 
 /// A byte-bounded, least-recently-used cache of files and what is derived from them.
 #[derive(Debug)]
@@ -99,9 +106,49 @@ impl Stamp {
     }
 }
 
+/// A file's bytes: on the heap, or for a large file in an anonymous mapping (private memory,
+/// not the file's pages: nothing another process does to the file can reach it).
 enum Bytes {
-    Owned(Vec<u8>),
-    Mapped(memmap2::Mmap),
+    Heap(Vec<u8>),
+    /// The mapping, and how many of its bytes are the file's.
+    Anonymous(memmap2::Mmap, usize),
+}
+
+impl Bytes {
+    /// Reads `file` into the kind of memory its size calls for.
+    fn read(file: &mut RootFile) -> io::Result<Bytes> {
+        if file.len() < LARGE_FILE as u64 {
+            return file.read_to_end().map(Bytes::Heap);
+        }
+        let map = file.read_with(|size| {
+            let map = memmap2::MmapMut::map_anon(size.max(1))?;
+            // A hint: huge pages fault in 2 MiB at a time; refused, the read just costs more.
+            #[cfg(target_os = "linux")]
+            let _ = map.advise(memmap2::Advice::HugePage);
+            Ok(AnonymousBuffer { map, len: size })
+        })?;
+        Ok(Bytes::Anonymous(map.map.make_read_only()?, map.len))
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Bytes::Heap(bytes) => bytes,
+            Bytes::Anonymous(map, len) => &map[..*len],
+        }
+    }
+}
+
+/// An anonymous mapping of at least one page standing for `len` bytes (a mapping cannot be
+/// empty).
+struct AnonymousBuffer {
+    map: memmap2::MmapMut,
+    len: usize,
+}
+
+impl AsMut<[u8]> for AnonymousBuffer {
+    fn as_mut(&mut self) -> &mut [u8] {
+        &mut self.map[..self.len]
+    }
 }
 
 impl FileCache {
@@ -113,48 +160,52 @@ impl FileCache {
         }
     }
 
-    /// The file at `path` (already validated against the read root), from the cache when its
-    /// size and stamp (modification time, inode, change time) are unchanged, else
-    /// read afresh.
+    /// `file` (opened through the read root), from the cache when its size and stamp
+    /// (modification time, inode, change time) are those of the cached entry for its path,
+    /// else read afresh from the open handle.
     ///
     /// # Errors
-    /// The I/O error of `stat`, `open` or `read`; `InvalidInput` for something that is not a
-    /// regular file.
-    pub fn open(&self, path: &Path) -> io::Result<Arc<CachedFile>> {
-        let metadata = std::fs::metadata(path)?;
-        if !metadata.is_file() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "not a regular file",
-            ));
-        }
-        let stamp = Stamp::of(&metadata);
+    /// The I/O error of the read, or the file kept changing while it was read
+    /// ([`RootFile::read_to_end`]).
+    pub fn open(&self, mut file: RootFile) -> io::Result<Arc<CachedFile>> {
+        let path = file.path().to_owned();
+        let stamp = Stamp::of(file.metadata());
         {
             let mut state = self.lock();
             state.tick += 1;
             let tick = state.tick;
-            if let Some(entry) = state.entries.get_mut(path)
-                && entry.file.size == metadata.len()
+            if let Some(entry) = state.entries.get_mut(&path)
+                && entry.file.size == file.len()
                 && entry.file.stamp == stamp
             {
                 entry.last_used = tick;
                 return Ok(Arc::clone(&entry.file));
             }
         }
-        let file = Arc::new(CachedFile::load(path)?);
+        let bytes = Bytes::read(&mut file)?;
+        let file = Arc::new(CachedFile {
+            path: path.clone(),
+            size: bytes.as_slice().len() as u64,
+            // Of the version read: the snapshot's, which may differ from the open's.
+            stamp: Stamp::of(file.metadata()),
+            bytes,
+            lines: OnceLock::new(),
+            derived: Mutex::new(Vec::new()),
+            derived_bytes: AtomicU64::new(0),
+        });
         {
             let mut state = self.lock();
             state.tick += 1;
             let last_used = state.tick;
             state.entries.insert(
-                path.to_owned(),
+                path.clone(),
                 Entry {
                     file: Arc::clone(&file),
                     last_used,
                 },
             );
         }
-        self.enforce_capacity(path);
+        self.enforce_capacity(&path);
         Ok(file)
     }
 
@@ -244,34 +295,6 @@ impl Default for FileCache {
 }
 
 impl CachedFile {
-    fn load(path: &Path) -> io::Result<CachedFile> {
-        let mut handle = File::open(path)?;
-        // Size and time from the open handle, so they describe the bytes we hold.
-        let metadata = handle.metadata()?;
-        let size = metadata.len();
-        let bytes = if size >= MAP_THRESHOLD {
-            // SAFETY: stored outputs are written once, to a temporary name, then renamed into
-            // place (SPEC §4); nothing rewrites a file in place, so the mapped bytes stay
-            // valid for the map's lifetime (a rename or unlink leaves the mapped inode alone).
-            #[allow(unsafe_code)]
-            let map = unsafe { memmap2::Mmap::map(&handle)? };
-            Bytes::Mapped(map)
-        } else {
-            let mut buffer = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-            handle.read_to_end(&mut buffer)?;
-            Bytes::Owned(buffer)
-        };
-        Ok(CachedFile {
-            path: path.to_owned(),
-            size: bytes.as_slice().len() as u64,
-            stamp: Stamp::of(&metadata),
-            bytes,
-            lines: OnceLock::new(),
-            derived: Mutex::new(Vec::new()),
-            derived_bytes: AtomicU64::new(0),
-        })
-    }
-
     /// The file's bytes.
     pub fn bytes(&self) -> &[u8] {
         self.bytes.as_slice()
@@ -303,28 +326,28 @@ impl std::fmt::Debug for CachedFile {
         f.debug_struct("CachedFile")
             .field("path", &self.path)
             .field("size", &self.size)
-            .field("mapped", &matches!(self.bytes, Bytes::Mapped(_)))
             .finish_non_exhaustive()
-    }
-}
-
-impl Bytes {
-    fn as_slice(&self) -> &[u8] {
-        match self {
-            Bytes::Owned(bytes) => bytes,
-            Bytes::Mapped(map) => map,
-        }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use overspill_store::ReadRoot;
+
     use super::*;
 
+    /// Writes `dir/name` and returns its canonical path (the cache's key).
     fn write(dir: &Path, name: &str, content: &[u8]) -> PathBuf {
         let path = dir.join(name);
         std::fs::write(&path, content).unwrap();
-        path
+        std::fs::canonicalize(path).unwrap()
+    }
+
+    /// `path` opened through a read root at its directory, as the tools open files.
+    fn open(path: &Path) -> RootFile {
+        let root = ReadRoot::new(path.parent().unwrap()).unwrap();
+        root.open(path.file_name().unwrap().to_str().unwrap())
+            .unwrap()
     }
 
     #[test]
@@ -332,8 +355,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = write(dir.path(), "a.txt", b"one\ntwo\n");
         let cache = FileCache::default();
-        let first = cache.open(&path).unwrap();
-        let second = cache.open(&path).unwrap();
+        let first = cache.open(open(&path)).unwrap();
+        let second = cache.open(open(&path)).unwrap();
         assert!(Arc::ptr_eq(&first, &second));
         assert_eq!(second.lines().line_count(), 2);
     }
@@ -343,9 +366,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = write(dir.path(), "a.txt", b"one\n");
         let cache = FileCache::default();
-        let first = cache.open(&path).unwrap();
+        let first = cache.open(open(&path)).unwrap();
         std::fs::write(&path, b"one\ntwo\nthree\n").unwrap();
-        let second = cache.open(&path).unwrap();
+        let second = cache.open(open(&path)).unwrap();
         assert!(!Arc::ptr_eq(&first, &second));
         assert_eq!(second.bytes(), b"one\ntwo\nthree\n");
         assert_eq!(cache.len(), 1);
@@ -356,7 +379,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = write(dir.path(), "a.json", br#"{"k": [1, 2]}"#);
         let cache = FileCache::default();
-        let file = cache.open(&path).unwrap();
+        let file = cache.open(open(&path)).unwrap();
         let mut builds = 0;
         for _ in 0..3 {
             let value: Arc<serde_json::Value> = cache
@@ -380,7 +403,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = write(dir.path(), "a.txt", b"not json");
         let cache = FileCache::default();
-        let file = cache.open(&path).unwrap();
+        let file = cache.open(open(&path)).unwrap();
         let failed = cache.derived(&file, |f| {
             serde_json::from_slice::<serde_json::Value>(f.bytes()).map(|v| (v, 1))
         });
@@ -396,10 +419,10 @@ mod tests {
         let b = write(dir.path(), "b", &[b'b'; 60]);
         let c = write(dir.path(), "c", &[b'c'; 60]);
         let cache = FileCache::new(130);
-        cache.open(&a).unwrap();
-        cache.open(&b).unwrap();
-        cache.open(&a).unwrap();
-        cache.open(&c).unwrap();
+        cache.open(open(&a)).unwrap();
+        cache.open(open(&b)).unwrap();
+        cache.open(open(&a)).unwrap();
+        cache.open(open(&c)).unwrap();
         // b was used least recently.
         let state = cache.lock();
         let mut kept: Vec<_> = state.entries.keys().cloned().collect();
@@ -412,34 +435,42 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = write(dir.path(), "big", &[b'x'; 100]);
         let cache = FileCache::new(10);
-        let file = cache.open(&path).unwrap();
+        let file = cache.open(open(&path)).unwrap();
         assert_eq!(file.size(), 100);
         assert!(cache.is_empty());
     }
 
     #[test]
-    fn directories_and_missing_files_are_errors() {
+    fn a_file_cut_short_after_a_read_is_read_afresh_at_its_new_size() {
         let dir = tempfile::tempdir().unwrap();
-        let cache = FileCache::default();
-        assert_eq!(
-            cache.open(dir.path()).unwrap_err().kind(),
-            io::ErrorKind::InvalidInput
-        );
-        assert_eq!(
-            cache.open(&dir.path().join("nope")).unwrap_err().kind(),
-            io::ErrorKind::NotFound
-        );
-    }
-
-    #[test]
-    fn large_files_are_mapped_and_read_the_same() {
-        let dir = tempfile::tempdir().unwrap();
-        let content: Vec<u8> = (0..MAP_THRESHOLD + 10)
+        let content: Vec<u8> = (0..8u32 << 20)
             .map(|i| if i % 80 == 79 { b'\n' } else { b'x' })
             .collect();
         let path = write(dir.path(), "big", &content);
-        let file = FileCache::default().open(&path).unwrap();
-        assert!(format!("{file:?}").contains("mapped: true"));
-        assert_eq!(file.bytes(), content.as_slice());
+        let cache = FileCache::default();
+        assert_eq!(cache.open(open(&path)).unwrap().bytes(), content.as_slice());
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(100)
+            .unwrap();
+        assert_eq!(cache.open(open(&path)).unwrap().bytes(), &content[..100]);
+    }
+
+    #[test]
+    fn a_large_file_cut_to_nothing_between_the_open_and_the_read_reads_as_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "big", &vec![b'x'; LARGE_FILE + 1]);
+        let opened = open(&path);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(0)
+            .unwrap();
+        let file = FileCache::default().open(opened).unwrap();
+        assert_eq!(file.size(), 0);
+        assert!(file.bytes().is_empty());
     }
 }

@@ -72,22 +72,23 @@ impl ExploreContext {
         &self.cache
     }
 
-    /// Validates `file` against the read root and opens it through the cache.
+    /// Opens `file` through the read root (validated and opened in one lookup, see
+    /// [`ReadRoot::open`]) and reads it through the cache.
     ///
-    /// Path validation happens first: a path that leaves the root is refused before anything
-    /// is opened or read.
+    /// A path that leaves the root is refused before anything is opened or read; a FIFO,
+    /// socket or device is refused without waiting on it.
     ///
     /// # Errors
-    /// `path_outside_root`, `not_found`, `invalid_argument` (empty path, a directory) or
-    /// `io_error`, each naming `file` as the caller gave it.
+    /// `path_outside_root`, `not_found`, `invalid_argument` (empty path, a directory, not a
+    /// regular file) or `io_error`, each naming `file` as the caller gave it.
     pub fn open(&self, file: &str) -> Result<Arc<CachedFile>, ToolError> {
-        let path = self
+        let opened = self
             .root
-            .resolve(file)
+            .open(file)
             .map_err(|error| path_error(file, &error))?;
         self.cache
-            .open(&path)
-            .map_err(|error| open_error(file, &error))
+            .open(opened)
+            .map_err(|error| read_error(file, &error))
     }
 
     /// The most tokens one result may cost right now: the per-call cap or what remains of the
@@ -136,24 +137,12 @@ fn path_error(file: &str, error: &PathError) -> ToolError {
     }
 }
 
-fn open_error(file: &str, error: &io::Error) -> ToolError {
-    match error.kind() {
-        io::ErrorKind::NotFound => ToolError::NotFound {
-            file: file.to_owned(),
-            message: format!(
-                "`{file}` no longer exists under the read root; use a file name from a recent pointer"
-            ),
-        },
-        io::ErrorKind::InvalidInput => ToolError::invalid_argument(
-            Some("file"),
-            format!("`{file}` is a directory, not a file; name a file inside it"),
+fn read_error(file: &str, error: &io::Error) -> ToolError {
+    ToolError::Io {
+        file: file.to_owned(),
+        message: format!(
+            "cannot read `{file}`: {error}; try again, or check the file's permissions"
         ),
-        _ => ToolError::Io {
-            file: file.to_owned(),
-            message: format!(
-                "cannot read `{file}`: {error}; try again, or check the file's permissions"
-            ),
-        },
     }
 }
 

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 /// Messages are written for the model that sent the path: they say what to do next and never
 /// print a path outside the read root (not even a symlink's target).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PathError {
     /// The path was empty.
     #[error(
@@ -37,6 +38,16 @@ pub enum PathError {
     /// Nothing exists at the path (inside the read root).
     #[error("no such file under the read root; use a file name exactly as a pointer gives it")]
     NotFound,
+    /// The path names a directory where a file is read ([`crate::ReadRoot::open`]).
+    #[error("the path is a directory, not a file; name a file inside it")]
+    Directory,
+    /// The path names a FIFO, socket or device, which is never opened for reading: it could
+    /// wait forever or never end.
+    #[error("the path is {kind}, not a regular file; only regular files can be read")]
+    NotRegular {
+        /// What stands there: `a FIFO (named pipe)`, `a socket`, `a device`, ….
+        kind: &'static str,
+    },
     /// A genuine I/O fault, e.g. permission denied; not a judgement on the path.
     #[error("cannot access `{path}`: {source}; check the file's permissions or try again")]
     Io {
@@ -50,7 +61,8 @@ pub enum PathError {
 
 impl PathError {
     /// The SPEC §6.1 error code a tool reports for this error: `not_found`,
-    /// `path_outside_root`, `io_error` or `invalid_argument`.
+    /// `path_outside_root`, `io_error` or `invalid_argument` (a malformed path, or one naming
+    /// something other than a regular file).
     ///
     /// ```
     /// use overspill_store::PathError;
@@ -60,7 +72,10 @@ impl PathError {
     /// ```
     pub fn code(&self) -> &'static str {
         match self {
-            PathError::Empty | PathError::Nul => "invalid_argument",
+            PathError::Empty
+            | PathError::Nul
+            | PathError::Directory
+            | PathError::NotRegular { .. } => "invalid_argument",
             PathError::Absolute | PathError::Escapes => "path_outside_root",
             PathError::Dangling | PathError::NotFound => "not_found",
             PathError::Io { .. } => "io_error",

@@ -3,7 +3,8 @@
 //! `overspill-store` owns the scratchpad and artifact directory layout ([`Layout`]),
 //! content-addressed atomic writes of intercepted outputs ([`Store`]), format detection
 //! ([`Format`]), and the read root ([`ReadRoot`]): the one validation every read goes through
-//! (SPEC §4). `docs/storage.md` describes the on-disk result.
+//! (SPEC §4), which hands out open files ([`RootFile`]), never paths to reopen.
+//! `docs/storage.md` describes the on-disk result.
 //!
 //! ```
 //! use overspill_store::{Layout, Output, Store};
@@ -21,9 +22,9 @@
 //!
 //! // The model later asks for the file by the name its pointer gave.
 //! let root = layout.open_read_root()?;
-//! let path = root.resolve(&stored.file_name)?;
-//! assert!(std::fs::read_to_string(path)?.contains("\"name\": \"web-1\""));
-//! assert!(root.resolve("../scratchpad/../../etc/passwd").is_err());
+//! let bytes = root.open(&stored.file_name)?.read_to_end()?;
+//! assert!(String::from_utf8(bytes)?.contains("\"name\": \"web-1\""));
+//! assert!(root.open("../scratchpad/../../etc/passwd").is_err());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -44,6 +45,7 @@ mod name;
 mod read_root;
 mod relative;
 mod retention;
+mod root_file;
 mod store;
 mod time;
 
@@ -57,4 +59,5 @@ pub use name::{HASH_HEX_CHARS, MAX_NAME_CHARS, content_hash, count_lines, saniti
 pub use read_root::ReadRoot;
 pub use relative::relative_ref;
 pub use retention::{DEFAULT_MAX_SESSION_RUNS, RunStarted};
+pub use root_file::RootFile;
 pub use store::{Output, Store, Stored};

@@ -2,10 +2,17 @@
 //! safety").
 //!
 //! A user path is judged in two steps. First lexically, against the read root: it must be
-//! relative, contain no NUL, and `..` may only climb while it stays inside. Then physically: the
-//! path is resolved through the file system and its canonical target must lie inside the
-//! canonical root; when it does not exist, its nearest existing ancestor is judged instead, so a
-//! symlink pointing out cannot be used to probe what lies behind it.
+//! relative, contain no NUL, and `..` may only climb while it stays inside. Then physically,
+//! on handles: the remaining names are looked up beneath an open handle of the root directory
+//! (`openat2` with `RESOLVE_BENEATH` on Linux, a component-by-component walk elsewhere, both
+//! by the `cap-std` crate), so a symlink may lead anywhere inside the root but never out of
+//! it, whatever is swapped in during the lookup. [`ReadRoot::open`] opens the file in that
+//! same lookup and checks its type on the open descriptor: the check and the read are one file
+//! descriptor, and nothing is ever reopened by name.
+//!
+//! When the lookup fails, the path is judged once more by name, only to say why: a symlink
+//! pointing out (`Escapes`, even when nothing exists behind it, so nothing can be probed), a
+//! dangling one, a missing name, an I/O fault.
 //!
 //! Names starting with `.overspill-` (the metadata directory, temporary files, run markers) are
 //! overspill's own and read as not found.
@@ -15,8 +22,12 @@ use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use cap_fs_ext::FollowSymlinks;
+use cap_std::fs::Dir;
+
 use crate::atomic::RESERVED_PREFIX;
 use crate::error::PathError;
+use crate::root_file::{OpenFailure, RootFile, open_regular};
 
 /// The longest path below the root that [`ReadRoot::resolve`] looks up; longer is `NotFound`.
 const MAX_PATH_BYTES: usize = 4096;
@@ -36,9 +47,9 @@ const MAX_PATH_BYTES: usize = 4096;
 /// std::fs::write(run.path().join("artifacts/x.txt"), "result")?;
 ///
 /// let root = ReadRoot::new(run.path())?.with_base(run.path().join("iteration-1/scratchpad"))?;
-/// let path = root.resolve("../../artifacts/x.txt")?;
-/// assert_eq!(std::fs::read_to_string(path)?, "result");
-/// assert!(matches!(root.resolve("../../../etc/passwd"), Err(PathError::Escapes)));
+/// let mut file = root.open("../../artifacts/x.txt")?;
+/// assert_eq!(file.read_to_end()?, b"result");
+/// assert!(matches!(root.open("../../../etc/passwd"), Err(PathError::Escapes)));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,11 +101,7 @@ impl ReadRoot {
             return Err(PathError::NotFound);
         }
         // Judge the base like any path: an existing base must not lead out through a symlink.
-        let rebased = ReadRoot {
-            base: Vec::new(),
-            ..self.clone()
-        };
-        match rebased.judge(&below, &base.display().to_string()) {
+        match self.locate(&below, &base.display().to_string()) {
             Ok(_) | Err(PathError::NotFound) => {}
             Err(e) => return Err(e),
         }
@@ -121,9 +128,45 @@ impl ReadRoot {
         self.base.iter().fold(self.dir.clone(), |p, c| p.join(c))
     }
 
-    /// Validates `user_path` and returns the canonical path of the existing file or directory
-    /// it names. See the module docs for the rules; `~` is an ordinary name, never expanded.
+    /// Validates `user_path` and opens the regular file it names, in one lookup beneath the
+    /// root's handle (see the module docs). `~` is an ordinary name, never expanded.
+    ///
+    /// The open never blocks: a FIFO, socket or device is refused as
+    /// [`PathError::NotRegular`], a directory as [`PathError::Directory`], without waiting for
+    /// a writer or opening the device. Read the file through the returned handle.
+    pub fn open(&self, user_path: &str) -> Result<RootFile, PathError> {
+        let parts = self.parts(user_path)?;
+        let (dir, below) = self.locate(&parts, user_path)?;
+        let path = self.canonical.join(&below);
+        let name = if below.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            below.as_path()
+        };
+        open_regular(&dir, name, path, FollowSymlinks::Yes).map_err(|failure| match failure {
+            OpenFailure::Directory => PathError::Directory,
+            OpenFailure::Special(kind) => PathError::NotRegular { kind },
+            // Changed since the lookup (removed, swapped): say what stands there now.
+            OpenFailure::Io(error) => self.explain(&parts, user_path, error),
+        })
+    }
+
+    /// Validates `user_path` as [`ReadRoot::open`] does and returns the canonical path of the
+    /// existing file or directory it names, for display and comparison.
+    ///
+    /// Never open the returned path by name to read it: what the name leads to may change
+    /// after it was judged. [`ReadRoot::open`] judges and opens in one step.
     pub fn resolve(&self, user_path: &str) -> Result<PathBuf, PathError> {
+        let parts = self.parts(user_path)?;
+        let (_, below) = self.locate(&parts, user_path)?;
+        if below.as_os_str().is_empty() {
+            return Ok(self.canonical.clone());
+        }
+        Ok(self.canonical.join(below))
+    }
+
+    /// The lexical step: `user_path` as normal components below the root.
+    fn parts(&self, user_path: &str) -> Result<Vec<OsString>, PathError> {
         if user_path.is_empty() {
             return Err(PathError::Empty);
         }
@@ -150,11 +193,77 @@ impl ReadRoot {
         if parts.iter().map(|c| c.len() + 1).sum::<usize>() > MAX_PATH_BYTES {
             return Err(PathError::NotFound);
         }
-        self.judge(&parts, user_path)
+        Ok(parts)
     }
 
-    /// The physical step: `parts` are normal components below the canonical root.
-    fn judge(&self, parts: &[OsString], user_path: &str) -> Result<PathBuf, PathError> {
+    /// The physical step: looks `parts` up beneath a handle of the root and returns the handle
+    /// and the canonical path below it (empty for the root itself).
+    ///
+    /// The root is opened by its canonical path on each call: the root is the host's choice,
+    /// only the names below it come from the model, and a root removed and created again
+    /// (`Scratchpad::cleanup`) keeps working.
+    fn locate(&self, parts: &[OsString], user_path: &str) -> Result<(Dir, PathBuf), PathError> {
+        let dir = Dir::open_ambient_dir(&self.canonical, cap_std::ambient_authority()).map_err(
+            |source| {
+                if is_missing(&source) {
+                    PathError::NotFound
+                } else {
+                    PathError::Io {
+                        path: user_path.to_owned(),
+                        source,
+                    }
+                }
+            },
+        )?;
+        let lookup: PathBuf = if parts.is_empty() {
+            PathBuf::from(".")
+        } else {
+            parts.iter().collect()
+        };
+        let below = match dir.canonicalize(&lookup) {
+            Ok(below) => below,
+            Err(error) => {
+                let by_name = self.judge_by_name(parts, user_path)?;
+                // By name the path leads inside: through a symlink with an absolute target, or
+                // out of the root and back in, neither of which a lookup beneath the root's
+                // handle follows (or it changed since). Look up the name it leads to, which
+                // holds no symlink, beneath the handle like any other.
+                let lookup = if by_name.as_os_str().is_empty() {
+                    PathBuf::from(".")
+                } else {
+                    by_name
+                };
+                dir.canonicalize(&lookup)
+                    .map_err(|_| classify(error, user_path))?
+            }
+        };
+        let below = if below == Path::new(".") {
+            PathBuf::new()
+        } else {
+            below
+        };
+        // A symlink inside the root may lead to overspill's own names.
+        if below.components().any(|c| is_reserved(c.as_os_str())) {
+            return Err(PathError::NotFound);
+        }
+        Ok((dir, below))
+    }
+
+    /// Why `parts`, looked up without fault, could not be opened (`failure`): judged again by
+    /// name, since it changed in between. This only picks the error to report; nothing it looks
+    /// at is ever read.
+    fn explain(&self, parts: &[OsString], user_path: &str, failure: io::Error) -> PathError {
+        match self.judge_by_name(parts, user_path) {
+            Err(error) => error,
+            Ok(_) => classify(failure, user_path),
+        }
+    }
+
+    /// The judgement by name: `parts` are normal components below the canonical root; the
+    /// real (canonical) path must lie inside it, and is returned relative to the root. Used
+    /// when a lookup beneath the root's handle failed, to say why or to find the name to look
+    /// up instead; never to read.
+    fn judge_by_name(&self, parts: &[OsString], user_path: &str) -> Result<PathBuf, PathError> {
         let io_error = |source| PathError::Io {
             path: user_path.to_owned(),
             source,
@@ -177,10 +286,10 @@ impl ReadRoot {
             };
             return match fs::canonicalize(&prefix) {
                 Ok(real) => {
-                    let real = self.inside(real)?;
+                    let below = self.inside(real)?;
                     if len == parts.len() {
                         // Created since the first look.
-                        Ok(real)
+                        Ok(below)
                     } else {
                         Err(PathError::NotFound)
                     }
@@ -197,7 +306,8 @@ impl ReadRoot {
         Err(PathError::NotFound)
     }
 
-    /// `real` if it lies inside the canonical root and outside overspill's reserved names.
+    /// `real` relative to the canonical root, if it lies inside it and outside overspill's
+    /// reserved names.
     fn inside(&self, real: PathBuf) -> Result<PathBuf, PathError> {
         let below = real
             .strip_prefix(&self.canonical)
@@ -205,7 +315,7 @@ impl ReadRoot {
         if below.components().any(|c| is_reserved(c.as_os_str())) {
             return Err(PathError::NotFound);
         }
-        Ok(real)
+        Ok(below.to_owned())
     }
 
     /// `path` as normal components below the root, if it lies inside it lexically (compared
@@ -246,7 +356,6 @@ fn lexical(path: &Path) -> Option<PathBuf> {
     Some(out)
 }
 
-/// Does not exist, or a file stands where a directory was expected.
 /// Whether a lookup failed because no such file can be there: absent, a file where a directory
 /// was expected, or a name past the file system's limits (`ENAMETOOLONG`), which no file has.
 fn is_missing(e: &io::Error) -> bool {
@@ -254,6 +363,28 @@ fn is_missing(e: &io::Error) -> bool {
         e.kind(),
         io::ErrorKind::NotFound | io::ErrorKind::NotADirectory | io::ErrorKind::InvalidFilename
     )
+}
+
+/// The error for a failed lookup beneath the root's handle whose path, judged by name, was
+/// fine: it changed in between.
+fn classify(failure: io::Error, user_path: &str) -> PathError {
+    if is_escape(&failure) {
+        PathError::Escapes
+    } else if is_missing(&failure) {
+        PathError::NotFound
+    } else {
+        PathError::Io {
+            path: user_path.to_owned(),
+            source: failure,
+        }
+    }
+}
+
+/// Whether a lookup beneath the root's handle failed because the path leads out of it:
+/// `cap-std` reports that as `PermissionDenied` with no OS error code, where a real
+/// permission fault carries `EACCES`.
+fn is_escape(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::PermissionDenied && e.raw_os_error().is_none()
 }
 
 /// A name overspill keeps for itself (compared ignoring ASCII case, for case-insensitive file

@@ -15,6 +15,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use crate::atomic::{create_private_dir_all, write_if_absent};
 use crate::error::LayoutError;
 use crate::layout::{Layout, validate_id};
+use crate::root_file::read_small;
 
 /// How many runs a session keeps unless configured otherwise.
 pub const DEFAULT_MAX_SESSION_RUNS: usize = 20;
@@ -109,8 +110,10 @@ fn prune(session_dir: &Path, current: &str, max: usize) -> Result<RunStarted, La
 
 /// When the run in `dir` started, or `None` if `dir` does not look like a run.
 fn run_started(dir: &Path) -> Option<SystemTime> {
-    if let Some(nanos) = fs::read_to_string(dir.join(RUN_MARKER))
+    // A regular file only, never waited on: a FIFO planted as a marker must not stall a run.
+    if let Some(nanos) = read_small(dir, RUN_MARKER, 64)
         .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
         .and_then(|s| s.trim().parse::<u64>().ok())
     {
         return Some(UNIX_EPOCH + Duration::from_nanos(nanos));

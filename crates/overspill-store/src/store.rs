@@ -1,7 +1,6 @@
 //! The store: a scratchpad directory that intercepted outputs are written into (SPEC §4).
 
 use std::borrow::Cow;
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -13,6 +12,11 @@ use crate::format::{Format, is_markdown};
 use crate::json::{self, Reindent};
 use crate::metadata::{self, METADATA_DIR, Metadata, TokenTally};
 use crate::name::{content_hash, count_lines, sanitize_name};
+use crate::root_file::{read_small, read_small_in};
+
+/// The largest metadata record read: a record with every companion listed is a few KB, so
+/// anything this large was not written by overspill.
+const MAX_RECORD_BYTES: u64 = 1 << 20;
 
 /// A directory of stored outputs. Cheap to clone; safe to share between threads and processes
 /// (every write is atomic and content-addressed).
@@ -143,23 +147,27 @@ impl Store {
     /// be read are skipped with a warning; a store with nothing written yet lists nothing.
     pub fn list(&self) -> Result<Vec<Metadata>, StoreError> {
         let dir = self.metadata_dir();
-        let entries = match fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => return Err(StoreError::ReadMetadata { dir, source }),
+        let read_error = |source| StoreError::ReadMetadata {
+            dir: dir.clone(),
+            source,
         };
+        let handle = match cap_std::fs::Dir::open_ambient_dir(&dir, cap_std::ambient_authority()) {
+            Ok(handle) => handle,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => return Err(read_error(source)),
+        };
+        let entries = handle.entries().map_err(read_error)?;
         let mut all = Vec::new();
         for entry in entries {
-            let entry = entry.map_err(|source| StoreError::ReadMetadata {
-                dir: dir.clone(),
-                source,
-            })?;
+            let entry = entry.map_err(read_error)?;
             let name = entry.file_name();
-            let name = name.to_string_lossy();
+            let Some(name) = name.to_str() else { continue };
             if name.starts_with('.') || !name.ends_with(".json") {
                 continue;
             }
-            if let Some(meta) = read_record(&entry.path()) {
+            let path = dir.join(name);
+            if let Some(meta) = decode_record(read_small_in(&handle, name, MAX_RECORD_BYTES), &path)
+            {
                 all.push(meta);
             }
         }
@@ -176,7 +184,9 @@ impl Store {
         if file_name.contains(['/', '\\', '\0']) || file_name.starts_with('.') {
             return None;
         }
-        read_record(&self.metadata_dir().join(metadata::record_name(file_name)))
+        let dir = self.metadata_dir();
+        let name = metadata::record_name(file_name);
+        decode_record(read_small(&dir, &name, MAX_RECORD_BYTES), &dir.join(&name))
     }
 
     fn metadata_dir(&self) -> PathBuf {
@@ -274,9 +284,17 @@ fn prepare(content: &str) -> Prepared<'_> {
     }
 }
 
-fn read_record(path: &Path) -> Option<Metadata> {
-    match fs::read_to_string(path) {
-        Ok(text) => metadata::decode(&text, path),
+/// A metadata record read with [`read_small`], decoded; `None` (with a warning) for a record
+/// that is missing, unreadable, not a regular file or not a record.
+fn decode_record(read: io::Result<Vec<u8>>, path: &Path) -> Option<Metadata> {
+    match read {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => metadata::decode(&text, path),
+            Err(_) => {
+                tracing::warn!(path = %path.display(), "skipping a metadata record that is not UTF-8");
+                None
+            }
+        },
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(error) => {
             tracing::warn!(path = %path.display(), %error, "skipping an unreadable metadata record");

@@ -7,9 +7,6 @@
 //! alone. The file goes through the same [`ReadRoot`](crate::store::ReadRoot) validation as
 //! the exploration tools, so a reference can reach nothing they cannot.
 
-use std::fs;
-use std::io::Read;
-
 use serde_json::Value;
 
 use crate::explore::json::path::{JsonPath, Segment};
@@ -363,36 +360,27 @@ impl Scratchpad {
         let root = self.inner.ctx_root().ok_or_else(|| RefError::NoReadRoot {
             reference: reference.to_owned(),
         })?;
-        let path = root.resolve(file).map_err(|source| RefError::Path {
+        // Judged and opened in one lookup beneath the root: nothing outside it, and never a
+        // FIFO or device waited on.
+        let mut handle = root.open(file).map_err(|source| RefError::Path {
             reference: reference.to_owned(),
             code: source.code(),
             source,
         })?;
-        let read_error = |reason: String| RefError::Read {
-            reference: reference.to_owned(),
-            reason,
-        };
-        let handle = fs::File::open(&path).map_err(|e| read_error(e.to_string()))?;
-        let meta = handle.metadata().map_err(|e| read_error(e.to_string()))?;
-        if !meta.is_file() {
-            return Err(read_error(
-                "it is a directory; name a file inside it".to_owned(),
-            ));
-        }
         let cap = self.inner.max_reference_bytes;
-        if meta.len() > cap {
+        if handle.len() > cap {
             return Err(RefError::TooLarge {
                 reference: reference.to_owned(),
-                bytes: meta.len(),
+                bytes: handle.len(),
                 cap,
             });
         }
-        // The file may grow between the check and the read: read at most one byte past the cap.
-        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-        handle
-            .take(cap.saturating_add(1))
-            .read_to_end(&mut bytes)
-            .map_err(|e| read_error(e.to_string()))?;
+        // The size just checked: a file growing meanwhile gives the bytes it had. One
+        // rewritten meanwhile is read again at its new size, which is checked once more.
+        let bytes = handle.read_to_end().map_err(|e| RefError::Read {
+            reference: reference.to_owned(),
+            reason: e.to_string(),
+        })?;
         if bytes.len() as u64 > cap {
             return Err(RefError::TooLarge {
                 reference: reference.to_owned(),
@@ -400,8 +388,9 @@ impl Scratchpad {
                 cap,
             });
         }
-        String::from_utf8(bytes).map_err(|_| {
-            read_error("it is not UTF-8 text; only text files can be passed by reference".into())
+        String::from_utf8(bytes).map_err(|_| RefError::Read {
+            reference: reference.to_owned(),
+            reason: "it is not UTF-8 text; only text files can be passed by reference".to_owned(),
         })
     }
 }
