@@ -154,7 +154,79 @@ async fn a_reference_over_the_cap_is_an_error_and_nothing_is_forwarded() {
     .await;
 }
 
+/// Issue 22, item 1, through the proxy: a racer swaps an in-root file and an in-root directory
+/// for symlinks out of the root while `head` calls and `overspill://` references run; no answer
+/// and no forwarded call may carry a byte of the outside files.
+async fn no_outside_byte_reaches_the_client_or_the_server_while_names_flip_to_symlinks_out() {
+    let session = start(None).await;
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("flip.txt"),
+        "OUTSIDE-SECRET\n".repeat(4),
+    )
+    .unwrap();
+    std::fs::create_dir(outside.path().join("sub")).unwrap();
+    std::fs::write(outside.path().join("sub/in.txt"), "OUTSIDE-SECRET\n").unwrap();
+    let root = session.dir.path().to_owned();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let racer = {
+        let (root, outside, stop) = (root.clone(), outside.path().to_owned(), stop.clone());
+        std::thread::spawn(move || {
+            let (file, dir) = (root.join("flip.txt"), root.join("sub"));
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = std::fs::remove_file(&file);
+                let _ = std::fs::write(&file, "inside\n");
+                let _ = std::fs::remove_dir_all(&dir);
+                let _ = std::fs::create_dir(&dir);
+                let _ = std::fs::write(dir.join("in.txt"), "inside\n");
+                std::thread::sleep(std::time::Duration::from_micros(200));
+                let _ = std::fs::remove_file(&file);
+                let _ = std::os::unix::fs::symlink(outside.join("flip.txt"), &file);
+                let _ = std::fs::remove_dir_all(&dir);
+                let _ = std::os::unix::fs::symlink(outside.join("sub"), &dir);
+                std::thread::sleep(std::time::Duration::from_micros(200));
+                let _ = std::fs::remove_file(&dir);
+            }
+        })
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    let mut calls = 0;
+    while std::time::Instant::now() < deadline {
+        for file in ["flip.txt", "sub/in.txt"] {
+            let head = call(&session, "head", json!({"file": file})).await;
+            let text = only_text(&head);
+            assert!(
+                !text.contains("OUTSIDE-SECRET"),
+                "head served an outside file: {text}"
+            );
+            let echoed = call(
+                &session,
+                "echo_args",
+                json!({"body": format!("overspill://{file}")}),
+            )
+            .await;
+            let text = only_text(&echoed);
+            assert!(
+                !text.contains("OUTSIDE-SECRET"),
+                "a reference delivered an outside file: {text}"
+            );
+            calls += 2;
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    racer.join().unwrap();
+    eprintln!("    {calls} calls while names flipped, no outside byte delivered");
+}
+
 const CASES: &[(&str, Case)] = &[
+    (
+        "no_outside_byte_reaches_the_client_or_the_server_while_names_flip_to_symlinks_out",
+        || {
+            Box::pin(
+                no_outside_byte_reaches_the_client_or_the_server_while_names_flip_to_symlinks_out(),
+            )
+        },
+    ),
     (
         "a_reference_to_a_stored_2_mb_json_reaches_the_upstream_tool_byte_for_byte",
         || Box::pin(a_reference_to_a_stored_2_mb_json_reaches_the_upstream_tool_byte_for_byte()),
