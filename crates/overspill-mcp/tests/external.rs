@@ -1,7 +1,8 @@
 //! The acceptance tests with real outside parts: the official Python and TypeScript MCP
 //! SDKs as clients, `@modelcontextprotocol/server-filesystem`,
 //! `@modelcontextprotocol/server-everything` (npm) and a Python FastMCP/MCPServer 50 MB fixture as
-//! upstream servers, with the built `overspill` binary in the middle.
+//! upstream servers, with the built `overspill` binary in the middle; server-everything also in
+//! its Streamable HTTP mode, with `overspill mcp --url` in the middle.
 //!
 //! They need `bash tests/fixtures/mcp/prepare.sh` (pinned installs under target/), a built
 //! `overspill` (`cargo build -p overspill-cli`) and `OVERSPILL_EXTERNAL_TESTS=1`; otherwise they
@@ -54,18 +55,20 @@ fn outside(what: &str) -> Option<Outside> {
     })
 }
 
-/// Runs a fixture script as `<interpreter> <script> OVERSPILL_BIN NODE_MODULES_DIR`; it prints
-/// its checks and exits non-zero if one fails. Its output is shown in one piece, so the tables
-/// of tests running in parallel do not interleave.
-fn run_script(outside: &Outside, interpreter: &Path, script: &str) {
+/// Runs a fixture script as `<interpreter> <script> OVERSPILL_BIN NODE_MODULES_DIR [FLAGS…]`; it
+/// prints its checks and exits non-zero if one fails. Its output is shown in one piece, so the
+/// tables of tests running in parallel do not interleave.
+fn run_script(outside: &Outside, interpreter: &Path, script: &str, flags: &[&str]) {
+    let run = [&[script], flags].concat().join(" ");
     let output = Command::new(interpreter)
         .arg(outside.root.join("tests/fixtures/mcp").join(script))
         .arg(&outside.overspill)
         .arg(outside.prepared.join("node_modules"))
+        .args(flags)
         .output()
         .unwrap_or_else(|error| panic!("cannot run {}: {error}", interpreter.display()));
     let shown = [
-        format!("\n==== {script}\n").as_bytes(),
+        format!("\n==== {run}\n").as_bytes(),
         &output.stderr,
         &output.stdout,
     ]
@@ -73,7 +76,7 @@ fn run_script(outside: &Outside, interpreter: &Path, script: &str) {
     let _ = std::io::stderr().write_all(&shown);
     assert!(
         output.status.success(),
-        "the external MCP proxy checks of {script} failed ({}); see above",
+        "the external MCP proxy checks of {run} failed ({}); see above",
         output.status
     );
 }
@@ -84,7 +87,7 @@ fn python_sdk_client_through_the_proxy_to_filesystem_and_fastmcp_servers() {
         return;
     };
     let python = outside.prepared.join("venv/bin/python");
-    run_script(&outside, &python, "client_test.py");
+    run_script(&outside, &python, "client_test.py", &[]);
 }
 
 /// The Python SDK client runs one scenario against server-everything directly and through the
@@ -95,7 +98,7 @@ fn python_sdk_client_sees_server_everything_the_same_through_the_proxy() {
         return;
     };
     let python = outside.prepared.join("venv/bin/python");
-    run_script(&outside, &python, "everything_py.py");
+    run_script(&outside, &python, "everything_py.py", &[]);
 }
 
 /// The same comparison with the TypeScript SDK client (everything_ts.mjs, on the machine's node).
@@ -104,5 +107,34 @@ fn typescript_sdk_client_sees_server_everything_the_same_through_the_proxy() {
     let Some(outside) = outside("TypeScript SDK client, server-everything, direct vs proxy") else {
         return;
     };
-    run_script(&outside, Path::new("node"), "everything_ts.mjs");
+    run_script(&outside, Path::new("node"), "everything_ts.mjs", &[]);
+}
+
+/// server-everything in its Streamable HTTP mode (serve_http.mjs, a loopback port per run): the
+/// Python SDK's own Streamable HTTP client to it, against the Python SDK's stdio client to
+/// `overspill mcp --url`; the same checks, plus the server's own requests on the GET stream.
+#[test]
+fn python_sdk_client_sees_server_everything_over_http_the_same_through_url() {
+    let Some(outside) = outside("Python SDK client, server-everything over HTTP, direct vs --url")
+    else {
+        return;
+    };
+    let python = outside.prepared.join("venv/bin/python");
+    run_script(&outside, &python, "everything_py.py", &["--http"]);
+}
+
+/// The same over HTTP with the TypeScript SDK client.
+#[test]
+fn typescript_sdk_client_sees_server_everything_over_http_the_same_through_url() {
+    let Some(outside) =
+        outside("TypeScript SDK client, server-everything over HTTP, direct vs --url")
+    else {
+        return;
+    };
+    run_script(
+        &outside,
+        Path::new("node"),
+        "everything_ts.mjs",
+        &["--http"],
+    );
 }
