@@ -24,8 +24,10 @@ use jaq_core::load::{self, Arena, File, Loader};
 use jaq_core::{Ctx, Vars};
 use jaq_json::Val;
 
-use super::jq_guard::{self as guard, Data, NativeNames};
+use super::jq_guard::{self as guard, Data};
 pub use super::jq_guard::{Limits, Tripped};
+use super::jq_natives;
+use super::jq_rewrite::{self as rewrite, NativeNames};
 
 /// The longest filter accepted.
 pub const MAX_FILTER_BYTES: usize = 16 << 10;
@@ -168,7 +170,7 @@ pub fn run_with(
             filter.len()
         )));
     }
-    if guard::text_nesting(filter) > MAX_FILTER_NESTING {
+    if rewrite::text_nesting(filter) > MAX_FILTER_NESTING {
         return Err(QueryError::Invalid(format!(
             "the filter nests brackets more than {MAX_FILTER_NESTING} deep; write a flatter filter"
         )));
@@ -425,14 +427,14 @@ fn compile(code: &str) -> Result<Filter, QueryError> {
             "the filter does not parse; check its brackets and quotes".to_owned(),
         ));
     };
-    let funs = guard::natives();
+    let funs = jq_natives::natives();
     let names = NativeNames::of(&funs);
     let main = load::parse::Def {
         name: "__overspill_main",
         args: Vec::new(),
         body: names.term(term),
     };
-    let mut prelude = guard::prelude(&names);
+    let mut prelude = rewrite::prelude(&names);
     prelude.push(names.def(main));
     let modules = Loader::new(prelude)
         .load(

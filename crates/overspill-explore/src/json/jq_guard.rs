@@ -21,15 +21,10 @@
 //! the run ends and the caller reports which limit it was ([`Tripped`]).
 
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use jaq_core::box_iter::{BoxIter, box_once};
-use jaq_core::load::lex::StrPart;
-use jaq_core::load::parse::{BinaryOp, Def, Pattern, Term};
 use jaq_core::native::{Fun, v};
-use jaq_core::ops::Math;
-use jaq_core::path::{Part, Path};
 use jaq_core::{Error, Exn, Native, ValX};
 use jaq_json::Val;
 
@@ -90,7 +85,7 @@ pub enum Tripped {
 }
 
 /// The exit code of the halt a tripped limit raises (the run's owner reads [`Tripped`]).
-const HALT: i32 = 0x0ddba11;
+pub(crate) const HALT: i32 = 0x0ddba11;
 
 struct Guard {
     limits: Limits,
@@ -156,7 +151,7 @@ fn with_guard(f: impl FnOnce(&mut Guard)) -> Result<(), Tripped> {
 }
 
 /// One evaluation step.
-fn tick() -> Result<(), Tripped> {
+pub(crate) fn tick() -> Result<(), Tripped> {
     let here = stack_position();
     with_guard(|g| {
         g.steps += 1;
@@ -171,7 +166,7 @@ fn tick() -> Result<(), Tripped> {
 }
 
 /// Accounts for a value just built.
-fn built(value: &Val, check_nesting: bool) -> Result<(), Tripped> {
+pub(crate) fn built(value: &Val, check_nesting: bool) -> Result<(), Tripped> {
     let bytes = value_bytes(value);
     with_guard(|g| {
         g.produced = g.produced.saturating_add(bytes);
@@ -224,49 +219,20 @@ pub(crate) fn nests_deeper(value: &Val, limit: usize) -> bool {
     false
 }
 
-fn halt<'a, T: 'a>() -> BoxIter<'a, ValX<'a, T, Val>> {
+pub(crate) fn halt<'a, T: 'a>() -> BoxIter<'a, ValX<'a, T, Val>> {
     box_once(Err(Exn::halt(HALT)))
 }
 
-fn fail<'a>(message: &str) -> BoxIter<'a, ValX<'a, Val>> {
+pub(crate) fn fail<'a>(message: &str) -> BoxIter<'a, ValX<'a, Val>> {
     box_once(Err(Exn::from(Error::str(message))))
 }
 
-const TICK: &str = "__overspill_tick";
-const SIZE: &str = "__overspill_size";
-const BUILT: &str = "__overspill_built";
-const MUL: &str = "__overspill_mul";
-const RECURSE: &str = "__overspill_recurse";
-const LHS: &str = "$__overspill_lhs";
-const RHS: &str = "$__overspill_rhs";
+pub(crate) const TICK: &str = "__overspill_tick";
+pub(crate) const SIZE: &str = "__overspill_size";
+pub(crate) const BUILT: &str = "__overspill_built";
+pub(crate) const MUL: &str = "__overspill_mul";
 
-/// Natives that must not run, replaced.
-const REPLACED: [&str; 7] = [
-    "env",
-    "now",
-    "localtime",
-    "strflocaltime",
-    "debug_empty",
-    "stderr_empty",
-    "range",
-];
-
-/// The native filters a query may call: jaq's, minus those touching the environment, the
-/// clock or the log, plus the guards.
-pub(crate) fn natives() -> Vec<Fun<Data>> {
-    let replaced = |(name, _, _): &Fun<Data>| !REPLACED.contains(name);
-    let mut funs: Vec<Fun<Data>> = jaq_core::funs::<Data>()
-        .chain(jaq_std::base_funs::<Data>())
-        .chain(jaq_std::extra_funs::<Data>())
-        .chain(jaq_json::funs::<Data>())
-        .filter(replaced)
-        .collect();
-    funs.extend(guards());
-    funs.extend(replacements());
-    funs
-}
-
-fn guards() -> Vec<Fun<Data>> {
+pub(crate) fn guards() -> Vec<Fun<Data>> {
     let tick_native = Native::new(|cv| match tick() {
         Ok(()) => box_once(Ok(cv.1)),
         Err(_) => halt(),
@@ -343,290 +309,4 @@ impl LossyFloat for Val {
         // Display is exact for integers and close enough for a size check otherwise.
         self.to_string().parse::<f64>().ok()
     }
-}
-
-fn replacements() -> Vec<Fun<Data>> {
-    let range = Native::new(|mut cv| {
-        let by = cv.0.pop_var();
-        let upto = cv.0.pop_var();
-        let from = cv.0.pop_var();
-        Box::new(ticking_range(from, upto, by))
-    });
-    vec![
-        ("env", v(0), Native::new(|_| unavailable("env"))),
-        ("now", v(0), Native::new(|_| unavailable("now"))),
-        ("localtime", v(0), Native::new(|_| unavailable("localtime"))),
-        (
-            "strflocaltime",
-            v(1),
-            Native::new(|_| unavailable("strflocaltime")),
-        ),
-        (
-            "debug_empty",
-            v(0),
-            Native::new(|_| Box::new(std::iter::empty())),
-        ),
-        (
-            "stderr_empty",
-            v(0),
-            Native::new(|_| Box::new(std::iter::empty())),
-        ),
-        ("range", v(3), range),
-    ]
-}
-
-fn unavailable<'a>(name: &str) -> BoxIter<'a, ValX<'a, Val>> {
-    fail(&format!(
-        "`{name}` is not available in query: a filter sees only the stored file, not the \
-         environment or the clock"
-    ))
-}
-
-/// `range($from; $upto; $by)` as jaq defines it, one tick per item.
-fn ticking_range<'a>(from: Val, upto: Val, by: Val) -> impl Iterator<Item = ValX<'a, Val>> + 'a {
-    use std::cmp::Ordering::{Equal, Greater, Less};
-    let direction = by.partial_cmp(&Val::from(0isize)).unwrap_or(Equal);
-    let mut next: Option<Val> = Some(from);
-    std::iter::from_fn(move || {
-        let x = next.take()?;
-        let more = match direction {
-            Greater => x < upto,
-            Less => x > upto,
-            Equal => x != upto,
-        };
-        if !more {
-            return None;
-        }
-        if tick().is_err() {
-            return Some(Err(Exn::halt(HALT)));
-        }
-        match x.clone() + by.clone() {
-            Ok(following) => next = Some(following),
-            Err(error) => return Some(Err(Exn::from(error))),
-        }
-        Some(Ok(x))
-    })
-}
-
-/// The prelude definitions a filter may use: a ticking `..` and jaq's standard library, all
-/// instrumented.
-pub(crate) fn prelude(natives: &NativeNames) -> Vec<Def<&'static str>> {
-    let helpers = jaq_core::load::parse(
-        "def __overspill_recurse: def rec: ., (.[]? | rec); rec;",
-        |p| p.defs(),
-    )
-    .unwrap_or_default();
-    helpers
-        .into_iter()
-        .chain(jaq_core::defs())
-        .chain(jaq_std::defs())
-        .chain(jaq_json::defs())
-        .map(|def| natives.def(def))
-        .collect()
-}
-
-/// The names and arities of the native filters, whose calls get a size check.
-pub(crate) struct NativeNames(HashSet<(&'static str, usize)>);
-
-impl NativeNames {
-    pub(crate) fn of(funs: &[Fun<Data>]) -> NativeNames {
-        NativeNames(
-            funs.iter()
-                .filter(|(name, _, _)| !name.starts_with("__overspill_"))
-                .map(|(name, args, _)| (*name, args.len()))
-                .collect(),
-        )
-    }
-
-    /// Instruments a definition: a tick on entry, and its body.
-    pub(crate) fn def<'s>(&self, def: Def<&'s str>) -> Def<&'s str> {
-        Def {
-            name: def.name,
-            args: def.args,
-            body: pipe(call(TICK), self.term(def.body)),
-        }
-    }
-
-    /// Instruments a term (see the module docs).
-    pub(crate) fn term<'s>(&self, term: Term<&'s str>) -> Term<&'s str> {
-        let t = |x: Box<Term<&'s str>>| Box::new(self.term(*x));
-        match term {
-            Term::Recurse => call(RECURSE),
-            Term::Str(format, parts) => {
-                let interpolates = parts.iter().any(|p| matches!(p, StrPart::Term(_)));
-                let parts = parts
-                    .into_iter()
-                    .map(|part| match part {
-                        StrPart::Term(inner) => StrPart::Term(self.term(inner)),
-                        other => other,
-                    })
-                    .collect();
-                let string = Term::Str(format, parts);
-                if interpolates {
-                    pipe(string, call(SIZE))
-                } else {
-                    string
-                }
-            }
-            Term::Arr(Some(inner)) => pipe(Term::Arr(Some(t(inner))), call(BUILT)),
-            Term::Obj(entries) if !entries.is_empty() => {
-                let entries = entries
-                    .into_iter()
-                    .map(|(k, v)| (self.term(k), v.map(|v| self.term(v))))
-                    .collect();
-                pipe(Term::Obj(entries), call(BUILT))
-            }
-            Term::Neg(inner) => Term::Neg(t(inner)),
-            Term::BinOp(l, op, r) => self.binop(self.term(*l), op, self.term(*r)),
-            Term::Label(name, inner) => Term::Label(name, t(inner)),
-            Term::Fold(name, xs, pattern, args) => Term::Fold(
-                name,
-                t(xs),
-                self.pattern(pattern),
-                args.into_iter().map(|a| self.term(a)).collect(),
-            ),
-            Term::TryCatch(body, catch) => Term::TryCatch(t(body), catch.map(t)),
-            Term::IfThenElse(branches, otherwise) => Term::IfThenElse(
-                branches
-                    .into_iter()
-                    .map(|(c, b)| (self.term(c), self.term(b)))
-                    .collect(),
-                otherwise.map(t),
-            ),
-            Term::Def(defs, rest) => {
-                Term::Def(defs.into_iter().map(|d| self.def(d)).collect(), t(rest))
-            }
-            Term::Call(name, args) => {
-                let arity = args.len();
-                let args = args.into_iter().map(|a| self.term(a)).collect();
-                let called = Term::Call(name, args);
-                if self.0.contains(&(name, arity)) {
-                    pipe(called, call(SIZE))
-                } else {
-                    called
-                }
-            }
-            Term::Path(base, Path(parts)) => Term::Path(
-                t(base),
-                Path(
-                    parts
-                        .into_iter()
-                        .map(|(part, optional)| {
-                            let part = match part {
-                                Part::Index(i) => Part::Index(self.term(i)),
-                                Part::Range(from, upto) => Part::Range(
-                                    from.map(|f| self.term(f)),
-                                    upto.map(|u| self.term(u)),
-                                ),
-                            };
-                            (part, optional)
-                        })
-                        .collect(),
-                ),
-            ),
-            other @ (Term::Id
-            | Term::Num(_)
-            | Term::Arr(None)
-            | Term::Obj(_)
-            | Term::Break(_)
-            | Term::Var(_)) => other,
-        }
-    }
-
-    fn binop<'s>(
-        &self,
-        l: Term<&'s str>,
-        op: BinaryOp<&'s str>,
-        r: Term<&'s str>,
-    ) -> Term<&'s str> {
-        match op {
-            // `l * r` checks a string repetition before it allocates; the bindings keep
-            // jaq's order (`l` outer, `r` inner).
-            BinaryOp::Math(Math::Mul) => bind(l, LHS, bind(r, RHS, multiply(Term::Var(LHS)))),
-            BinaryOp::Math(Math::Add) => pipe(Term::BinOp(l.into(), op, r.into()), call(SIZE)),
-            // `l op= r` is `r as $x | l |= . op $x`.
-            BinaryOp::UpdateMath(Math::Mul) => bind(
-                r,
-                RHS,
-                Term::BinOp(l.into(), BinaryOp::Update, multiply(Term::Id).into()),
-            ),
-            BinaryOp::UpdateMath(Math::Add) => bind(
-                r,
-                RHS,
-                Term::BinOp(
-                    l.into(),
-                    BinaryOp::Update,
-                    pipe(
-                        Term::BinOp(
-                            Term::Id.into(),
-                            BinaryOp::Math(Math::Add),
-                            Term::Var(RHS).into(),
-                        ),
-                        call(SIZE),
-                    )
-                    .into(),
-                ),
-            ),
-            BinaryOp::Pipe(Some(pattern)) => Term::BinOp(
-                l.into(),
-                BinaryOp::Pipe(Some(self.pattern(pattern))),
-                r.into(),
-            ),
-            op => Term::BinOp(l.into(), op, r.into()),
-        }
-    }
-
-    fn pattern<'s>(&self, pattern: Pattern<&'s str>) -> Pattern<&'s str> {
-        match pattern {
-            Pattern::Var(name) => Pattern::Var(name),
-            Pattern::Arr(items) => {
-                Pattern::Arr(items.into_iter().map(|p| self.pattern(p)).collect())
-            }
-            Pattern::Obj(entries) => Pattern::Obj(
-                entries
-                    .into_iter()
-                    .map(|(k, p)| (self.term(k), self.pattern(p)))
-                    .collect(),
-            ),
-        }
-    }
-}
-
-fn call<'s>(name: &'static str) -> Term<&'s str> {
-    Term::Call(name, Vec::new())
-}
-
-fn pipe<'s>(l: Term<&'s str>, r: Term<&'s str>) -> Term<&'s str> {
-    Term::BinOp(l.into(), BinaryOp::Pipe(None), r.into())
-}
-
-/// `value as $name | body`.
-fn bind<'s>(value: Term<&'s str>, name: &'static str, body: Term<&'s str>) -> Term<&'s str> {
-    Term::BinOp(
-        value.into(),
-        BinaryOp::Pipe(Some(Pattern::Var(name))),
-        body.into(),
-    )
-}
-
-/// `__overspill_mul(lhs; $rhs)`.
-fn multiply(lhs: Term<&str>) -> Term<&str> {
-    Term::Call(MUL, vec![lhs, Term::Var(RHS)])
-}
-
-/// How deeply brackets nest in a filter's text, as a cheap guard before parsing (jaq's
-/// parser recurses).
-pub(crate) fn text_nesting(code: &str) -> usize {
-    let (mut depth, mut deepest) = (0usize, 0usize);
-    for b in code.bytes() {
-        match b {
-            b'(' | b'[' | b'{' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    deepest
 }

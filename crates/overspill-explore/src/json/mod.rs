@@ -15,6 +15,8 @@ pub mod item_schema;
 pub mod iterate_over;
 pub mod jq;
 pub mod jq_guard;
+mod jq_natives;
+mod jq_rewrite;
 pub mod keys;
 pub mod outline;
 pub mod parse;
