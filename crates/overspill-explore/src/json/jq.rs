@@ -267,7 +267,14 @@ fn drive(program: &Filter, input: Val, window: Window, limits: &Limits) -> Resul
                         count_stopped = Some("an error in the filter stopped the count".to_owned());
                         break;
                     }
-                    let text = error.to_string();
+                    // An error may quote a value as large or as deep as any: only its start is
+                    // written (writing stops at the cap, before it recurses further).
+                    let mut capped = Capped {
+                        text: String::new(),
+                        room: 8 * MAX_MESSAGE_CHARS,
+                    };
+                    let _ = write!(capped, "{error}");
+                    let text = capped.text;
                     // An error raised with a string value displays as JSON; show the text.
                     let text = serde_json::from_str::<String>(&text).unwrap_or(text);
                     return Err(Stop::Error(QueryError::Runtime {
@@ -296,7 +303,8 @@ fn drive(program: &Filter, input: Val, window: Window, limits: &Limits) -> Resul
             },
         };
         if in_window(index) {
-            if guard::nests_deeper(&value, limits.max_nesting) {
+            // Rendering recurses on the value's nesting: check all of it first.
+            if guard::nests_deeper_exactly(&value, limits.max_nesting) {
                 return Err(Stop::Error(QueryError::Limit {
                     limit: LimitKind::ResultNesting,
                     message: format!(
@@ -400,6 +408,12 @@ struct Capped {
 impl fmt::Write for Capped {
     fn write_str(&mut self, s: &str) -> fmt::Result {
         if self.text.len() + s.len() > self.room {
+            // Keep what fits (an error message is shown cut), then stop the writer.
+            let mut end = self.room.saturating_sub(self.text.len()).min(s.len());
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            self.text.push_str(&s[..end]);
             return Err(fmt::Error);
         }
         self.text.push_str(s);
