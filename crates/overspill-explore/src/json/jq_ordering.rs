@@ -213,7 +213,8 @@ fn keyed<'a>(
     key: impl Fn(Val) -> Result<Key, Exn<'a, Val>>,
     meter: &mut Meter,
 ) -> Result<Vec<(Key, Val)>, Exn<'a, Val>> {
-    reserve(items.len() as u64 * 48).map_err(tripped)?;
+    // Each key is a vector of its own beside a copy of the item.
+    reserve(items.len() as u64 * 96).map_err(tripped)?;
     let mut keyed = Vec::with_capacity(items.len());
     for item in items {
         meter.add(COMPARISON).map_err(tripped)?;

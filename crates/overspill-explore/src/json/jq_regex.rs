@@ -2,8 +2,12 @@
 //! `splits`, `sub` and `gsub` (jaq's `matches`, `split_matches` and `split_`), rewritten to
 //! stop before they allocate past a limit: jaq's collect every match of a string before
 //! returning, so `[match(""; "g")]` on a 20 MB string allocated 7 GB and aborted the process.
-//! Here each match is accounted for ([`reserve`], [`fits_value`]) before its value is built,
-//! and the clock is read as matches are found ([`Meter`]).
+//! Here each match is accounted for before its value is built — the array a call returns
+//! and the match objects in it count as one value, at most [`Limits::max_value_bytes`]
+//! ([`fits_value`]), and toward the run's total ([`reserve`]) — and the clock is read as
+//! matches are found ([`Meter`]).
+//!
+//! [`Limits::max_value_bytes`]: super::jq_guard::Limits::max_value_bytes
 //!
 //! The engine is `regex-automata`'s meta regex (a lazy DFA that finds where a match is, then
 //! a capture engine on that match only), where jaq uses `regex-bites` (a Pike VM over the
@@ -36,9 +40,9 @@ pub(crate) const MAX_PATTERN_BYTES: usize = 16 << 10;
 const NFA_SIZE_LIMIT: usize = 4 << 20;
 const DFA_CACHE_BYTES: usize = 16 << 20;
 
-/// What one match object costs in jaq's values: a map of three or four entries whose keys
-/// are strings of their own.
-const MATCH_OBJECT_BYTES: u64 = 512;
+/// What one match object costs in jaq's values: a map of three or four entries (its hash
+/// index, its entries, the reference-counted box) and the boxed slice of the matched text.
+const MATCH_OBJECT_BYTES: u64 = 320;
 
 /// The natives of this module, by jaq's names: `matches` (the matches), `split_matches`
 /// (the text between matches and the matches, interleaved), `split_` (the text between).
@@ -206,7 +210,7 @@ fn split(value: &Val, regex: &Regex, flags: Flags, parts: Parts) -> Result<Val, 
     };
     let hay: &[u8] = hay;
     let names: Vec<Option<&str>> = regex.group_info().pattern_names(PatternID::ZERO).collect();
-    let mut out = Output::default();
+    let mut out = Output::new();
     let mut meter = Meter::default();
     let mut chars = CharStarts::new(hay);
     let mut last_end = 0usize;
@@ -254,30 +258,44 @@ fn split(value: &Val, regex: &Regex, flags: Flags, parts: Parts) -> Result<Val, 
     Ok(out.items.into_iter().collect())
 }
 
-/// The native's result, accounted for as it grows.
-#[derive(Default)]
+/// The native's result, accounted for as it grows: the array and the values in it count
+/// as one value, so its size is checked against [`Limits::max_value_bytes`] before each
+/// match is built (and added to the run's total).
+///
+/// [`Limits::max_value_bytes`]: super::jq_guard::Limits::max_value_bytes
 struct Output {
     items: Vec<Val>,
+    /// Bytes accounted for so far.
+    bytes: u64,
+    /// The keys of a match object, made once (cloning a string value is a reference count).
+    keys: [Val; 4],
 }
 
 impl Output {
-    fn slot(&mut self, bytes: u64) -> Result<(), Tripped> {
-        if self.items.len().is_multiple_of(1024) {
-            fits_value((self.items.len() as u64 + 1024) * 16)?;
+    fn new() -> Output {
+        Output {
+            items: Vec::new(),
+            bytes: 0,
+            keys: ["offset", "length", "string", "name"].map(|k| Val::from(k.to_owned())),
         }
-        reserve(bytes + 16)
+    }
+
+    fn charge(&mut self, bytes: u64) -> Result<(), Tripped> {
+        self.bytes = self.bytes.saturating_add(bytes);
+        fits_value(self.bytes)?;
+        reserve(bytes)
     }
 
     /// Text between matches.
     fn piece(&mut self, text: Val) -> Result<(), Tripped> {
-        self.slot(PIECE_BYTES)?;
+        self.charge(16 + PIECE_BYTES)?;
         self.items.push(text);
         Ok(())
     }
 
     /// One match: the whole match and its groups.
     fn matched(&mut self, groups: Vec<Val>) -> Result<(), Tripped> {
-        self.slot(PIECE_BYTES)?;
+        self.charge(16 + PIECE_BYTES)?;
         self.items.push(groups.into_iter().collect());
         Ok(())
     }
@@ -290,13 +308,14 @@ impl Output {
         string: Val,
         name: Option<&str>,
     ) -> Result<Val, Tripped> {
-        reserve(MATCH_OBJECT_BYTES)?;
+        self.charge(MATCH_OBJECT_BYTES)?;
+        let [k_offset, k_length, k_string, k_name] = &self.keys;
         let mut map = Map::default();
-        map.insert(Val::from("offset".to_owned()), Val::from(offset as isize));
-        map.insert(Val::from("length".to_owned()), Val::from(length as isize));
-        map.insert(Val::from("string".to_owned()), string);
+        map.insert(k_offset.clone(), Val::from(offset as isize));
+        map.insert(k_length.clone(), Val::from(length as isize));
+        map.insert(k_string.clone(), string);
         if let Some(name) = name {
-            map.insert(Val::from("name".to_owned()), Val::from(name.to_owned()));
+            map.insert(k_name.clone(), Val::from(name.to_owned()));
         }
         Ok(Val::obj(map))
     }
