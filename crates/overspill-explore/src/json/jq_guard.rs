@@ -580,3 +580,7 @@ impl LossyFloat for Val {
         self.to_string().parse::<f64>().ok()
     }
 }
+
+#[cfg(test)]
+#[path = "jq_guard_tests.rs"]
+mod tests;
