@@ -303,8 +303,9 @@ fn drive(program: &Filter, input: Val, window: Window, limits: &Limits) -> Resul
             },
         };
         if in_window(index) {
-            // Rendering recurses on the value's nesting: check all of it first.
-            if guard::nests_deeper_exactly(&value, limits.max_nesting) {
+            // Rendering recurses on the value's nesting: check all it can reach first.
+            let room = limits.max_output_bytes.saturating_sub(bytes);
+            if guard::nests_deeper_within(&value, limits.max_nesting, room) {
                 return Err(Stop::Error(QueryError::Limit {
                     limit: LimitKind::ResultNesting,
                     message: format!(

@@ -303,39 +303,46 @@ pub(crate) fn value_bytes(value: &Val) -> u64 {
 /// add, so the time limit bounds how deep a value can grow past the check (a few tens of
 /// thousands of levels), far less than the evaluation stack holds for jaq's recursive
 /// comparison and dropping (about 200 bytes a level). Rendering text, which takes several
-/// times more stack a level, checks with [`nests_deeper_exactly`].
+/// times more stack a level, checks with [`nests_deeper_within`].
 pub(crate) fn nests_deeper(value: &Val, limit: usize) -> bool {
     exceeds_nesting(value, limit, 1 << 16)
 }
 
-/// Whether `value` nests deeper than `limit`, looking at every value if it must (the cost of
-/// rendering it anyway).
-pub(crate) fn nests_deeper_exactly(value: &Val, limit: usize) -> bool {
-    exceeds_nesting(value, limit, usize::MAX)
+/// Whether any of the first `values` values of `value`, in the order they are written as
+/// text, nests deeper than `limit`. Writing a value takes at least one byte, so a writer
+/// that stops after `values` bytes can reach no other: this check, with the writer's room,
+/// covers exactly what rendering can recurse into.
+pub(crate) fn nests_deeper_within(value: &Val, limit: usize, values: usize) -> bool {
+    exceeds_nesting(value, limit, values)
 }
 
+/// Whether `value` nests deeper than `limit`, visiting values in the order they are written
+/// (each container before its items, the first item first) and at most `budget` of them.
 fn exceeds_nesting(value: &Val, limit: usize, budget: usize) -> bool {
     let mut stack: Vec<(&Val, usize)> = vec![(value, 0)];
     let mut seen = 0usize;
     while let Some((value, depth)) = stack.pop() {
-        let children: Box<dyn Iterator<Item = &Val>> = match value {
-            Val::Arr(items) => Box::new(items.iter()),
+        seen += 1;
+        if seen > budget {
+            return false;
+        }
+        let mark = stack.len();
+        match value {
+            Val::Arr(items) => stack.extend(items.iter().map(|item| (item, depth + 1))),
             // Keys may be any value too.
-            Val::Obj(map) => Box::new(map.iter().flat_map(|(k, v)| [k, v])),
+            Val::Obj(map) => stack.extend(
+                map.iter()
+                    .flat_map(|(k, v)| [k, v])
+                    .map(|item| (item, depth + 1)),
+            ),
             _ => continue,
-        };
+        }
+        // A container nests one level deeper than where it stands, empty or not.
         if depth + 1 > limit {
             return true;
         }
-        for child in children {
-            seen += 1;
-            if seen > budget {
-                return false;
-            }
-            if matches!(child, Val::Arr(_) | Val::Obj(_)) {
-                stack.push((child, depth + 1));
-            }
-        }
+        // Popped last-in first: reversed, the first item comes next.
+        stack[mark..].reverse();
     }
     false
 }
@@ -345,10 +352,10 @@ fn exceeds_nesting(value: &Val, limit: usize, budget: usize) -> bool {
 /// [`Limits::max_value_bytes`], so neither the stack nor the buffer can grow past a limit.
 pub(crate) fn render_json(value: &Val) -> Result<Vec<u8>, Tripped> {
     let limits = limits();
-    if nests_deeper_exactly(value, limits.max_nesting) {
+    let room = usize::try_from(limits.max_value_bytes).unwrap_or(usize::MAX);
+    if nests_deeper_within(value, limits.max_nesting, room) {
         trip(Tripped::Nesting)?;
     }
-    let room = usize::try_from(limits.max_value_bytes).unwrap_or(usize::MAX);
     let mut out = CappedBytes {
         bytes: Vec::new(),
         room,
