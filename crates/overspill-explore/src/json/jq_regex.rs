@@ -83,20 +83,23 @@ impl Parts {
 fn run<'a>(mut cv: jaq_core::Cv<'a, Data>, parts: Parts) -> BoxIter<'a, ValX<'a, Val>> {
     let flags = cv.0.pop_var();
     let pattern = cv.0.pop_var();
-    let result = (|| {
-        let flags = Flags::parse(text(&flags)?)?;
-        let regex = compile(text(&pattern)?, flags)?;
-        let Val::TStr(_) = &cv.1 else {
-            return Err(Error::typ(cv.1.clone(), "string"));
-        };
-        Ok((regex, flags))
-    })();
-    match result {
+    match prepare(&pattern, &flags, &cv.1) {
         Ok((regex, flags)) => match split(&cv.1, &regex, flags, parts) {
             Ok(found) => box_once(Ok(found)),
             Err(_) => halt(),
         },
         Err(error) => box_once(Err(Exn::from(error))),
+    }
+}
+
+/// The regex and flags for `input`, with jaq's errors in jaq's order: the flags, the
+/// pattern, then the input (which must be a text string).
+fn prepare(pattern: &Val, flags: &Val, input: &Val) -> Result<(Arc<Regex>, Flags), Error<Val>> {
+    let flags = Flags::parse(text(flags)?)?;
+    let regex = compile(text(pattern)?, flags)?;
+    match input {
+        Val::TStr(_) => Ok((regex, flags)),
+        other => Err(Error::typ(other.clone(), "string")),
     }
 }
 
