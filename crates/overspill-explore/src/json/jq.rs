@@ -24,8 +24,10 @@ use jaq_core::load::{self, Arena, File, Loader};
 use jaq_core::{Ctx, Vars};
 use jaq_json::Val;
 
-use super::jq_guard::{self as guard, Data, NativeNames};
+use super::jq_guard::{self as guard, Data};
 pub use super::jq_guard::{Limits, Tripped};
+use super::jq_natives;
+use super::jq_rewrite::{self as rewrite, NativeNames};
 
 /// The longest filter accepted.
 pub const MAX_FILTER_BYTES: usize = 16 << 10;
@@ -168,7 +170,7 @@ pub fn run_with(
             filter.len()
         )));
     }
-    if guard::text_nesting(filter) > MAX_FILTER_NESTING {
+    if rewrite::text_nesting(filter) > MAX_FILTER_NESTING {
         return Err(QueryError::Invalid(format!(
             "the filter nests brackets more than {MAX_FILTER_NESTING} deep; write a flatter filter"
         )));
@@ -265,7 +267,14 @@ fn drive(program: &Filter, input: Val, window: Window, limits: &Limits) -> Resul
                         count_stopped = Some("an error in the filter stopped the count".to_owned());
                         break;
                     }
-                    let text = error.to_string();
+                    // An error may quote a value as large or as deep as any: only its start is
+                    // written (writing stops at the cap, before it recurses further).
+                    let mut capped = Capped {
+                        text: String::new(),
+                        room: 8 * MAX_MESSAGE_CHARS,
+                    };
+                    let _ = write!(capped, "{error}");
+                    let text = capped.text;
                     // An error raised with a string value displays as JSON; show the text.
                     let text = serde_json::from_str::<String>(&text).unwrap_or(text);
                     return Err(Stop::Error(QueryError::Runtime {
@@ -294,7 +303,9 @@ fn drive(program: &Filter, input: Val, window: Window, limits: &Limits) -> Resul
             },
         };
         if in_window(index) {
-            if guard::nests_deeper(&value, limits.max_nesting) {
+            // Rendering recurses on the value's nesting: check all it can reach first.
+            let room = limits.max_output_bytes.saturating_sub(bytes);
+            if guard::nests_deeper_within(&value, limits.max_nesting, room) {
                 return Err(Stop::Error(QueryError::Limit {
                     limit: LimitKind::ResultNesting,
                     message: format!(
@@ -398,6 +409,12 @@ struct Capped {
 impl fmt::Write for Capped {
     fn write_str(&mut self, s: &str) -> fmt::Result {
         if self.text.len() + s.len() > self.room {
+            // Keep what fits (an error message is shown cut), then stop the writer.
+            let mut end = self.room.saturating_sub(self.text.len()).min(s.len());
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            self.text.push_str(&s[..end]);
             return Err(fmt::Error);
         }
         self.text.push_str(s);
@@ -425,14 +442,14 @@ fn compile(code: &str) -> Result<Filter, QueryError> {
             "the filter does not parse; check its brackets and quotes".to_owned(),
         ));
     };
-    let funs = guard::natives();
+    let funs = jq_natives::natives();
     let names = NativeNames::of(&funs);
     let main = load::parse::Def {
         name: "__overspill_main",
         args: Vec::new(),
         body: names.term(term),
     };
-    let mut prelude = guard::prelude(&names);
+    let mut prelude = rewrite::prelude(&names);
     prelude.push(names.def(main));
     let modules = Loader::new(prelude)
         .load(

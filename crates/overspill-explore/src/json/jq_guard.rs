@@ -1,18 +1,28 @@
 //! What keeps a jq filter bounded and blind to everything but its input (SPEC §6.2, §13).
 //!
 //! jaq evaluates lazily and has no hook for interruption, so the bounds are woven into the
-//! program itself before it is compiled:
+//! program itself before it is compiled ([`super::jq_rewrite`]), and the natives that can run
+//! long or allocate much in one call are replaced by bounded ones ([`super::jq_natives`]):
 //!
-//! - every definition (the standard library's and the filter's own) starts with a call to a
-//!   native *tick*, and so does every step of `range` (reimplemented natively) and of `..`
-//!   (rewritten to a ticking definition). A tick counts steps, checks the clock every few
-//!   hundred steps and measures the evaluation thread's stack, so `repeat(.)`,
-//!   `range(1e12)`, `[paths]` on a huge file or runaway recursion all stop at a limit;
-//! - operations that can build large values — native functions, `+`, `*`, string
+//! - every definition (the standard library's and the filter's own), every step of `range`,
+//!   `..`, `reduce` and `foreach`, and every 16 steps of a literal path start with a native
+//!   *tick*. A tick counts steps, checks the clock every few hundred steps and measures the
+//!   evaluation thread's stack, so `repeat(.)`, `range(1e12)`, `[paths]` on a huge file or
+//!   runaway recursion all stop at a limit;
+//! - natives that loop inside one call (sorting, grouping, `contains`, `indices`, regular
+//!   expressions) count their work with a [`Meter`] and read the clock every few thousand
+//!   units, so the time limit holds inside them too;
+//! - operations that can build large values — native functions, `+`, `*`, `/`, string
 //!   interpolation, array and object construction — pass their result through a *size*
 //!   check (a string or array over [`Limits::max_value_bytes`], more than
-//!   [`Limits::max_produced_bytes`] built in total, or values nested too deep), and string
-//!   repetition is checked before it allocates;
+//!   [`Limits::max_produced_bytes`] built in total); string repetition, string splitting,
+//!   `explode`, `fromjson`, `tojson`, `indices` and regular expressions account for what they
+//!   will allocate *before* they allocate it ([`reserve`], [`fits_value`]);
+//! - every operation that can make a value deeper — array and object construction, the value
+//!   an update writes, `group_by`, `to_entries`, `path_value`, `fromjson` — checks its
+//!   nesting ([`Limits::max_nesting`]), and text is rendered (`tojson`, interpolation, the
+//!   results) only after an exact nesting check, so no recursion over a value's depth can
+//!   exhaust the evaluation thread's stack;
 //! - natives that read the environment or the clock (`env`, `now`, `localtime`,
 //!   `strflocaltime`) are replaced by ones that fail with an explanation, the logging ones
 //!   (`debug`, `stderr`) print nothing, and `input`/`inputs` are not defined at all.
@@ -21,15 +31,11 @@
 //! the run ends and the caller reports which limit it was ([`Tripped`]).
 
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::io;
 use std::time::{Duration, Instant};
 
 use jaq_core::box_iter::{BoxIter, box_once};
-use jaq_core::load::lex::StrPart;
-use jaq_core::load::parse::{BinaryOp, Def, Pattern, Term};
 use jaq_core::native::{Fun, v};
-use jaq_core::ops::Math;
-use jaq_core::path::{Part, Path};
 use jaq_core::{Error, Exn, Native, ValX};
 use jaq_json::Val;
 
@@ -90,15 +96,29 @@ pub enum Tripped {
 }
 
 /// The exit code of the halt a tripped limit raises (the run's owner reads [`Tripped`]).
-const HALT: i32 = 0x0ddba11;
+pub(crate) const HALT: i32 = 0x0ddba11;
+
+/// Work units a [`Meter`] gathers before it reports them (and the clock is read).
+const METER_BATCH: u64 = 1 << 12;
+
+/// A built value at least this large makes its size check read the clock too: copying it
+/// takes long enough that 256 steps of such copies could overrun the time limit.
+const LARGE_VALUE_BYTES: u64 = 1 << 20;
 
 struct Guard {
     limits: Limits,
     steps: u64,
+    work: u64,
     produced: u64,
     started: Instant,
     stack_base: usize,
     tripped: Option<Tripped>,
+}
+
+impl Guard {
+    fn out_of_time(&self) -> bool {
+        self.started.elapsed() > self.limits.max_time
+    }
 }
 
 thread_local! {
@@ -110,6 +130,7 @@ pub(crate) fn arm(limits: Limits) {
     let guard = Guard {
         limits,
         steps: 0,
+        work: 0,
         produced: 0,
         started: Instant::now(),
         stack_base: stack_position(),
@@ -128,13 +149,27 @@ pub(crate) fn tripped() -> Option<Tripped> {
     GUARD.with(|g| g.borrow().as_ref().and_then(|g| g.tripped))
 }
 
+/// The limits of the run on this thread (the defaults when no run is armed).
+pub(crate) fn limits() -> Limits {
+    GUARD.with(|g| {
+        g.borrow()
+            .as_ref()
+            .map_or_else(Limits::default, |g| g.limits)
+    })
+}
+
 /// Checks the time between results; `Err` once any limit has tripped.
 pub(crate) fn check_time() -> Result<(), Tripped> {
     with_guard(|g| {
-        if g.started.elapsed() > g.limits.max_time {
-            g.tripped.get_or_insert(Tripped::Time);
+        if g.out_of_time() {
+            g.tripped = Some(Tripped::Time);
         }
     })
+}
+
+/// Trips `limit` (a native found it exceeded); always `Err`.
+pub(crate) fn trip(limit: Tripped) -> Result<(), Tripped> {
+    with_guard(|g| g.tripped = Some(limit))
 }
 
 #[inline(never)]
@@ -156,13 +191,13 @@ fn with_guard(f: impl FnOnce(&mut Guard)) -> Result<(), Tripped> {
 }
 
 /// One evaluation step.
-fn tick() -> Result<(), Tripped> {
+pub(crate) fn tick() -> Result<(), Tripped> {
     let here = stack_position();
     with_guard(|g| {
         g.steps += 1;
         if g.steps > g.limits.max_steps {
             g.tripped = Some(Tripped::Steps);
-        } else if g.steps.is_multiple_of(256) && g.started.elapsed() > g.limits.max_time {
+        } else if g.steps.is_multiple_of(256) && g.out_of_time() {
             g.tripped = Some(Tripped::Time);
         } else if g.stack_base.abs_diff(here) > g.limits.max_stack_bytes {
             g.tripped = Some(Tripped::Stack);
@@ -170,8 +205,71 @@ fn tick() -> Result<(), Tripped> {
     })
 }
 
+/// Work done inside a native; reads the clock each time the total crosses a batch.
+fn work(units: u64) -> Result<(), Tripped> {
+    with_guard(|g| {
+        let before = g.work / METER_BATCH;
+        g.work = g.work.saturating_add(units);
+        if g.work / METER_BATCH != before && g.out_of_time() {
+            g.tripped = Some(Tripped::Time);
+        }
+    })
+}
+
+/// Counts the work of one native call (comparisons, matches, scanned items) and reports it
+/// to the guard in batches, so a loop inside a native stops soon after the time limit.
+/// Once it has failed it keeps failing without asking the guard again, so a sort can finish
+/// its remaining comparisons in no time.
+#[derive(Debug, Default)]
+pub(crate) struct Meter {
+    pending: u64,
+    stopped: bool,
+}
+
+impl Meter {
+    /// Counts `units` of work; `Err` once a limit has tripped.
+    pub(crate) fn add(&mut self, units: u64) -> Result<(), Tripped> {
+        if self.stopped {
+            return Err(tripped().unwrap_or(Tripped::Time));
+        }
+        self.pending = self.pending.saturating_add(units);
+        if self.pending < METER_BATCH {
+            return Ok(());
+        }
+        let result = work(std::mem::take(&mut self.pending));
+        self.stopped = result.is_err();
+        result
+    }
+
+    /// Whether a limit stopped the work.
+    pub(crate) fn stopped(&self) -> bool {
+        self.stopped
+    }
+}
+
+/// Accounts for `bytes` a native is about to allocate: `Err` (and nothing allocated) when
+/// they would take the run past [`Limits::max_produced_bytes`].
+pub(crate) fn reserve(bytes: u64) -> Result<(), Tripped> {
+    with_guard(|g| {
+        g.produced = g.produced.saturating_add(bytes);
+        if g.produced > g.limits.max_produced_bytes {
+            g.tripped = Some(Tripped::Produced);
+        }
+    })
+}
+
+/// `Err` when a value of `bytes` (as [`value_bytes`] counts them) would be larger than
+/// [`Limits::max_value_bytes`]; checked before the value is built.
+pub(crate) fn fits_value(bytes: u64) -> Result<(), Tripped> {
+    with_guard(|g| {
+        if bytes > g.limits.max_value_bytes {
+            g.tripped = Some(Tripped::ValueSize);
+        }
+    })
+}
+
 /// Accounts for a value just built.
-fn built(value: &Val, check_nesting: bool) -> Result<(), Tripped> {
+pub(crate) fn built(value: &Val, check_nesting: bool) -> Result<(), Tripped> {
     let bytes = value_bytes(value);
     with_guard(|g| {
         g.produced = g.produced.saturating_add(bytes);
@@ -181,6 +279,8 @@ fn built(value: &Val, check_nesting: bool) -> Result<(), Tripped> {
             g.tripped = Some(Tripped::Produced);
         } else if check_nesting && nests_deeper(value, g.limits.max_nesting) {
             g.tripped = Some(Tripped::Nesting);
+        } else if bytes >= LARGE_VALUE_BYTES && g.out_of_time() {
+            g.tripped = Some(Tripped::Time);
         }
     })
 }
@@ -195,78 +295,144 @@ pub(crate) fn value_bytes(value: &Val) -> u64 {
     }
 }
 
-/// Whether `value` nests deeper than `limit`, looking at a bounded number of values (a value
-/// too wide to check fully is judged on what was seen; each level still costs a step to
-/// build, so nesting that escapes this check is bounded by the step limit).
+/// Whether `value` nests deeper than `limit`, looking at a bounded number of values.
+///
+/// A value too wide to check fully is judged on what was seen. That is what keeps the check
+/// cheap where it runs often (every array and object built, every value an update writes),
+/// and it stays safe: a level hidden below 65,536 values costs a check of 65,536 values to
+/// add, so the time limit bounds how deep a value can grow past the check (a few tens of
+/// thousands of levels), far less than the evaluation stack holds for jaq's recursive
+/// comparison and dropping (about 200 bytes a level). Rendering text, which takes several
+/// times more stack a level, checks with [`nests_deeper_within`].
 pub(crate) fn nests_deeper(value: &Val, limit: usize) -> bool {
-    const BUDGET: usize = 1 << 16;
+    exceeds_nesting(value, limit, 1 << 16)
+}
+
+/// Whether any of the first `values` values of `value`, in the order they are written as
+/// text, nests deeper than `limit`. Writing a value takes at least one byte, so a writer
+/// that stops after `values` bytes can reach no other: this check, with the writer's room,
+/// covers exactly what rendering can recurse into.
+pub(crate) fn nests_deeper_within(value: &Val, limit: usize, values: usize) -> bool {
+    exceeds_nesting(value, limit, values)
+}
+
+/// Whether `value` nests deeper than `limit`, visiting values in the order they are written
+/// (each container before its items, the first item first) and at most `budget` of them.
+fn exceeds_nesting(value: &Val, limit: usize, budget: usize) -> bool {
     let mut stack: Vec<(&Val, usize)> = vec![(value, 0)];
     let mut seen = 0usize;
     while let Some((value, depth)) = stack.pop() {
-        let children: Box<dyn Iterator<Item = &Val>> = match value {
-            Val::Arr(items) => Box::new(items.iter()),
-            Val::Obj(map) => Box::new(map.values()),
+        seen += 1;
+        if seen > budget {
+            return false;
+        }
+        let mark = stack.len();
+        match value {
+            Val::Arr(items) => stack.extend(items.iter().map(|item| (item, depth + 1))),
+            // Keys may be any value too.
+            Val::Obj(map) => stack.extend(
+                map.iter()
+                    .flat_map(|(k, v)| [k, v])
+                    .map(|item| (item, depth + 1)),
+            ),
             _ => continue,
-        };
+        }
+        // A container nests one level deeper than where it stands, empty or not.
         if depth + 1 > limit {
             return true;
         }
-        for child in children {
-            seen += 1;
-            if seen > BUDGET {
-                return false;
-            }
-            if matches!(child, Val::Arr(_) | Val::Obj(_)) {
-                stack.push((child, depth + 1));
-            }
-        }
+        // Popped last-in first: reversed, the first item comes next.
+        stack[mark..].reverse();
     }
     false
 }
 
-fn halt<'a, T: 'a>() -> BoxIter<'a, ValX<'a, T, Val>> {
+/// `value` as compact JSON text, as `tojson` and string interpolation write it: checked for
+/// nesting first (rendering recurses on it) and stopped as soon as the text passes
+/// [`Limits::max_value_bytes`], so neither the stack nor the buffer can grow past a limit.
+pub(crate) fn render_json(value: &Val) -> Result<Vec<u8>, Tripped> {
+    let limits = limits();
+    let room = usize::try_from(limits.max_value_bytes).unwrap_or(usize::MAX);
+    if nests_deeper_within(value, limits.max_nesting, room) {
+        trip(Tripped::Nesting)?;
+    }
+    let mut out = CappedBytes {
+        bytes: Vec::new(),
+        room,
+    };
+    let pretty = jaq_json::write::Pp::default();
+    if jaq_json::write::write(&mut out, &pretty, 0, value).is_err() {
+        trip(Tripped::ValueSize)?;
+    }
+    reserve(out.bytes.len() as u64)?;
+    Ok(out.bytes)
+}
+
+/// A byte buffer that refuses to grow past `room`.
+struct CappedBytes {
+    bytes: Vec<u8>,
+    room: usize,
+}
+
+impl io::Write for CappedBytes {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.bytes.len().saturating_add(buf.len()) > self.room {
+            return Err(io::Error::other("value too large"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The halt a native raises once a limit has tripped.
+pub(crate) fn halt<'a, T: 'a>() -> BoxIter<'a, ValX<'a, T, Val>> {
     box_once(Err(Exn::halt(HALT)))
 }
 
-fn fail<'a>(message: &str) -> BoxIter<'a, ValX<'a, Val>> {
+/// A native's single result, or the halt of a tripped limit.
+pub(crate) fn once_or_halt<'a>(result: Result<Val, Tripped>) -> BoxIter<'a, ValX<'a, Val>> {
+    match result {
+        Ok(value) => box_once(Ok(value)),
+        Err(_) => halt(),
+    }
+}
+
+/// A native's failure with `message` (a runtime error `try` can catch).
+pub(crate) fn fail<'a>(message: &str) -> BoxIter<'a, ValX<'a, Val>> {
     box_once(Err(Exn::from(Error::str(message))))
 }
 
-const TICK: &str = "__overspill_tick";
-const SIZE: &str = "__overspill_size";
-const BUILT: &str = "__overspill_built";
-const MUL: &str = "__overspill_mul";
-const RECURSE: &str = "__overspill_recurse";
-const LHS: &str = "$__overspill_lhs";
-const RHS: &str = "$__overspill_rhs";
+/// Names of the guard natives the rewrite calls.
+pub(crate) const TICK: &str = "__overspill_tick";
+pub(crate) const SIZE: &str = "__overspill_size";
+pub(crate) const SIZE_NESTED: &str = "__overspill_size_nested";
+pub(crate) const BUILT: &str = "__overspill_built";
+pub(crate) const NEST: &str = "__overspill_nest";
+pub(crate) const SHOWN: &str = "__overspill_shown";
+pub(crate) const MUL: &str = "__overspill_mul";
+pub(crate) const DIV: &str = "__overspill_div";
+pub(crate) const FORMAT_ROOM: &str = "__overspill_format_room";
+pub(crate) const ORDER_ROOM: &str = "__overspill_order_room";
 
-/// Natives that must not run, replaced.
-const REPLACED: [&str; 7] = [
-    "env",
-    "now",
-    "localtime",
-    "strflocaltime",
-    "debug_empty",
-    "stderr_empty",
-    "range",
-];
+/// The largest order `jn` and `yn` compute: they loop once per unit of it (`jn(2e9; 1.5)`
+/// ran 21 s in one call), about 10 ms at this order.
+pub(crate) const MAX_BESSEL_ORDER: i64 = 1_000_000;
 
-/// The native filters a query may call: jaq's, minus those touching the environment, the
-/// clock or the log, plus the guards.
-pub(crate) fn natives() -> Vec<Fun<Data>> {
-    let replaced = |(name, _, _): &Fun<Data>| !REPLACED.contains(name);
-    let mut funs: Vec<Fun<Data>> = jaq_core::funs::<Data>()
-        .chain(jaq_std::base_funs::<Data>())
-        .chain(jaq_std::extra_funs::<Data>())
-        .chain(jaq_json::funs::<Data>())
-        .filter(replaced)
-        .collect();
-    funs.extend(guards());
-    funs.extend(replacements());
-    funs
-}
+/// How many times longer than its format `strftime`'s text can be: a directive of 2 to 5
+/// bytes may be padded to 255 characters.
+const FORMAT_WIDENING: u64 = 64;
 
-fn guards() -> Vec<Fun<Data>> {
+/// The guard natives: `__overspill_tick` (a step), `__overspill_size` (a native's or an
+/// operator's result measured; `_nested` also checks its nesting), `__overspill_built` (an
+/// array or object built), `__overspill_nest` (a value an update writes), `__overspill_shown`
+/// (an interpolated value rendered), `__overspill_mul`/`__overspill_div` (`*` and `/`,
+/// checked before they allocate), `__overspill_format_room` (a `strftime` format checked
+/// for the text it can make) and `__overspill_order_room` (the order of `jn`/`yn`).
+pub(crate) fn guards() -> Vec<Fun<Data>> {
     let tick_native = Native::new(|cv| match tick() {
         Ok(()) => box_once(Ok(cv.1)),
         Err(_) => halt(),
@@ -285,38 +451,115 @@ fn guards() -> Vec<Fun<Data>> {
     })
     .with_paths(|cv| box_once(Ok(cv.1)))
     .with_update(|cv, f| f(cv.1));
+    let size_nested = Native::new(|cv| match built(&cv.1, true).and_then(|()| tick()) {
+        Ok(()) => box_once(Ok(cv.1)),
+        Err(_) => halt(),
+    })
+    .with_paths(|cv| box_once(Ok(cv.1)))
+    .with_update(|cv, f| f(cv.1));
     let built_native = Native::new(|cv| match built(&cv.1, true) {
         Ok(()) => box_once(Ok(cv.1)),
         Err(_) => halt(),
     });
+    let nest = Native::new(|cv| {
+        let deep = nests_deeper(&cv.1, limits().max_nesting);
+        match (if deep { trip(Tripped::Nesting) } else { Ok(()) }).and_then(|()| tick()) {
+            Ok(()) => box_once(Ok(cv.1)),
+            Err(_) => halt(),
+        }
+    });
+    let shown = Native::new(|cv| match cv.1 {
+        text @ (Val::TStr(_) | Val::BStr(_)) => box_once(Ok(text)),
+        other => once_or_halt(render_json(&other).map(Val::utf8_str)),
+    });
     let mul = Native::new(|mut cv| {
         let rhs = cv.0.pop_var();
         let lhs = cv.0.pop_var();
-        if let Some(bytes) = repeat_bytes(&lhs, &rhs) {
-            let over = GUARD.with(|g| {
-                g.borrow()
-                    .as_ref()
-                    .is_some_and(|g| bytes > g.limits.max_value_bytes)
-            });
-            if over {
-                let _ = with_guard(|g| g.tripped = Some(Tripped::ValueSize));
-                return halt();
-            }
+        if let Some(bytes) = repeat_bytes(&lhs, &rhs)
+            && fits_value(bytes).is_err()
+        {
+            return halt();
         }
         match lhs * rhs {
-            Ok(product) => match built(&product, false) {
-                Ok(()) => box_once(Ok(product)),
-                Err(_) => halt(),
-            },
+            Ok(product) => once_or_halt(built(&product, false).map(|()| product)),
             Err(error) => box_once(Err(Exn::from(error))),
         }
+    });
+    let div = Native::new(|mut cv| {
+        let rhs = cv.0.pop_var();
+        let lhs = cv.0.pop_var();
+        if let Some(pieces) = split_pieces(&lhs, &rhs)
+            && fits_value(pieces.saturating_mul(16))
+                .and_then(|()| reserve(pieces.saturating_mul(PIECE_BYTES)))
+                .is_err()
+        {
+            return halt();
+        }
+        match lhs / rhs {
+            Ok(quotient) => once_or_halt(built(&quotient, false).map(|()| quotient)),
+            Err(error) => box_once(Err(Exn::from(error))),
+        }
+    });
+    let format_room = Native::new(|mut cv| {
+        let format = cv.0.pop_var();
+        let room = match &format {
+            Val::TStr(f) | Val::BStr(f) => {
+                fits_value((f.len() as u64).saturating_mul(FORMAT_WIDENING))
+            }
+            _ => Ok(()),
+        };
+        match room {
+            Ok(()) => box_once(Ok(cv.1)),
+            Err(_) => halt(),
+        }
+    });
+    let order_room = Native::new(|mut cv| {
+        let order = cv.0.pop_var();
+        let too_high = match &order {
+            Val::Num(_) => order
+                .to_string()
+                .parse::<f64>()
+                .is_ok_and(|n| n.abs() > MAX_BESSEL_ORDER as f64),
+            _ => false,
+        };
+        if too_high {
+            return fail(&format!(
+                "the order of `jn`/`yn` is limited to {MAX_BESSEL_ORDER} in query (each unit \
+                 of it is a step of the computation)"
+            ));
+        }
+        box_once(Ok(cv.1))
     });
     vec![
         (TICK, v(0), tick_native),
         (SIZE, v(0), size),
+        (SIZE_NESTED, v(0), size_nested),
         (BUILT, v(0), built_native),
+        (NEST, v(0), nest),
+        (SHOWN, v(0), shown),
         (MUL, v(2), mul),
+        (DIV, v(2), div),
+        (FORMAT_ROOM, v(1), format_room),
+        (ORDER_ROOM, v(1), order_room),
     ]
+}
+
+/// What one piece of a split string costs besides its array slot: the boxed shared-bytes
+/// handle jaq keeps for each string.
+pub(crate) const PIECE_BYTES: u64 = 64;
+
+/// For `string / separator`: how many pieces the split makes.
+fn split_pieces(lhs: &Val, rhs: &Val) -> Option<u64> {
+    let (Val::TStr(text) | Val::BStr(text), Val::TStr(sep) | Val::BStr(sep)) = (lhs, rhs) else {
+        return None;
+    };
+    let pieces = if sep.is_empty() {
+        // jaq splits on characters then.
+        super::jq_text::char_count(text)
+    } else {
+        memchr::memmem::find_iter(&text[..], &sep[..]).count() + 1
+    };
+    Some(pieces as u64)
 }
 
 /// For `string * n` (either order): the bytes the repetition would take.
@@ -345,288 +588,6 @@ impl LossyFloat for Val {
     }
 }
 
-fn replacements() -> Vec<Fun<Data>> {
-    let range = Native::new(|mut cv| {
-        let by = cv.0.pop_var();
-        let upto = cv.0.pop_var();
-        let from = cv.0.pop_var();
-        Box::new(ticking_range(from, upto, by))
-    });
-    vec![
-        ("env", v(0), Native::new(|_| unavailable("env"))),
-        ("now", v(0), Native::new(|_| unavailable("now"))),
-        ("localtime", v(0), Native::new(|_| unavailable("localtime"))),
-        (
-            "strflocaltime",
-            v(1),
-            Native::new(|_| unavailable("strflocaltime")),
-        ),
-        (
-            "debug_empty",
-            v(0),
-            Native::new(|_| Box::new(std::iter::empty())),
-        ),
-        (
-            "stderr_empty",
-            v(0),
-            Native::new(|_| Box::new(std::iter::empty())),
-        ),
-        ("range", v(3), range),
-    ]
-}
-
-fn unavailable<'a>(name: &str) -> BoxIter<'a, ValX<'a, Val>> {
-    fail(&format!(
-        "`{name}` is not available in query: a filter sees only the stored file, not the \
-         environment or the clock"
-    ))
-}
-
-/// `range($from; $upto; $by)` as jaq defines it, one tick per item.
-fn ticking_range<'a>(from: Val, upto: Val, by: Val) -> impl Iterator<Item = ValX<'a, Val>> + 'a {
-    use std::cmp::Ordering::{Equal, Greater, Less};
-    let direction = by.partial_cmp(&Val::from(0isize)).unwrap_or(Equal);
-    let mut next: Option<Val> = Some(from);
-    std::iter::from_fn(move || {
-        let x = next.take()?;
-        let more = match direction {
-            Greater => x < upto,
-            Less => x > upto,
-            Equal => x != upto,
-        };
-        if !more {
-            return None;
-        }
-        if tick().is_err() {
-            return Some(Err(Exn::halt(HALT)));
-        }
-        match x.clone() + by.clone() {
-            Ok(following) => next = Some(following),
-            Err(error) => return Some(Err(Exn::from(error))),
-        }
-        Some(Ok(x))
-    })
-}
-
-/// The prelude definitions a filter may use: a ticking `..` and jaq's standard library, all
-/// instrumented.
-pub(crate) fn prelude(natives: &NativeNames) -> Vec<Def<&'static str>> {
-    let helpers = jaq_core::load::parse(
-        "def __overspill_recurse: def rec: ., (.[]? | rec); rec;",
-        |p| p.defs(),
-    )
-    .unwrap_or_default();
-    helpers
-        .into_iter()
-        .chain(jaq_core::defs())
-        .chain(jaq_std::defs())
-        .chain(jaq_json::defs())
-        .map(|def| natives.def(def))
-        .collect()
-}
-
-/// The names and arities of the native filters, whose calls get a size check.
-pub(crate) struct NativeNames(HashSet<(&'static str, usize)>);
-
-impl NativeNames {
-    pub(crate) fn of(funs: &[Fun<Data>]) -> NativeNames {
-        NativeNames(
-            funs.iter()
-                .filter(|(name, _, _)| !name.starts_with("__overspill_"))
-                .map(|(name, args, _)| (*name, args.len()))
-                .collect(),
-        )
-    }
-
-    /// Instruments a definition: a tick on entry, and its body.
-    pub(crate) fn def<'s>(&self, def: Def<&'s str>) -> Def<&'s str> {
-        Def {
-            name: def.name,
-            args: def.args,
-            body: pipe(call(TICK), self.term(def.body)),
-        }
-    }
-
-    /// Instruments a term (see the module docs).
-    pub(crate) fn term<'s>(&self, term: Term<&'s str>) -> Term<&'s str> {
-        let t = |x: Box<Term<&'s str>>| Box::new(self.term(*x));
-        match term {
-            Term::Recurse => call(RECURSE),
-            Term::Str(format, parts) => {
-                let interpolates = parts.iter().any(|p| matches!(p, StrPart::Term(_)));
-                let parts = parts
-                    .into_iter()
-                    .map(|part| match part {
-                        StrPart::Term(inner) => StrPart::Term(self.term(inner)),
-                        other => other,
-                    })
-                    .collect();
-                let string = Term::Str(format, parts);
-                if interpolates {
-                    pipe(string, call(SIZE))
-                } else {
-                    string
-                }
-            }
-            Term::Arr(Some(inner)) => pipe(Term::Arr(Some(t(inner))), call(BUILT)),
-            Term::Obj(entries) if !entries.is_empty() => {
-                let entries = entries
-                    .into_iter()
-                    .map(|(k, v)| (self.term(k), v.map(|v| self.term(v))))
-                    .collect();
-                pipe(Term::Obj(entries), call(BUILT))
-            }
-            Term::Neg(inner) => Term::Neg(t(inner)),
-            Term::BinOp(l, op, r) => self.binop(self.term(*l), op, self.term(*r)),
-            Term::Label(name, inner) => Term::Label(name, t(inner)),
-            Term::Fold(name, xs, pattern, args) => Term::Fold(
-                name,
-                t(xs),
-                self.pattern(pattern),
-                args.into_iter().map(|a| self.term(a)).collect(),
-            ),
-            Term::TryCatch(body, catch) => Term::TryCatch(t(body), catch.map(t)),
-            Term::IfThenElse(branches, otherwise) => Term::IfThenElse(
-                branches
-                    .into_iter()
-                    .map(|(c, b)| (self.term(c), self.term(b)))
-                    .collect(),
-                otherwise.map(t),
-            ),
-            Term::Def(defs, rest) => {
-                Term::Def(defs.into_iter().map(|d| self.def(d)).collect(), t(rest))
-            }
-            Term::Call(name, args) => {
-                let arity = args.len();
-                let args = args.into_iter().map(|a| self.term(a)).collect();
-                let called = Term::Call(name, args);
-                if self.0.contains(&(name, arity)) {
-                    pipe(called, call(SIZE))
-                } else {
-                    called
-                }
-            }
-            Term::Path(base, Path(parts)) => Term::Path(
-                t(base),
-                Path(
-                    parts
-                        .into_iter()
-                        .map(|(part, optional)| {
-                            let part = match part {
-                                Part::Index(i) => Part::Index(self.term(i)),
-                                Part::Range(from, upto) => Part::Range(
-                                    from.map(|f| self.term(f)),
-                                    upto.map(|u| self.term(u)),
-                                ),
-                            };
-                            (part, optional)
-                        })
-                        .collect(),
-                ),
-            ),
-            other @ (Term::Id
-            | Term::Num(_)
-            | Term::Arr(None)
-            | Term::Obj(_)
-            | Term::Break(_)
-            | Term::Var(_)) => other,
-        }
-    }
-
-    fn binop<'s>(
-        &self,
-        l: Term<&'s str>,
-        op: BinaryOp<&'s str>,
-        r: Term<&'s str>,
-    ) -> Term<&'s str> {
-        match op {
-            // `l * r` checks a string repetition before it allocates; the bindings keep
-            // jaq's order (`l` outer, `r` inner).
-            BinaryOp::Math(Math::Mul) => bind(l, LHS, bind(r, RHS, multiply(Term::Var(LHS)))),
-            BinaryOp::Math(Math::Add) => pipe(Term::BinOp(l.into(), op, r.into()), call(SIZE)),
-            // `l op= r` is `r as $x | l |= . op $x`.
-            BinaryOp::UpdateMath(Math::Mul) => bind(
-                r,
-                RHS,
-                Term::BinOp(l.into(), BinaryOp::Update, multiply(Term::Id).into()),
-            ),
-            BinaryOp::UpdateMath(Math::Add) => bind(
-                r,
-                RHS,
-                Term::BinOp(
-                    l.into(),
-                    BinaryOp::Update,
-                    pipe(
-                        Term::BinOp(
-                            Term::Id.into(),
-                            BinaryOp::Math(Math::Add),
-                            Term::Var(RHS).into(),
-                        ),
-                        call(SIZE),
-                    )
-                    .into(),
-                ),
-            ),
-            BinaryOp::Pipe(Some(pattern)) => Term::BinOp(
-                l.into(),
-                BinaryOp::Pipe(Some(self.pattern(pattern))),
-                r.into(),
-            ),
-            op => Term::BinOp(l.into(), op, r.into()),
-        }
-    }
-
-    fn pattern<'s>(&self, pattern: Pattern<&'s str>) -> Pattern<&'s str> {
-        match pattern {
-            Pattern::Var(name) => Pattern::Var(name),
-            Pattern::Arr(items) => {
-                Pattern::Arr(items.into_iter().map(|p| self.pattern(p)).collect())
-            }
-            Pattern::Obj(entries) => Pattern::Obj(
-                entries
-                    .into_iter()
-                    .map(|(k, p)| (self.term(k), self.pattern(p)))
-                    .collect(),
-            ),
-        }
-    }
-}
-
-fn call<'s>(name: &'static str) -> Term<&'s str> {
-    Term::Call(name, Vec::new())
-}
-
-fn pipe<'s>(l: Term<&'s str>, r: Term<&'s str>) -> Term<&'s str> {
-    Term::BinOp(l.into(), BinaryOp::Pipe(None), r.into())
-}
-
-/// `value as $name | body`.
-fn bind<'s>(value: Term<&'s str>, name: &'static str, body: Term<&'s str>) -> Term<&'s str> {
-    Term::BinOp(
-        value.into(),
-        BinaryOp::Pipe(Some(Pattern::Var(name))),
-        body.into(),
-    )
-}
-
-/// `__overspill_mul(lhs; $rhs)`.
-fn multiply(lhs: Term<&str>) -> Term<&str> {
-    Term::Call(MUL, vec![lhs, Term::Var(RHS)])
-}
-
-/// How deeply brackets nest in a filter's text, as a cheap guard before parsing (jaq's
-/// parser recurses).
-pub(crate) fn text_nesting(code: &str) -> usize {
-    let (mut depth, mut deepest) = (0usize, 0usize);
-    for b in code.bytes() {
-        match b {
-            b'(' | b'[' | b'{' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    deepest
-}
+#[cfg(test)]
+#[path = "jq_guard_tests.rs"]
+mod tests;
