@@ -146,15 +146,27 @@ impl Tool for IterateOver {
     }
 
     fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
-        (got.returned > 1).then(|| {
-            Call::new(
+        if got.returned > 1 {
+            return Some(Call::new(
                 "iterate_over",
                 &Args {
                     limit: Some(got.returned / 2),
                     ..args.clone()
                 },
-            )
-        })
+            ));
+        }
+        // One row is still too much: describe that item instead, as get_in does an object.
+        let item = JsonPath::parse(&args.path)
+            .ok()?
+            .child(super::path::Segment::Index(args.offset));
+        Some(Call::new(
+            "schema",
+            &super::schema::Args {
+                file: args.file.clone(),
+                max_depth: 2,
+                path: Some(item.to_string()),
+            },
+        ))
     }
 
     fn suggestions(args: &Args) -> Vec<String> {
