@@ -381,6 +381,12 @@ pub const MAX_ECHO_CHARS: usize = 256;
 /// The most characters of an error's `message`.
 pub const MAX_MESSAGE_CHARS: usize = 1024;
 
+/// The start of a long value the model sent, as a message quotes it: backquoted, cut at 64
+/// characters with how much was left out: `` it starts `a,b,c…(102,336 more chars)` ``.
+pub fn quoted_start(text: &str) -> String {
+    format!("it starts `{}`", cut(text, MAX_CUT_CHARS))
+}
+
 /// `text` whole when it has at most `max` characters, else its start and how much was cut.
 fn cut(text: &str, max: usize) -> String {
     let total = text.chars().count();
@@ -513,5 +519,48 @@ mod tests {
             whole_call.render(),
             r#"{"error":"invalid_argument","message":"bad call"}"#
         );
+    }
+
+    #[test]
+    fn an_error_over_the_cap_is_cut_to_fit_with_a_note() {
+        // Issue 22, item 6: no answer, error or not, may exceed the per-call cap. A hostile
+        // file's 50 keys of 250 characters come back in `available_keys`.
+        let counter = overspill_tokens::o200k();
+        let keys: Vec<String> = (0..50).map(|i| format!("{i:0>250}")).collect();
+        let error = ToolError::PathNotFound(Box::new(PathNotFound {
+            path: "$.x".into(),
+            valid_prefix: "$".into(),
+            failed_segment: "x".into(),
+            found: FoundInstead::KeysCut { keys, total: 9_000 },
+            message: "$.x does not exist".into(),
+        }));
+        let full = error.render();
+        assert!(counter.count(&full) > 1_000);
+        let cut = error.render_within(counter, 1_000);
+        assert!(counter.count(&cut) <= 1_000, "{cut}");
+        let value: Value = serde_json::from_str(&cut).unwrap();
+        assert_eq!(value["error"], "path_not_found");
+        assert!(
+            value["note"].as_str().unwrap().starts_with(
+                "long values in this error were cut to fit the per-call cap of 1,000 tokens"
+            ),
+            "{cut}"
+        );
+        assert_eq!(
+            value["available_keys"].as_array().unwrap().len(),
+            MAX_CUT_ITEMS
+        );
+        assert!(
+            value["available_keys"][0]
+                .as_str()
+                .unwrap()
+                .ends_with("…(186 more chars)")
+        );
+        assert_eq!(value["key_count"], 9_000);
+        // An error that fits is left as it is.
+        assert_eq!(error.render_within(counter, 1_000_000), full);
+        // A cap too small for anything else leaves the code, the note and the message's start.
+        let tiny: Value = serde_json::from_str(&error.render_within(counter, 5)).unwrap();
+        assert_eq!(tiny.as_object().unwrap().len(), 3, "{tiny}");
     }
 }

@@ -17,7 +17,7 @@
 
 use serde_json::json;
 
-use crate::context::ExploreContext;
+use crate::context::{ExploreContext, MIN_LINE_CAP_TOKENS};
 use crate::lossy;
 
 /// The marker column of a line.
@@ -54,6 +54,9 @@ pub struct NumberedLines<'a> {
     /// Body length at which the next count is taken.
     check_at: usize,
     over: bool,
+    /// Tokens a line may cost before it is cut: the context's cap, less the file name the
+    /// cut note quotes.
+    line_cap: u64,
 }
 
 /// How a line was shown, for footers that talk about one line.
@@ -84,6 +87,10 @@ impl<'a> NumberedLines<'a> {
             pushed: 0,
             check_at,
             over: false,
+            line_cap: ctx
+                .line_cap()
+                .saturating_sub(ctx.counter().count(file) as u64)
+                .max(MIN_LINE_CAP_TOKENS),
         }
     }
 
@@ -108,7 +115,7 @@ impl<'a> NumberedLines<'a> {
         self.body
             .push_str(&format!("{number:>width$}: ", width = self.width));
 
-        let cap = usize::try_from(self.ctx.line_cap()).unwrap_or(usize::MAX);
+        let cap = usize::try_from(self.line_cap).unwrap_or(usize::MAX);
         let start = self.chars.map_or(0, |w| w.start);
         let max = self.chars.and_then(|w| w.max);
         // Enough text to fill any cap: no token is longer than 64 bytes in practice.
