@@ -163,12 +163,14 @@ pub fn search(bytes: &[u8], pattern: &Pattern, keep: u64, deadline: Deadline) ->
         total_matching_lines: 0,
         stopped_at_line: None,
     };
-    // `pos` is the start of line `line`: each match moves both to the line after it.
-    let mut line = 1u64;
+    // Where the search goes on, and the line number of a byte offset already counted to:
+    // lines are counted only up to each match (and where the search stops), so a piece
+    // without a match costs no counting.
     let mut pos = 0usize;
+    let mut counted = Counted { at: 0, line: 1 };
     loop {
         if deadline.passed() {
-            found.stopped_at_line = Some(line);
+            found.stopped_at_line = Some(counted.line_at(bytes, pos));
             return found;
         }
         let piece_end = line_boundary_after(bytes, pos.saturating_add(CHUNK_BYTES));
@@ -187,7 +189,7 @@ pub fn search(bytes: &[u8], pattern: &Pattern, keep: u64, deadline: Deadline) ->
             if start == bytes.len() && (bytes.is_empty() || bytes[start - 1] == b'\n') {
                 return found;
             }
-            line += memchr::memchr_iter(b'\n', &bytes[pos..start]).count() as u64;
+            let line = counted.line_at(bytes, start);
             found.total_matching_lines += 1;
             if found.total_matching_lines <= keep {
                 found.matching_lines.push(line);
@@ -195,9 +197,13 @@ pub fn search(bytes: &[u8], pattern: &Pattern, keep: u64, deadline: Deadline) ->
             let line_end =
                 memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
             pos = line_end + 1;
-            line += 1;
+            // `pos` starts the next line (or lies past the end).
+            counted = Counted {
+                at: pos.min(bytes.len()),
+                line: line + 1,
+            };
             if found.total_matching_lines.is_multiple_of(CHECK_EVERY) && deadline.passed() {
-                found.stopped_at_line = Some(line);
+                found.stopped_at_line = Some(line + 1);
                 return found;
             }
         }
@@ -206,10 +212,26 @@ pub fn search(bytes: &[u8], pattern: &Pattern, keep: u64, deadline: Deadline) ->
         if search_end >= bytes.len() {
             return found;
         }
-        if pos < piece_end {
-            line += memchr::memchr_iter(b'\n', &bytes[pos..piece_end]).count() as u64;
-            pos = piece_end;
+        pos = pos.max(piece_end);
+    }
+}
+
+/// A byte offset at the start of a line, and that line's number.
+#[derive(Debug, Clone, Copy)]
+struct Counted {
+    at: usize,
+    line: u64,
+}
+
+impl Counted {
+    /// The number of the line holding byte `to` (at or after `self.at`), remembered.
+    fn line_at(&mut self, bytes: &[u8], to: usize) -> u64 {
+        let to = to.min(bytes.len());
+        if to > self.at {
+            self.line += memchr::memchr_iter(b'\n', &bytes[self.at..to]).count() as u64;
+            self.at = to;
         }
+        self.line
     }
 }
 
