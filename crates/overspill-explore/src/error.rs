@@ -360,10 +360,8 @@ pub const MAX_CUT_ITEMS: usize = 8;
 /// Cuts every string in `value` to [`MAX_CUT_CHARS`] and every list to [`MAX_CUT_ITEMS`].
 fn cut_values(value: &mut Value) {
     match value {
-        Value::String(text) => {
-            if text.chars().count() > MAX_CUT_CHARS {
-                *text = cut(text, MAX_CUT_CHARS);
-            }
+        Value::String(text) if text.chars().count() > MAX_CUT_CHARS => {
+            *text = cut(text, MAX_CUT_CHARS);
         }
         Value::Array(items) => {
             items.truncate(MAX_CUT_ITEMS);

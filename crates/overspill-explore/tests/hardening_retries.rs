@@ -155,10 +155,11 @@ fn hostile() -> impl Strategy<Value = Hostile> {
                 chars,
             }
         }),
-        (1usize..5_000, 1usize..300)
+        (1usize..2_000, 1usize..300)
             .prop_map(|(lines, chars)| Hostile::LongString { lines, chars }),
-        (100usize..8_000, 1usize..60)
+        (100usize..4_000, 1usize..60)
             .prop_map(|(headings, chars)| Hostile::Headings { headings, chars }),
+        (1_000usize..100_000).prop_map(|digits| Hostile::HugeNumber { digits }),
     ]
 }
 

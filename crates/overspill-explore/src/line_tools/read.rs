@@ -120,12 +120,11 @@ fn estimate(ctx: &ExploreContext, bytes: &[u8]) -> (u64, u64) {
     let mut tokens = 0u128;
     for (k, window) in pieces {
         let mut sample = String::new();
-        let mut number = 1 + lines / SAMPLES * k as u64;
+        let first = 1 + lines / SAMPLES * k as u64;
         let window = window.strip_suffix(b"\n").unwrap_or(window);
-        for line in window.split(|&b| b == b'\n') {
+        for (number, line) in (first..).zip(window.split(|&b| b == b'\n')) {
             let piece = lossy::prefix(line, per_sample);
             sample.push_str(&format!("{number:>width$}: {}\n", piece.text));
-            number += 1;
         }
         tokens += ctx.counter().count(&sample) as u128;
     }
