@@ -122,7 +122,9 @@ impl Tool for IterateOver {
             truncated |= marks.truncated;
             if body.len() > cap {
                 let estimate = estimate_tokens(ctx, &body, n as u64 + 1, wanted);
-                return Ok(Extraction::unrendered(estimate, summary, wanted));
+                // Halving starts from the rows rendered before the cap, not the whole window: a
+                // file streamed for each retry candidate must not be streamed a dozen times.
+                return Ok(Extraction::unrendered(estimate, summary, n as u64 + 1));
             }
         }
         body.push_str(if items.is_empty() { "]" } else { "\n]" });
