@@ -60,7 +60,42 @@ pub fn parse<A: DeserializeOwned>(tool: &str, arguments: &Value) -> Result<A, To
             ));
         }
     };
+    check_lengths(&map)?;
     A::deserialize(ArgsDeserializer { map }).map_err(|error| error.into_tool_error(tool))
+}
+
+/// The longest string argument accepted, in bytes (a jq filter, a field list, a JSON path).
+pub const MAX_STRING_BYTES: usize = 4_096;
+
+/// The longest `file` argument accepted, in bytes: every cut-line note quotes it.
+pub const MAX_FILE_BYTES: usize = 1_024;
+
+/// Refuses a string argument longer than its limit before any tool reads it: a tool quotes
+/// its arguments (footers, notes, retries), so a 100 KB argument would flood every answer.
+fn check_lengths(map: &Map<String, Value>) -> Result<(), ToolError> {
+    for (name, value) in map {
+        let Value::String(text) = value else {
+            continue;
+        };
+        let max = if name == "file" {
+            MAX_FILE_BYTES
+        } else {
+            MAX_STRING_BYTES
+        };
+        if text.len() > max {
+            return Err(ToolError::invalid_argument(
+                Some(name),
+                format!(
+                    "argument `{name}` is {} bytes long, over the {}-byte limit ({}); send a \
+                     shorter value",
+                    crate::numbered::thousands(text.len() as u64),
+                    crate::numbered::thousands(max as u64),
+                    crate::error::quoted_start(text)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The argument names a derived `Args` struct accepts, in declaration order.

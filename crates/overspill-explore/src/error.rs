@@ -4,6 +4,7 @@
 //! tool result holding a JSON object, so the model can read it and react. [`ToolError::render`]
 //! is the only place that JSON is produced; snapshot tests below pin every shape.
 
+use overspill_tokens::TokenCounter;
 use serde_json::{Map, Value, json};
 
 use crate::tool::Call;
@@ -97,6 +98,16 @@ pub enum ToolError {
         /// What happened and what to do.
         message: String,
     },
+    /// A line tool ran into one of its limits (`<tool>_limit`): `grep`'s time limit.
+    #[error("{message}")]
+    Limit {
+        /// The tool (`grep`).
+        tool: String,
+        /// Which limit: `time`.
+        limit: String,
+        /// What happened and what to do.
+        message: String,
+    },
 }
 
 /// The body of a `<tool>_too_large` error.
@@ -174,6 +185,7 @@ impl ToolError {
             ToolError::Io { .. } => "io_error".to_owned(),
             ToolError::OffsetOutOfRange { .. } => "offset_out_of_range".to_owned(),
             ToolError::QueryLimit { .. } => "query_limit".to_owned(),
+            ToolError::Limit { tool, .. } => format!("{tool}_limit"),
         }
     }
 
@@ -250,7 +262,7 @@ impl ToolError {
             }
             ToolError::InvalidArgument { argument, .. } => {
                 if let Some(argument) = argument {
-                    out.insert("argument".to_owned(), json!(argument));
+                    out.insert("argument".to_owned(), json!(cut(argument, MAX_ECHO_CHARS)));
                 }
             }
             ToolError::OffsetOutOfRange {
@@ -263,7 +275,7 @@ impl ToolError {
                 out.insert("offset".to_owned(), json!(offset));
                 out.insert("total".to_owned(), json!(total));
             }
-            ToolError::QueryLimit { limit, .. } => {
+            ToolError::QueryLimit { limit, .. } | ToolError::Limit { limit, .. } => {
                 out.insert("limit".to_owned(), json!(limit));
             }
         }
@@ -283,6 +295,81 @@ impl ToolError {
     pub fn render(&self) -> String {
         self.to_json().to_string()
     }
+
+    /// [`ToolError::render`], made to cost at most `max_tokens` (the per-call cap) as counted
+    /// by `counter`: no answer, error or not, may exceed it (issue 22). An error that does
+    /// not fit has every value it quotes (file names, paths, keys, retry arguments, the
+    /// message) cut to [`MAX_CUT_CHARS`] characters and lists to [`MAX_CUT_ITEMS`] entries,
+    /// with a `note` saying so; then loses its `suggestions` and `accepted` lists; then is
+    /// only its code, the note and the start of its message. A cap too small even for that
+    /// gets that last form.
+    pub fn render_within(&self, counter: &dyn TokenCounter, max_tokens: u64) -> String {
+        let limit = usize::try_from(max_tokens).unwrap_or(usize::MAX);
+        let fits = |text: &str| counter.count_up_to(text, limit).is_some();
+        let full = self.render();
+        if fits(&full) {
+            return full;
+        }
+        let Value::Object(mut fields) = self.to_json() else {
+            return full;
+        };
+        let note = Value::String(format!(
+            "long values in this error were cut to fit the per-call cap of {} tokens (each cut \
+             one ends in `…(N more chars)`)",
+            overspill_budget::thousands(max_tokens)
+        ));
+        let mut shorter = Map::new();
+        for (key, value) in &mut fields {
+            if key != "error" && key != "suggestions" {
+                cut_values(value);
+            }
+        }
+        for (key, value) in fields {
+            shorter.insert(key.clone(), value);
+            if key == "error" {
+                shorter.insert("note".to_owned(), note.clone());
+            }
+        }
+        let text = Value::Object(shorter.clone()).to_string();
+        if fits(&text) {
+            return text;
+        }
+        shorter.remove("suggestions");
+        shorter.remove("accepted");
+        let text = Value::Object(shorter.clone()).to_string();
+        if fits(&text) {
+            return text;
+        }
+        let mut minimal = Map::new();
+        minimal.insert("error".to_owned(), Value::String(self.code()));
+        minimal.insert("note".to_owned(), note);
+        minimal.insert(
+            "message".to_owned(),
+            Value::String(cut(&self.to_string(), MAX_CUT_CHARS)),
+        );
+        Value::Object(minimal).to_string()
+    }
+}
+
+/// Characters each quoted value keeps when an error must be cut to fit the cap.
+pub const MAX_CUT_CHARS: usize = 64;
+
+/// Entries each list keeps when an error must be cut to fit the cap.
+pub const MAX_CUT_ITEMS: usize = 8;
+
+/// Cuts every string in `value` to [`MAX_CUT_CHARS`] and every list to [`MAX_CUT_ITEMS`].
+fn cut_values(value: &mut Value) {
+    match value {
+        Value::String(text) if text.chars().count() > MAX_CUT_CHARS => {
+            *text = cut(text, MAX_CUT_CHARS);
+        }
+        Value::Array(items) => {
+            items.truncate(MAX_CUT_ITEMS);
+            items.iter_mut().for_each(cut_values);
+        }
+        Value::Object(map) => map.values_mut().for_each(cut_values),
+        _ => {}
+    }
 }
 
 /// The most characters of a value the model sent (a file name, a path) that an error quotes
@@ -291,6 +378,12 @@ pub const MAX_ECHO_CHARS: usize = 256;
 
 /// The most characters of an error's `message`.
 pub const MAX_MESSAGE_CHARS: usize = 1024;
+
+/// The start of a long value the model sent, as a message quotes it: backquoted, cut at 64
+/// characters with how much was left out: `` it starts `a,b,c…(102,336 more chars)` ``.
+pub fn quoted_start(text: &str) -> String {
+    format!("it starts `{}`", cut(text, MAX_CUT_CHARS))
+}
 
 /// `text` whole when it has at most `max` characters, else its start and how much was cut.
 fn cut(text: &str, max: usize) -> String {
@@ -424,5 +517,48 @@ mod tests {
             whole_call.render(),
             r#"{"error":"invalid_argument","message":"bad call"}"#
         );
+    }
+
+    #[test]
+    fn an_error_over_the_cap_is_cut_to_fit_with_a_note() {
+        // Issue 22, item 6: no answer, error or not, may exceed the per-call cap. A hostile
+        // file's 50 keys of 250 characters come back in `available_keys`.
+        let counter = overspill_tokens::o200k();
+        let keys: Vec<String> = (0..50).map(|i| format!("{i:0>250}")).collect();
+        let error = ToolError::PathNotFound(Box::new(PathNotFound {
+            path: "$.x".into(),
+            valid_prefix: "$".into(),
+            failed_segment: "x".into(),
+            found: FoundInstead::KeysCut { keys, total: 9_000 },
+            message: "$.x does not exist".into(),
+        }));
+        let full = error.render();
+        assert!(counter.count(&full) > 1_000);
+        let cut = error.render_within(counter, 1_000);
+        assert!(counter.count(&cut) <= 1_000, "{cut}");
+        let value: Value = serde_json::from_str(&cut).unwrap();
+        assert_eq!(value["error"], "path_not_found");
+        assert!(
+            value["note"].as_str().unwrap().starts_with(
+                "long values in this error were cut to fit the per-call cap of 1,000 tokens"
+            ),
+            "{cut}"
+        );
+        assert_eq!(
+            value["available_keys"].as_array().unwrap().len(),
+            MAX_CUT_ITEMS
+        );
+        assert!(
+            value["available_keys"][0]
+                .as_str()
+                .unwrap()
+                .ends_with("…(186 more chars)")
+        );
+        assert_eq!(value["key_count"], 9_000);
+        // An error that fits is left as it is.
+        assert_eq!(error.render_within(counter, 1_000_000), full);
+        // A cap too small for anything else leaves the code, the note and the message's start.
+        let tiny: Value = serde_json::from_str(&error.render_within(counter, 5)).unwrap();
+        assert_eq!(tiny.as_object().unwrap().len(), 3, "{tiny}");
     }
 }

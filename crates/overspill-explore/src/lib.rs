@@ -44,6 +44,7 @@ pub mod context;
 pub mod definitions;
 pub mod delivery;
 pub mod error;
+mod fit;
 pub mod footer;
 pub mod json;
 pub mod line_index;

@@ -89,6 +89,17 @@ impl LineIndex {
     }
 }
 
+/// The lines `1..=last` of `bytes`, found by scanning from the top without an index: for a
+/// caller that may stop after a few lines of a huge file and must not pay for indexing it.
+pub fn lines_from_top(bytes: &[u8], last: u64) -> Lines<'_> {
+    Lines {
+        bytes,
+        next: (!bytes.is_empty() && last >= 1).then_some(0),
+        number: 1,
+        last,
+    }
+}
+
 /// Iterator over numbered lines; see [`LineIndex::lines`].
 #[derive(Debug, Clone)]
 pub struct Lines<'a> {
@@ -135,6 +146,17 @@ mod tests {
             .lines(bytes, 1, u64::MAX)
             .map(|(n, l)| (n, String::from_utf8_lossy(l).into_owned()))
             .collect()
+    }
+
+    #[test]
+    fn lines_from_the_top_agree_with_the_index() {
+        for text in ["", "a", "a\n", "a\nb", "\n\n", "a\r\nb\r\n", "x\ny\nz"] {
+            let bytes = text.as_bytes();
+            let indexed: Vec<_> = LineIndex::build(bytes).lines(bytes, 1, 2).collect();
+            let scanned: Vec<_> = lines_from_top(bytes, 2).collect();
+            assert_eq!(scanned, indexed, "{text:?}");
+        }
+        assert_eq!(lines_from_top(b"a\nb\n", 0).count(), 0);
     }
 
     #[test]

@@ -9,10 +9,15 @@
 //!
 //! `grep` adds a marker column: `>` on matching lines, a space on context lines, and `--`
 //! between regions.
+//!
+//! A window of lines can be far larger than what may be returned (`head` of a million
+//! lines). [`NumberedLines::over_limit`] tells the tool, after each line, whether what it has
+//! rendered already costs more than the token limit, so it stops there: rendering costs
+//! O(limit), whatever the window asked for.
 
 use serde_json::json;
 
-use crate::context::ExploreContext;
+use crate::context::{ExploreContext, MIN_LINE_CAP_TOKENS};
 use crate::lossy;
 
 /// The marker column of a line.
@@ -45,6 +50,13 @@ pub struct NumberedLines<'a> {
     body: String,
     lossy: bool,
     cut: Vec<u64>,
+    pushed: u64,
+    /// Body length at which the next count is taken.
+    check_at: usize,
+    over: bool,
+    /// Tokens a line may cost before it is cut: the context's cap, less the file name the
+    /// cut note quotes.
+    line_cap: u64,
 }
 
 /// How a line was shown, for footers that talk about one line.
@@ -59,6 +71,11 @@ pub struct Shown {
 impl<'a> NumberedLines<'a> {
     /// Lines of `file` whose numbers are at most `last_number` (sets the number column width).
     pub fn new(ctx: &'a ExploreContext, file: &'a str, last_number: u64) -> NumberedLines<'a> {
+        // Below about four bytes a token, text this short is not worth counting yet.
+        let check_at = usize::try_from(ctx.token_limit())
+            .unwrap_or(usize::MAX)
+            .saturating_mul(4)
+            .saturating_add(4096);
         NumberedLines {
             ctx,
             file,
@@ -67,6 +84,13 @@ impl<'a> NumberedLines<'a> {
             body: String::new(),
             lossy: false,
             cut: Vec::new(),
+            pushed: 0,
+            check_at,
+            over: false,
+            line_cap: ctx
+                .line_cap()
+                .saturating_sub(ctx.counter().count(file) as u64)
+                .max(MIN_LINE_CAP_TOKENS),
         }
     }
 
@@ -79,6 +103,7 @@ impl<'a> NumberedLines<'a> {
 
     /// Appends line `number` with its raw `bytes`.
     pub fn push(&mut self, number: u64, bytes: &[u8], mark: Mark) -> Shown {
+        self.pushed += 1;
         if !self.body.is_empty() {
             self.body.push('\n');
         }
@@ -90,7 +115,7 @@ impl<'a> NumberedLines<'a> {
         self.body
             .push_str(&format!("{number:>width$}: ", width = self.width));
 
-        let cap = usize::try_from(self.ctx.line_cap()).unwrap_or(usize::MAX);
+        let cap = usize::try_from(self.line_cap).unwrap_or(usize::MAX);
         let start = self.chars.map_or(0, |w| w.start);
         let max = self.chars.and_then(|w| w.max);
         // Enough text to fill any cap: no token is longer than 64 bytes in practice.
@@ -129,6 +154,40 @@ impl<'a> NumberedLines<'a> {
     /// How many lines have been cut so far.
     pub fn cut_lines(&self) -> usize {
         self.cut.len()
+    }
+
+    /// How many lines have been pushed.
+    pub fn pushed(&self) -> u64 {
+        self.pushed
+    }
+
+    /// Whether the lines pushed so far already cost more tokens than may be returned now, so
+    /// the tool can stop rendering. Counts only once the body is long enough to matter, then
+    /// each time it has doubled, so checking after every line costs O(body) in all.
+    pub fn over_limit(&mut self) -> bool {
+        if self.over || self.body.len() < self.check_at {
+            return self.over;
+        }
+        let limit = usize::try_from(self.ctx.token_limit()).unwrap_or(usize::MAX);
+        if self.ctx.counter().count_up_to(&self.body, limit).is_none() {
+            self.over = true;
+        } else {
+            self.check_at = self.body.len().saturating_mul(2);
+        }
+        self.over
+    }
+
+    /// The tokens the whole window would cost, scaled from the part rendered: for each
+    /// `(done, total)`, `done` of `total` units (lines, bytes) cost what the body costs. The
+    /// smallest scaling wins; never less than the body itself.
+    pub fn estimate(&self, scales: &[(u64, u64)]) -> u64 {
+        let counted = self.ctx.counter().count(&self.body) as u128;
+        let scaled = scales
+            .iter()
+            .map(|&(done, total)| counted * u128::from(total.max(done)) / u128::from(done.max(1)))
+            .min()
+            .unwrap_or(counted);
+        u64::try_from(scaled.max(counted)).unwrap_or(u64::MAX)
     }
 
     /// Appends the `--` separator between grep regions.

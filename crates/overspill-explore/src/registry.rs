@@ -118,7 +118,7 @@ impl Registry {
                         None,
                         format!("the arguments are not valid JSON ({error}); send a JSON object such as {{\"file\": \"…\"}}"),
                     )
-                    .render();
+                    .render_within(ctx.counter(), ctx.budget().max_extraction_tokens());
                 }
             }
         };
@@ -129,7 +129,8 @@ impl Registry {
     pub fn dispatch_value(&self, ctx: &ExploreContext, name: &str, arguments: &Value) -> String {
         match self.call(ctx, name, arguments) {
             Ok(text) => text,
-            Err(error) => error.render(),
+            // An error is not charged, but it must not cost more than a result may either.
+            Err(error) => error.render_within(ctx.counter(), ctx.budget().max_extraction_tokens()),
         }
     }
 

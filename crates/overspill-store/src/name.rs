@@ -6,8 +6,11 @@ pub const MAX_NAME_CHARS: usize = 64;
 /// Hex characters of the BLAKE3 hash used in a file name.
 pub const HASH_HEX_CHARS: usize = 16;
 
-/// Replaces every character outside `[A-Za-z0-9_-]` with `_` and cuts the result to 64
-/// characters; an empty name becomes `fallback`.
+/// Replaces every character outside `[A-Za-z0-9_-]` with `_`, and a leading `-` too (a
+/// file name starting with `-` reads as an option to `rm`, `ls` and friends), and cuts the
+/// result to 64 characters; an empty name becomes `fallback`. Whatever a host or an MCP
+/// server calls its tool, the name is one plain, visible path component: no `/`, no `..`, no
+/// leading `.`, no control characters.
 ///
 /// ```
 /// use overspill_store::sanitize_name;
@@ -15,13 +18,15 @@ pub const HASH_HEX_CHARS: usize = 16;
 /// assert_eq!(sanitize_name("k8s.list/pods", "output"), "k8s_list_pods");
 /// assert_eq!(sanitize_name("ünï", "output"), "_n_");
 /// assert_eq!(sanitize_name("", "output"), "output");
+/// assert_eq!(sanitize_name("-rf", "output"), "_rf");
 /// ```
 pub fn sanitize_name(name: &str, fallback: &str) -> String {
     let clean: String = name
         .chars()
         .take(MAX_NAME_CHARS)
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+        .enumerate()
+        .map(|(i, c)| {
+            if c.is_ascii_alphanumeric() || c == '_' || (c == '-' && i > 0) {
                 c
             } else {
                 '_'
@@ -65,6 +70,30 @@ mod tests {
         assert_eq!(sanitize_name("get pods (all)", "x"), "get_pods__all_");
         assert_eq!(sanitize_name("../etc", "x"), "___etc");
         assert_eq!(sanitize_name("A-z_09", "x"), "A-z_09");
+    }
+
+    #[test]
+    fn hostile_tool_names_become_one_plain_visible_component() {
+        // Issue 22, item 8: traversal, hidden, empty, 10,000 characters, an embedded newline,
+        // and a leading dash (read as an option by the tools a user runs on the directory).
+        let long = "x".repeat(10_000);
+        for (tool, expected) in [
+            ("../../x", "______x".to_owned()),
+            (".x", "_x".to_owned()),
+            ("", "output".to_owned()),
+            (long.as_str(), "x".repeat(64)),
+            ("a\nb", "a_b".to_owned()),
+            ("-rf", "_rf".to_owned()),
+            ("--help", "_-help".to_owned()),
+        ] {
+            let name = sanitize_name(tool, "output");
+            assert_eq!(name, expected, "{tool:?}");
+            assert!(!name.starts_with(['.', '-']) && name.len() <= MAX_NAME_CHARS);
+            assert!(
+                name.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            );
+        }
     }
 
     #[test]

@@ -26,8 +26,9 @@ pub const DEFAULT_MAX_REFERENCE_BYTES: u64 = 50 * 1024 * 1024;
 pub enum RefError {
     /// This scratchpad reads no files (the coordinator).
     #[error(
-        "cannot resolve `{reference}`: this agent has no stored outputs to refer to; pass the \
-         content itself"
+        "cannot resolve `{}`: this agent has no stored outputs to refer to; pass the content \
+         itself",
+        shown(.reference)
     )]
     NoReadRoot {
         /// The reference as written.
@@ -35,8 +36,10 @@ pub enum RefError {
     },
     /// The reference does not parse.
     #[error(
-        "cannot resolve `{reference}`: {reason}; write overspill://<file>, \
-         overspill://<file>#$.items[3] or overspill://<file>#L10-L80"
+        "cannot resolve `{}`: {}; write overspill://<file>, overspill://<file>#$.items[3] or \
+         overspill://<file>#L10-L80",
+        shown(.reference),
+        shown(.reason)
     )]
     Syntax {
         /// The reference as written.
@@ -45,7 +48,7 @@ pub enum RefError {
         reason: String,
     },
     /// The read root refused the file (outside the root, not found, …).
-    #[error("cannot resolve `{reference}`: {code}: {source}")]
+    #[error("cannot resolve `{}`: {code}: {source}", shown(.reference))]
     Path {
         /// The reference as written.
         reference: String,
@@ -56,7 +59,7 @@ pub enum RefError {
         source: PathError,
     },
     /// The file could not be read, or is not text.
-    #[error("cannot resolve `{reference}`: cannot read the file: {reason}")]
+    #[error("cannot resolve `{}`: cannot read the file: {}", shown(.reference), shown(.reason))]
     Read {
         /// The reference as written.
         reference: String,
@@ -65,8 +68,9 @@ pub enum RefError {
     },
     /// The file is larger than the cap.
     #[error(
-        "cannot resolve `{reference}`: the file is {bytes} bytes, over the {cap}-byte limit for \
-         references; refer to a part of it with #<json path> or #L<a>-L<b>"
+        "cannot resolve `{}`: the file is {bytes} bytes, over the {cap}-byte limit for \
+         references; refer to a part of it with #<json path> or #L<a>-L<b>",
+        shown(.reference)
     )]
     TooLarge {
         /// The reference as written.
@@ -78,8 +82,10 @@ pub enum RefError {
     },
     /// A JSON path into a file that is not JSON.
     #[error(
-        "cannot resolve `{reference}`: the file is not valid JSON ({reason}); use a line range \
-         such as #L1-L20 instead of a JSON path"
+        "cannot resolve `{}`: the file is not valid JSON ({}); use a line range such as #L1-L20 \
+         instead of a JSON path",
+        shown(.reference),
+        shown(.reason)
     )]
     NotJson {
         /// The reference as written.
@@ -89,8 +95,10 @@ pub enum RefError {
     },
     /// The JSON path leads to no value.
     #[error(
-        "cannot resolve `{reference}`: there is no value at {path}; check the path with the \
-         schema or get_in tool"
+        "cannot resolve `{}`: there is no value at {}; check the path with the schema or \
+         get_in tool",
+        shown(.reference),
+        shown(.path)
     )]
     NoValue {
         /// The reference as written.
@@ -100,7 +108,8 @@ pub enum RefError {
     },
     /// The line range is outside the file.
     #[error(
-        "cannot resolve `{reference}`: the file has {lines} lines; pick a range within 1-{lines}"
+        "cannot resolve `{}`: the file has {lines} lines; pick a range within 1-{lines}",
+        shown(.reference)
     )]
     LinesOutOfRange {
         /// The reference as written.
@@ -108,6 +117,23 @@ pub enum RefError {
         /// How many lines the file has.
         lines: usize,
     },
+}
+
+/// Characters of a reference (or of a reason quoting it) that an error message shows: a
+/// hostile 1 MB reference must not come back whole (issue 22).
+pub const MAX_QUOTED_CHARS: usize = 200;
+
+/// `text` as a message quotes it: whole up to [`MAX_QUOTED_CHARS`] characters, else its start
+/// and how much was cut.
+fn shown(text: &str) -> String {
+    match text.char_indices().nth(MAX_QUOTED_CHARS) {
+        None => text.to_owned(),
+        Some((end, _)) => format!(
+            "{}…({} more chars)",
+            &text[..end],
+            text[end..].chars().count()
+        ),
+    }
 }
 
 impl RefError {

@@ -180,6 +180,35 @@ fn a_file_over_the_cap_is_refused() {
 }
 
 #[test]
+fn a_1_mb_malformed_reference_is_quoted_cut_in_its_error() {
+    // Issue 22, item 6: the reference (and the path parser's reason, which quotes it) came
+    // back whole.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("list.json"), items_json(3)).unwrap();
+    let pad = pad(dir.path());
+    let megabyte = "a".repeat(1 << 20);
+    for reference in [
+        format!("overspill://list.json#$[{megabyte}"),
+        format!("overspill://list.json#$.items[0].{megabyte}"),
+        format!("overspill://{megabyte}.json"),
+        format!("overspill://list.json#L{megabyte}"),
+    ] {
+        let error = pad
+            .resolve_references(&json!({ "f": reference }), None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.len() < 1_200,
+            "{} bytes: {}",
+            error.len(),
+            &error[..300]
+        );
+        assert!(error.contains(" more chars)"), "{error}");
+        assert!(error.starts_with("cannot resolve `overspill://"), "{error}");
+    }
+}
+
+#[test]
 fn missing_files_and_non_json_files_name_the_reference() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "not json").unwrap();

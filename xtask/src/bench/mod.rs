@@ -11,6 +11,7 @@
 //!    and written to `target/bench-report.md`.
 
 mod criterion;
+mod hostile;
 mod scenarios;
 
 use std::collections::BTreeMap;
@@ -102,7 +103,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     let all: Vec<&str> = BENCHES
         .iter()
         .copied()
-        .chain([MEMORY_BENCH, PROXY_BENCH])
+        .chain([MEMORY_BENCH, PROXY_BENCH, hostile::BENCH])
         .collect();
     let runner = Runner {
         root,
@@ -131,18 +132,20 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     measured.extend(json_memory(&memory)?);
     let proxy = runner.output(PROXY_BENCH)?;
     measured.extend(mcp_proxy(&proxy)?);
+    let (hostile_rows, hostile_measured) = hostile::read(&runner.output(hostile::BENCH)?)?;
+    measured.extend(hostile_measured);
     let measure = measure.elapsed();
 
     let gnu_grep = measured.keys().any(|id| id.ends_with("/GNU grep -n -C3"));
-    let rows = scenarios::evaluate(&scenarios::all(options.quick, gnu_grep), &measured).map_err(
-        |missing| {
-            anyhow::anyhow!(
-                "these measurements are missing, so a bench and xtask/src/bench/scenarios.rs \
+    let mut all_scenarios = scenarios::all(options.quick, gnu_grep);
+    all_scenarios.extend(hostile_rows);
+    let rows = scenarios::evaluate(&all_scenarios, &measured).map_err(|missing| {
+        anyhow::anyhow!(
+            "these measurements are missing, so a bench and xtask/src/bench/scenarios.rs \
                  disagree on a name: {}",
-                missing.join(", ")
-            )
-        },
-    )?;
+            missing.join(", ")
+        )
+    })?;
     let table = table(&rows);
     println!("{table}");
     let report = report(

@@ -169,7 +169,13 @@ fn show(
         depth: MAX_DEPTH,
         cut: Some(INNER_STRING),
     };
-    let cap = render_cap(ctx);
+    // A scalar is one line, which is cut to fit like any long line (a hostile number of a
+    // million digits must not leave its value unreadable); containers stop at the cap.
+    let cap = if matches!(value.kind(), Kind::Object | Kind::Array) {
+        render_cap(ctx)
+    } else {
+        usize::MAX
+    };
     let pretty = render::pretty(value, style, cap);
     let units = value.len().max(1);
     let summary = format!(

@@ -263,3 +263,15 @@ fn get_in_on_a_text_file_is_not_json() {
         "{error}"
     );
 }
+
+#[test]
+fn get_in_of_a_number_with_100_000_digits_is_cut_to_fit_with_a_slice_to_read_on() {
+    // Issue 22, item 7: the number was refused whole, and its retry was the same call.
+    let doc = format!("{{\"n\": 1{}}}", "7".repeat(100_000));
+    let fixture = Fixture::with_budget(&[("n.json", doc.as_bytes())], 128_000, 1_500, 0);
+    let text = fixture.call("get_in", json!({"file": "n.json", "path": "$.n"}));
+    let (body, footer) = split(&text);
+    assert!(body.starts_with("1: 1777"), "{body}");
+    assert!(body.contains("… [line 1 cut: chars 0.."), "{body}");
+    assert!(footer.contains("line 1 was cut to fit"), "{footer}");
+}

@@ -18,6 +18,7 @@ use crate::args;
 use crate::context::ExploreContext;
 use crate::definitions::{self, Definition};
 use crate::error::ToolError;
+use crate::fit;
 use crate::numbered::thousands;
 use crate::tool::{Call, Extraction, Tool};
 
@@ -101,7 +102,20 @@ impl Tool for ItemSchema {
                 &extra
             )
         );
+        // A window of one item cannot be halved: its key list is cut to what fits.
+        let cut = if count == 1 {
+            fit::cut_lines(ctx, &mut body)
+        } else {
+            None
+        };
         let mut extraction = Extraction::new(body, summary, count);
+        if let Some((kept, total)) = cut {
+            extraction = extraction.with_note(format!(
+                "key list cut to fit: {} of {} lines shown; pass a deeper path to list the rest",
+                thousands(kept as u64),
+                thousands(total as u64)
+            ));
+        }
         if rows.iter().any(|r| r.truncated) {
             extraction =
                 extraction.with_note("keys nested deeper than 64 levels are cut (…truncated)");

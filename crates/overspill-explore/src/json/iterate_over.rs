@@ -122,7 +122,9 @@ impl Tool for IterateOver {
             truncated |= marks.truncated;
             if body.len() > cap {
                 let estimate = estimate_tokens(ctx, &body, n as u64 + 1, wanted);
-                return Ok(Extraction::unrendered(estimate, summary, wanted));
+                // Halving starts from the rows rendered before the cap, not the whole window: a
+                // file streamed for each retry candidate must not be streamed a dozen times.
+                return Ok(Extraction::unrendered(estimate, summary, n as u64 + 1));
             }
         }
         body.push_str(if items.is_empty() { "]" } else { "\n]" });
@@ -146,15 +148,27 @@ impl Tool for IterateOver {
     }
 
     fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
-        (got.returned > 1).then(|| {
-            Call::new(
+        if got.returned > 1 {
+            return Some(Call::new(
                 "iterate_over",
                 &Args {
                     limit: Some(got.returned / 2),
                     ..args.clone()
                 },
-            )
-        })
+            ));
+        }
+        // One row is still too much: describe that item instead, as get_in does an object.
+        let item = JsonPath::parse(&args.path)
+            .ok()?
+            .child(super::path::Segment::Index(args.offset));
+        Some(Call::new(
+            "schema",
+            &super::schema::Args {
+                file: args.file.clone(),
+                max_depth: 2,
+                path: Some(item.to_string()),
+            },
+        ))
     }
 
     fn suggestions(args: &Args) -> Vec<String> {

@@ -273,3 +273,48 @@ fn a_file_too_large_to_cache_is_windowed_in_one_streaming_pass() {
         "{footer}"
     );
 }
+
+#[test]
+fn a_100_kb_fields_argument_answers_within_the_cap_and_says_the_input_was_cut() {
+    // Issue 22, item 6: the whole argument came back inside `iterate_over_too_large` (12,677
+    // tokens, over the 10,000-token cap). Now it is refused up front, quoted cut.
+    let fixture = results();
+    let fields: String = (0..20_000).map(|i| format!("f{i},")).collect();
+    assert!(fields.len() > 100_000);
+    let text = fixture.call(
+        "iterate_over",
+        json!({"file": "r.json", "path": "$.results", "fields": fields}),
+    );
+    assert!(crate::test_support::counter().count(&text) <= 10_000);
+    let error: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(error["error"], "invalid_argument");
+    assert_eq!(error["argument"], "fields");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("argument `fields` is 128,890 bytes long, over the 4,096-byte limit (it starts `f0,f1,f2,"),
+        "{message}"
+    );
+    assert!(message.contains("…(128826 more chars)`)"), "{message}");
+    assert!(text.len() < 1_000, "{text}");
+}
+
+#[test]
+fn one_row_too_large_for_the_cap_retries_as_the_schema_of_that_item() {
+    // Issue 22, item 7: halving stopped at one row, and the retry offered was that row again.
+    let item: serde_json::Map<String, Value> = (0..400)
+        .map(|i| (format!("field{i}"), json!("x".repeat(300))))
+        .collect();
+    let doc = json!({"items": [item.clone(), item]}).to_string();
+    let fixture = Fixture::with_budget(&[("fat.json", doc.as_bytes())], 128_000, 2_000, 0);
+    let error = fixture.error(
+        "iterate_over",
+        json!({"file": "fat.json", "path": "$.items"}),
+    );
+    assert_eq!(error["error"], "iterate_over_too_large");
+    assert_eq!(
+        error["retry"],
+        json!({"tool": "schema", "arguments": {"file": "fat.json", "max_depth": 2, "path": "$.items[0]"}})
+    );
+    let retried = fixture.call("schema", error["retry"]["arguments"].clone());
+    assert!(retried.contains("--- schema: $.items[0]"), "{retried}");
+}

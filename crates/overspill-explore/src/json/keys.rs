@@ -144,9 +144,8 @@ fn join(prefix: &str, name: &str) -> String {
             format!("{prefix}.…")
         };
     }
-    if !is_plain_key(name) {
-        let quoted = serde_json::Value::String(name.to_owned()).to_string();
-        return format!("{prefix}[{quoted}]");
+    if !is_plain_key(name) || name.len() > super::tree::MAX_KEY_CHARS {
+        return format!("{prefix}[{}]", super::tree::quoted_key(name));
     }
     if prefix.is_empty() {
         name.to_owned()

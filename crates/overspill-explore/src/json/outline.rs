@@ -18,6 +18,8 @@
 
 use std::fmt::Write as _;
 
+use crate::context::ExploreContext;
+use crate::fit;
 use crate::line_index::LineIndex;
 use crate::lossy;
 use crate::numbered::thousands;
@@ -40,6 +42,30 @@ pub struct Outline {
     pub summary: String,
     /// Headings below `max_depth` were left out.
     pub elided: bool,
+    /// Where each shown heading starts in `text`, with its line in the file: the places the
+    /// outline may be cut.
+    entries: Vec<(usize, u64)>,
+}
+
+impl Outline {
+    /// Cuts the outline before the first heading that no longer fits the listing budget
+    /// ([`crate::fit`]); returns the note saying what was left out, or `None` when it fits
+    /// whole.
+    pub fn cut_to_fit(&mut self, ctx: &ExploreContext) -> Option<String> {
+        let starts: Vec<usize> = self.entries.iter().map(|(at, _)| *at).collect();
+        let kept = fit::entries_that_fit(ctx, &self.text, &starts);
+        let (at, line) = *self.entries.get(kept)?;
+        let total = self.entries.len();
+        self.text.truncate(at);
+        self.entries.truncate(kept);
+        Some(format!(
+            "outline cut to fit: {} of {} headings shown; the next starts at line {}: \
+             slice from there, or grep `^#` for the heading lines",
+            thousands(kept as u64),
+            thousands(total as u64),
+            thousands(line)
+        ))
+    }
 }
 
 struct Heading {
@@ -57,6 +83,7 @@ struct Heading {
 pub fn markdown(bytes: &[u8], index: &LineIndex, max_depth: usize) -> Outline {
     let total = index.line_count();
     let mut headings: Vec<Heading> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
     let mut fence: Option<(u8, usize)> = None;
     for (number, raw) in index.lines(bytes, 1, total) {
         let line = String::from_utf8_lossy(raw);
@@ -78,11 +105,16 @@ pub fn markdown(bytes: &[u8], index: &LineIndex, max_depth: usize) -> Outline {
         if indent <= 3
             && let Some((level, title)) = atx_heading(trimmed)
         {
-            for open in headings.iter_mut().rev() {
-                if open.end == 0 && open.level >= level {
-                    open.end = number - 1;
-                }
+            // The open sections rise in level from the bottom of the stack: a heading
+            // closes the ones at its level or deeper, which are on top (once each, so the
+            // whole walk stays linear).
+            while let Some(&top) = open.last()
+                && headings[top].level >= level
+            {
+                headings[top].end = number - 1;
+                open.pop();
             }
+            open.push(headings.len());
             headings.push(Heading {
                 level,
                 title,
@@ -115,12 +147,14 @@ pub fn markdown(bytes: &[u8], index: &LineIndex, max_depth: usize) -> Outline {
         if headings.len() == 1 { "" } else { "s" }
     );
     let mut elided = false;
+    let mut entries = Vec::new();
     for heading in &headings {
         let depth = heading.level - top;
         if depth >= shown_depth {
             elided = true;
             continue;
         }
+        entries.push((text.len(), heading.line));
         let indent = "  ".repeat(depth);
         let range = if heading.line == heading.end {
             format!("[L{}]", heading.line)
@@ -162,6 +196,7 @@ pub fn markdown(bytes: &[u8], index: &LineIndex, max_depth: usize) -> Outline {
             if levels == 1 { "" } else { "s" }
         ),
         elided,
+        entries,
     }
 }
 
@@ -211,6 +246,7 @@ fn text_outline(bytes: &[u8], index: &LineIndex) -> Outline {
         text,
         summary: "text summary".to_owned(),
         elided: false,
+        entries: Vec::new(),
     }
 }
 

@@ -17,6 +17,8 @@ use crate::args;
 use crate::context::ExploreContext;
 use crate::definitions::{self, Definition};
 use crate::error::ToolError;
+use crate::fit;
+use crate::numbered::thousands;
 use crate::tool::{Call, Extraction, Tool};
 
 /// Levels shown when `max_depth` is not given.
@@ -65,15 +67,21 @@ impl Tool for Schema {
         let json = format == Format::Json
             || (starts_like_json && !matches!(format, Format::Markdown) && !is_txt(file.path()));
         if !json {
-            let outline = if format == Format::Markdown {
+            let mut outline = if format == Format::Markdown {
                 outline::markdown(file.bytes(), file.lines(), depth)
             } else {
                 outline::text(file.bytes(), file.lines())
             };
+            // Thousands of headings never fit whatever the depth: the outline is cut to what
+            // fits, so the answer (and any retry) is bounded.
+            let cut = outline.cut_to_fit(ctx);
             let mut extraction = Extraction::new(outline.text, outline.summary, depth as u64);
             if outline.elided {
                 extraction = extraction
                     .with_note("deeper headings are left out: raise max_depth to see them");
+            }
+            if let Some(cut) = cut {
+                extraction = extraction.with_note(cut);
             }
             if args.path.as_deref().is_some_and(|p| p.trim() != "$") {
                 extraction = extraction.with_note(format!(
@@ -106,11 +114,26 @@ impl Tool for Schema {
         let shown = tree::render_with(value, &path.to_string(), depth, &|array| {
             document::items_shape(ctx, &file, array)
         });
+        let mut text = shown.text;
+        // At depth 1 nothing shallower is left to retry with: a listing still too long (an
+        // object with long keys) is cut to what fits.
+        let cut = if depth == 1 {
+            fit::cut_lines(ctx, &mut text)
+        } else {
+            None
+        };
         let mut extraction = Extraction::new(
-            shown.text,
+            text,
             format!("{path} (json, max_depth {depth})"),
             depth as u64,
         );
+        if let Some((kept, total)) = cut {
+            extraction = extraction.with_note(format!(
+                "listing cut to fit: {} of {} lines shown; pass the path of one member to see it",
+                thousands(kept as u64),
+                thousands(total as u64)
+            ));
+        }
         if args.max_depth > MAX_DEPTH as u64 {
             extraction = extraction.with_note("max_depth is capped at 64");
         }

@@ -208,13 +208,26 @@ pub fn lines(first: u32, last: u32) -> String {
     }
 }
 
-/// A key as a tree label: bare when it reads back as itself, else JSON-quoted.
+/// Characters of a key shown in a listing; a longer key is cut, quoted, and marked `…`.
+pub const MAX_KEY_CHARS: usize = 80;
+
+/// A key as a tree label: bare when it reads back as itself, else JSON-quoted; a key over
+/// [`MAX_KEY_CHARS`] is cut (a hostile file's 100 KB key must not fill the listing).
 pub fn key_label(key: &str) -> String {
-    if is_plain_key(key) {
+    if is_plain_key(key) && key.len() <= MAX_KEY_CHARS {
         key.to_owned()
     } else {
-        serde_json::Value::String(key.to_owned()).to_string()
+        quoted_key(key)
     }
+}
+
+/// `key` JSON-quoted, cut to [`MAX_KEY_CHARS`] characters with `…` after the quote when cut.
+pub fn quoted_key(key: &str) -> String {
+    let Some((end, _)) = key.char_indices().nth(MAX_KEY_CHARS) else {
+        return serde_json::Value::String(key.to_owned()).to_string();
+    };
+    let quoted = serde_json::Value::String(key[..end].to_owned()).to_string();
+    format!("{quoted}…")
 }
 
 #[cfg(test)]

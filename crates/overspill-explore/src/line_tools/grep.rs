@@ -7,22 +7,30 @@
 //! --
 //! ```
 
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::args;
+use crate::cache::CachedFile;
 use crate::context::ExploreContext;
 use crate::definitions::{self, Definition};
 use crate::error::ToolError;
 use crate::line_tools::plural;
 use crate::numbered::{Mark, NumberedLines, thousands};
-use crate::search::{self, Pattern};
+use crate::search::{self, Deadline, Found, Pattern};
 use crate::tool::{Call, Extraction, Tool};
 
 /// Context lines when `context` is not given.
 pub const DEFAULT_CONTEXT: u64 = 3;
 /// Matching lines shown when `max_matches` is not given.
 pub const DEFAULT_MAX_MATCHES: u64 = 200;
+
+/// How long one search may run before it stops and reports how far it got.
+pub const TIME_LIMIT: Duration = Duration::from_secs(3);
 
 /// The `grep` tool.
 #[derive(Debug)]
@@ -72,28 +80,53 @@ impl Tool for Grep {
         let file = ctx.open(&args.file)?;
         let (bytes, index) = (file.bytes(), file.lines());
         let total_lines = index.line_count();
-        let found = search::search(bytes, &pattern, args.max_matches);
+        // Every shown line costs at least a token, so more matching lines or context than
+        // the token limit can never be returned: keeping more would only cost memory and time.
+        let deliverable = ctx.token_limit().saturating_add(1);
+        let keep = args.max_matches.min(deliverable);
+        let context = args.context.min(deliverable);
+        let found = LastSearch::of(ctx, &file).search(bytes, &args, &pattern, keep);
         let shown = found.matching_lines.len() as u64;
-        let regions = search::regions(&found.matching_lines, args.context, total_lines);
+        let quoted = quote(&args.pattern, args.ignore_case);
+        if let Some(line) = found.stopped_at_line
+            && shown == 0
+        {
+            return Err(time_limit(&quoted, line, total_lines));
+        }
+        let regions = search::regions(&found.matching_lines, context, total_lines);
 
         let last_number = regions.last().map_or(1, |r| *r.end());
         let mut out = NumberedLines::new(ctx, &args.file, last_number);
         let mut matches = found.matching_lines.iter().copied().peekable();
+        let mut matches_shown = 0u64;
         for region in &regions {
             out.separator();
             for (number, line) in index.lines(bytes, *region.start(), *region.end()) {
                 let mark = if matches.peek() == Some(&number) {
                     matches.next();
+                    matches_shown += 1;
                     Mark::Match
                 } else {
                     Mark::Context
                 };
                 out.push(number, line, mark);
+                // Regions too large to return stop here, whatever their size.
+                if out.over_limit() {
+                    let lines: u64 = regions
+                        .iter()
+                        .map(|r| r.end() - r.start() + 1)
+                        .fold(0, u64::saturating_add);
+                    let estimate = out.estimate(&[(out.pushed(), lines)]);
+                    return Ok(Extraction::unrendered(
+                        estimate,
+                        String::new(),
+                        matches_shown,
+                    ));
+                }
             }
         }
         let (body, notes) = out.finish();
 
-        let quoted = quote(&args.pattern, args.ignore_case);
         let summary = if shown == 0 {
             format!(
                 "no line matches {quoted} ({} searched)",
@@ -124,10 +157,19 @@ impl Tool for Grep {
                 "not a valid regex ({reason}), so searched as literal text"
             ));
         }
+        if let Some(line) = found.stopped_at_line {
+            extraction = extraction.with_note(format!(
+                "the search stopped at line {} of {} (its {} s time limit), so later lines were \
+                 not searched or counted",
+                thousands(line),
+                thousands(total_lines),
+                TIME_LIMIT.as_secs()
+            ));
+        }
         Ok(extraction.with_notes(notes))
     }
 
-    fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
+    fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
         if got.returned > 1 {
             return Some(Call::new(
                 "grep",
@@ -137,12 +179,14 @@ impl Tool for Grep {
                 },
             ));
         }
-        (args.context > 0).then(|| {
+        // Context past the token limit is never shown, so halving starts from there.
+        let context = args.context.min(ctx.token_limit());
+        (context > 0).then(|| {
             Call::new(
                 "grep",
                 &Args {
                     max_matches: 1,
-                    context: args.context / 2,
+                    context: context / 2,
                     ..args.clone()
                 },
             )
@@ -154,6 +198,78 @@ impl Tool for Grep {
             "Make the pattern more specific so fewer lines match.".to_owned(),
             "Lower max_matches or context, then page through the hits with slice.".to_owned(),
         ]
+    }
+}
+
+/// The last search run on a file, kept with it in the file cache, so that the retry search
+/// of a refused result (the same pattern with fewer matches or less context) and a model
+/// paging through the hits do not search the file again.
+#[derive(Debug, Default)]
+struct LastSearch(Mutex<Option<(SearchKey, Found)>>);
+
+#[derive(Debug, PartialEq, Eq)]
+struct SearchKey {
+    pattern: String,
+    ignore_case: bool,
+    keep: u64,
+}
+
+impl LastSearch {
+    fn of(ctx: &ExploreContext, file: &Arc<CachedFile>) -> Arc<LastSearch> {
+        let slot = ctx.cache().derived::<LastSearch, Infallible>(file, |_| {
+            // A key and at most `token_limit + 1` line numbers.
+            let bytes = ctx.token_limit().saturating_add(1).saturating_mul(8);
+            Ok((LastSearch::default(), bytes.saturating_add(1024)))
+        });
+        match slot {
+            Ok(slot) => slot,
+            Err(never) => match never {},
+        }
+    }
+
+    /// The lines of `bytes` matching `args.pattern`, the first `keep` kept: from the last
+    /// search when it kept at least as many, else searched now (and remembered). The lock is
+    /// not held while searching, so concurrent searches of one file do not wait in turn.
+    fn search(&self, bytes: &[u8], args: &Args, pattern: &Pattern, keep: u64) -> Found {
+        let key = SearchKey {
+            pattern: args.pattern.clone(),
+            ignore_case: args.ignore_case,
+            keep,
+        };
+        if let Some((last, found)) = self.lock().as_ref()
+            && last.pattern == key.pattern
+            && last.ignore_case == key.ignore_case
+            && last.keep >= keep
+        {
+            let mut found = found.clone();
+            found
+                .matching_lines
+                .truncate(usize::try_from(keep).unwrap_or(usize::MAX));
+            return found;
+        }
+        let found = search::search(bytes, pattern, keep, Deadline::after(TIME_LIMIT));
+        *self.lock() = Some((key, found.clone()));
+        found
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Option<(SearchKey, Found)>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The `grep_limit` error of a search that found nothing before its time limit.
+fn time_limit(quoted: &str, line: u64, total: u64) -> ToolError {
+    ToolError::Limit {
+        tool: "grep".to_owned(),
+        limit: "time".to_owned(),
+        message: format!(
+            "the search for {quoted} found no match in lines 1-{} of {} before its {} s time \
+             limit; simplify the pattern (fewer alternatives and repetitions, no `\\b` around \
+             non-ASCII text) or make it more specific",
+            thousands(line.saturating_sub(1)),
+            thousands(total),
+            TIME_LIMIT.as_secs()
+        ),
     }
 }
 
@@ -175,7 +291,10 @@ fn quote(pattern: &str, ignore_case: bool) -> String {
 mod tests {
     use serde_json::json;
 
+    use super::Grep;
+    use crate::args;
     use crate::test_support::{Fixture, counter, footer_summary, numbered_text, split};
+    use crate::tool::Tool;
 
     const LOG: &str = "start\nGET /health 200\nGET /api 500 error\nok\nok\nok\nok\nok\nPOST /api 502 Error\nend\n";
 
@@ -362,5 +481,73 @@ mod tests {
         assert!(arguments["context"].as_u64().unwrap() < 4);
         let retried = fixture.call("grep", arguments.clone());
         assert!(retried.contains(">5: needle"), "{retried}");
+    }
+
+    #[test]
+    fn grep_refuses_a_99999_fold_repetition_before_searching_a_megabyte_of_its_letter() {
+        // Issue 22, item 5: this 8-byte pattern searched 1 MB of `a`s for over two minutes.
+        let aaa = format!("{}\n", "a".repeat(1_000_000));
+        let fixture = Fixture::new(&[("a.txt", aaa.as_bytes())]);
+        let error = fixture.error("grep", json!({"file": "a.txt", "pattern": "a{99999}"}));
+        assert_eq!(error["error"], "invalid_argument");
+        assert_eq!(error["argument"], "pattern");
+        let message = error["message"].as_str().unwrap();
+        assert!(message.contains("expand to 99,999 positions"), "{message}");
+        assert!(
+            fixture.ctx.cache().is_empty(),
+            "refused before the file was read"
+        );
+    }
+
+    #[test]
+    fn grep_refuses_a_printable_class_repeated_50000_times_on_a_long_line() {
+        // Issue 22, item 5: 19 s on a 1.2 MB line.
+        let line: String = (0..1_200_000u32)
+            .map(|i| char::from(b' ' + (i.wrapping_mul(2_654_435_761) >> 25) as u8 % 95))
+            .collect();
+        let fixture = Fixture::new(&[("line.txt", format!("{line}\n").as_bytes())]);
+        let error = fixture.error(
+            "grep",
+            json!({"file": "line.txt", "pattern": "[ -~]{50000}"}),
+        );
+        assert_eq!(error["error"], "invalid_argument");
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains("50,000 positions"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn grep_with_context_and_max_matches_of_1e18_answers_too_large_with_a_retry_that_fits() {
+        // Issue 22, item 5: 31 s and 484 MB before; the retry offered did not fit either
+        // (64 halvings of 10^18 context never got below the file's length).
+        let text: String = (1..=20_000)
+            .map(|i| format!("{i} GET /api 200\n"))
+            .collect();
+        let fixture = Fixture::new(&[("big.log", text.as_bytes())]);
+        let huge = 1_000_000_000_000_000_000u64;
+        let arguments =
+            json!({"file": "big.log", "pattern": "GET", "context": huge, "max_matches": huge});
+        let got = Grep::run(&fixture.ctx, args::parse("grep", &arguments).unwrap()).unwrap();
+        assert!(got.unrendered.is_some(), "rendering stopped at the limit");
+        assert!(got.returned < 2_000, "{}", got.returned);
+        let error = fixture.error("grep", arguments);
+        assert_eq!(error["error"], "grep_too_large");
+        let retry = &error["retry"]["arguments"];
+        assert!(retry["max_matches"].as_u64().unwrap() < 2_000, "{retry}");
+        let retried = fixture.call("grep", retry.clone());
+        assert!(!retried.starts_with("{\"error\""), "{retried}");
+    }
+
+    #[test]
+    fn grep_limit_error_shape_is_pinned() {
+        let error = super::time_limit("\"(a|b)*c\"", 1_201, 50_000);
+        assert_eq!(
+            error.render(),
+            r#"{"error":"grep_limit","limit":"time","message":"the search for \"(a|b)*c\" found no match in lines 1-1,200 of 50,000 before its 3 s time limit; simplify the pattern (fewer alternatives and repetitions, no `\\b` around non-ASCII text) or make it more specific"}"#
+        );
     }
 }

@@ -6,6 +6,7 @@ use crate::args;
 use crate::context::ExploreContext;
 use crate::definitions::{self, Definition};
 use crate::error::ToolError;
+use crate::line_index;
 use crate::line_tools::line_window;
 use crate::numbered::{Mark, NumberedLines};
 use crate::tool::{Call, Extraction, Tool};
@@ -38,14 +39,37 @@ impl Tool for Head {
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
         let file = ctx.open(&args.file)?;
-        let (bytes, index) = (file.bytes(), file.lines());
-        let total = index.line_count();
-        let last = args.lines.min(total);
-        let mut out = NumberedLines::new(ctx, &args.file, last);
-        for (number, line) in index.lines(bytes, 1, last) {
-            out.push(number, line, Mark::None);
-        }
-        let (body, notes) = out.finish();
+        let bytes = file.bytes();
+        // Rendered from the top without the line index: a window too large to return stops
+        // after about the token limit, whatever the file's size, and only a result that fits
+        // pays for counting the file's lines (its footer says "of N").
+        let mut width_of = args.lines.min(bytes.len() as u64 + 1);
+        let (body, notes, last) = loop {
+            let mut out = NumberedLines::new(ctx, &args.file, width_of);
+            for (number, line) in line_index::lines_from_top(bytes, args.lines) {
+                out.push(number, line, Mark::None);
+                let covered = line.as_ptr() as usize - bytes.as_ptr() as usize + line.len();
+                if out.over_limit() {
+                    // The window is at most `lines` lines, and at most the whole file.
+                    let estimate = out.estimate(&[
+                        (out.pushed(), args.lines),
+                        (covered as u64, bytes.len() as u64),
+                    ]);
+                    return Ok(Extraction::unrendered(
+                        estimate,
+                        String::new(),
+                        out.pushed(),
+                    ));
+                }
+            }
+            let last = out.pushed();
+            if last.to_string().len() == width_of.max(1).to_string().len() {
+                let (body, notes) = out.finish();
+                break (body, notes, last);
+            }
+            width_of = last;
+        };
+        let total = file.lines().line_count();
         let summary = if args.lines == 0 && total > 0 {
             line_window(1, 0, total)
         } else {
@@ -79,7 +103,10 @@ impl Tool for Head {
 mod tests {
     use serde_json::json;
 
+    use super::Head;
+    use crate::args;
     use crate::test_support::{Fixture, counter, footer_summary, numbered_text, split};
+    use crate::tool::Tool;
 
     #[test]
     fn head_shows_the_first_50_lines_numbered_by_default() {
@@ -179,16 +206,17 @@ mod tests {
             0,
             "an error is never charged"
         );
-        // 200 → 100 → 50 → 25: 25 is the first halving that fits, 50 does not.
+        // Rendering 200 lines stops after 58 (they already cost more than the cap), and
+        // halving starts from those: 29 fits, 58 does not.
         assert_eq!(
             error["retry"],
-            json!({"tool": "head", "arguments": {"file": "log.txt", "lines": 25}})
+            json!({"tool": "head", "arguments": {"file": "log.txt", "lines": 29}})
         );
-        let twice = fixture.error("head", json!({"file": "log.txt", "lines": 50}));
+        let twice = fixture.error("head", json!({"file": "log.txt", "lines": 58}));
         assert_eq!(twice["error"], "head_too_large");
         let retried = fixture.call("head", error["retry"]["arguments"].clone());
         assert!(
-            retried.contains("--- head: lines 1-25 of 400 |"),
+            retried.contains("--- head: lines 1-29 of 400 |"),
             "{retried}"
         );
         assert_eq!(
@@ -221,5 +249,27 @@ bad \xff\xfe bytes
             fixture.body("head", json!({"file": "win.txt"})),
             "1: one\n2: two"
         );
+    }
+
+    #[test]
+    fn head_of_10_18_lines_stops_rendering_at_the_limit_without_indexing_the_file() {
+        // Issue 22, item 5: a window far larger than the limit used to be rendered whole
+        // (`read` of 2 GB: 12.7 s and 3 GB through its `head` retries).
+        let fixture = Fixture::new(&[("a.txt", numbered_text(300_000).as_bytes())]);
+        let arguments = json!({"file": "a.txt", "lines": 1_000_000_000_000_000_000u64});
+        let got = Head::run(&fixture.ctx, args::parse("head", &arguments).unwrap()).unwrap();
+        let estimated = got.unrendered.expect("refused before rendering it all");
+        assert!(got.returned < 5_000, "{}", got.returned);
+        assert!(
+            estimated > 2_000_000,
+            "the whole file is estimated: {estimated}"
+        );
+        let size = std::fs::metadata(fixture.path().join("a.txt"))
+            .unwrap()
+            .len();
+        assert_eq!(fixture.ctx.cache().cost(), size, "no line index was built");
+        let error = fixture.error("head", arguments);
+        let retried = fixture.call("head", error["retry"]["arguments"].clone());
+        assert!(retried.contains("--- head: lines 1-"), "{retried}");
     }
 }

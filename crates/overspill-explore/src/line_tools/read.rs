@@ -10,7 +10,6 @@ use serde::{Deserialize, Serialize};
 use crate::context::ExploreContext;
 use crate::definitions::{self, Definition};
 use crate::error::ToolError;
-use crate::line_index::LineIndex;
 use crate::line_tools::{head, line_window};
 use crate::lossy;
 use crate::numbered::{Mark, NumberedLines};
@@ -41,27 +40,30 @@ impl Tool for Read {
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
         let file = ctx.open(&args.file)?;
-        let (bytes, index) = (file.bytes(), file.lines());
-        let total = index.line_count();
-        let summary = line_window(1, total, total);
+        let bytes = file.bytes();
         let limit = ctx.token_limit();
+        // Judged before the line index is built: refusing a 2 GB file costs four samples.
         if file.size() > SAMPLE_BYTES {
-            let estimated = estimate(ctx, bytes, index);
+            let (estimated, lines) = estimate(ctx, bytes);
             if estimated > limit.saturating_add(limit / 2) {
-                return Ok(Extraction::unrendered(estimated, summary, total));
+                return Ok(Extraction::unrendered(estimated, String::new(), lines));
             }
         }
+        let index = file.lines();
+        let total = index.line_count();
+        let summary = line_window(1, total, total);
         let mut out = NumberedLines::new(ctx, &args.file, total);
         for (number, line) in index.lines(bytes, 1, total) {
             out.push(number, line, Mark::None);
-        }
-        // `read` returns the whole file or nothing: a line cut to fit means it does not fit.
-        if out.cut_lines() > 0 {
-            return Ok(Extraction::unrendered(
-                estimate(ctx, bytes, index).max(limit + 1),
-                summary,
-                total,
-            ));
+            // `read` returns the whole file or nothing: a line cut to fit means it does not
+            // fit, and so does a rendering already over the limit.
+            if out.cut_lines() > 0 || out.over_limit() {
+                let estimated = out
+                    .estimate(&[(out.pushed(), total)])
+                    .max(estimate(ctx, bytes).0)
+                    .max(limit + 1);
+                return Ok(Extraction::unrendered(estimated, summary, total));
+            }
         }
         let (body, notes) = out.finish();
         Ok(Extraction::new(body, summary, total).with_notes(notes))
@@ -87,39 +89,56 @@ impl Tool for Read {
     }
 }
 
-/// Tokens the whole file would cost numbered and uncut: [`SAMPLES`] windows of lines spread
-/// over the file (its start, quarters and end differ: short numbers, long numbers), rendered
-/// the same way, counted, and scaled by the file size.
-fn estimate(ctx: &ExploreContext, bytes: &[u8], index: &LineIndex) -> u64 {
-    let total = index.line_count();
-    let width = total.max(1).to_string().len();
+/// Tokens the whole file would cost numbered and uncut, and about how many lines it has,
+/// without indexing it: [`SAMPLES`] windows of lines spread over the file by byte offset (its
+/// start, quarters and end differ: short numbers, long numbers), rendered the same way with
+/// numbers as wide as the file's would be, counted, and scaled by the file size.
+fn estimate(ctx: &ExploreContext, bytes: &[u8]) -> (u64, u64) {
     let per_sample = usize::try_from(SAMPLE_BYTES).unwrap_or(usize::MAX) / SAMPLES as usize;
+    let mut pieces = Vec::new();
+    let mut newlines = 0u64;
+    let mut sampled = 0usize;
+    for k in 0..SAMPLES as usize {
+        let at = bytes.len() / SAMPLES as usize * k;
+        // Each window starts at a line start (the first at the top).
+        let start = if at == 0 {
+            0
+        } else {
+            memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i + 1)
+        };
+        let end = start.saturating_add(per_sample).min(bytes.len());
+        let window = &bytes[start..end];
+        newlines += memchr::memchr_iter(b'\n', window).count() as u64;
+        sampled += window.len();
+        pieces.push((k, window));
+    }
+    let lines =
+        u64::try_from(u128::from(newlines.max(1)) * bytes.len() as u128 / sampled.max(1) as u128)
+            .unwrap_or(u64::MAX)
+            .max(1);
+    let width = lines.to_string().len();
     let mut tokens = 0u128;
-    let mut sampled = 0u128;
-    for k in 0..SAMPLES {
-        let first = 1 + total * k / SAMPLES;
+    for (k, window) in pieces {
         let mut sample = String::new();
-        let mut taken = 0usize;
-        for (number, line) in index.lines(bytes, first, total) {
-            let piece = lossy::prefix(line, per_sample.saturating_sub(taken));
+        let first = 1 + lines / SAMPLES * k as u64;
+        let window = window.strip_suffix(b"\n").unwrap_or(window);
+        for (number, line) in (first..).zip(window.split(|&b| b == b'\n')) {
+            let piece = lossy::prefix(line, per_sample);
             sample.push_str(&format!("{number:>width$}: {}\n", piece.text));
-            taken += line.len().min(per_sample) + 1;
-            if piece.truncated || taken >= per_sample {
-                break;
-            }
         }
         tokens += ctx.counter().count(&sample) as u128;
-        sampled += taken as u128;
     }
-    let scaled = tokens * bytes.len() as u128 / sampled.max(1);
-    u64::try_from(scaled).unwrap_or(u64::MAX)
+    let scaled = tokens * bytes.len() as u128 / sampled.max(1) as u128;
+    (u64::try_from(scaled).unwrap_or(u64::MAX), lines)
 }
 
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
+    use super::Read;
     use crate::test_support::{Fixture, counter, footer_summary, numbered_text, split};
+    use crate::tool::Tool;
 
     #[test]
     fn read_returns_the_whole_file_numbered() {
@@ -180,5 +199,27 @@ mod tests {
             .enumerate()
             .map(|(i, l)| format!("{:>width$}: {l}\n", i + 1))
             .collect()
+    }
+
+    #[test]
+    fn read_refuses_a_large_file_from_samples_before_indexing_it() {
+        // Issue 22, item 5: `read` of a 2 GB file indexed and rendered it (12.7 s, 3 GB)
+        // before answering; now four samples decide.
+        let fixture = Fixture::new(&[("big.txt", numbered_text(300_000).as_bytes())]);
+        let got = Read::run(
+            &fixture.ctx,
+            super::Args {
+                file: "big.txt".into(),
+            },
+        )
+        .unwrap();
+        let estimated = got.unrendered.expect("refused up front");
+        assert!(estimated > 1_000_000, "{estimated}");
+        let size = std::fs::metadata(fixture.path().join("big.txt"))
+            .unwrap()
+            .len();
+        assert_eq!(fixture.ctx.cache().cost(), size, "no line index was built");
+        // About the file's 300,000 lines.
+        assert!(got.returned.abs_diff(300_000) < 30_000, "{}", got.returned);
     }
 }

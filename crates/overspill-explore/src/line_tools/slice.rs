@@ -69,6 +69,15 @@ impl Tool for Slice {
         let mut shown = None;
         for (number, line) in index.lines(bytes, args.start, last) {
             shown = Some(out.push(number, line, Mark::None));
+            // A window too large to return stops here, whatever its size.
+            if out.over_limit() {
+                let estimate = out.estimate(&[(out.pushed(), last - args.start + 1)]);
+                return Ok(Extraction::unrendered(
+                    estimate,
+                    String::new(),
+                    out.pushed(),
+                ));
+            }
         }
         let (body, mut notes) = out.finish();
         let mut summary = line_window(args.start, last, total);
@@ -154,7 +163,10 @@ fn validate(args: &Args) -> Result<(), ToolError> {
 mod tests {
     use serde_json::json;
 
+    use super::Slice;
+    use crate::args;
     use crate::test_support::{Fixture, footer_summary, numbered_text, split};
+    use crate::tool::Tool;
 
     #[test]
     fn slice_returns_the_inclusive_range_with_absolute_line_numbers() {
@@ -306,5 +318,17 @@ mod tests {
             doubled["error"], "slice_too_large",
             "the retry is the first halving that fits"
         );
+    }
+
+    #[test]
+    fn slice_of_a_huge_range_stops_rendering_at_the_limit() {
+        let fixture = Fixture::new(&[("a.txt", numbered_text(300_000).as_bytes())]);
+        let arguments = json!({"file": "a.txt", "start": 2, "end": u64::MAX});
+        let got = Slice::run(&fixture.ctx, args::parse("slice", &arguments).unwrap()).unwrap();
+        assert!(got.unrendered.is_some());
+        assert!(got.returned < 5_000, "{}", got.returned);
+        let error = fixture.error("slice", arguments);
+        let retried = fixture.call("slice", error["retry"]["arguments"].clone());
+        assert!(retried.contains("--- slice: lines 2-"), "{retried}");
     }
 }

@@ -1,0 +1,86 @@
+//! Cutting a listing (a schema tree, an `item_schema` key list, a Markdown outline) to what
+//! the token limit allows, for the case where its window cannot be narrowed any further: a
+//! `schema` at depth 1, an `item_schema` of one item, a Markdown outline with thousands of
+//! headings. The listing keeps its first entries whole and the tool says, in a footer note,
+//! how many were left out; so the answer fits, and so does every retry that leads to it.
+
+use crate::context::{ExploreContext, LINE_RESERVE_TOKENS};
+
+/// Tokens a cut listing may cost: the limit, less room for the footer and its note.
+pub fn listing_budget(ctx: &ExploreContext) -> usize {
+    usize::try_from(ctx.token_limit().saturating_sub(LINE_RESERVE_TOKENS)).unwrap_or(usize::MAX)
+}
+
+/// Whether `text` costs at most [`listing_budget`] tokens (counting stops past it).
+pub fn fits(ctx: &ExploreContext, text: &str) -> bool {
+    ctx.counter()
+        .count_up_to(text, listing_budget(ctx))
+        .is_some()
+}
+
+/// How many entries of `text` fit whole, when entry `i` starts at byte `starts[i]`
+/// (ascending; whatever precedes `starts[0]` is a header that is always kept). Binary search:
+/// O(log entries) counts, each stopping at the budget.
+pub fn entries_that_fit(ctx: &ExploreContext, text: &str, starts: &[usize]) -> usize {
+    if fits(ctx, text) {
+        return starts.len();
+    }
+    // `lo` entries fit (the header alone is taken to), `hi` do not.
+    let (mut lo, mut hi) = (0usize, starts.len());
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        // `mid` entries end where entry `mid` starts.
+        if fits(ctx, &text[..starts[mid]]) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// Cuts `text` before its first line that would not fit, keeping at least one line; returns
+/// `(kept, total)` lines when it cut anything.
+pub fn cut_lines(ctx: &ExploreContext, text: &mut String) -> Option<(usize, usize)> {
+    // Every line but the first starts an entry; the first is the header.
+    let starts: Vec<usize> = memchr::memchr_iter(b'\n', text.as_bytes())
+        .map(|at| at + 1)
+        .collect();
+    let total = starts.len() + 1;
+    let kept = entries_that_fit(ctx, text, &starts);
+    if kept == starts.len() {
+        return None;
+    }
+    // The header line and `kept` more, without the newline before the first cut line.
+    text.truncate(starts[kept] - 1);
+    Some((kept + 1, total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::Fixture;
+
+    #[test]
+    fn a_listing_that_fits_is_left_whole() {
+        let fixture = Fixture::new(&[]);
+        let mut text = "a\nb\nc".to_owned();
+        assert_eq!(cut_lines(&fixture.ctx, &mut text), None);
+        assert_eq!(text, "a\nb\nc");
+    }
+
+    #[test]
+    fn a_listing_too_long_keeps_the_lines_that_fit() {
+        let fixture = Fixture::with_budget(&[], 128_000, 1_000, 0);
+        let mut text: String = (0..2_000).map(|i| format!("key{i}: number\n")).collect();
+        text.pop();
+        let (kept, total) = cut_lines(&fixture.ctx, &mut text).unwrap();
+        assert_eq!(total, 2_000);
+        assert!(kept > 10 && kept < 2_000, "{kept}");
+        assert_eq!(text.lines().count(), kept);
+        assert!(fits(&fixture.ctx, &text));
+        // What the search measured: the kept lines and the next one, with its newline.
+        let one_more = format!("{text}\nkey{kept}: number\n");
+        assert!(!fits(&fixture.ctx, &one_more));
+    }
+}
