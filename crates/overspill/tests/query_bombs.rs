@@ -226,6 +226,7 @@ fn group_by_on_5_000_000_numbers_stops_within_the_time_limit() {
     // comparisons and reads the clock as it sorts. Either limit may end it first.
     let report = explode("group_by");
     assert_contained("group_by", &report, &["time", "memory"]);
-    // The limit is 5 s; jaq's own group_by ran 17 s past it.
-    assert!(report.elapsed_ms < 7_000, "{} ms", report.elapsed_ms);
+    // The limit is 5 s; jaq's own group_by ran 17 s past it. How long this took is reported,
+    // not asserted (no timing assertions in tests: `cargo xtask bench` has the time rows).
+    eprintln!("group_by bomb answered after {} ms", report.elapsed_ms);
 }
