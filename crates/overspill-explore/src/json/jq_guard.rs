@@ -1,8 +1,8 @@
 //! What keeps a jq filter bounded and blind to everything but its input (SPEC §6.2, §13).
 //!
 //! jaq evaluates lazily and has no hook for interruption, so the bounds are woven into the
-//! program itself before it is compiled ([`super::jq_rewrite`]), and the natives that can run
-//! long or allocate much in one call are replaced by bounded ones ([`super::jq_natives`]):
+//! program itself before it is compiled (`super::jq_rewrite`), and the natives that can run
+//! long or allocate much in one call are replaced by bounded ones (`super::jq_natives`):
 //!
 //! - every definition (the standard library's and the filter's own), every step of `range`,
 //!   `..`, `reduce` and `foreach`, and every 16 steps of a literal path start with a native
@@ -10,14 +10,14 @@
 //!   evaluation thread's stack, so `repeat(.)`, `range(1e12)`, `[paths]` on a huge file or
 //!   runaway recursion all stop at a limit;
 //! - natives that loop inside one call (sorting, grouping, `contains`, `indices`, regular
-//!   expressions) count their work with a [`Meter`] and read the clock every few thousand
+//!   expressions) count their work with a `Meter` and read the clock every few thousand
 //!   units, so the time limit holds inside them too;
 //! - operations that can build large values — native functions, `+`, `*`, `/`, string
 //!   interpolation, array and object construction — pass their result through a *size*
 //!   check (a string or array over [`Limits::max_value_bytes`], more than
 //!   [`Limits::max_produced_bytes`] built in total); string repetition, string splitting,
 //!   `explode`, `fromjson`, `tojson`, `indices` and regular expressions account for what they
-//!   will allocate *before* they allocate it ([`reserve`], [`fits_value`]);
+//!   will allocate *before* they allocate it (`reserve`, `fits_value`);
 //! - every operation that can make a value deeper — array and object construction, the value
 //!   an update writes, `group_by`, `to_entries`, `path_value`, `fromjson` — checks its
 //!   nesting ([`Limits::max_nesting`]), and text is rendered (`tojson`, interpolation, the
@@ -98,7 +98,7 @@ pub enum Tripped {
 /// The exit code of the halt a tripped limit raises (the run's owner reads [`Tripped`]).
 pub(crate) const HALT: i32 = 0x0ddba11;
 
-/// Work units a [`Meter`] gathers before it reports them (and the clock is read).
+/// Work units a `Meter` gathers before it reports them (and the clock is read).
 const METER_BATCH: u64 = 1 << 12;
 
 /// A built value at least this large makes its size check read the clock too: copying it

@@ -49,7 +49,7 @@ pub struct Outline {
 
 impl Outline {
     /// Cuts the outline before the first heading that no longer fits the listing budget
-    /// ([`crate::fit`]); returns the note saying what was left out, or `None` when it fits
+    /// (`crate::fit`); returns the note saying what was left out, or `None` when it fits
     /// whole.
     pub fn cut_to_fit(&mut self, ctx: &ExploreContext) -> Option<String> {
         let starts: Vec<usize> = self.entries.iter().map(|(at, _)| *at).collect();
