@@ -496,11 +496,8 @@ impl HttpSession {
 /// anything else on the GET stream, else the newest POST stream, else the backlog.
 async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<String>) {
     while let Some(text) = queue.recv().await {
-        let answered = match message::parse(text.clone()).first() {
-            Some(Ok(message::Message {
-                kind: Kind::Response { id: Some(id) },
-                ..
-            })) => Some(id.clone()),
+        let answered = match message::head(&text) {
+            Ok((Kind::Response { id: Some(id) }, _)) => Some(id),
             _ => None,
         };
         let target = {

@@ -121,11 +121,17 @@ fn parse_batch(text: &str) -> Vec<Result<Message, Invalid>> {
 }
 
 fn parse_one(text: String) -> Result<Message, Invalid> {
-    let (kind, id) = match serde_json::from_str::<Envelope>(&text) {
-        Ok(envelope) => route(&envelope)?,
-        Err(error) => return Err(not_parsed(&text, &error)),
-    };
+    let (kind, id) = head(&text)?;
     Ok(Message { text, kind, id })
+}
+
+/// The kind and id of one message (not a batch), read without copying its text: for a
+/// transport that only needs to know where a message goes.
+pub(crate) fn head(text: &str) -> Result<(Kind, Value), Invalid> {
+    match serde_json::from_str::<Envelope>(text) {
+        Ok(envelope) => route(&envelope),
+        Err(error) => Err(not_parsed(text, &error)),
+    }
 }
 
 /// The kind and id of a well-formed envelope, or why it is not a JSON-RPC 2.0 message.

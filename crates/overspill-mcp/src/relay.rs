@@ -382,6 +382,7 @@ impl Relay {
                 return;
             };
             let id = id.clone();
+            let raw_id = message.id.clone();
             let schema = shared.schema(&tool);
             let scratch = Arc::clone(&shared.scratch);
             let resolved = tokio::task::spawn_blocking(move || {
@@ -393,27 +394,25 @@ impl Relay {
                     .map(Value::take)
                     .unwrap_or(Value::Null);
                 if !overspill::references::has_references(&arguments) {
-                    return Ok((message.text, message.id));
+                    return Ok(message.text);
                 }
                 let arguments = scratch.resolve_references(arguments, schema.as_deref())?;
                 value["params"]["arguments"] = arguments;
-                Ok((value.to_string(), message.id))
+                Ok(value.to_string())
             })
             .await;
             match resolved {
-                Ok(Ok((text, raw_id))) => {
+                Ok(Ok(text)) => {
                     shared.expect(&id, &raw_id, Pending::ToolCall { tool });
                     shared.send_server(text).await;
                 }
                 Ok(Err(reason)) => {
                     let result = edits::error_result(reason);
-                    let raw_id = id_value(&id);
                     shared
                         .send_client(message::result_response(&raw_id, &result))
                         .await;
                 }
                 Err(error) => {
-                    let raw_id = id_value(&id);
                     shared
                         .send_client(message::error_response(
                             &raw_id,
@@ -722,13 +721,6 @@ fn exploration_arguments(raw: Option<&RawValue>) -> Result<Value, String> {
 
 fn tool_name(tool: &Value) -> Option<&str> {
     tool.get("name")?.as_str()
-}
-
-fn id_value(id: &Id) -> Value {
-    match id {
-        Id::Number(text) => serde_json::from_str(text).unwrap_or(Value::Null),
-        Id::Text(text) => Value::String(text.clone()),
-    }
 }
 
 /// Why a line could not be read as a message.

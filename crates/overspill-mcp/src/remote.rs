@@ -239,20 +239,12 @@ pub(crate) async fn run(
     outcome
 }
 
-/// The head of a message the relay sends: whether it is a request (and its id and method).
+/// The head of a message the relay sends: its id when it is a request, and its method.
 fn head(text: &str) -> Option<(Option<Value>, String)> {
-    let mut parsed = message::parse(text.to_owned());
-    match parsed.pop()?.ok()? {
-        message::Message {
-            kind: Kind::Request { method, .. },
-            id,
-            ..
-        } => Some((Some(id), method)),
-        message::Message {
-            kind: Kind::Notification { method },
-            ..
-        } => Some((None, method)),
-        _ => Some((None, String::new())),
+    match message::head(text).ok()? {
+        (Kind::Request { method, .. }, id) => Some((Some(id), method)),
+        (Kind::Notification { method }, _) => Some((None, method)),
+        (Kind::Response { .. }, _) => Some((None, String::new())),
     }
 }
 
@@ -559,10 +551,7 @@ impl Link {
 
 /// Whether `text` is the response to the request `id`.
 fn answers(text: &str, id: &Value) -> bool {
-    matches!(
-        message::parse(text.to_owned()).first(),
-        Some(Ok(message::Message { kind: Kind::Response { .. }, id: answered, .. })) if answered == id
-    )
+    matches!(message::head(text), Ok((Kind::Response { .. }, answered)) if &answered == id)
 }
 
 /// An HTTP error without its source chain's repetition (reqwest's errors never hold header
