@@ -78,6 +78,9 @@ pub enum ProxyError {
         /// Its `WWW-Authenticate` challenge (cut to 300 characters).
         challenge: String,
     },
+    /// The remote server needs a sign-in the proxy does not have (or cannot renew).
+    #[error("{0}")]
+    SignIn(#[from] crate::oauth::OAuthError),
     /// The remote server no longer knows the session (HTTP 404 for its session id).
     #[error(
         "the MCP server at {url} ended the session (HTTP 404 for its Mcp-Session-Id); restart \

@@ -32,6 +32,7 @@ mod lines;
 mod listen;
 mod message;
 mod names;
+pub mod oauth;
 mod relay;
 mod remote;
 mod scratch;

@@ -21,6 +21,7 @@ use tokio::sync::mpsc;
 
 use crate::error::ProxyError;
 use crate::message::{self, Kind};
+use crate::oauth::{Authorizer, Login, TokenStore};
 use crate::relay::Relay;
 use crate::session::UpstreamPorts;
 
@@ -48,6 +49,14 @@ pub struct Remote {
     headers: Vec<(String, String)>,
     connect_timeout: Duration,
     read_timeout: Duration,
+    oauth: Option<OAuthUse>,
+}
+
+/// Where the proxy finds its sign-in to the server, and whether it may sign in itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct OAuthUse {
+    store: TokenStore,
+    login: Option<Login>,
 }
 
 impl Remote {
@@ -72,7 +81,18 @@ impl Remote {
             headers: Vec::new(),
             connect_timeout: CONNECT_TIMEOUT,
             read_timeout: READ_TIMEOUT,
+            oauth: None,
         })
+    }
+
+    /// The same endpoint signed in to with OAuth: the access token of its sign-in in `store`
+    /// (from `overspill auth login`) rides on every request, renewed before it expires and
+    /// after a 401 (the request that got the 401 is sent again once). Without a usable
+    /// sign-in, `login` runs when given (`--oauth`); otherwise the client is told to sign in.
+    #[must_use]
+    pub fn with_oauth(mut self, store: TokenStore, login: Option<Login>) -> Remote {
+        self.oauth = Some(OAuthUse { store, login });
+        self
     }
 
     /// The same endpoint with a header sent on every request (`Authorization`, an API key…).
@@ -127,6 +147,7 @@ impl std::fmt::Debug for Remote {
             .field("headers (values hidden)", &names)
             .field("connect_timeout", &self.connect_timeout)
             .field("read_timeout", &self.read_timeout)
+            .field("oauth", &self.oauth.is_some())
             .finish()
     }
 }
@@ -196,6 +217,7 @@ struct Link {
     protocol: RwLock<Option<HeaderValue>>,
     listening: AtomicBool,
     fatal: mpsc::UnboundedSender<ProxyError>,
+    auth: Option<Authorizer>,
 }
 
 /// Runs the session against the remote server until the client goes (`gone`) or the server
@@ -225,7 +247,9 @@ pub(crate) async fn run(
         Some(error) = stopped.recv() => Err(error),
         Some(error) = failed.recv() => {
             let why = match &error {
-                ProxyError::AuthRequired { .. } => "refused the credentials (HTTP 401)",
+                ProxyError::AuthRequired { .. } | ProxyError::SignIn(_) => {
+                    "refused the credentials (HTTP 401)"
+                }
                 _ => "ended the session (HTTP 404 for its Mcp-Session-Id)",
             };
             relay.server_gone(why).await;
@@ -290,15 +314,25 @@ impl Link {
             protocol: RwLock::new(None),
             listening: AtomicBool::new(false),
             fatal,
+            auth: remote.oauth.as_ref().map(|oauth| {
+                Authorizer::new(
+                    remote.url.to_string(),
+                    oauth.store.clone(),
+                    oauth.login.clone(),
+                )
+            }),
         })
     }
 
-    /// A request to the endpoint with the user's headers and the session's.
-    fn request(&self, method: Method) -> reqwest::RequestBuilder {
+    /// A request to the endpoint with the user's headers, the session's and the bearer.
+    fn request(&self, method: Method, bearer: Option<&str>) -> reqwest::RequestBuilder {
         let mut request = self
             .http
             .request(method, self.url.clone())
             .headers(self.headers.clone());
+        if let Some(token) = bearer {
+            request = request.bearer_auth(token);
+        }
         if let Some(session) = read(&self.session) {
             request = request.header(SESSION_ID, session);
         }
@@ -332,13 +366,25 @@ impl Link {
     /// POSTs one message and relays what comes back; a request that gets no answer is
     /// answered with an error in the server's place.
     async fn post(&self, text: String, id: Option<Value>, initialize: bool) {
-        let sent = self
-            .request(Method::POST)
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream")
-            .body(text)
-            .send()
-            .await;
+        let bearer = match self.bearer().await {
+            Ok(bearer) => bearer,
+            Err(error) => return self.sign_in_failed(id.as_ref(), error).await,
+        };
+        // The request is sent again once after a 401 that a renewed token may cure.
+        let again = self.auth.as_ref().map(|_| text.clone());
+        let mut sent = self.post_once(text, bearer.as_deref()).await;
+        if let (Ok(response), Some(auth), Some(text)) = (&sent, &self.auth, again)
+            && response.status() == StatusCode::UNAUTHORIZED
+        {
+            let challenge = challenge_of(response);
+            match auth
+                .after_unauthorized(bearer.as_deref(), challenge.as_deref())
+                .await
+            {
+                Ok(token) => sent = self.post_once(text, Some(&token)).await,
+                Err(error) => return self.sign_in_failed(id.as_ref(), error).await,
+            }
+        }
         let response = match sent {
             Ok(response) => response,
             Err(error) => {
@@ -355,10 +401,7 @@ impl Link {
         }
         let status = response.status();
         if status == StatusCode::UNAUTHORIZED {
-            let challenge = response
-                .headers()
-                .get(WWW_AUTHENTICATE)
-                .and_then(|value| value.to_str().ok())
+            let challenge = challenge_of(&response)
                 .map(|value| value.chars().take(QUOTED_BODY).collect::<String>());
             let error = ProxyError::AuthRequired {
                 url: self.url.to_string(),
@@ -433,6 +476,35 @@ impl Link {
         }
     }
 
+    /// POSTs one message with the bearer.
+    async fn post_once(
+        &self,
+        text: String,
+        bearer: Option<&str>,
+    ) -> Result<reqwest::Response, reqwest::Error> {
+        self.request(Method::POST, bearer)
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream")
+            .body(text)
+            .send()
+            .await
+    }
+
+    /// The bearer for the next request, if the server is signed in to.
+    async fn bearer(&self) -> Result<Option<String>, crate::oauth::OAuthError> {
+        match &self.auth {
+            Some(auth) => auth.bearer().await,
+            None => Ok(None),
+        }
+    }
+
+    /// No token to send: the request is answered with what to do, and the session ends.
+    async fn sign_in_failed(&self, id: Option<&Value>, error: crate::oauth::OAuthError) {
+        let error = ProxyError::SignIn(error);
+        self.fail_request(id, &error.to_string()).await;
+        let _ = self.fatal.send(error);
+    }
+
     /// Relays each event of an SSE answer; returns whether the answer to `id` was among them.
     /// `last_event` keeps the last event id, to resume from.
     async fn relay_events(
@@ -483,8 +555,17 @@ impl Link {
         let mut last_event = None;
         let mut failures = 0;
         while failures < RECONNECTS {
+            let Ok(mut bearer) = self.bearer().await else {
+                return;
+            };
+            if failures > 0
+                && let Some(auth) = &self.auth
+            {
+                // A stream refused for its token (or dropped) is reopened with a renewed one.
+                bearer = auth.after_unauthorized(bearer.as_deref(), None).await.ok();
+            }
             let mut request = self
-                .request(Method::GET)
+                .request(Method::GET, bearer.as_deref())
                 .header(ACCEPT, "text/event-stream");
             if let Some(event) = &last_event {
                 request = request.header(LAST_EVENT_ID, event);
@@ -513,7 +594,8 @@ impl Link {
         if read(&self.session).is_none() {
             return;
         }
-        let request = self.request(Method::DELETE).send();
+        let bearer = self.bearer().await.ok().flatten();
+        let request = self.request(Method::DELETE, bearer.as_deref()).send();
         let _ = tokio::time::timeout(Duration::from_secs(5), request).await;
     }
 
@@ -547,6 +629,15 @@ impl Link {
             self.read_timeout.as_secs()
         )
     }
+}
+
+/// The `WWW-Authenticate` challenge of a 401.
+fn challenge_of(response: &reqwest::Response) -> Option<String> {
+    response
+        .headers()
+        .get(WWW_AUTHENTICATE)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned)
 }
 
 /// Whether `text` is the response to the request `id`.
