@@ -572,6 +572,14 @@ impl Link {
             }
             match request.send().await {
                 Ok(response) if response.status() == StatusCode::METHOD_NOT_ALLOWED => return,
+                // Without a session, a 404 only says there is no stream here (a stateless
+                // server): as with 405, nothing to listen to.
+                Ok(response)
+                    if response.status() == StatusCode::NOT_FOUND
+                        && read(&self.session).is_none() =>
+                {
+                    return;
+                }
                 Ok(response) if response.status() == StatusCode::NOT_FOUND => {
                     let _ = self.fatal.send(ProxyError::SessionEnded {
                         url: self.url.to_string(),

@@ -1,7 +1,7 @@
 //! `overspill mcp [--config FILE] [--name SERVER] [--tool-prefix P] [--dir DIR]
 //! [--context-window N] [--provider P] [--model M] [--init-timeout SECS]
 //! (-- <command> [args…] | --url URL [--header 'Name: value']… [--connect-timeout SECS]
-//! [--read-timeout SECS])`: the MCP proxy.
+//! [--read-timeout SECS] [--oauth [--no-browser] [--callback-port PORT]])`: the MCP proxy.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -12,6 +12,7 @@ use anyhow::Context;
 use clap::Args;
 use overspill::Scratchpad;
 use overspill::config::{Config, DEFAULT_MIN_TOKENS};
+use overspill_mcp::oauth::{ClientIdentity, TokenStore};
 use overspill_mcp::{Listen, ProxyError, ProxyOptions, Remote, ScratchFactory, parse_header};
 
 pub const EXAMPLES: &str = "Speaks MCP on stdin/stdout to the client and runs the real server as a \
@@ -20,7 +21,8 @@ child process. Large tool results are stored (under --dir, the configuration's m
 Examples:\n  \
 overspill mcp -- npx -y @modelcontextprotocol/server-filesystem /data\n  \
 overspill mcp --config overspill.toml --name k8s -- kubectl-mcp-server\n  \
-overspill mcp --tool-prefix sp_ -- my-server   # exploration tools become sp_grep, sp_head …";
+overspill mcp --tool-prefix sp_ -- my-server   # exploration tools become sp_grep, sp_head …\n  \
+overspill mcp --url https://mcp.example.com/mcp   # after `overspill auth login --url …`";
 
 /// The window the budget is sized by when neither the flag nor `[agent.llm]` gives one.
 const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
@@ -65,6 +67,17 @@ pub struct McpArgs {
     /// Seconds an answer from the --url server may go silent before the request fails.
     #[arg(long, value_name = "SECS", default_value_t = 300.0, requires = "url")]
     read_timeout: f64,
+    /// Sign in to the --url server itself (printing the URL on stderr, opening a browser)
+    /// when there is no sign-in or it cannot be renewed, instead of telling the client to run
+    /// `overspill auth login`.
+    #[arg(long, requires = "url")]
+    oauth: bool,
+    /// With --oauth: only print the authorization URL, do not open a browser.
+    #[arg(long, requires = "oauth")]
+    no_browser: bool,
+    /// With --oauth: the loopback port the browser is sent back to (default: a free one).
+    #[arg(long, value_name = "PORT", requires = "oauth")]
+    callback_port: Option<u16>,
     /// Serve MCP clients over Streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of
     /// stdio: each client session gets its own scratchpad (under --dir) and upstream.
     #[arg(long, value_name = "ADDR")]
@@ -229,11 +242,33 @@ fn options(args: &McpArgs) -> Result<ProxyOptions, String> {
                 .map_err(|error| error.to_string())?
                 .with_connect_timeout(seconds("--connect-timeout", args.connect_timeout)?)
                 .with_read_timeout(seconds("--read-timeout", args.read_timeout)?);
+            let mut authorization = false;
             for spec in &args.headers {
                 let (name, value) = parse_header(spec).map_err(|error| error.to_string())?;
+                authorization |= name.eq_ignore_ascii_case("authorization");
                 remote = remote
                     .with_header(&name, &value)
                     .map_err(|error| error.to_string())?;
+            }
+            // A sign-in from `overspill auth login` is used unless the user sends their own
+            // credentials.
+            if !authorization && let Ok(store) = TokenStore::user() {
+                let login = if args.oauth {
+                    Some(super::auth::login_of(
+                        url,
+                        Vec::new(),
+                        ClientIdentity::Register,
+                        !args.no_browser,
+                        args.callback_port,
+                    )?)
+                } else {
+                    None
+                };
+                remote = remote.with_oauth(store, login);
+            } else if args.oauth {
+                return Err(
+                    "--oauth signs in itself: leave out the --header 'Authorization: …'".to_owned()
+                );
             }
             let server = args.name.clone().unwrap_or_else(|| url_name(url));
             ProxyOptions::remote(server, remote)

@@ -1,5 +1,6 @@
 //! One module per subcommand; each has an `Args` struct and a `run`.
 
+mod auth;
 mod config;
 mod count;
 mod intercept;
@@ -41,6 +42,9 @@ pub enum Command {
     /// Put the scratchpad in front of an MCP server: a transparent stdio proxy.
     #[command(after_help = mcp::EXAMPLES)]
     Mcp(Box<mcp::McpArgs>),
+    /// Sign in to OAuth-protected remote MCP servers (for `overspill mcp --url`).
+    #[command(subcommand)]
+    Auth(auth::AuthCommand),
 }
 
 impl Command {
@@ -55,6 +59,7 @@ impl Command {
             Command::Tools(args) => tools::run(args),
             Command::Config(command) => command.run(),
             Command::Mcp(args) => mcp::run(*args),
+            Command::Auth(command) => command.run(),
         }
     }
 }
