@@ -373,16 +373,31 @@ impl Link {
         // The request is sent again once after a 401 that a renewed token may cure.
         let again = self.auth.as_ref().map(|_| text.clone());
         let mut sent = self.post_once(text, bearer.as_deref()).await;
-        if let (Ok(response), Some(auth), Some(text)) = (&sent, &self.auth, again)
-            && response.status() == StatusCode::UNAUTHORIZED
-        {
-            let challenge = challenge_of(response);
-            match auth
-                .after_unauthorized(bearer.as_deref(), challenge.as_deref())
-                .await
+        let refused = match &sent {
+            Ok(response) => Some((response.status(), challenge_of(response))),
+            Err(_) => None,
+        };
+        if let (Some((status, challenge)), Some(auth), Some(text)) = (refused, &self.auth, again) {
+            if status == StatusCode::UNAUTHORIZED {
+                match auth
+                    .after_unauthorized(bearer.as_deref(), challenge.as_deref())
+                    .await
+                {
+                    Ok(token) => sent = self.post_once(text, Some(&token)).await,
+                    Err(error) => return self.sign_in_failed(id.as_ref(), error).await,
+                }
+            } else if status == StatusCode::FORBIDDEN
+                && let Some(challenge) = challenge.filter(|c| c.contains("insufficient_scope"))
             {
-                Ok(token) => sent = self.post_once(text, Some(&token)).await,
-                Err(error) => return self.sign_in_failed(id.as_ref(), error).await,
+                // Step-up: the server names the scopes this request needs (MCP
+                // authorization, scope challenge handling); signing in for them needs --oauth.
+                match auth.step_up(&challenge).await {
+                    Ok(token) => sent = self.post_once(text, Some(&token)).await,
+                    Err(error) => {
+                        let why = ProxyError::SignIn(error).to_string();
+                        return self.fail_request(id.as_ref(), &why).await;
+                    }
+                }
             }
         }
         let response = match sent {

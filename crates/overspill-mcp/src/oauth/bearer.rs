@@ -4,7 +4,9 @@
 use std::sync::{PoisonError, RwLock};
 
 use oauth2::TokenResponse;
-use rmcp::transport::auth::{AuthError, AuthorizationManager, OAuthClientConfig};
+use rmcp::transport::auth::{
+    AuthError, AuthorizationManager, OAuthClientConfig, WWWAuthenticateParams,
+};
 
 use super::store::SignInFile;
 use super::{Login, OAuthError, TokenStore, now_secs};
@@ -26,6 +28,8 @@ pub(crate) struct Authorizer {
     current: RwLock<Option<Current>>,
     /// Held while renewing, so concurrent requests wait for one renewal.
     renewing: tokio::sync::Mutex<()>,
+    /// The scope sets already signed in with for a step-up: each is tried once.
+    stepped_up: std::sync::Mutex<Vec<Vec<String>>>,
 }
 
 impl std::fmt::Debug for Authorizer {
@@ -51,6 +55,7 @@ impl Authorizer {
             login,
             current: RwLock::new(current),
             renewing: tokio::sync::Mutex::new(()),
+            stepped_up: std::sync::Mutex::new(Vec::new()),
         }
     }
 
@@ -87,6 +92,71 @@ impl Authorizer {
         challenge: Option<&str>,
     ) -> Result<String, OAuthError> {
         self.renew(used, challenge).await
+    }
+
+    /// After a 403 `insufficient_scope` whose challenge is `challenge`: a token with the
+    /// scopes it names added to those granted (a new login, with `--oauth`), or why not. Each
+    /// set of scopes is signed in for once, so a server that keeps refusing ends the loop.
+    pub(crate) async fn step_up(&self, challenge: &str) -> Result<String, OAuthError> {
+        let base = reqwest::Url::parse(&self.url).map_err(|error| OAuthError::InvalidUrl {
+            url: self.url.clone(),
+            reason: error.to_string(),
+        })?;
+        let params = WWWAuthenticateParams::parse(challenge, &base);
+        let required: Vec<String> = params
+            .scope
+            .as_deref()
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect();
+        let _turn = self.renewing.lock().await;
+        let file = self.load().await?;
+        let mut wanted: Vec<String> = file
+            .as_ref()
+            .and_then(|file| file.credentials.as_ref())
+            .map(|credentials| credentials.granted_scopes.clone())
+            .unwrap_or_default();
+        for scope in required {
+            if !wanted.contains(&scope) {
+                wanted.push(scope);
+            }
+        }
+        wanted.sort();
+        let joined = wanted.join(" ");
+        let (Some(login), Some(file)) = (&self.login, &file) else {
+            return Err(OAuthError::ScopeRequired {
+                url: self.url.clone(),
+                scopes: joined,
+                flags: wanted.iter().map(|scope| format!(" --scope {scope}")).collect(),
+            });
+        };
+        {
+            let mut tried = self
+                .stepped_up
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if tried.contains(&wanted) {
+                return Err(OAuthError::ScopeRefused {
+                    url: self.url.clone(),
+                    scopes: joined,
+                });
+            }
+            tried.push(wanted.clone());
+        }
+        let login = login.step_up(
+            wanted,
+            &file.client_id,
+            file.client_secret.as_deref(),
+            &file.redirect_uri,
+        );
+        super::login(&self.store, &login, Some(challenge.to_owned())).await?;
+        match self.load().await?.as_ref().and_then(current_of) {
+            Some(current) => Ok(self.adopt(current)),
+            None => Err(OAuthError::SignInRequired {
+                url: self.url.clone(),
+            }),
+        }
     }
 
     /// A token other than `used`: one another request (or process, or a new login) already

@@ -164,6 +164,29 @@ impl Login {
     pub fn url(&self) -> &str {
         &self.url
     }
+
+    /// The same login for more scopes, as the client of an earlier sign-in, on its port (an
+    /// authorization server may hold the client to the redirect it registered).
+    pub(crate) fn step_up(
+        &self,
+        scopes: Vec<String>,
+        client_id: &str,
+        secret: Option<&str>,
+        redirect_uri: &str,
+    ) -> Login {
+        let port = reqwest::Url::parse(redirect_uri)
+            .ok()
+            .and_then(|url| url.port())
+            .unwrap_or(self.callback_port);
+        let mut login = self.clone().with_scopes(scopes).with_client(ClientIdentity::Preregistered {
+            client_id: client_id.to_owned(),
+            secret: secret.map(ClientSecret::new),
+        });
+        if self.callback_port == 0 {
+            login.callback_port = port;
+        }
+        login
+    }
 }
 
 /// [`login`] on a runtime of its own, for a caller that has none (the CLI).
@@ -197,9 +220,12 @@ pub async fn login(
     let url = &login.url;
     // reqwest is built without a compiled-in crypto provider: ring is this process's.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let challenge = match challenge {
-        Some(challenge) => Some(challenge),
-        None => probe(url).await?,
+    let (challenge, open) = match challenge {
+        Some(challenge) => (Some(challenge), None),
+        None => match probe(url).await? {
+            Probe::Refused(challenge) => (challenge, None),
+            Probe::Open(status) => (None, Some(status)),
+        },
     };
     let flow = |step: &'static str, hint: &'static str| {
         move |error: AuthError| OAuthError::Flow {
@@ -216,6 +242,14 @@ pub async fn login(
         .resolve_metadata_from_challenge(challenge.as_deref())
         .await
         .map_err(flow("discovering its authorization server", ""))?;
+    if let Some(status) = open
+        && !resolution.source.is_discovered()
+    {
+        return Err(OAuthError::NotProtected {
+            url: url.clone(),
+            status,
+        });
+    }
     let supports_metadata_documents = resolution
         .metadata
         .additional_fields
@@ -367,9 +401,16 @@ pub async fn login(
     Ok(SignIn::of(store, &file))
 }
 
-/// Asks the server for its challenge: an `initialize` without credentials. `Ok(None)` when it
-/// refuses without a 401 (discovery then starts from its well-known URLs).
-async fn probe(url: &str) -> Result<Option<String>, OAuthError> {
+/// What the server said to an `initialize` without credentials.
+enum Probe {
+    /// It refused, with this challenge if it was a 401 that had one.
+    Refused(Option<String>),
+    /// It answered (this status).
+    Open(u16),
+}
+
+/// Asks the server for its challenge: an `initialize` without credentials.
+async fn probe(url: &str) -> Result<Probe, OAuthError> {
     let unreachable = |error: reqwest::Error| OAuthError::Unreachable {
         url: url.to_owned(),
         reason: error.to_string(),
@@ -400,14 +441,17 @@ async fn probe(url: &str) -> Result<Option<String>, OAuthError> {
         .map_err(unreachable)?;
     let status = response.status();
     if status == StatusCode::UNAUTHORIZED {
-        return Ok(response
-            .headers()
-            .get(WWW_AUTHENTICATE)
-            .and_then(|value| value.to_str().ok())
-            .map(|value| value.chars().take(MAX_CHALLENGE).collect()));
+        return Ok(Probe::Refused(
+            response
+                .headers()
+                .get(WWW_AUTHENTICATE)
+                .and_then(|value| value.to_str().ok())
+                .map(|value| value.chars().take(MAX_CHALLENGE).collect()),
+        ));
     }
     if status.is_success() {
-        // A session the probe opened is closed again.
+        // Some servers protect only some methods: discovery goes on from the well-known
+        // URLs. A session the probe opened is closed again.
         if let Some(session) = response.headers().get("mcp-session-id").cloned() {
             drop(response);
             let _ = http
@@ -416,12 +460,9 @@ async fn probe(url: &str) -> Result<Option<String>, OAuthError> {
                 .send()
                 .await;
         }
-        return Err(OAuthError::NotProtected {
-            url: url.to_owned(),
-            status: status.as_u16(),
-        });
+        return Ok(Probe::Open(status.as_u16()));
     }
-    Ok(None)
+    Ok(Probe::Refused(None))
 }
 
 /// What the loopback redirect expects and where it sends what it gets.

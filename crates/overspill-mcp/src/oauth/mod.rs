@@ -146,6 +146,30 @@ pub enum OAuthError {
         /// Why the refresh failed.
         reason: String,
     },
+    /// The server wants scopes the sign-in does not have.
+    #[error(
+        "the MCP server at {url} needs the scope(s) `{scopes}` for this; run `overspill auth \
+         login --url {url}{flags}` and restart the proxy, or start it with --oauth"
+    )]
+    ScopeRequired {
+        /// The endpoint.
+        url: String,
+        /// The scopes it named, space-separated.
+        scopes: String,
+        /// `--scope a --scope b` for every scope to ask for.
+        flags: String,
+    },
+    /// The server still refuses after a sign-in with the scopes it named.
+    #[error(
+        "the MCP server at {url} still refuses with insufficient_scope after signing in with \
+         `{scopes}`; the account may not be allowed this operation"
+    )]
+    ScopeRefused {
+        /// The endpoint.
+        url: String,
+        /// The scopes signed in with.
+        scopes: String,
+    },
     /// No tokio runtime could be started.
     #[error("cannot start the async runtime: {0}; free some threads or file descriptors")]
     Runtime(#[source] std::io::Error),
