@@ -247,12 +247,12 @@ pub(crate) async fn run(
         Some(error) = stopped.recv() => Err(error),
         Some(error) = failed.recv() => {
             let why = match &error {
-                ProxyError::AuthRequired { .. } | ProxyError::SignIn(_) => {
-                    "refused the credentials (HTTP 401)"
-                }
-                _ => "ended the session (HTTP 404 for its Mcp-Session-Id)",
+                ProxyError::AuthRequired { .. } => "refused the credentials (HTTP 401)".to_owned(),
+                // Every waiting request learns what to do: sign in (again).
+                ProxyError::SignIn(cause) => format!("refused the credentials (HTTP 401): {cause}"),
+                _ => "ended the session (HTTP 404 for its Mcp-Session-Id)".to_owned(),
             };
-            relay.server_gone(why).await;
+            relay.server_gone(&why).await;
             Err(error)
         }
     };

@@ -218,7 +218,10 @@ fn remove_unreadable(store: &TokenStore) -> anyhow::Result<usize> {
     };
     for entry in entries.filter_map(Result::ok) {
         let path = entry.path();
-        if path.extension().is_some_and(|ext| ext == "json" || ext == "lock") {
+        if path
+            .extension()
+            .is_some_and(|ext| ext == "json" || ext == "lock")
+        {
             std::fs::remove_file(&path)
                 .with_context(|| format!("cannot remove {}", path.display()))?;
             if path.extension().is_some_and(|ext| ext == "json") {

@@ -267,7 +267,7 @@ fn options(args: &McpArgs) -> Result<ProxyOptions, String> {
                 remote = remote.with_oauth(store, login);
             } else if args.oauth {
                 return Err(
-                    "--oauth signs in itself: leave out the --header 'Authorization: …'".to_owned()
+                    "--oauth signs in itself: leave out the --header 'Authorization: …'".to_owned(),
                 );
             }
             let server = args.name.clone().unwrap_or_else(|| url_name(url));

@@ -128,7 +128,10 @@ impl Authorizer {
             return Err(OAuthError::ScopeRequired {
                 url: self.url.clone(),
                 scopes: joined,
-                flags: wanted.iter().map(|scope| format!(" --scope {scope}")).collect(),
+                flags: wanted
+                    .iter()
+                    .map(|scope| format!(" --scope {scope}"))
+                    .collect(),
             });
         };
         {
@@ -161,7 +164,11 @@ impl Authorizer {
 
     /// A token other than `used`: one another request (or process, or a new login) already
     /// got, else a refreshed one, else (with `--oauth`) a new login.
-    async fn renew(&self, used: Option<&str>, challenge: Option<&str>) -> Result<String, OAuthError> {
+    async fn renew(
+        &self,
+        used: Option<&str>,
+        challenge: Option<&str>,
+    ) -> Result<String, OAuthError> {
         let _turn = self.renewing.lock().await;
         if let Some(current) = &*self.read()
             && Some(current.token.as_str()) != used
@@ -205,7 +212,11 @@ impl Authorizer {
 
     /// Refreshes with rmcp (discovery again, from the newest challenge), which saves the new
     /// tokens through the store under the store's lock.
-    async fn refresh(&self, file: &SignInFile, challenge: Option<&str>) -> Result<Current, OAuthError> {
+    async fn refresh(
+        &self,
+        file: &SignInFile,
+        challenge: Option<&str>,
+    ) -> Result<Current, OAuthError> {
         let failed = |error: AuthError| match error {
             AuthError::AuthorizationRequired | AuthError::TokenRefreshRejected(_) => {
                 OAuthError::Expired {

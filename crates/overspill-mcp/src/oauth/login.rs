@@ -178,10 +178,13 @@ impl Login {
             .ok()
             .and_then(|url| url.port())
             .unwrap_or(self.callback_port);
-        let mut login = self.clone().with_scopes(scopes).with_client(ClientIdentity::Preregistered {
-            client_id: client_id.to_owned(),
-            secret: secret.map(ClientSecret::new),
-        });
+        let mut login =
+            self.clone()
+                .with_scopes(scopes)
+                .with_client(ClientIdentity::Preregistered {
+                    client_id: client_id.to_owned(),
+                    secret: secret.map(ClientSecret::new),
+                });
         if self.callback_port == 0 {
             login.callback_port = port;
         }
@@ -363,7 +366,8 @@ pub async fn login(
             });
         }
     };
-    if let Some(error) = query_pairs(&query).find_map(|(key, value)| (key == "error").then_some(value))
+    if let Some(error) =
+        query_pairs(&query).find_map(|(key, value)| (key == "error").then_some(value))
     {
         return Err(OAuthError::Denied {
             url: url.clone(),

@@ -51,7 +51,10 @@ impl std::fmt::Debug for SignInFile {
         f.debug_struct("SignInFile")
             .field("server_url", &self.server_url)
             .field("client_id", &self.client_id)
-            .field("client_secret", &self.client_secret.as_ref().map(|_| "hidden"))
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "hidden"),
+            )
             .field("credentials", &self.credentials.as_ref().map(|_| "hidden"))
             .finish_non_exhaustive()
     }
@@ -98,11 +101,19 @@ impl TokenStore {
             })
             .unwrap_or_default()
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .take(64)
             .collect();
-        self.dir
-            .join(format!("{readable}-{:016x}.json", fnv1a(server_url.as_bytes())))
+        self.dir.join(format!(
+            "{readable}-{:016x}.json",
+            fnv1a(server_url.as_bytes())
+        ))
     }
 
     /// The sign-in to `server_url`, if there is one.
@@ -132,7 +143,8 @@ impl TokenStore {
             .map_err(error)?;
         temp.write_all(&text).map_err(error)?;
         temp.as_file().sync_all().map_err(error)?;
-        temp.persist(&path).map_err(|persist| error(persist.error))?;
+        temp.persist(&path)
+            .map_err(|persist| error(persist.error))?;
         Ok(())
     }
 
@@ -387,6 +399,9 @@ mod tests {
         store.save(&file).unwrap();
         let error = store.load("http://127.0.0.1:9/mcp").unwrap_err();
         assert!(matches!(error, OAuthError::Corrupt { .. }), "{error}");
-        assert!(error.to_string().contains("overspill auth logout"), "{error}");
+        assert!(
+            error.to_string().contains("overspill auth logout"),
+            "{error}"
+        );
     }
 }
