@@ -49,7 +49,7 @@ pub struct Remote {
     headers: Vec<(String, String)>,
     connect_timeout: Duration,
     read_timeout: Duration,
-    oauth: Option<OAuthUse>,
+    oauth: Option<Box<OAuthUse>>,
 }
 
 /// Where the proxy finds its sign-in to the server, and whether it may sign in itself.
@@ -91,7 +91,7 @@ impl Remote {
     /// sign-in, `login` runs when given (`--oauth`); otherwise the client is told to sign in.
     #[must_use]
     pub fn with_oauth(mut self, store: TokenStore, login: Option<Login>) -> Remote {
-        self.oauth = Some(OAuthUse { store, login });
+        self.oauth = Some(Box::new(OAuthUse { store, login }));
         self
     }
 
