@@ -40,6 +40,10 @@ const QUOTED_BODY: usize = 300;
 const SESSION_ID: &str = "mcp-session-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 const LAST_EVENT_ID: &str = "last-event-id";
+/// How long to wait before reopening a stream when the server did not say (`retry:`).
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+/// The longest `retry:` a server may ask for; a longer one is cut to this.
+const MAX_RETRY: Duration = Duration::from_secs(60);
 
 /// A remote MCP server: its Streamable HTTP endpoint and how to reach it.
 #[derive(Clone, PartialEq, Eq)]
@@ -368,7 +372,7 @@ impl Link {
             let _ = self.fatal.send(error);
             return;
         }
-        if status == StatusCode::NOT_FOUND && read(&self.session).is_some() {
+        if self.ended(status) {
             let error = ProxyError::SessionEnded {
                 url: self.url.to_string(),
             };
@@ -396,9 +400,13 @@ impl Link {
             .unwrap_or_default()
             .to_ascii_lowercase();
         if kind.starts_with("text/event-stream") {
-            let answered = self
-                .relay_events(response, id.as_ref(), initialize, &mut None)
+            let mut place = StreamPlace::default();
+            let mut answered = self
+                .relay_events(response, id.as_ref(), initialize, &mut place)
                 .await;
+            if !answered && let Some(id) = &id {
+                answered = self.resume(id, initialize, &mut place).await;
+            }
             if !answered && let Some(id) = &id {
                 let why = format!(
                     "the MCP server at {} closed its event stream before answering",
@@ -433,14 +441,54 @@ impl Link {
         }
     }
 
+    /// A request's event stream closed before its answer: the server means the client to come
+    /// back for it (SEP-1699, 2025-11-25). When the stream gave event ids, the stream is reopened
+    /// with a GET carrying `Last-Event-ID`, after the delay the server asked for (`retry:`),
+    /// until the answer arrives or [`RECONNECTS`] tries have failed. Returns whether it came.
+    async fn resume(&self, id: &Value, initialize: bool, place: &mut StreamPlace) -> bool {
+        for _ in 0..RECONNECTS {
+            let Some(event) = place.last_event.clone() else {
+                return false;
+            };
+            tokio::time::sleep(place.retry.unwrap_or(DEFAULT_RETRY)).await;
+            let sent = self
+                .request(Method::GET)
+                .header(ACCEPT, "text/event-stream")
+                .header(LAST_EVENT_ID, event)
+                .send()
+                .await;
+            match sent {
+                Ok(response) if response.status().is_success() => {
+                    if self
+                        .relay_events(response, Some(id), initialize, place)
+                        .await
+                    {
+                        return true;
+                    }
+                }
+                Ok(response) if self.ended(response.status()) => {
+                    let _ = self.fatal.send(ProxyError::SessionEnded {
+                        url: self.url.to_string(),
+                    });
+                    return false;
+                }
+                Ok(_) => return false,
+                Err(error) => {
+                    tracing::warn!(why = %plain(&error), "resuming an event stream failed");
+                }
+            }
+        }
+        false
+    }
+
     /// Relays each event of an SSE answer; returns whether the answer to `id` was among them.
-    /// `last_event` keeps the last event id, to resume from.
+    /// `place` keeps the last event id, to resume from, and the server's reconnection delay.
     async fn relay_events(
         &self,
         response: reqwest::Response,
         id: Option<&Value>,
         initialize: bool,
-        last_event: &mut Option<String>,
+        place: &mut StreamPlace,
     ) -> bool {
         let mut events = SseByteStream::new(response.bytes_stream());
         let mut answered = false;
@@ -457,7 +505,10 @@ impl Link {
                 return answered;
             };
             if let Some(event_id) = event.id {
-                *last_event = Some(event_id);
+                place.last_event = Some(event_id);
+            }
+            if let Some(retry) = event.retry {
+                place.retry = Some(Duration::from_millis(retry).min(MAX_RETRY));
             }
             let Some(data) = event.data.filter(|data| !data.trim().is_empty()) else {
                 continue;
@@ -480,32 +531,40 @@ impl Link {
     /// The GET stream: what the server sends on its own, reopened (from the last event) when
     /// it drops. A server that offers none answers 405.
     async fn listen(self: Arc<Self>) {
-        let mut last_event = None;
+        let mut place = StreamPlace::default();
         let mut failures = 0;
         while failures < RECONNECTS {
             let mut request = self
                 .request(Method::GET)
                 .header(ACCEPT, "text/event-stream");
-            if let Some(event) = &last_event {
+            if let Some(event) = &place.last_event {
                 request = request.header(LAST_EVENT_ID, event);
             }
             match request.send().await {
-                Ok(response) if response.status() == StatusCode::METHOD_NOT_ALLOWED => return,
-                Ok(response) if response.status() == StatusCode::NOT_FOUND => {
+                Ok(response) if self.ended(response.status()) => {
                     let _ = self.fatal.send(ProxyError::SessionEnded {
                         url: self.url.to_string(),
                     });
                     return;
                 }
+                // 405, or any other refusal: this server offers no stream of its own (a
+                // stateless server may not know the GET at all: 404 without a session).
+                Ok(response) if response.status().is_client_error() => return,
                 Ok(response) if response.status().is_success() => {
                     failures = 0;
-                    self.relay_events(response, None, false, &mut last_event)
-                        .await;
+                    self.relay_events(response, None, false, &mut place).await;
                 }
                 Ok(_) | Err(_) => failures += 1,
             }
-            tokio::time::sleep(Duration::from_millis(500 * u64::from(failures + 1))).await;
+            let backoff = Duration::from_millis(500 * u64::from(failures + 1));
+            tokio::time::sleep(place.retry.unwrap_or(backoff).max(backoff / 2)).await;
         }
+    }
+
+    /// Whether `status` says the server ended this session: a 404 to a request that carried
+    /// the session's id.
+    fn ended(&self, status: StatusCode) -> bool {
+        status == StatusCode::NOT_FOUND && read(&self.session).is_some()
     }
 
     /// Ends the session on the server (a server that does not support it answers 405).
@@ -547,6 +606,15 @@ impl Link {
             self.read_timeout.as_secs()
         )
     }
+}
+
+/// Where a server's event stream stands, for reopening it.
+#[derive(Default)]
+struct StreamPlace {
+    /// The id of the last event that had one (`Last-Event-ID` of the next GET).
+    last_event: Option<String>,
+    /// The server's `retry:` delay, at most [`MAX_RETRY`].
+    retry: Option<Duration>,
 }
 
 /// Whether `text` is the response to the request `id`.
