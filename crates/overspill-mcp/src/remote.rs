@@ -40,6 +40,8 @@ const QUOTED_BODY: usize = 300;
 const SESSION_ID: &str = "mcp-session-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 const LAST_EVENT_ID: &str = "last-event-id";
+const MCP_METHOD: &str = "mcp-method";
+const MCP_NAME: &str = "mcp-name";
 /// How long to wait before reopening a stream when the server did not say (`retry:`).
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// The longest `retry:` a server may ask for; a longer one is cut to this.
@@ -336,13 +338,20 @@ impl Link {
     /// POSTs one message and relays what comes back; a request that gets no answer is
     /// answered with an error in the server's place.
     async fn post(&self, text: String, id: Option<Value>, initialize: bool) {
-        let sent = self
+        let mut request = self
             .request(Method::POST)
             .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream")
-            .body(text)
-            .send()
-            .await;
+            .header(ACCEPT, "application/json, text/event-stream");
+        let stateless = stateless_headers(&text);
+        if !stateless.is_empty() {
+            // In place of the session's protocol version, if there is one.
+            let mut headers = HeaderMap::new();
+            for (name, value) in stateless {
+                headers.insert(name, value);
+            }
+            request = request.headers(headers);
+        }
+        let sent = request.body(text).send().await;
         let response = match sent {
             Ok(response) => response,
             Err(error) => {
@@ -608,6 +617,59 @@ impl Link {
     }
 }
 
+/// The headers a request of the 2026-07-28 revision's stateless form must carry over HTTP
+/// (SEP-2243): `MCP-Protocol-Version` from the request's own
+/// `_meta["io.modelcontextprotocol/protocolVersion"]`, `Mcp-Method`, and `Mcp-Name` (the tool or
+/// prompt name, or the resource URI). Empty for a message without that envelope: a session of
+/// an earlier revision is sent exactly as before. A value that cannot be a header value is left
+/// out.
+fn stateless_headers(text: &str) -> Vec<(&'static str, HeaderValue)> {
+    #[derive(serde::Deserialize)]
+    struct Envelope<'a> {
+        #[serde(borrow)]
+        method: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow)]
+        params: Option<Params<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow)]
+        name: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow)]
+        uri: Option<std::borrow::Cow<'a, str>>,
+        #[serde(rename = "_meta", borrow)]
+        meta: Option<Meta<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Meta<'a> {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow)]
+        version: Option<std::borrow::Cow<'a, str>>,
+    }
+    let Ok(Envelope {
+        method: Some(method),
+        params: Some(params),
+    }) = serde_json::from_str::<Envelope<'_>>(text)
+    else {
+        return Vec::new();
+    };
+    let Some(version) = params.meta.and_then(|meta| meta.version) else {
+        return Vec::new();
+    };
+    let target = match method.as_ref() {
+        "tools/call" | "prompts/get" => params.name,
+        "resources/read" => params.uri,
+        _ => None,
+    };
+    [
+        (PROTOCOL_VERSION, Some(version)),
+        (MCP_METHOD, Some(method)),
+        (MCP_NAME, target),
+    ]
+    .into_iter()
+    .filter_map(|(name, value)| Some((name, HeaderValue::from_str(value?.as_ref()).ok()?)))
+    .collect()
+}
+
 /// Where a server's event stream stands, for reopening it.
 #[derive(Default)]
 struct StreamPlace {
@@ -642,6 +704,43 @@ fn read(lock: &RwLock<Option<HeaderValue>>) -> Option<HeaderValue> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stateless_requests_carry_their_method_name_and_version_as_headers() {
+        let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let headers: Vec<(&str, String)> = stateless_headers(call)
+            .into_iter()
+            .map(|(name, value)| (name, value.to_str().unwrap_or_default().to_owned()))
+            .collect();
+        assert_eq!(
+            headers,
+            [
+                ("mcp-protocol-version", "2026-07-28".to_owned()),
+                ("mcp-method", "tools/call".to_owned()),
+                ("mcp-name", "add".to_owned()),
+            ]
+        );
+        let read = r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"file:///a b","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let names: Vec<&str> = stateless_headers(read)
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(names, ["mcp-protocol-version", "mcp-method", "mcp-name"]);
+        let list = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        assert_eq!(stateless_headers(list).len(), 2);
+    }
+
+    #[test]
+    fn requests_of_earlier_revisions_get_no_stateless_headers() {
+        for text in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            "not json",
+        ] {
+            assert!(stateless_headers(text).is_empty(), "{text}");
+        }
+    }
 
     #[test]
     fn variables_in_a_header_value_are_expanded() {

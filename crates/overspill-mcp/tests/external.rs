@@ -179,6 +179,10 @@ fn scenarios(outside: &Outside, side: &str) -> Vec<String> {
 /// `(check id, SUCCESS | WARNING | FAILURE …)`, in the suite's order.
 type Checks = Vec<(String, String)>;
 
+/// One scenario's checks in the two runs: (scenario, first run, second run); `None` where the
+/// suite wrote no result.
+type Run = (String, Option<Checks>, Option<Checks>);
+
 /// Whether a scenario passed: none of its checks failed.
 fn passed(checks: &Checks) -> bool {
     !checks.is_empty() && checks.iter().all(|(_, status)| status != "FAILURE")
@@ -255,7 +259,9 @@ fn start_announcing(mut command: Command, marker: &str) -> (Running, String) {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap_or_else(|error| panic!("cannot start {command:?}: {error}"));
-    let stderr = child.stderr.take().expect("stderr is piped");
+    let Some(stderr) = child.stderr.take() else {
+        panic!("the stderr of {command:?} is not piped");
+    };
     let running = Running(child);
     let (found, announced) = std::sync::mpsc::channel();
     let wanted = marker.to_owned();
@@ -344,7 +350,7 @@ fn compare_runs(
             verdict(proxied)
         ));
     }
-    let passing = |pick: fn(&(String, Option<Checks>, Option<Checks>)) -> &Option<Checks>| {
+    let passing = |pick: fn(&Run) -> &Option<Checks>| {
         runs.iter()
             .filter(|run| pick(run).as_ref().is_some_and(passed))
             .count()
@@ -415,7 +421,7 @@ fn conformance_server_scenarios_pass_through_listen_as_they_pass_directly() {
     let through = server_suite(&outside, &proxy_url, &work.path().join("listen"));
     drop(proxy_server);
 
-    let runs: Vec<_> = alone
+    let runs: Vec<Run> = alone
         .into_iter()
         .zip(through)
         .map(|((name, direct), (_, proxied))| (name, direct, proxied))
