@@ -102,8 +102,12 @@ pub async fn serve_http(
     scratch_for: ScratchFactory,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ProxyError> {
+    let loopback = listener
+        .local_addr()
+        .is_ok_and(|address| address.ip().is_loopback());
     let server = Arc::new(Server {
         listen,
+        loopback,
         options,
         scratch_for,
         sessions: Mutex::new(HashMap::new()),
@@ -179,6 +183,8 @@ async fn stop_signal() {
 /// The listener's shared state.
 struct Server {
     listen: Listen,
+    /// Listening on a loopback address: the `Host` header must name this machine too.
+    loopback: bool,
     options: ProxyOptions,
     scratch_for: ScratchFactory,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
@@ -238,8 +244,26 @@ async fn endpoint(
 }
 
 impl Server {
-    /// The checks every request passes first: origin, token, body size.
+    /// The checks every request passes first: host, origin, token, body size.
     fn admit(&self, headers: &HeaderMap, body: usize) -> Result<(), Refusal> {
+        // DNS rebinding without an Origin (a same-origin GET from a page whose name was
+        // rebound to 127.0.0.1) still names that page's host in `Host`.
+        if self.loopback
+            && let Some(host) = headers.get(header::HOST)
+        {
+            let host = host.to_str().unwrap_or_default();
+            let allowed = |scheme: &str| {
+                let origin = format!("{scheme}{host}");
+                is_local_origin(&origin) || self.listen.allowed_origins.contains(&origin)
+            };
+            if !allowed("http://") && !allowed("https://") {
+                return Err(refusal(
+                    StatusCode::FORBIDDEN,
+                    "this Host may not use the MCP endpoint: a proxy on a loopback address answers \
+                     only to localhost, 127.0.0.1 and [::1] (or the hosts of --allow-origin)",
+                ));
+            }
+        }
         if let Some(origin) = headers.get(header::ORIGIN) {
             let origin = origin.to_str().unwrap_or_default();
             if !is_local_origin(origin) && !self.listen.allowed_origins.iter().any(|o| o == origin)

@@ -272,6 +272,19 @@ async fn a_cross_origin_request_is_refused_with_403() {
     proxy.stop().await;
 }
 
+async fn a_rebound_host_without_an_origin_is_refused_with_403() {
+    let proxy = start(Listen::default()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}});
+    let refused = proxy
+        .post(None, init.clone(), &[("host", "evil.example:80")])
+        .await;
+    assert_eq!(refused.status, 403, "a DNS-rebound name in Host, no Origin");
+    let local = proxy.post(None, init, &[("host", "localhost:9")]).await;
+    assert_eq!(local.status, 200, "a local Host is served");
+    proxy.stop().await;
+}
+
 async fn a_missing_or_wrong_bearer_token_is_refused_with_401() {
     let mut listen = Listen::default();
     listen.auth_token = Some("right-token".to_owned());
@@ -371,6 +384,10 @@ const CASES: &[(&str, Case)] = &[
     ("delete_ends_the_session_and_its_child", || {
         Box::pin(delete_ends_the_session_and_its_child())
     }),
+    (
+        "a_rebound_host_without_an_origin_is_refused_with_403",
+        || Box::pin(a_rebound_host_without_an_origin_is_refused_with_403()),
+    ),
     ("a_cross_origin_request_is_refused_with_403", || {
         Box::pin(a_cross_origin_request_is_refused_with_403())
     }),
