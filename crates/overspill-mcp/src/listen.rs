@@ -119,6 +119,13 @@ pub async fn serve_http(
             axum::routing::any(endpoint).with_state(Arc::clone(&server)),
         )
         .layer(axum::extract::DefaultBodyLimit::disable());
+    // On the signal the sessions close first: that ends their open streams (a GET stream never
+    // ends by itself), so the graceful shutdown, which waits for every connection, can finish.
+    let closing = Arc::clone(&server);
+    let shutdown = async move {
+        shutdown.await;
+        closing.close_all().await;
+    };
     let served = axum::serve(listener, router)
         .with_graceful_shutdown(shutdown)
         .await;
@@ -469,9 +476,7 @@ impl Server {
             .drain()
             .map(|(_, session)| session)
             .collect();
-        for session in all {
-            session.shut().await;
-        }
+        futures_util::future::join_all(all.iter().map(|session| session.shut())).await;
     }
 }
 
