@@ -424,22 +424,14 @@ impl Link {
                 self.fail_request(Some(id), &why).await;
             }
         } else if kind.starts_with("application/json") {
-            match tokio::time::timeout(self.read_timeout, response.text()).await {
-                Ok(Ok(body)) => {
+            match self.read_body(response).await {
+                Ok(body) => {
                     if initialize {
                         self.note_protocol(&body);
                     }
                     self.relay.server_says(body).await;
                 }
-                Ok(Err(error)) => {
-                    let why = format!(
-                        "reading the answer of {} failed: {}",
-                        self.url,
-                        plain(&error)
-                    );
-                    self.fail_request(id.as_ref(), &why).await;
-                }
-                Err(_) => self.fail_request(id.as_ref(), &self.silent()).await,
+                Err(why) => self.fail_request(id.as_ref(), &why).await,
             }
         } else if id.is_some() {
             let why = format!(
@@ -448,6 +440,39 @@ impl Link {
             );
             self.fail_request(id.as_ref(), &why).await;
         }
+    }
+
+    /// A JSON answer's body as one `String`, holding the body about twice at the most while it
+    /// is read (a 60 MB result must not cost several times its size): the pieces as they
+    /// arrive, then one buffer of exactly their total size that becomes the text. Each piece
+    /// must come within the read timeout. An error is the message for the client.
+    async fn read_body(&self, response: reqwest::Response) -> Result<String, String> {
+        let mut pieces = Vec::new();
+        let mut total = 0usize;
+        let mut stream = response.bytes_stream();
+        loop {
+            match tokio::time::timeout(self.read_timeout, stream.next()).await {
+                Err(_) => return Err(self.silent()),
+                Ok(None) => break,
+                Ok(Some(Err(error))) => {
+                    return Err(format!(
+                        "reading the answer of {} failed: {}",
+                        self.url,
+                        plain(&error)
+                    ));
+                }
+                Ok(Some(Ok(piece))) => {
+                    total = total.saturating_add(piece.len());
+                    pieces.push(piece);
+                }
+            }
+        }
+        let mut body = Vec::with_capacity(total);
+        for piece in pieces.drain(..) {
+            body.extend_from_slice(&piece);
+        }
+        Ok(String::from_utf8(body)
+            .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
     }
 
     /// A request's event stream closed before its answer: the server means the client to come
