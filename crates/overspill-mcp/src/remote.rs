@@ -19,6 +19,7 @@ use serde_json::Value;
 use sse_stream::SseByteStream;
 use tokio::sync::mpsc;
 
+use crate::MAX_LINE_BYTES;
 use crate::error::ProxyError;
 use crate::message::{self, Kind};
 use crate::relay::Relay;
@@ -442,13 +443,16 @@ impl Link {
         }
     }
 
-    /// A JSON answer's body as one `String`, holding the body about twice at the most while it
-    /// is read (a 60 MB result must not cost several times its size): the pieces as they
-    /// arrive, then one buffer of exactly their total size that becomes the text. Each piece
-    /// must come within the read timeout. An error is the message for the client.
+    /// A JSON answer's body as one `String`, read piece by piece into one buffer (sized from
+    /// `Content-Length` when the server gives it; a large buffer grows in place, so a 60 MB
+    /// result is held about once, not three times as `Response::text` would). Each piece must
+    /// come within the read timeout, and the body may not pass [`MAX_LINE_BYTES`], the limit of
+    /// a message on stdio. An error is the message for the client.
     async fn read_body(&self, response: reqwest::Response) -> Result<String, String> {
-        let mut pieces = Vec::new();
-        let mut total = 0usize;
+        let announced = response.content_length().unwrap_or(0);
+        let mut body = Vec::with_capacity(
+            usize::try_from(announced).map_or(MAX_LINE_BYTES, |n| n.min(MAX_LINE_BYTES)),
+        );
         let mut stream = response.bytes_stream();
         loop {
             match tokio::time::timeout(self.read_timeout, stream.next()).await {
@@ -462,14 +466,17 @@ impl Link {
                     ));
                 }
                 Ok(Some(Ok(piece))) => {
-                    total = total.saturating_add(piece.len());
-                    pieces.push(piece);
+                    if body.len().saturating_add(piece.len()) > MAX_LINE_BYTES {
+                        return Err(format!(
+                            "the MCP server at {} sent an answer longer than {} MiB; it was \
+                             dropped",
+                            self.url,
+                            MAX_LINE_BYTES >> 20
+                        ));
+                    }
+                    body.extend_from_slice(&piece);
                 }
             }
-        }
-        let mut body = Vec::with_capacity(total);
-        for piece in pieces.drain(..) {
-            body.extend_from_slice(&piece);
         }
         Ok(String::from_utf8(body)
             .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
