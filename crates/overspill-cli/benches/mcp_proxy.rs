@@ -24,15 +24,21 @@
 // A bench is a test harness: failing loudly on setup errors is what it should do.
 #![allow(clippy::unwrap_used)]
 
+#[path = "support/http_client.rs"]
+mod http_client;
+#[path = "support/http_upstream.rs"]
+mod http_upstream;
 #[path = "support/session.rs"]
 mod session;
 #[path = "support/upstream.rs"]
 mod upstream;
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::Command;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use http_client::HttpSession;
 use overspill_benchdata::{MB, Shape, bench_bytes};
 use session::{Session, is_response_to, result_text};
 
@@ -44,6 +50,12 @@ struct Plan {
     warm_up: usize,
     /// Times the large result is sent through a new proxy.
     samples: usize,
+    /// HTTP clients calling at once, each with its own connection and session.
+    clients: usize,
+    /// Calls each of them makes in a burst, after `warm_up / 4` calls to warm up.
+    burst: usize,
+    /// Bursts on each side; the fastest counts.
+    bursts: usize,
 }
 
 impl Plan {
@@ -56,11 +68,17 @@ impl Plan {
                 calls: 20,
                 warm_up: 5,
                 samples: 1,
+                clients: 4,
+                burst: 10,
+                bursts: 1,
             },
             (true, quick) => Plan {
                 calls: 2_000,
                 warm_up: 200,
                 samples: if quick { 1 } else { 3 },
+                clients: 4,
+                burst: 1_000,
+                bursts: if quick { 1 } else { 3 },
             },
         }
     }
@@ -82,8 +100,12 @@ struct LargeSample {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some(upstream::SERVE) {
-        return upstream::serve(args.get(2).map(String::as_str));
+    match args.get(1).map(String::as_str) {
+        Some(upstream::SERVE) => return upstream::serve(args.get(2).map(String::as_str)),
+        Some(http_upstream::SERVE_HTTP) => {
+            return http_upstream::serve(args.get(2).map(String::as_str));
+        }
+        _ => {}
     }
     // A listing run (`--list`) must not measure.
     if args.iter().any(|arg| arg == "--list") {
@@ -132,7 +154,176 @@ fn main() {
         }
         _ => eprintln!("mcp_proxy: /proc/<pid>/status has no VmHWM here; no memory figures"),
     }
+
+    let http = over_http(&plan);
+    line += &format!(
+        " http_calls={} http_direct_round_trip_ns={} http_proxy_round_trip_ns={} \
+         http_clients={} http_burst_calls={} http_direct_burst_ns={} http_proxy_burst_ns={}",
+        plan.calls,
+        http.direct.as_nanos(),
+        http.proxied.as_nanos(),
+        plan.clients,
+        plan.clients * plan.burst,
+        http.direct_burst.as_nanos(),
+        http.proxied_burst.as_nanos(),
+    );
+    let url_samples: Vec<UrlSample> = (0..plan.samples)
+        .map(|_| large_result_over_url(&file, &text))
+        .collect();
+    line += &format!(
+        " url_after_last_byte_ns={} url_count_write_ns={}",
+        median(url_samples.iter().map(|s| s.after_last_byte).collect()).as_nanos(),
+        median(url_samples.iter().map(|s| s.count_write).collect()).as_nanos(),
+    );
+    if let Some(peak) = url_samples
+        .iter()
+        .map(|s| s.peak_rss)
+        .collect::<Option<Vec<u64>>>()
+        .and_then(|peaks| peaks.into_iter().max())
+    {
+        line += &format!(" url_peak_rss_bytes={peak}");
+    }
     println!("{line}");
+}
+
+/// What the HTTP rows measured.
+struct HttpFigures {
+    /// Median `tools/call small` round trip to the server over HTTP directly.
+    direct: Duration,
+    /// The same through `overspill mcp --listen`.
+    proxied: Duration,
+    /// The fastest burst of concurrent calls to the server directly.
+    direct_burst: Duration,
+    /// The same through `overspill mcp --listen`.
+    proxied_burst: Duration,
+}
+
+/// Small calls over Streamable HTTP: to the bench's server served over HTTP, and to
+/// `overspill mcp --listen` in front of the same server on stdio. Round trips alternate
+/// between the two, as on stdio; then bursts of concurrent calls, one side after the other.
+fn over_http(plan: &Plan) -> HttpFigures {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let server = HttpUpstream::start(None);
+    let proxy = ListeningProxy::start(scratch.path());
+    let figures = runtime.block_on(async {
+        let mut direct = HttpSession::open(http_client::client(), &server.url).await;
+        let mut proxied = HttpSession::open(http_client::client(), &proxy.url).await;
+        let mut times = (
+            Vec::with_capacity(plan.calls),
+            Vec::with_capacity(plan.calls),
+        );
+        for i in 0..plan.warm_up + plan.calls {
+            let direct_time = direct.call_small().await;
+            let proxied_time = proxied.call_small().await;
+            if i >= plan.warm_up {
+                times.0.push(direct_time);
+                times.1.push(proxied_time);
+            }
+        }
+        direct.close().await;
+        proxied.close().await;
+        let mut bursts = (Duration::MAX, Duration::MAX);
+        for _ in 0..plan.bursts {
+            bursts.0 = bursts.0.min(burst(&server.url, plan).await);
+            bursts.1 = bursts.1.min(burst(&proxy.url, plan).await);
+        }
+        HttpFigures {
+            direct: median(times.0),
+            proxied: median(times.1),
+            direct_burst: bursts.0,
+            proxied_burst: bursts.1,
+        }
+    });
+    proxy.close();
+    server.close();
+    figures
+}
+
+/// `plan.clients` clients, each with its own connection and session, making `plan.burst`
+/// small calls each, all at once: the time from the first call to the last answer.
+async fn burst(url: &str, plan: &Plan) -> Duration {
+    let mut sessions = Vec::with_capacity(plan.clients);
+    for _ in 0..plan.clients {
+        let mut session = HttpSession::open(http_client::client(), url).await;
+        for _ in 0..(plan.warm_up / 10).max(1) {
+            session.call_small().await;
+        }
+        sessions.push(session);
+    }
+    let started = Instant::now();
+    let calls = plan.burst;
+    let clients: Vec<_> = sessions
+        .into_iter()
+        .map(|mut session| {
+            tokio::spawn(async move {
+                for _ in 0..calls {
+                    session.call_small().await;
+                }
+                session
+            })
+        })
+        .collect();
+    let mut sessions = Vec::with_capacity(clients.len());
+    for client in clients {
+        sessions.push(client.await.unwrap());
+    }
+    let took = started.elapsed();
+    for session in sessions {
+        session.close().await;
+    }
+    took
+}
+
+/// What one sample of the large result over `--url` measured.
+struct UrlSample {
+    /// The server's last byte → the pointer at the client.
+    after_last_byte: Duration,
+    /// Counting the text and writing it to a new file.
+    count_write: Duration,
+    /// The proxy's peak resident memory, when the system tells it.
+    peak_rss: Option<u64>,
+}
+
+/// One sample of the large result with the server over Streamable HTTP: the baseline, then
+/// `overspill mcp --url` with the client on stdio.
+fn large_result_over_url(file: &Path, text: &str) -> UrlSample {
+    let count_write = count_and_write(text);
+    let mut server = HttpUpstream::start(Some(file));
+    let scratch = tempfile::tempdir().unwrap();
+    let mut proxied = Session::start(proxy_to_url(scratch.path(), &server.url));
+    let id = proxied.call("big");
+    let pointer = proxied.response(id);
+    let pointer_text = result_text(&pointer.message);
+    assert!(
+        pointer_text.contains("overspill://") && pointer_text.len() < text.len() / 10,
+        "the proxy did not replace the result with a pointer: {pointer_text}"
+    );
+    let written_at = server.written_at();
+    let peak_rss = peak_rss_bytes(proxied.pid());
+    proxied.close();
+    server.close();
+    UrlSample {
+        after_last_byte: Duration::from_nanos(pointer.at_unix_ns.saturating_sub(written_at)),
+        count_write,
+        peak_rss,
+    }
+}
+
+/// The baseline of the large result: counting `text` with `o200k_base`, then writing it to a
+/// new file.
+fn count_and_write(text: &str) -> Duration {
+    let counter = overspill::tokens::o200k();
+    let baseline = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let tokens = counter.count(text);
+    std::fs::write(baseline.path().join("output.txt"), text).unwrap();
+    let took = started.elapsed();
+    std::hint::black_box(tokens);
+    took
 }
 
 /// The median round trip of `tools/call small`: (directly, through the proxy).
@@ -169,14 +360,7 @@ fn round_trip(session: &mut Session) -> Duration {
 
 /// One sample of the large result: the baseline, the proxy, and the server alone.
 fn large_result(file: &Path, text: &str) -> LargeSample {
-    let counter = overspill::tokens::o200k();
-    let baseline = tempfile::tempdir().unwrap();
-    let started = Instant::now();
-    let tokens = counter.count(text);
-    std::fs::write(baseline.path().join("output.txt"), text).unwrap();
-    let count_write = started.elapsed();
-    std::hint::black_box(tokens);
-    drop(baseline);
+    let count_write = count_and_write(text);
 
     let scratch = tempfile::tempdir().unwrap();
     let mut proxied = Session::start(proxy(scratch.path(), Some(file)));
@@ -258,6 +442,132 @@ fn proxy(scratch: &Path, file: Option<&Path>) -> Command {
         .arg(server.get_program())
         .args(server.get_args());
     command
+}
+
+/// `overspill mcp --url` to the bench's server over HTTP, storing under `scratch`.
+fn proxy_to_url(scratch: &Path, url: &str) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_overspill"));
+    command
+        .args(["mcp", "--name", "bench", "--dir"])
+        .arg(scratch)
+        .args(["--url", url]);
+    command
+}
+
+/// How long a helper process may take to say it is ready, or to say a `big` response left.
+const SAYS_WITHIN: Duration = Duration::from_secs(60);
+
+/// The lines a child writes to `from`, on a channel, read by a thread of their own so that a
+/// silent child is a timeout rather than a hang.
+fn lines_of(from: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    let (send, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(from).lines() {
+            let Ok(line) = line else { break };
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
+}
+
+/// The next line of `lines` that starts with `word` and a space; the rest of it.
+fn said(lines: &std::sync::mpsc::Receiver<String>, word: &str) -> String {
+    let deadline = Instant::now() + SAYS_WITHIN;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = lines
+            .recv_timeout(left)
+            .unwrap_or_else(|error| panic!("no `{word} …` line within {SAYS_WITHIN:?}: {error}"));
+        if let Some(rest) = line.strip_prefix(word).and_then(|r| r.strip_prefix(' ')) {
+            return rest.to_owned();
+        }
+    }
+}
+
+/// The bench's server over Streamable HTTP ([`http_upstream`]), a process of its own.
+struct HttpUpstream {
+    child: Child,
+    input: Option<ChildStdin>,
+    lines: std::sync::mpsc::Receiver<String>,
+    url: String,
+}
+
+impl HttpUpstream {
+    fn start(file: Option<&Path>) -> HttpUpstream {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .arg(http_upstream::SERVE_HTTP)
+            .args(file)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take();
+        let output: ChildStdout = child.stdout.take().unwrap();
+        let lines = lines_of(output);
+        let address = said(&lines, http_upstream::LISTENING);
+        HttpUpstream {
+            child,
+            input,
+            lines,
+            url: format!("http://{address}{}", http_upstream::PATH),
+        }
+    }
+
+    /// When the last `big` response's last byte left, in nanoseconds since the Unix epoch.
+    fn written_at(&mut self) -> u64 {
+        said(&self.lines, http_upstream::WRITTEN_AT)
+            .parse()
+            .unwrap()
+    }
+
+    /// Stops the server by closing its stdin.
+    fn close(mut self) {
+        drop(self.input.take());
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "the HTTP server exited with {status}");
+    }
+}
+
+/// `overspill mcp --listen 127.0.0.1:0 -- <the bench's server>`: the address it bound is in
+/// the line it prints on stderr; the rest of its stderr goes to ours.
+struct ListeningProxy {
+    child: Child,
+    url: String,
+}
+
+impl ListeningProxy {
+    fn start(scratch: &Path) -> ListeningProxy {
+        let server = upstream(None);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_overspill"))
+            .args(["mcp", "--name", "bench", "--dir"])
+            .arg(scratch)
+            .args(["--listen", "127.0.0.1:0", "--"])
+            .arg(server.get_program())
+            .args(server.get_args())
+            .stdin(Stdio::null())
+            .stdout(Stdio::inherit())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let lines = lines_of(child.stderr.take().unwrap());
+        let url = said(&lines, "overspill mcp: serving MCP on");
+        std::thread::spawn(move || {
+            for line in lines {
+                eprintln!("{line}");
+            }
+        });
+        ListeningProxy { child, url }
+    }
+
+    /// Stops the proxy; its sessions were ended by their clients (DELETE), which stopped
+    /// their children.
+    fn close(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// The peak resident memory of process `pid`, from `VmHWM` in `/proc/<pid>/status`.

@@ -436,3 +436,100 @@ fn mcp_with_a_server_that_never_answers_initialize_answers_the_client_and_exits_
         stderr(&out)
     );
 }
+
+/// The process ids of `pid`'s children (Linux: `/proc/<pid>/task/*/children`).
+#[cfg(target_os = "linux")]
+fn children_of(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+        .flat_map(|list| {
+            list.split_whitespace()
+                .filter_map(|child| child.parse().ok())
+                .collect::<Vec<u32>>()
+        })
+        .collect()
+}
+
+/// Whether `pid` still runs (not gone, not a zombie).
+#[cfg(target_os = "linux")]
+fn runs(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .is_ok_and(|status| !status.contains("State:\tZ"))
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn mcp_listen_on_sigterm_stops_every_session_child_and_exits_0() {
+    use std::io::{BufRead, BufReader};
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    // `sleep` stands for a server: each session's child, started at the session's initialize,
+    // which it never answers, so each client's stream stays open (as a GET stream does) until
+    // the proxy ends it: the stop must not wait for the streams to end by themselves.
+    let mut proxy = Command::new(env!("CARGO_BIN_EXE_overspill"))
+        .args(["mcp", "--listen", "127.0.0.1:0", "--init-timeout", "3600"])
+        .args(["--dir", path(dir.path())])
+        .args(["--", "sleep", "300"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(proxy.stderr.take().unwrap()).lines();
+    let announced = lines.next().unwrap().unwrap();
+    let url = announced
+        .split_once("serving MCP on http://")
+        .map(|(_, rest)| rest.trim().to_owned())
+        .unwrap_or_else(|| panic!("no address announced: {announced}"));
+    let (address, endpoint) = url.split_once('/').unwrap();
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+    let mut connections = Vec::new();
+    for _ in 0..2 {
+        let mut connection = std::net::TcpStream::connect(address).unwrap();
+        write!(
+            connection,
+            "POST /{endpoint} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{initialize}",
+            initialize.len()
+        )
+        .unwrap();
+        connections.push(connection);
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let children = loop {
+        let children = children_of(proxy.id());
+        if children.len() == 2 {
+            break children;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no session children: {children:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let sent = Command::new("kill")
+        .args(["-TERM", &proxy.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = proxy.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the proxy did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0), "{status}");
+    for child in children {
+        assert!(!runs(child), "the session child {child} outlived the proxy");
+    }
+    drop(connections);
+}

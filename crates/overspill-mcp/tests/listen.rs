@@ -171,11 +171,22 @@ impl Proxy {
             .to_owned()
     }
 
-    async fn stop(mut self) {
+    /// Stops the proxy as Ctrl-C or SIGTERM does (the CLI's shutdown future); gives back the
+    /// sessions' directory, to look at what stayed.
+    async fn stop(mut self) -> tempfile::TempDir {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
         let _ = tokio::time::timeout(Duration::from_secs(20), &mut self.served).await;
+        self.dir
+    }
+
+    /// The upstream child of `session` (the fixture's `pid` tool).
+    async fn child_of(&self, session: &str) -> u32 {
+        self.call(session, 90, "pid", json!({}))
+            .await
+            .parse()
+            .unwrap()
     }
 
     fn session_dir(&self, session: &str) -> PathBuf {
@@ -243,10 +254,15 @@ async fn delete_ends_the_session_and_its_child() {
         )
         .await;
     assert_eq!(after.status, 404, "the session is gone");
+    wait_until_gone(pid).await;
+    proxy.stop().await;
+}
+
+/// Waits (10 s at most) until the process `pid` has ended (gone, or a zombie).
+async fn wait_until_gone(pid: u32) {
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while PathBuf::from(format!("/proc/{pid}/status")).exists()
-        && std::fs::read_to_string(format!("/proc/{pid}/status"))
-            .is_ok_and(|status| !status.contains("State:\tZ"))
+    while std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .is_ok_and(|status| !status.contains("State:\tZ"))
     {
         assert!(
             std::time::Instant::now() < deadline,
@@ -254,7 +270,32 @@ async fn delete_ends_the_session_and_its_child() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    proxy.stop().await;
+}
+
+async fn stopping_the_proxy_closes_every_session_stops_every_child_and_keeps_stored_files() {
+    let proxy = start(Listen::default()).await;
+    let (a, b) = (proxy.open_session().await, proxy.open_session().await);
+    let children = [proxy.child_of(&a).await, proxy.child_of(&b).await];
+    let a_file = pointer_file(&proxy.call(&a, 1, "big", json!({"bytes": 120_000})).await);
+    let b_file = pointer_file(&proxy.call(&b, 1, "big", json!({"bytes": 130_000})).await);
+    let stored = [
+        proxy.session_dir(&a).join(&a_file),
+        proxy.session_dir(&b).join(&b_file),
+    ];
+    let before: Vec<Vec<u8>> = stored.iter().map(|f| std::fs::read(f).unwrap()).collect();
+    let dir = proxy.stop().await;
+    for pid in children {
+        wait_until_gone(pid).await;
+    }
+    for (file, content) in stored.iter().zip(before) {
+        assert_eq!(
+            std::fs::read(file).unwrap(),
+            content,
+            "{} is kept whole",
+            file.display()
+        );
+    }
+    drop(dir);
 }
 
 async fn a_cross_origin_request_is_refused_with_403() {
@@ -269,6 +310,19 @@ async fn a_cross_origin_request_is_refused_with_403() {
         .post(None, init, &[("origin", "http://localhost:6274")])
         .await;
     assert_eq!(local.status, 200, "a local origin is served");
+    proxy.stop().await;
+}
+
+async fn a_rebound_host_without_an_origin_is_refused_with_403() {
+    let proxy = start(Listen::default()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}});
+    let refused = proxy
+        .post(None, init.clone(), &[("host", "evil.example:80")])
+        .await;
+    assert_eq!(refused.status, 403, "a DNS-rebound name in Host, no Origin");
+    let local = proxy.post(None, init, &[("host", "localhost:9")]).await;
+    assert_eq!(local.status, 200, "a local Host is served");
     proxy.stop().await;
 }
 
@@ -371,6 +425,18 @@ const CASES: &[(&str, Case)] = &[
     ("delete_ends_the_session_and_its_child", || {
         Box::pin(delete_ends_the_session_and_its_child())
     }),
+    (
+        "stopping_the_proxy_closes_every_session_stops_every_child_and_keeps_stored_files",
+        || {
+            Box::pin(
+                stopping_the_proxy_closes_every_session_stops_every_child_and_keeps_stored_files(),
+            )
+        },
+    ),
+    (
+        "a_rebound_host_without_an_origin_is_refused_with_403",
+        || Box::pin(a_rebound_host_without_an_origin_is_refused_with_403()),
+    ),
     ("a_cross_origin_request_is_refused_with_403", || {
         Box::pin(a_cross_origin_request_is_refused_with_403())
     }),

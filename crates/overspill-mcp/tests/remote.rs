@@ -39,6 +39,8 @@ struct Gate {
     forget_sessions: AtomicBool,
     /// Method and session id of each request seen.
     seen: Mutex<Vec<(String, Option<String>)>>,
+    /// The `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers of each POST.
+    mirrored: Mutex<Vec<[Option<String>; 3]>>,
 }
 
 async fn gate(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Response {
@@ -51,6 +53,17 @@ async fn gate(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Re
         .lock()
         .unwrap()
         .push((request.method().to_string(), session.clone()));
+    if request.method() == axum::http::Method::POST {
+        let header = |name: &str| {
+            let value = request.headers().get(name)?.to_str().ok()?;
+            Some(value.to_owned())
+        };
+        gate.mirrored.lock().unwrap().push([
+            header("mcp-protocol-version"),
+            header("mcp-method"),
+            header("mcp-name"),
+        ]);
+    }
     if let Some(token) = &gate.token {
         let given = request
             .headers()
@@ -181,6 +194,30 @@ async fn a_header_from_an_environment_variable_reaches_the_server() {
     session.client.cancel().await.unwrap();
 }
 
+async fn a_stateless_request_reaches_the_server_with_its_method_name_and_version_headers() {
+    let gate = Arc::new(Gate::default());
+    let url = serve_fixture(Arc::clone(&gate), true).await;
+    let dir = tempfile::tempdir().unwrap();
+    let scratch = scratchpad(dir.path());
+    let options = ProxyOptions::remote("fixture", Remote::new(&url).unwrap());
+    let mut session = RawSession::start(scratch, dir, options);
+    // The 2026-07-28 form: no initialize, the envelope in each request's _meta.
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    let id = json!(7);
+    session
+        .send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "small", "arguments": {}, "_meta": meta}}))
+        .await;
+    // Whatever the fixture (a server of an earlier revision) makes of it, the request went out
+    // with the headers the revision requires.
+    let _ = session.response(&id).await;
+    let mirrored = gate.mirrored.lock().unwrap().clone();
+    let wanted = ["2026-07-28", "tools/call", "small"].map(|v| Some(v.to_owned()));
+    assert_eq!(mirrored, [wanted]);
+}
+
 async fn a_401_tells_the_client_and_the_proxy_what_to_do_without_showing_the_token() {
     let gate = Arc::new(Gate {
         token: Some("Bearer right".to_owned()),
@@ -290,6 +327,14 @@ const CASES: &[(&str, Case)] = &[
     (
         "a_header_from_an_environment_variable_reaches_the_server",
         || Box::pin(a_header_from_an_environment_variable_reaches_the_server()),
+    ),
+    (
+        "a_stateless_request_reaches_the_server_with_its_method_name_and_version_headers",
+        || {
+            Box::pin(
+                a_stateless_request_reaches_the_server_with_its_method_name_and_version_headers(),
+            )
+        },
     ),
     (
         "a_401_tells_the_client_and_the_proxy_what_to_do_without_showing_the_token",

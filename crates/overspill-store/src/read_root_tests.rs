@@ -1,3 +1,5 @@
+//! Tests of the read root: names resolved beneath it (traversal, absolute paths, symlinks, missing files).
+
 use std::fs;
 use std::path::Path;
 

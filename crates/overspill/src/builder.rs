@@ -3,20 +3,22 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use serde_json::Value;
 
-use crate::artifacts::{self, Run};
+use crate::artifacts::Run;
 use crate::budget::{Baseline, Budget, BudgetSettings, MAIN_AGENT_ID};
 use crate::config::{
-    AgentSettings, Config, DEFAULT_CONTEXT_SAFETY_MARGIN, DEFAULT_MAX_EXTRACTION_TOKENS,
-    DEFAULT_TURN_DEPTH_BONUS, Rule, ServerRules, ToolFilter, ToolPattern,
+    AgentSettings, Config, LlmSettings, Rule, ScratchpadOverride, ScratchpadSettings, ServerRules,
+    ToolFilter, ToolPattern,
 };
 use crate::error::BuildError;
 use crate::explore::cache::FileCache;
 use crate::explore::{Definition, ExploreContext, Registry};
-use crate::prompt::{self, PromptRole};
-use crate::scratchpad::{Inner, Mode, Scratchpad};
+use crate::prompt;
+use crate::role::{Explorer, Kind, Role};
+use crate::scratchpad::{Inner, Scratchpad};
 use crate::store::{DEFAULT_MAX_SESSION_RUNS, Layout, ReadRoot, Store};
 use crate::thresholds::Thresholds;
 use crate::tokens::{TokenCounter, counter_for};
@@ -281,12 +283,12 @@ impl ScratchpadBuilder {
     /// scratchpad disabled in the configuration, a worker or coordinator without a run, bad
     /// ids or budget settings, or a directory that cannot be created.
     pub fn build(self) -> Result<Scratchpad, BuildError> {
-        let role = self.role()?;
+        let kind = self.kind()?;
         let agent = self.agent_name();
         let settings = self.settings();
         if let Some(settings) = settings
             && !settings.scratchpad.enabled
-            && role != PromptRole::Coordinator
+            && kind != Kind::Coordinator
         {
             return Err(BuildError::Disabled { agent });
         }
@@ -295,18 +297,15 @@ impl ScratchpadBuilder {
         {
             return Err(BuildError::EmptyFooterMarker);
         }
-        let llm = settings.map(|s| &s.llm);
-        let provider = self
-            .provider
-            .as_deref()
-            .or(llm.and_then(|l| l.provider.as_deref()));
-        let model = self
-            .model
-            .as_deref()
-            .or(llm.and_then(|l| l.model.as_deref()));
-        let counter = self
-            .counter
-            .unwrap_or_else(|| counter_for(provider.unwrap_or("other"), model.unwrap_or("")));
+        // What was set by hand over the configuration, merged as the configuration merges a
+        // worker's tables over the agent's.
+        let llm = self.llm_settings(settings);
+        let counter = self.counter.unwrap_or_else(|| {
+            counter_for(
+                llm.provider.as_deref().unwrap_or("other"),
+                llm.model.as_deref().unwrap_or(""),
+            )
+        });
         let memory_dir = self
             .memory_dir
             .clone()
@@ -323,23 +322,19 @@ impl ScratchpadBuilder {
         };
 
         let excluded: Vec<&str> = self.excluded_tools.iter().map(String::as_str).collect();
-        let registry = match role {
-            PromptRole::Coordinator => Registry::new().only(&[]),
+        let registry = match kind {
+            Kind::Coordinator => Registry::new().only(&[]),
             _ => Registry::new().without(&excluded),
         };
-        let artifact_tools: Vec<&'static Definition> = match role {
-            PromptRole::Agent => Vec::new(),
-            PromptRole::Worker => artifacts::artifact_tools(false),
-            PromptRole::Coordinator => artifacts::artifact_tools(true),
-        };
-        let prompt = prompt::section(role, &registry.names(), &self.tool_prefix);
+        let artifact_tools = kind.artifact_tools();
+        let prompt = prompt::section(kind, &registry.names(), &self.tool_prefix);
 
-        let (mode, budget, store, ctx) = match (role, run.clone()) {
-            (PromptRole::Coordinator, Some(run)) => {
+        let role = match (kind, run) {
+            (Kind::Coordinator, Some(run)) => {
                 run.start(self.max_session_runs.unwrap_or(DEFAULT_MAX_SESSION_RUNS))?;
-                (Mode::Coordinator(run), None, None, None)
+                Role::Coordinator { run }
             }
-            (PromptRole::Worker, Some(run)) => {
+            (Kind::Worker, Some(run)) => {
                 run.worker_layout().create_dirs()?;
                 let store = Store::open(run.worker_scratchpad_dir())?;
                 let root = run
@@ -348,18 +343,20 @@ impl ScratchpadBuilder {
                         dir: run.worker_read_root_dir().to_owned(),
                         source,
                     })?;
-                let budget = self.budget(
+                let explorer = self.explorer(
                     &agent,
                     settings,
+                    &llm,
+                    store,
+                    root,
                     counter,
                     &prompt,
                     &registry,
                     &artifact_tools,
                 )?;
-                let ctx = self.context(root, counter, &budget);
-                (Mode::Worker(run), Some(budget), Some(store), Some(ctx))
+                Role::Worker { explorer, run }
             }
-            (PromptRole::Agent, _) => {
+            (Kind::Single, _) => {
                 let mut single_layout = None;
                 let (dir, root) = match (&self.scratchpad_dir, &memory_dir) {
                     (Some(dir), _) => {
@@ -386,21 +383,21 @@ impl ScratchpadBuilder {
                     }
                     (None, None) => return Err(BuildError::NoDirectory { agent }),
                 };
-                let budget = self.budget(
+                let explorer = self.explorer(
                     &agent,
                     settings,
+                    &llm,
+                    dir,
+                    root,
                     counter,
                     &prompt,
                     &registry,
                     &artifact_tools,
                 )?;
-                let ctx = self.context(root, counter, &budget);
-                (
-                    Mode::Single(single_layout),
-                    Some(budget),
-                    Some(dir),
-                    Some(ctx),
-                )
+                Role::Single {
+                    explorer,
+                    layout: single_layout,
+                }
             }
             (_, None) => {
                 return Err(BuildError::Mode(
@@ -413,31 +410,26 @@ impl ScratchpadBuilder {
         for (server, tools) in &self.server_tools {
             thresholds.set_server_tools(server, tools.clone());
         }
-        let agent_id = self.agent_id.clone().unwrap_or(agent);
-        let mut inner = Inner::new(
-            mode,
-            agent_id,
-            self.session_id,
-            self.trace_id,
+        Ok(Scratchpad::from_inner(Inner {
+            role,
+            agent_id: self.agent_id.clone().unwrap_or(agent),
+            session_id: self.session_id,
+            trace_id: self.trace_id,
             counter,
-            budget,
-            store,
-            ctx,
             registry,
-            artifact_tools,
             thresholds,
-            self.footer,
+            footer: self.footer,
             prompt,
-        );
-        if let Some(cap) = self.max_reference_bytes {
-            inner.max_reference_bytes = cap;
-        }
-        inner.tool_prefix = self.tool_prefix;
-        Ok(Scratchpad::from_inner(inner))
+            finished: AtomicBool::new(false),
+            max_reference_bytes: self
+                .max_reference_bytes
+                .unwrap_or(crate::references::DEFAULT_MAX_REFERENCE_BYTES),
+            tool_prefix: self.tool_prefix,
+        }))
     }
 
     /// The role from the mode calls, checked for consistency.
-    fn role(&self) -> Result<PromptRole, BuildError> {
+    fn kind(&self) -> Result<Kind, BuildError> {
         match (&self.worker, self.coordinator, &self.run) {
             (Some(_), true, _) => Err(BuildError::Mode(
                 "an agent is either a worker or the coordinator: call .worker(name) or .coordinator(), not both",
@@ -453,12 +445,12 @@ impl ScratchpadBuilder {
             (Some(_), false, None) | (None, true, None) => Err(BuildError::Mode(
                 "a worker or coordinator needs its run: call .run(run_id, iteration) and set memory_dir",
             )),
-            (Some(_), false, Some(_)) => Ok(PromptRole::Worker),
-            (None, true, Some(_)) => Ok(PromptRole::Coordinator),
+            (Some(_), false, Some(_)) => Ok(Kind::Worker),
+            (None, true, Some(_)) => Ok(Kind::Coordinator),
             (None, false, Some(_)) => Err(BuildError::Mode(
                 "a run needs a role: call .worker(name) or .coordinator() as well as .run(..)",
             )),
-            (None, false, None) => Ok(PromptRole::Agent),
+            (None, false, None) => Ok(Kind::Single),
         }
     }
 
@@ -478,36 +470,56 @@ impl ScratchpadBuilder {
         })
     }
 
-    fn budget(
+    /// The LLM settings set by hand, each unset one taken from the configuration.
+    fn llm_settings(&self, settings: Option<&AgentSettings>) -> LlmSettings {
+        let own = LlmSettings {
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            context_window: self.context_window,
+        };
+        match settings {
+            Some(settings) => own.merged_over(&settings.llm),
+            None => own,
+        }
+    }
+
+    /// The scratchpad settings set by hand over the configuration's (or the defaults).
+    fn scratchpad_settings(&self, settings: Option<&AgentSettings>) -> ScratchpadSettings {
+        let own = ScratchpadOverride {
+            enabled: None,
+            context_safety_margin: self.context_safety_margin,
+            max_extraction_tokens: self.max_extraction_tokens,
+            turn_depth_bonus: self.turn_depth_bonus,
+        };
+        own.apply_to(&settings.map_or_else(ScratchpadSettings::default, |s| s.scratchpad.clone()))
+    }
+
+    /// What an exploring agent has: its store, its read context and its budget, whose
+    /// baseline holds the prompt section and every tool it is given.
+    #[allow(clippy::too_many_arguments)] // the parts built before it; two call sites
+    fn explorer(
         &self,
         agent: &str,
         settings: Option<&AgentSettings>,
+        llm: &LlmSettings,
+        store: Store,
+        root: ReadRoot,
         counter: &'static dyn TokenCounter,
         prompt: &str,
         registry: &Registry,
         artifact_tools: &[&'static Definition],
-    ) -> Result<Arc<Budget>, BuildError> {
-        let scratchpad = settings.map(|s| &s.scratchpad);
-        let context_window = self
+    ) -> Result<Explorer, BuildError> {
+        let context_window = llm
             .context_window
-            .or(settings.and_then(|s| s.llm.context_window))
             .ok_or_else(|| BuildError::NoContextWindow {
                 agent: agent.to_owned(),
             })?;
+        let scratchpad = self.scratchpad_settings(settings);
         let budget_settings = BudgetSettings {
             context_window,
-            context_safety_margin: self
-                .context_safety_margin
-                .or(scratchpad.map(|s| s.context_safety_margin))
-                .unwrap_or(DEFAULT_CONTEXT_SAFETY_MARGIN),
-            max_extraction_tokens: self
-                .max_extraction_tokens
-                .or(scratchpad.map(|s| s.max_extraction_tokens))
-                .unwrap_or(DEFAULT_MAX_EXTRACTION_TOKENS),
-            turn_depth_bonus: self
-                .turn_depth_bonus
-                .or(scratchpad.map(|s| s.turn_depth_bonus))
-                .unwrap_or(DEFAULT_TURN_DEPTH_BONUS),
+            context_safety_margin: scratchpad.context_safety_margin,
+            max_extraction_tokens: scratchpad.max_extraction_tokens,
+            turn_depth_bonus: scratchpad.turn_depth_bonus,
         };
         let baseline = registry
             .definitions()
@@ -518,20 +530,13 @@ impl ScratchpadBuilder {
             })
             .host_texts(self.host_texts.iter().map(String::as_str))
             .tool_values(&self.host_tools);
-        Ok(Arc::new(Budget::new(budget_settings, baseline.total())?))
-    }
-
-    fn context(
-        &self,
-        root: ReadRoot,
-        counter: &'static dyn TokenCounter,
-        budget: &Arc<Budget>,
-    ) -> ExploreContext {
-        let ctx = ExploreContext::new(root, counter, Arc::clone(budget));
-        match &self.cache {
+        let budget = Arc::new(Budget::new(budget_settings, baseline.total())?);
+        let ctx = ExploreContext::new(root, counter, Arc::clone(&budget));
+        let ctx = match &self.cache {
             Some(cache) => ctx.with_cache(Arc::clone(cache)),
             None => ctx,
-        }
+        };
+        Ok(Explorer { store, ctx, budget })
     }
 
     fn thresholds(&self, settings: Option<&AgentSettings>) -> Thresholds {

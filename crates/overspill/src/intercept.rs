@@ -55,7 +55,7 @@ impl Inner {
             return Intercepted::Inline(output);
         }
         // Coordinator: nowhere to store, no budget.
-        let (Some(store), Some(budget)) = (&self.store, &self.budget) else {
+        let (Some(store), Some(budget)) = (self.store(), self.budget()) else {
             return Intercepted::Inline(output);
         };
         // 2. No resolved threshold: never intercepted.

@@ -94,6 +94,7 @@ mod intercept;
 mod output;
 mod prompt;
 pub mod references;
+mod role;
 mod scratchpad;
 mod thresholds;
 

@@ -3,16 +3,7 @@
 //! Its text depends only on the tools exposed and the agent's role, so it is the same on every
 //! turn and its tokens are counted once, into the baseline (SPEC §7).
 
-/// The role an agent plays, as far as the prompt section is concerned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PromptRole {
-    /// A single agent: pointers and the exploration tools.
-    Agent,
-    /// An orchestration worker: the same, plus `read_artifact`.
-    Worker,
-    /// The coordinator: `write_artifact` and `read_artifact` only.
-    Coordinator,
-}
+use crate::role::Kind;
 
 /// One line per exploration tool, in the order given.
 fn blurb(tool: &str) -> Option<&'static str> {
@@ -32,8 +23,8 @@ fn blurb(tool: &str) -> Option<&'static str> {
 
 /// The section for `role` when the exploration tools `tools` are exposed, their names behind
 /// `prefix`.
-pub(crate) fn section(role: PromptRole, tools: &[&str], prefix: &str) -> String {
-    if role == PromptRole::Coordinator {
+pub(crate) fn section(role: Kind, tools: &[&str], prefix: &str) -> String {
+    if role == Kind::Coordinator {
         return "## Artifacts\n\
                 Workers do not see this conversation. To hand a worker content that is too \
                 large or too exact to restate in a task (a runbook draft, literal values), save \
@@ -55,7 +46,7 @@ pub(crate) fn section(role: PromptRole, tools: &[&str], prefix: &str) -> String 
             None => out.push_str(&format!("- {prefix}{tool}\n")),
         }
     }
-    if role == PromptRole::Worker {
+    if role == Kind::Worker {
         out.push_str(
             "Load the files listed under INPUT ARTIFACTS, and other results of this run, with \
              `read_artifact`; a large one comes back as a pointer you explore the same way.\n",
@@ -78,13 +69,13 @@ mod tests {
 
     #[test]
     fn the_section_names_the_tools_behind_the_hosts_prefix() {
-        let text = section(PromptRole::Agent, &["grep"], "sp_");
+        let text = section(Kind::Single, &["grep"], "sp_");
         assert!(text.contains("- sp_grep: the lines matching"), "{text}");
     }
 
     #[test]
     fn the_section_lists_exactly_the_exposed_tools_in_order() {
-        let text = section(PromptRole::Agent, &["grep", "head"], "");
+        let text = section(Kind::Single, &["grep", "head"], "");
         let listed: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("- ")).collect();
         assert_eq!(
             listed,
@@ -98,16 +89,16 @@ mod tests {
 
     #[test]
     fn a_worker_is_told_about_read_artifact_and_a_coordinator_about_write_artifact() {
-        assert!(section(PromptRole::Worker, &["grep"], "").contains("`read_artifact`"));
-        let coordinator = section(PromptRole::Coordinator, &[], "");
+        assert!(section(Kind::Worker, &["grep"], "").contains("`read_artifact`"));
+        let coordinator = section(Kind::Coordinator, &[], "");
         assert!(coordinator.contains("`write_artifact`") && !coordinator.contains("grep"));
     }
 
     #[test]
     fn the_section_tells_the_syntax_of_references() {
-        let text = section(PromptRole::Agent, &["grep"], "");
+        let text = section(Kind::Single, &["grep"], "");
         assert!(text.contains("`overspill://<file>`") && text.contains("`#L10-L80`"));
-        assert!(!section(PromptRole::Coordinator, &[], "").contains("overspill://"));
+        assert!(!section(Kind::Coordinator, &[], "").contains("overspill://"));
     }
 
     #[test]
@@ -123,7 +114,7 @@ mod tests {
             "slice",
             "read",
         ];
-        let tokens = crate::tokens::o200k().count(&section(PromptRole::Worker, &all, ""));
+        let tokens = crate::tokens::o200k().count(&section(Kind::Worker, &all, ""));
         assert!(tokens < 400, "{tokens} tokens");
     }
 }

@@ -1,3 +1,5 @@
+//! Tests of `overspill://` references: parsing, resolution, errors.
+
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

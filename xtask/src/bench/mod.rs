@@ -262,6 +262,15 @@ fn mcp_proxy(stdout: &str) -> Result<BTreeMap<String, Measured>> {
             bytes,
         })
     };
+    // A burst is `http_burst_calls` calls from concurrent clients, timed as a whole.
+    let rate = |key: &str| -> Result<Measured> {
+        let calls = get("http_burst_calls")? as f64;
+        let seconds = get(key)? as f64 / 1e9;
+        if seconds <= 0.0 {
+            bail!("the mcp_proxy line has {key}=0");
+        }
+        Ok(Measured::CallsPerSecond(calls / seconds))
+    };
     let mut figures = BTreeMap::new();
     for (id, figure) in [
         (mcp::ROUND_TRIP_DIRECT, time("direct_round_trip_ns", None)?),
@@ -290,6 +299,28 @@ fn mcp_proxy(stdout: &str) -> Result<BTreeMap<String, Measured>> {
         (
             mcp::SMALL_PEAK_RSS,
             Measured::Bytes(get("small_peak_rss_bytes")?),
+        ),
+        (
+            mcp::HTTP_ROUND_TRIP_DIRECT,
+            time("http_direct_round_trip_ns", None)?,
+        ),
+        (
+            mcp::HTTP_ROUND_TRIP_PROXIED,
+            time("http_proxy_round_trip_ns", None)?,
+        ),
+        (mcp::HTTP_RATE_DIRECT, rate("http_direct_burst_ns")?),
+        (mcp::HTTP_RATE_PROXIED, rate("http_proxy_burst_ns")?),
+        (
+            mcp::URL_AFTER_LAST_BYTE,
+            time("url_after_last_byte_ns", Some(result_bytes))?,
+        ),
+        (
+            mcp::URL_COUNT_WRITE,
+            time("url_count_write_ns", Some(result_bytes))?,
+        ),
+        (
+            mcp::URL_PEAK_RSS,
+            Measured::Bytes(get("url_peak_rss_bytes").context("(not Linux?)")?),
         ),
     ] {
         figures.insert(id.to_owned(), figure);
@@ -423,9 +454,37 @@ mod tests {
                     result_bytes=60000000 samples=1 after_last_byte_ns=3000000000 \
                     count_write_ns=3300000000 request_to_pointer_ns=3100000000 \
                     request_to_result_directly_ns=110000000 peak_rss_bytes=260000000 \
-                    small_result_bytes=200000 small_peak_rss_bytes=80000000";
+                    small_result_bytes=200000 small_peak_rss_bytes=80000000 \
+                    http_calls=2000 http_direct_round_trip_ns=200000 \
+                    http_proxy_round_trip_ns=450000 http_clients=4 http_burst_calls=4000 \
+                    http_direct_burst_ns=800000000 http_proxy_burst_ns=2000000000 \
+                    url_after_last_byte_ns=2000000000 url_count_write_ns=1800000000 \
+                    url_peak_rss_bytes=150000000";
         let figures = mcp_proxy(&format!("noise\n{line}\n")).unwrap();
-        assert_eq!(figures.len(), 9);
+        assert_eq!(figures.len(), 16);
+        assert_eq!(
+            figures[mcp::HTTP_ROUND_TRIP_PROXIED],
+            Measured::Time {
+                seconds: 450e-6,
+                bytes: None
+            }
+        );
+        assert_eq!(
+            figures[mcp::HTTP_RATE_DIRECT],
+            Measured::CallsPerSecond(5_000.0)
+        );
+        assert_eq!(
+            figures[mcp::HTTP_RATE_PROXIED],
+            Measured::CallsPerSecond(2_000.0)
+        );
+        assert_eq!(
+            figures[mcp::URL_AFTER_LAST_BYTE],
+            Measured::Time {
+                seconds: 2.0,
+                bytes: Some(60_000_000)
+            }
+        );
+        assert_eq!(figures[mcp::URL_PEAK_RSS], Measured::Bytes(150_000_000));
         assert_eq!(
             figures[mcp::AFTER_LAST_BYTE],
             Measured::Time {
@@ -445,6 +504,11 @@ mod tests {
         );
         let without_memory = line.replace(" peak_rss_bytes=260000000", "");
         assert!(mcp_proxy(&without_memory).is_err());
+        let without_url_memory = line.replace(" url_peak_rss_bytes=150000000", "");
+        assert!(mcp_proxy(&without_url_memory).is_err());
+        let burst_of_nothing =
+            line.replace("http_proxy_burst_ns=2000000000", "http_proxy_burst_ns=0");
+        assert!(mcp_proxy(&burst_of_nothing).is_err());
     }
 
     #[test]

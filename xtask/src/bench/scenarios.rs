@@ -16,6 +16,8 @@ pub enum Target {
     TimeAtMost(Duration),
     /// Our time exceeds the baseline's by at most this.
     AddedAtMost(Duration),
+    /// Our rate divided by the baseline's rate is at least this.
+    RatioAtLeast(f64),
     /// Our throughput, in MB/s (10^6 bytes), is at least this.
     ThroughputAtLeast(f64),
     /// The peak resident memory is at most `times` the size of the input, which `of` names.
@@ -33,6 +35,7 @@ impl fmt::Display for Target {
             Target::RatioAtMost(r) => write!(f, "≤ {r:.2}×"),
             Target::TimeAtMost(d) => write!(f, "≤ {}", human_time(d.as_secs_f64())),
             Target::AddedAtMost(d) => write!(f, "≤ +{} added", human_time(d.as_secs_f64())),
+            Target::RatioAtLeast(r) => write!(f, "≥ {r:.2}×"),
             Target::ThroughputAtLeast(mbs) => write!(f, "≥ {mbs} MB/s"),
             Target::MemoryAtMost { times, of } => write!(f, "≤ {times}× {of}"),
             Target::Info => f.write_str("—"),
@@ -82,6 +85,20 @@ pub mod mcp {
     pub const RESULT_BYTES: &str = "mcp_proxy/large result, bytes";
     /// The proxy's peak resident memory over a session with a 200 KB result.
     pub const SMALL_PEAK_RSS: &str = "mcp_proxy/small result, peak_rss_bytes";
+    /// Median `tools/call` round trip to the server served over Streamable HTTP directly.
+    pub const HTTP_ROUND_TRIP_DIRECT: &str = "mcp_proxy/http round trip, directly";
+    /// Median `tools/call` round trip through `overspill mcp --listen`.
+    pub const HTTP_ROUND_TRIP_PROXIED: &str = "mcp_proxy/http round trip, through --listen";
+    /// Small calls per second from concurrent HTTP clients, to the server directly.
+    pub const HTTP_RATE_DIRECT: &str = "mcp_proxy/http calls per second, directly";
+    /// The same through `overspill mcp --listen`.
+    pub const HTTP_RATE_PROXIED: &str = "mcp_proxy/http calls per second, through --listen";
+    /// The large result from a server over HTTP (`--url`): its last byte → the pointer.
+    pub const URL_AFTER_LAST_BYTE: &str = "mcp_proxy/large result over --url, last byte to pointer";
+    /// The baseline measured beside it: the text counted and written to a new file.
+    pub const URL_COUNT_WRITE: &str = "mcp_proxy/large result over --url, count + fs::write";
+    /// The `--url` proxy's peak resident memory over a session with the large result.
+    pub const URL_PEAK_RSS: &str = "mcp_proxy/large result over --url, peak_rss_bytes";
 }
 
 fn scenario(
@@ -271,16 +288,47 @@ pub fn all(quick: bool, gnu_grep: bool) -> Vec<Scenario> {
         None,
         Target::Info,
     ));
+    // The HTTP transports (issue 20): the baseline is the same server served over HTTP.
+    rows.push(scenario(
+        "MCP proxy over HTTP (--listen): tools/call round trip, median of 2,000",
+        mcp::HTTP_ROUND_TRIP_PROXIED.to_owned(),
+        Some(mcp::HTTP_ROUND_TRIP_DIRECT.to_owned()),
+        Target::AddedAtMost(Duration::from_micros(500)),
+    ));
+    rows.push(scenario(
+        "MCP proxy over HTTP (--listen): tools/call per second, 4 clients",
+        mcp::HTTP_RATE_PROXIED.to_owned(),
+        Some(mcp::HTTP_RATE_DIRECT.to_owned()),
+        Target::RatioAtLeast(0.5),
+    ));
+    rows.push(scenario(
+        "MCP proxy, server over HTTP (--url): 60 MB text result, server's last byte → pointer",
+        mcp::URL_AFTER_LAST_BYTE.to_owned(),
+        Some(mcp::URL_COUNT_WRITE.to_owned()),
+        Target::RatioAtMost(1.5),
+    ));
+    rows.push(scenario(
+        "MCP proxy peak memory, server over HTTP (--url), 60 MB text result",
+        mcp::URL_PEAK_RSS.to_owned(),
+        Some(mcp::RESULT_BYTES.to_owned()),
+        Target::MemoryAtMost {
+            times: 3.0,
+            of: "the result",
+        },
+    ));
     rows
 }
 
-/// One measurement: a median time in seconds with the bytes it processed, or a byte count.
+/// One measurement: a median time in seconds with the bytes it processed, a byte count, or a
+/// rate.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Measured {
     /// A median time and, when the bench declared one, the bytes per iteration.
     Time { seconds: f64, bytes: Option<u64> },
     /// A number of bytes (memory, file size).
     Bytes(u64),
+    /// Calls completed per second.
+    CallsPerSecond(f64),
 }
 
 /// The verdict on one scenario.
@@ -361,15 +409,18 @@ fn row(scenario: &Scenario, ours: Measured, baseline: Option<Measured>) -> Row {
             None => human_time(seconds),
         },
         Measured::Bytes(bytes) => format!("{:.1} MB", bytes as f64 / MB as f64),
+        Measured::CallsPerSecond(rate) => format!("{} calls/s", thousands(rate.round() as u64)),
     };
     let value = |m: Measured| match m {
         Measured::Time { seconds, .. } => seconds,
         Measured::Bytes(bytes) => bytes as f64,
+        Measured::CallsPerSecond(rate) => rate,
     };
     let ratio = baseline.map(|b| value(ours) / value(b));
     let added = baseline.map(|b| value(ours) - value(b));
     let met = match scenario.target {
         Target::RatioAtMost(limit) => ratio.map(|r| r <= limit),
+        Target::RatioAtLeast(limit) => ratio.map(|r| r >= limit),
         Target::MemoryAtMost { times, .. } => ratio.map(|r| r <= times),
         Target::TimeAtMost(limit) => Some(value(ours) <= limit.as_secs_f64()),
         Target::AddedAtMost(limit) => added.map(|a| a <= limit.as_secs_f64()),
@@ -402,6 +453,19 @@ fn row(scenario: &Scenario, ours: Measured, baseline: Option<Measured>) -> Row {
             None => Verdict::Info,
         },
     }
+}
+
+/// `12,345`: the thousands grouped as the docs write them.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
 }
 
 /// `1.23 s`, `4.56 ms`, `789 µs`, `12 ns`: three significant digits.
@@ -566,6 +630,35 @@ mod tests {
     }
 
     #[test]
+    fn a_rate_target_passes_at_its_fraction_of_the_baseline_and_prints_calls_per_second() {
+        let s = [one(Target::RatioAtLeast(0.5), true)];
+        let at = |ours: f64, base: f64| {
+            evaluate(
+                &s,
+                &measured(&[
+                    ("a/ours", Measured::CallsPerSecond(ours)),
+                    ("a/base", Measured::CallsPerSecond(base)),
+                ]),
+            )
+            .unwrap()
+        };
+        let ok = at(2_500.0, 5_000.0);
+        assert_eq!(
+            (
+                ok[0].verdict,
+                ok[0].ours.as_str(),
+                ok[0].baseline.as_str(),
+                ok[0].ratio.as_str()
+            ),
+            (Verdict::Pass, "2,500 calls/s", "5,000 calls/s", "0.50×")
+        );
+        assert_eq!(at(2_400.0, 5_000.0)[0].verdict, Verdict::Fail);
+        assert_eq!(s[0].target.to_string(), "≥ 0.50×");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
     fn a_missing_measurement_is_named_not_skipped() {
         let s = [one(Target::RatioAtMost(1.0), true)];
         let missing = evaluate(&s, &measured(&[("a/ours", time(1.0))])).unwrap_err();
@@ -593,8 +686,9 @@ mod tests {
         for quick in [true, false] {
             let rows = all(quick, true);
             let targets = |t: fn(&Target) -> bool| rows.iter().filter(|r| t(&r.target)).count();
-            assert!(targets(|t| matches!(t, Target::MemoryAtMost { .. })) == 2);
-            assert!(targets(|t| matches!(t, Target::AddedAtMost(_))) == 1);
+            assert!(targets(|t| matches!(t, Target::MemoryAtMost { .. })) == 3);
+            assert!(targets(|t| matches!(t, Target::AddedAtMost(_))) == 2);
+            assert!(targets(|t| matches!(t, Target::RatioAtLeast(_))) == 1);
             assert!(targets(|t| matches!(t, Target::ThroughputAtLeast(_))) >= 1);
             assert!(
                 rows.iter()
@@ -609,6 +703,11 @@ mod tests {
             assert!(
                 rows.iter().any(|r| r.name.starts_with("MCP proxy: 60 MB")
                     && r.target == Target::RatioAtMost(1.5))
+            );
+            assert!(
+                rows.iter()
+                    .any(|r| r.name.contains("(--url): 60 MB")
+                        && r.target == Target::RatioAtMost(1.5))
             );
         }
         assert!(all(false, true).len() > all(true, true).len());

@@ -30,14 +30,59 @@ pub fn unix_ns() -> u64 {
     u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
 }
 
-/// Serves MCP on stdin/stdout until stdin ends; `file` holds the text of `big`.
-pub fn serve(file: Option<&str>) {
-    // `{"jsonrpc":"2.0","result":{…},"id":` — the id and the closing brace follow per call.
-    let big_head = file.map(|path| {
+/// What the server does with one message.
+pub enum Reply {
+    /// Nothing: a notification, a response, or text that is not JSON.
+    Nothing,
+    /// This message, the response.
+    Message(Value),
+    /// The prepared `big` result, with this request id.
+    Big(Value),
+}
+
+/// The `big` response's text around its id: `{"jsonrpc":"2.0","result":{…},"id":` and `}`.
+/// Built once at start, so that answering is one write.
+pub fn big_head(file: Option<&str>) -> Option<String> {
+    file.map(|path| {
         let text = std::fs::read_to_string(path).unwrap();
         let result = json!({"content": [{"type": "text", "text": text}]});
         format!(r#"{{"jsonrpc":"2.0","result":{result},"id":"#)
-    });
+    })
+}
+
+/// The server's answer to `message`, whatever the transport; `big` says whether a `big`
+/// result was prepared (without one, `big` answers like `small`).
+pub fn reply(message: &Value, big: bool) -> Reply {
+    let Some(id) = message.get("id").filter(|id| !id.is_null()) else {
+        return Reply::Nothing; // a notification
+    };
+    if message.get("method").is_none() {
+        return Reply::Nothing; // a response to a request of ours (there are none)
+    }
+    let params = &message["params"];
+    let result = match message["method"].as_str().unwrap_or_default() {
+        "initialize" => json!({
+            "protocolVersion": params["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "overspill-bench-upstream", "version": "1"},
+        }),
+        "tools/list" => json!({"tools": [
+            {"name": "small", "description": "a one-line text", "inputSchema": {"type": "object"}},
+            {"name": "big", "description": "a large text", "inputSchema": {"type": "object"}},
+        ]}),
+        "tools/call" if big && params["name"] == "big" => return Reply::Big(id.clone()),
+        "tools/call" => json!({"content": [{"type": "text", "text": SMALL_TEXT}]}),
+        method => {
+            let error = json!({"code": -32601, "message": format!("no method `{method}` here")});
+            return Reply::Message(json!({"jsonrpc": "2.0", "id": id, "error": error}));
+        }
+    };
+    Reply::Message(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+}
+
+/// Serves MCP on stdin/stdout until stdin ends; `file` holds the text of `big`.
+pub fn serve(file: Option<&str>) {
+    let big_head = big_head(file);
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
     for line in stdin.lock().lines() {
@@ -45,47 +90,20 @@ pub fn serve(file: Option<&str>) {
         let Ok(message) = serde_json::from_str::<Value>(&line) else {
             continue;
         };
-        let Some(id) = message.get("id").filter(|id| !id.is_null()) else {
-            continue; // a notification
-        };
-        let params = &message["params"];
-        let result = match message["method"].as_str().unwrap_or_default() {
-            "initialize" => json!({
-                "protocolVersion": params["protocolVersion"],
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "overspill-bench-upstream", "version": "1"},
-            }),
-            "tools/list" => json!({"tools": [
-                {"name": "small", "description": "a one-line text", "inputSchema": {"type": "object"}},
-                {"name": "big", "description": "a large text", "inputSchema": {"type": "object"}},
-            ]}),
-            "tools/call" => match (params["name"].as_str(), &big_head) {
-                (Some("big"), Some(head)) => {
-                    out.write_all(head.as_bytes()).unwrap();
-                    out.write_all(format!("{id}}}\n").as_bytes()).unwrap();
-                    out.flush().unwrap();
-                    let at = unix_ns();
-                    let written = json!({"jsonrpc": "2.0", "method": WRITTEN,
-                                         "params": {"at_unix_ns": at}});
-                    send(&mut out, &written);
-                    continue;
-                }
-                _ => json!({"content": [{"type": "text", "text": SMALL_TEXT}]}),
-            },
-            method => {
-                let error =
-                    json!({"code": -32601, "message": format!("no method `{method}` here")});
-                send(
-                    &mut out,
-                    &json!({"jsonrpc": "2.0", "id": id, "error": error}),
-                );
-                continue;
+        match (reply(&message, big_head.is_some()), &big_head) {
+            (Reply::Nothing, _) => {}
+            (Reply::Message(answer), _) => send(&mut out, &answer),
+            (Reply::Big(id), Some(head)) => {
+                out.write_all(head.as_bytes()).unwrap();
+                out.write_all(format!("{id}}}\n").as_bytes()).unwrap();
+                out.flush().unwrap();
+                let at = unix_ns();
+                let written = json!({"jsonrpc": "2.0", "method": WRITTEN,
+                                     "params": {"at_unix_ns": at}});
+                send(&mut out, &written);
             }
-        };
-        send(
-            &mut out,
-            &json!({"jsonrpc": "2.0", "id": id, "result": result}),
-        );
+            (Reply::Big(_), None) => unreachable!("`big` is answered only when prepared"),
+        }
     }
 }
 

@@ -1,3 +1,5 @@
+//! Tests of `get_in`: paths, windows, errors.
+
 use serde_json::{Value, json};
 
 use crate::json::test_data::{deep_arrays, deep_objects, pods, unnumbered};

@@ -1,3 +1,5 @@
+//! Tests of `item_schema`: the merged shape of an array's items.
+
 use std::collections::BTreeSet;
 
 use serde_json::json;

@@ -1,3 +1,5 @@
+//! Tests of `iterate_over`: windows over arrays and objects, projections, errors.
+
 use serde_json::{Value, json};
 
 use super::split_fields;

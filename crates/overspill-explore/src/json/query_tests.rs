@@ -1,3 +1,5 @@
+//! Tests of `query`: jq programs, their limits and their errors.
+
 use serde_json::json;
 
 use crate::json::test_data::{deep_arrays, pods, python};

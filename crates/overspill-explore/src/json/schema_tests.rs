@@ -1,3 +1,5 @@
+//! Tests of `schema`: the outline of JSON and of the other formats.
+
 use serde_json::json;
 
 use crate::json::test_data::{deep_arrays, deep_objects, pods};
