@@ -236,6 +236,13 @@ fn session_scratchpad(
 /// The upstream and its timeouts from the flags; `Err` is the usage error to print.
 fn options(args: &McpArgs) -> Result<ProxyOptions, String> {
     let init_timeout = seconds("--init-timeout", args.init_timeout)?;
+    if args.url.is_none() && (args.oauth || args.no_browser || args.callback_port.is_some()) {
+        return Err(
+            "--oauth (with --no-browser, --callback-port) signs in to a --url server; a server \
+             started as a command has no sign-in"
+                .to_owned(),
+        );
+    }
     let options = match (&args.url, args.command.split_first()) {
         (Some(url), _) => {
             let mut remote = Remote::new(url)
