@@ -378,19 +378,21 @@ impl Link {
             Err(error) => return self.sign_in_failed(id.as_ref(), error).await,
         };
         // The request is sent again once after a 401 that a renewed token may cure.
-        let again = self.auth.as_ref().map(|_| text.clone());
-        let mut sent = self.post_once(text, bearer.as_deref()).await;
+        let request = self.post_request(text);
+        // A request built from bytes clones without copying them.
+        let again = self.auth.as_ref().and_then(|_| request.try_clone());
+        let mut sent = with_bearer(request, bearer.as_deref()).send().await;
         let refused = match &sent {
             Ok(response) => Some((response.status(), challenge_of(response))),
             Err(_) => None,
         };
-        if let (Some((status, challenge)), Some(auth), Some(text)) = (refused, &self.auth, again) {
+        if let (Some((status, challenge)), Some(auth), Some(again)) = (refused, &self.auth, again) {
             if status == StatusCode::UNAUTHORIZED {
                 match auth
                     .after_unauthorized(bearer.as_deref(), challenge.as_deref())
                     .await
                 {
-                    Ok(token) => sent = self.post_once(text, Some(&token)).await,
+                    Ok(token) => sent = with_bearer(again, Some(&token)).send().await,
                     Err(error) => return self.sign_in_failed(id.as_ref(), error).await,
                 }
             } else if status == StatusCode::FORBIDDEN
@@ -399,7 +401,7 @@ impl Link {
                 // Step-up: the server names the scopes this request needs (MCP
                 // authorization, scope challenge handling); signing in for them needs --oauth.
                 match auth.step_up(&challenge).await {
-                    Ok(token) => sent = self.post_once(text, Some(&token)).await,
+                    Ok(token) => sent = with_bearer(again, Some(&token)).send().await,
                     Err(error) => {
                         let why = ProxyError::SignIn(error).to_string();
                         return self.fail_request(id.as_ref(), &why).await;
@@ -494,14 +496,10 @@ impl Link {
         }
     }
 
-    /// POSTs one message with the bearer.
-    async fn post_once(
-        &self,
-        text: String,
-        bearer: Option<&str>,
-    ) -> Result<reqwest::Response, reqwest::Error> {
+    /// The POST of one message, without the bearer.
+    fn post_request(&self, text: String) -> reqwest::RequestBuilder {
         let mut request = self
-            .request(Method::POST, bearer)
+            .request(Method::POST, None)
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream");
         let stateless = stateless_headers(&text);
@@ -513,7 +511,7 @@ impl Link {
             }
             request = request.headers(headers);
         }
-        request.body(text).send().await
+        request.body(text)
     }
 
     /// The bearer for the next request, if the server is signed in to.
@@ -757,6 +755,14 @@ impl Link {
             self.url,
             self.read_timeout.as_secs()
         )
+    }
+}
+
+/// `request` with `Authorization: Bearer <token>` (a sensitive header) when there is a token.
+fn with_bearer(request: reqwest::RequestBuilder, bearer: Option<&str>) -> reqwest::RequestBuilder {
+    match bearer {
+        Some(token) => request.bearer_auth(token),
+        None => request,
     }
 }
 

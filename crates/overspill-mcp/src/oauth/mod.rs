@@ -129,7 +129,8 @@ pub enum OAuthError {
     /// There is no sign-in for the server.
     #[error(
         "the MCP server at {url} requires signing in: run `overspill auth login --url {url}` \
-         in a terminal, then restart the proxy (your MCP client reconnects it)"
+         in a terminal, then restart the proxy (your MCP client reconnects it); for a server \
+         that takes an API key instead, pass it with --header 'Authorization: Bearer ${{TOKEN}}'"
     )]
     SignInRequired {
         /// The endpoint.
