@@ -326,11 +326,14 @@ impl CredentialStore for FileCredentials {
         let dir = self.store.dir.clone();
         let file = tokio::task::spawn_blocking(move || -> std::io::Result<File> {
             create_private_dir(&dir)?;
-            let file = fs::OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .open(&path)?;
+            let mut options = fs::OpenOptions::new();
+            options.create(true).truncate(false).write(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::OpenOptionsExt;
+                options.mode(0o600);
+            }
+            let file = options.open(&path)?;
             file.lock()?;
             Ok(file)
         })
