@@ -16,6 +16,10 @@
 //! # Ok(()) }
 //! ```
 //!
+//! A remote server is reached over Streamable HTTP ([`Remote`]); one that wants an OAuth
+//! sign-in uses the tokens [`oauth::login`] stored (`overspill auth login`), renewed as they
+//! expire ([`Remote::with_oauth`]).
+//!
 //! See `docs/mcp-proxy.md` for what is forwarded and how to configure a client.
 //!
 //! # Architecture invariant
