@@ -407,7 +407,7 @@ impl Link {
                 self.fail_request(Some(id), &why).await;
             }
         } else if kind.starts_with("application/json") {
-            match tokio::time::timeout(self.read_timeout, response.text()).await {
+            match tokio::time::timeout(self.read_timeout, body_text(response)).await {
                 Ok(Ok(body)) => {
                     if initialize {
                         self.note_protocol(&body);
@@ -569,6 +569,25 @@ fn plain(error: &reqwest::Error) -> String {
 
 fn read(lock: &RwLock<Option<HeaderValue>>) -> Option<HeaderValue> {
     lock.read().unwrap_or_else(PoisonError::into_inner).clone()
+}
+
+/// A JSON answer's body as text, held once: its chunks go into one buffer (sized from
+/// `Content-Length`, within the message limit) that becomes the `String` without a copy, so a
+/// 60 MB result costs the proxy what it does on stdio. (`Response::text` collects the chunks,
+/// copies them into one buffer, then copies that into the `String`.) A body that is not UTF-8
+/// is read lossily, as `text` reads it.
+async fn body_text(mut response: reqwest::Response) -> reqwest::Result<String> {
+    let expected = response
+        .content_length()
+        .and_then(|length| usize::try_from(length).ok())
+        .unwrap_or(0)
+        .min(crate::MAX_LINE_BYTES);
+    let mut body = Vec::with_capacity(expected);
+    while let Some(chunk) = response.chunk().await? {
+        body.extend_from_slice(&chunk);
+    }
+    Ok(String::from_utf8(body)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
 }
 
 #[cfg(test)]
