@@ -572,7 +572,15 @@ impl ListeningProxy {
 
     /// Stops the proxy; its sessions were ended by their clients (DELETE), which stopped
     /// their children.
-    fn close(mut self) {
+    fn close(self) {
+        drop(self);
+    }
+}
+
+impl Drop for ListeningProxy {
+    /// Also when the bench panics: `--listen` does not end with its stdin, so it would outlive
+    /// the bench (and its sessions' children with it).
+    fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
