@@ -12,8 +12,16 @@
 //! - **The proxy's peak memory** for that result: `VmHWM` of the `overspill` process after the
 //!   call, the largest over the samples, against the text's size. Target: at most 3×. Beside
 //!   it, the same on a 200 KB result: the part that does not grow with the result.
+//! - **Over HTTP** (issue 20), against the same server served over Streamable HTTP
+//!   (`support/http_upstream.rs`: this binary, run as `mcp_proxy serve-mcp-http [FILE]`):
+//!   `tools/call small` round trips through `overspill mcp --listen` (the server on stdio behind
+//!   it), alternating with the same calls to the server directly (target: at most 0.5 ms
+//!   added); bursts of calls from four HTTP clients at once on each side (target: at least
+//!   half the direct rate); and the 60 MB result with the server behind `overspill mcp --url`,
+//!   timed and measured as on stdio (targets 1.5× and 3×).
 //!
-//! Prints one line, `mcp_proxy: key=value …` (times in nanoseconds, sizes in bytes), which
+//! Prints one line, `mcp_proxy: key=value …` (times in nanoseconds, sizes in bytes, a burst
+//! as its call count and time), which
 //! `cargo xtask bench` reads. Linux only for the memory figure (it reads
 //! `/proc/<pid>/status`). Run as a test (`cargo test --all-targets`), it checks the same
 //! session on a 200 KB result and a few calls.
@@ -564,7 +572,15 @@ impl ListeningProxy {
 
     /// Stops the proxy; its sessions were ended by their clients (DELETE), which stopped
     /// their children.
-    fn close(mut self) {
+    fn close(self) {
+        drop(self);
+    }
+}
+
+impl Drop for ListeningProxy {
+    /// Also when the bench panics: `--listen` does not end with its stdin, so it would outlive
+    /// the bench (and its sessions' children with it).
+    fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

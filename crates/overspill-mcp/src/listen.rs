@@ -337,7 +337,8 @@ impl Server {
     }
 
     async fn post(self: &Arc<Self>, session: Option<String>, body: Bytes) -> Response {
-        let Ok(text) = String::from_utf8(body.to_vec()) else {
+        // The body's own allocation when nothing else holds it, so a large one is not copied.
+        let Ok(text) = String::from_utf8(Vec::from(body)) else {
             let refused = Refusal {
                 status: StatusCode::BAD_REQUEST,
                 code: message::PARSE_ERROR,
@@ -345,15 +346,18 @@ impl Server {
             };
             return refused.into_response();
         };
+        // Parsed once: the relay takes these messages as they are.
         let mut requests = HashSet::new();
         let mut initialize = false;
-        for item in message::parse(text.clone()) {
+        let mut messages = Vec::new();
+        for item in message::parse(text) {
             match item {
                 Ok(parsed) => {
-                    if let Kind::Request { id, method } = parsed.kind {
+                    if let Kind::Request { id, method } = &parsed.kind {
                         initialize |= method == "initialize";
-                        requests.insert(id);
+                        requests.insert(id.clone());
                     }
+                    messages.push(parsed);
                 }
                 Err(invalid) => {
                     return (StatusCode::BAD_REQUEST, json_body(invalid.response()))
@@ -379,7 +383,7 @@ impl Server {
             }
         };
         if requests.is_empty() {
-            session.relay.client_says(text).await;
+            session.relay.client_sent(messages).await;
             return StatusCode::ACCEPTED.into_response();
         }
         let (sender, receiver) = mpsc::channel(STREAM_QUEUE);
@@ -389,7 +393,7 @@ impl Server {
             .unwrap_or_else(PoisonError::into_inner)
             .posts
             .push((requests, sender));
-        session.relay.client_says(text).await;
+        session.relay.client_sent(messages).await;
         let mut response = sse(receiver);
         if let Ok(value) = HeaderValue::from_str(&id) {
             response.headers_mut().insert(SESSION_ID, value);

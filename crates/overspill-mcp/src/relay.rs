@@ -172,6 +172,14 @@ impl Relay {
         }
     }
 
+    /// Messages from the client that its transport has already parsed (`--listen` reads a
+    /// POST body's messages to route their answers), in the order they came.
+    pub(crate) async fn client_sent(&self, messages: Vec<Message>) {
+        for message in messages {
+            self.client_message(message).await;
+        }
+    }
+
     /// One line from the server.
     pub(crate) async fn server_says(&self, text: String) {
         for item in message::parse(text) {

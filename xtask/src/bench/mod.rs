@@ -5,8 +5,9 @@
 //! 2. Each criterion bench runs with its output in `target/bench-report/criterion`, emptied
 //!    first, so no figure from an earlier run can reach the table.
 //! 3. The `json_memory` bench prints the peak memory of the JSON sequence, and the `mcp_proxy`
-//!    bench the MCP proxy's figures (round trips, a 60 MB result, its peak memory), each as a
-//!    line of `key=value` fields.
+//!    bench the MCP proxy's figures (round trips on stdio and over HTTP, calls per second over
+//!    HTTP, a 60 MB result from a stdio and from an HTTP server, peak memory), each as a line
+//!    of `key=value` fields.
 //! 4. [`scenarios::evaluate`] pairs each measurement with its baseline; the table is printed
 //!    and written to `target/bench-report.md`.
 

@@ -7,6 +7,8 @@
 //! it is one write of the prepared bytes; right after its last byte, the server sends the
 //! notification [`WRITTEN`] with the wall-clock time that byte left (`at_unix_ns`), which is
 //! where the bench starts timing the proxy's work on it.
+//!
+//! [`reply`] decides every answer, so `http_upstream.rs` serves the same server over HTTP.
 
 use std::io::{BufRead, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
