@@ -220,11 +220,44 @@ struct HttpSession {
 #[derive(Default)]
 struct Streams {
     /// POST streams, each with the requests it still waits to answer.
-    posts: Vec<(HashSet<Id>, mpsc::Sender<String>)>,
+    posts: Vec<PostStream>,
     /// The GET stream, when open.
     get: Option<mpsc::Sender<String>>,
     /// Server-initiated messages waiting for a stream.
     backlog: VecDeque<String>,
+}
+
+/// One POST's SSE stream.
+struct PostStream {
+    /// The requests of the POST not answered yet; the stream ends after the last answer.
+    waiting: HashSet<Id>,
+    /// The progress tokens those requests gave (`_meta.progressToken`): progress for them
+    /// belongs on this stream.
+    progress: Vec<Value>,
+    sender: mpsc::Sender<String>,
+}
+
+/// The `params._meta.progressToken` of a request, if it has one.
+fn progress_token(text: &str) -> Option<Value> {
+    #[derive(serde::Deserialize)]
+    struct Message {
+        params: Option<Params>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params {
+        #[serde(rename = "_meta")]
+        meta: Option<Meta>,
+        #[serde(rename = "progressToken")]
+        token: Option<Value>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        #[serde(rename = "progressToken")]
+        token: Option<Value>,
+    }
+    let params = serde_json::from_str::<Message>(text).ok()?.params?;
+    // A request carries it in `_meta`; a progress notification in its params.
+    params.meta.and_then(|meta| meta.token).or(params.token)
 }
 
 async fn endpoint(
@@ -348,6 +381,7 @@ impl Server {
         };
         // Parsed once: the relay takes these messages as they are.
         let mut requests = HashSet::new();
+        let mut progress = Vec::new();
         let mut initialize = false;
         let mut messages = Vec::new();
         for item in message::parse(text) {
@@ -356,6 +390,7 @@ impl Server {
                     if let Kind::Request { id, method } = &parsed.kind {
                         initialize |= method == "initialize";
                         requests.insert(id.clone());
+                        progress.extend(progress_token(&parsed.text));
                     }
                     messages.push(parsed);
                 }
@@ -392,7 +427,11 @@ impl Server {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .posts
-            .push((requests, sender));
+            .push(PostStream {
+                waiting: requests,
+                progress,
+                sender,
+            });
         session.relay.client_sent(messages).await;
         let mut response = sse(receiver);
         if let Ok(value) = HeaderValue::from_str(&id) {
@@ -532,39 +571,56 @@ impl HttpSession {
     }
 }
 
-/// Sends each message the relay has for the client down the stream it belongs on: a
-/// response on the POST stream of its request (which ends after its last response),
-/// anything else on the GET stream, else the newest POST stream, else the backlog.
+/// Sends each message the relay has for the client down the stream it belongs on (a stdio
+/// server does not say which request a message relates to, so the proxy tells):
+/// - a response on the POST stream of its request (which ends after its last response);
+/// - progress on the POST stream of the request that gave its progress token;
+/// - anything else, while exactly one POST stream is open, on that one (the tool call it
+///   belongs to, most likely: its logs, its sampling or elicitation requests, as a server
+///   serving HTTP itself sends them);
+/// - otherwise on the GET stream, else the newest POST stream, else into the backlog.
 async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<String>) {
     while let Some(text) = queue.recv().await {
-        let answered = match message::head(&text) {
-            Ok((Kind::Response { id: Some(id) }, _)) => Some(id),
-            _ => None,
+        let (answered, progress) = match message::head(&text) {
+            Ok((Kind::Response { id: Some(id) }, _)) => (Some(id), None),
+            Ok((Kind::Notification { method }, _)) if method == "notifications/progress" => {
+                (None, progress_token(&text))
+            }
+            _ => (None, None),
         };
         let target = {
             let mut streams = session
                 .streams
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
-            streams.posts.retain(|(_, sender)| !sender.is_closed());
-            let position = answered
-                .as_ref()
-                .and_then(|id| streams.posts.iter().position(|(ids, _)| ids.contains(id)));
-            match position {
+            streams.posts.retain(|post| !post.sender.is_closed());
+            let own = match (&answered, &progress) {
+                (Some(id), _) => streams
+                    .posts
+                    .iter()
+                    .position(|post| post.waiting.contains(id)),
+                (None, Some(token)) => streams
+                    .posts
+                    .iter()
+                    .position(|post| post.progress.contains(token)),
+                (None, None) if streams.posts.len() == 1 => Some(0),
+                (None, None) => None,
+            };
+            match own {
                 Some(at) => {
-                    let (ids, sender) = &mut streams.posts[at];
+                    let post = &mut streams.posts[at];
                     if let Some(id) = &answered {
-                        ids.remove(id);
+                        post.waiting.remove(id);
                     }
-                    let sender = sender.clone();
-                    if ids.is_empty() {
+                    let sender = post.sender.clone();
+                    if post.waiting.is_empty() {
                         streams.posts.remove(at);
                     }
                     Some(sender)
                 }
                 None => match (&streams.get, streams.posts.last()) {
                     (Some(get), _) if !get.is_closed() => Some(get.clone()),
-                    (_, Some((_, post))) => Some(post.clone()),
+                    (_, Some(post)) => Some(post.sender.clone()),
                     _ => {
                         if streams.backlog.len() < BACKLOG {
                             streams.backlog.push_back(text.clone());

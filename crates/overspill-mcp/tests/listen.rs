@@ -417,6 +417,58 @@ async fn what_the_server_sends_on_its_own_reaches_the_get_stream() {
     proxy.stop().await;
 }
 
+async fn progress_goes_on_the_stream_of_its_call_even_with_a_get_stream_open() {
+    let proxy = start(Listen::default()).await;
+    let session = proxy.open_session().await;
+    let get = proxy
+        .http
+        .get(&proxy.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(get.status().as_u16(), 200);
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "name": "progress", "arguments": {}, "_meta": {"progressToken": "p-5"}}});
+    let answer = proxy.post(Some(&session), call, &[]).await;
+    let methods: Vec<String> = answer
+        .messages
+        .iter()
+        .map(|m| m["method"].as_str().unwrap_or("(response)").to_owned())
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "notifications/progress",
+            "notifications/progress",
+            "(response)"
+        ],
+        "the call's progress, then its answer, on its own stream: {:?}",
+        answer.messages
+    );
+    assert_eq!(answer.messages[0]["params"]["progressToken"], "p-5");
+    // Two calls at once, each on its own POST: each stream carries its own call's progress.
+    let call = |id: u32| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "progress", "arguments": {}, "_meta": {"progressToken": format!("p-{id}")}}})
+    };
+    let (six, seven) = tokio::join!(
+        proxy.post(Some(&session), call(6), &[]),
+        proxy.post(Some(&session), call(7), &[])
+    );
+    for (answer, token) in [(six, "p-6"), (seven, "p-7")] {
+        let tokens: Vec<&Value> = answer
+            .messages
+            .iter()
+            .filter_map(|m| m["params"].get("progressToken"))
+            .collect();
+        assert_eq!(tokens, [token, token], "{:?}", answer.messages);
+    }
+    drop(get);
+    proxy.stop().await;
+}
+
 const CASES: &[(&str, Case)] = &[
     (
         "two_http_clients_get_separate_sessions_budgets_and_files",
@@ -432,6 +484,10 @@ const CASES: &[(&str, Case)] = &[
                 stopping_the_proxy_closes_every_session_stops_every_child_and_keeps_stored_files(),
             )
         },
+    ),
+    (
+        "progress_goes_on_the_stream_of_its_call_even_with_a_get_stream_open",
+        || Box::pin(progress_goes_on_the_stream_of_its_call_even_with_a_get_stream_open()),
     ),
     (
         "a_rebound_host_without_an_origin_is_refused_with_403",

@@ -112,6 +112,8 @@ impl ServerHandler for Fixture {
             json!({"name": "notify_later", "description": "answers, then logs a message",
                    "inputSchema": object}),
             json!({"name": "pid", "description": "the server's process id", "inputSchema": object}),
+            json!({"name": "progress", "description": "reports progress, then answers",
+                   "inputSchema": object}),
             json!({"name": "echo_args", "description": "returns its arguments",
                    "inputSchema": {"type": "object",
                                    "properties": {"body": {"type": "string"}, "value": {}}}}),
@@ -214,6 +216,19 @@ impl ServerHandler for Fixture {
                     }
                 });
                 CallToolResult::success(vec![ContentBlock::text("later")])
+            }
+            "progress" => {
+                if let Some(token) = context.meta.get_progress_token() {
+                    for step in [1, 2] {
+                        let note = serde_json::from_value(json!({
+                            "progressToken": token, "progress": step, "total": 2
+                        }));
+                        if let Ok(note) = note {
+                            let _ = context.peer.notify_progress(note).await;
+                        }
+                    }
+                }
+                CallToolResult::success(vec![ContentBlock::text("done")])
             }
             "echo_args" => {
                 CallToolResult::success(vec![ContentBlock::text(echo(args).to_string())])
