@@ -469,46 +469,17 @@ async fn progress_goes_on_the_stream_of_its_call_even_with_a_get_stream_open() {
     proxy.stop().await;
 }
 
-const CASES: &[(&str, Case)] = &[
-    (
-        "two_http_clients_get_separate_sessions_budgets_and_files",
-        || Box::pin(two_http_clients_get_separate_sessions_budgets_and_files()),
-    ),
-    ("delete_ends_the_session_and_its_child", || {
-        Box::pin(delete_ends_the_session_and_its_child())
-    }),
-    (
-        "stopping_the_proxy_closes_every_session_stops_every_child_and_keeps_stored_files",
-        || {
-            Box::pin(
-                stopping_the_proxy_closes_every_session_stops_every_child_and_keeps_stored_files(),
-            )
-        },
-    ),
-    (
-        "progress_goes_on_the_stream_of_its_call_even_with_a_get_stream_open",
-        || Box::pin(progress_goes_on_the_stream_of_its_call_even_with_a_get_stream_open()),
-    ),
-    (
-        "a_rebound_host_without_an_origin_is_refused_with_403",
-        || Box::pin(a_rebound_host_without_an_origin_is_refused_with_403()),
-    ),
-    ("a_cross_origin_request_is_refused_with_403", || {
-        Box::pin(a_cross_origin_request_is_refused_with_403())
-    }),
-    (
-        "a_missing_or_wrong_bearer_token_is_refused_with_401",
-        || Box::pin(a_missing_or_wrong_bearer_token_is_refused_with_401()),
-    ),
-    (
-        "limits_on_sessions_and_bodies_answer_with_their_status",
-        || Box::pin(limits_on_sessions_and_bodies_answer_with_their_status()),
-    ),
-    (
-        "what_the_server_sends_on_its_own_reaches_the_get_stream",
-        || Box::pin(what_the_server_sends_on_its_own_reaches_the_get_stream()),
-    ),
-];
+cases!(
+    two_http_clients_get_separate_sessions_budgets_and_files,
+    delete_ends_the_session_and_its_child,
+    stopping_the_proxy_closes_every_session_stops_every_child_and_keeps_stored_files,
+    progress_goes_on_the_stream_of_its_call_even_with_a_get_stream_open,
+    a_rebound_host_without_an_origin_is_refused_with_403,
+    a_cross_origin_request_is_refused_with_403,
+    a_missing_or_wrong_bearer_token_is_refused_with_401,
+    limits_on_sessions_and_bodies_answer_with_their_status,
+    what_the_server_sends_on_its_own_reaches_the_get_stream,
+);
 
 fn main() {
     main_with("listen", CASES, fixture::run);

@@ -611,44 +611,15 @@ impl tracing::field::Visit for Fields<'_> {
     }
 }
 
-const CASES: &[(&str, Case)] = &[
-    (
-        "signing_in_with_a_simulated_browser_keeps_the_tokens_in_a_0600_file_in_a_0700_dir",
-        || {
-            Box::pin(
-                signing_in_with_a_simulated_browser_keeps_the_tokens_in_a_0600_file_in_a_0700_dir(),
-            )
-        },
-    ),
-    (
-        "a_token_that_expires_mid_session_is_refreshed_and_the_call_that_got_the_401_succeeds",
-        || {
-            Box::pin(
-                a_token_that_expires_mid_session_is_refreshed_and_the_call_that_got_the_401_succeeds(
-                ),
-            )
-        },
-    ),
-    (
-        "a_token_about_to_expire_is_refreshed_before_the_request_is_sent",
-        || Box::pin(a_token_about_to_expire_is_refreshed_before_the_request_is_sent()),
-    ),
-    (
-        "without_a_sign_in_the_client_and_the_error_say_to_run_auth_login",
-        || Box::pin(without_a_sign_in_the_client_and_the_error_say_to_run_auth_login()),
-    ),
-    (
-        "a_refresh_the_server_refuses_tells_the_client_to_sign_in_again",
-        || Box::pin(a_refresh_the_server_refuses_tells_the_client_to_sign_in_again()),
-    ),
-    ("logout_forgets_the_sign_in", || {
-        Box::pin(logout_forgets_the_sign_in())
-    }),
-    (
-        "no_token_appears_in_any_log_line_stored_output_error_or_notice",
-        || Box::pin(no_token_appears_in_any_log_line_stored_output_error_or_notice()),
-    ),
-];
+cases!(
+    signing_in_with_a_simulated_browser_keeps_the_tokens_in_a_0600_file_in_a_0700_dir,
+    a_token_that_expires_mid_session_is_refreshed_and_the_call_that_got_the_401_succeeds,
+    a_token_about_to_expire_is_refreshed_before_the_request_is_sent,
+    without_a_sign_in_the_client_and_the_error_say_to_run_auth_login,
+    a_refresh_the_server_refuses_tells_the_client_to_sign_in_again,
+    logout_forgets_the_sign_in,
+    no_token_appears_in_any_log_line_stored_output_error_or_notice,
+);
 
 fn main() {
     let _ = tracing::subscriber::set_global_default(Capture(AtomicU64::new(0)));

@@ -234,48 +234,18 @@ async fn with_a_prefix_the_pointer_and_the_instructions_name_the_prefixed_tools(
     session.client.cancel().await.unwrap();
 }
 
-const CASES: &[(&str, Case)] = &[
-    (
-        "listing_shows_upstream_tools_then_exploration_tools_and_keeps_instructions",
-        || Box::pin(listing_shows_upstream_tools_then_exploration_tools_and_keeps_instructions()),
-    ),
-    ("a_small_result_passes_through_byte_for_byte", || {
-        Box::pin(a_small_result_passes_through_byte_for_byte())
-    }),
-    (
-        "a_big_result_becomes_a_pointer_that_grep_and_head_answer_from",
-        || Box::pin(a_big_result_becomes_a_pointer_that_grep_and_head_answer_from()),
-    ),
-    ("an_image_result_passes_through_untouched", || {
-        Box::pin(an_image_result_passes_through_untouched())
-    }),
-    ("a_fifty_megabyte_result_is_intercepted_not_hung", || {
-        Box::pin(a_fifty_megabyte_result_is_intercepted_not_hung())
-    }),
-    (
-        "an_upstream_crash_mid_call_errors_the_client_and_stops_the_proxy_with_an_error",
-        || {
-            Box::pin(
-                an_upstream_crash_mid_call_errors_the_client_and_stops_the_proxy_with_an_error(),
-            )
-        },
-    ),
-    (
-        "a_tool_name_clash_fails_the_first_listing_suggesting_the_prefix",
-        || Box::pin(a_tool_name_clash_fails_the_first_listing_suggesting_the_prefix()),
-    ),
-    (
-        "with_a_prefix_the_exploration_tools_are_renamed_and_answer",
-        || Box::pin(with_a_prefix_the_exploration_tools_are_renamed_and_answer()),
-    ),
-    ("resources_and_prompts_pass_through_unchanged", || {
-        Box::pin(resources_and_prompts_pass_through_unchanged())
-    }),
-    (
-        "with_a_prefix_the_pointer_and_the_instructions_name_the_prefixed_tools",
-        || Box::pin(with_a_prefix_the_pointer_and_the_instructions_name_the_prefixed_tools()),
-    ),
-];
+cases!(
+    listing_shows_upstream_tools_then_exploration_tools_and_keeps_instructions,
+    a_small_result_passes_through_byte_for_byte,
+    a_big_result_becomes_a_pointer_that_grep_and_head_answer_from,
+    an_image_result_passes_through_untouched,
+    a_fifty_megabyte_result_is_intercepted_not_hung,
+    an_upstream_crash_mid_call_errors_the_client_and_stops_the_proxy_with_an_error,
+    a_tool_name_clash_fails_the_first_listing_suggesting_the_prefix,
+    with_a_prefix_the_exploration_tools_are_renamed_and_answer,
+    resources_and_prompts_pass_through_unchanged,
+    with_a_prefix_the_pointer_and_the_instructions_name_the_prefixed_tools,
+);
 
 async fn resources_and_prompts_pass_through_unchanged() {
     let session = start(None).await;

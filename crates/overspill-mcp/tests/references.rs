@@ -218,38 +218,15 @@ async fn no_outside_byte_reaches_the_client_or_the_server_while_names_flip_to_sy
     eprintln!("    {calls} calls while names flipped, no outside byte delivered");
 }
 
-const CASES: &[(&str, Case)] = &[
-    (
-        "no_outside_byte_reaches_the_client_or_the_server_while_names_flip_to_symlinks_out",
-        || {
-            Box::pin(
-                no_outside_byte_reaches_the_client_or_the_server_while_names_flip_to_symlinks_out(),
-            )
-        },
-    ),
-    (
-        "a_reference_to_a_stored_2_mb_json_reaches_the_upstream_tool_byte_for_byte",
-        || Box::pin(a_reference_to_a_stored_2_mb_json_reaches_the_upstream_tool_byte_for_byte()),
-    ),
-    ("a_json_path_inserts_exactly_that_item", || {
-        Box::pin(a_json_path_inserts_exactly_that_item())
-    }),
-    ("a_line_range_inserts_exactly_those_lines", || {
-        Box::pin(a_line_range_inserts_exactly_those_lines())
-    }),
-    (
-        "paths_outside_the_root_and_planted_symlinks_are_refused",
-        || Box::pin(paths_outside_the_root_and_planted_symlinks_are_refused()),
-    ),
-    (
-        "a_string_containing_a_reference_inside_other_text_is_left_alone",
-        || Box::pin(a_string_containing_a_reference_inside_other_text_is_left_alone()),
-    ),
-    (
-        "a_reference_over_the_cap_is_an_error_and_nothing_is_forwarded",
-        || Box::pin(a_reference_over_the_cap_is_an_error_and_nothing_is_forwarded()),
-    ),
-];
+cases!(
+    no_outside_byte_reaches_the_client_or_the_server_while_names_flip_to_symlinks_out,
+    a_reference_to_a_stored_2_mb_json_reaches_the_upstream_tool_byte_for_byte,
+    a_json_path_inserts_exactly_that_item,
+    a_line_range_inserts_exactly_those_lines,
+    paths_outside_the_root_and_planted_symlinks_are_refused,
+    a_string_containing_a_reference_inside_other_text_is_left_alone,
+    a_reference_over_the_cap_is_an_error_and_nothing_is_forwarded,
+);
 
 fn main() {
     main_with("reference", CASES, fixture::run);

@@ -328,55 +328,19 @@ async fn a_server_that_never_answers_initialize_gets_an_error_within_the_timeout
     );
 }
 
-const CASES: &[(&str, Case)] = &[
-    (
-        "the_clients_initialize_reaches_the_server_as_sent_and_only_tools_and_one_line_are_added",
-        || {
-            Box::pin(the_clients_initialize_reaches_the_server_as_sent_and_only_tools_and_one_line_are_added())
-        },
-    ),
-    ("unknown_fields_on_tools_and_results_arrive_intact", || {
-        Box::pin(unknown_fields_on_tools_and_results_arrive_intact())
-    }),
-    (
-        "progress_keeps_the_clients_token_and_none_is_unsolicited_also_after_an_exploration_call",
-        || {
-            Box::pin(progress_keeps_the_clients_token_and_none_is_unsolicited_also_after_an_exploration_call())
-        },
-    ),
-    (
-        "server_requests_cancellation_and_custom_methods_pass_through_both_ways",
-        || Box::pin(server_requests_cancellation_and_custom_methods_pass_through_both_ways()),
-    ),
-    (
-        "a_cancelled_call_reaches_the_server_and_its_late_answer_is_dropped",
-        || Box::pin(a_cancelled_call_reaches_the_server_and_its_late_answer_is_dropped()),
-    ),
-    (
-        "a_task_augmented_call_passes_through_and_its_result_is_intercepted",
-        || Box::pin(a_task_augmented_call_passes_through_and_its_result_is_intercepted()),
-    ),
-    (
-        "input_required_and_error_results_are_never_intercepted",
-        || Box::pin(input_required_and_error_results_are_never_intercepted()),
-    ),
-    (
-        "a_line_that_is_not_json_gets_a_parse_error_with_a_null_id",
-        || Box::pin(a_line_that_is_not_json_gets_a_parse_error_with_a_null_id()),
-    ),
-    (
-        "a_method_that_is_not_a_string_gets_an_invalid_request_with_its_id",
-        || Box::pin(a_method_that_is_not_a_string_gets_an_invalid_request_with_its_id()),
-    ),
-    (
-        "a_call_with_a_name_that_is_not_a_string_or_bad_arguments_gets_invalid_params",
-        || Box::pin(a_call_with_a_name_that_is_not_a_string_or_bad_arguments_gets_invalid_params()),
-    ),
-    (
-        "a_server_that_never_answers_initialize_gets_an_error_within_the_timeout",
-        || Box::pin(a_server_that_never_answers_initialize_gets_an_error_within_the_timeout()),
-    ),
-];
+cases!(
+    the_clients_initialize_reaches_the_server_as_sent_and_only_tools_and_one_line_are_added,
+    unknown_fields_on_tools_and_results_arrive_intact,
+    progress_keeps_the_clients_token_and_none_is_unsolicited_also_after_an_exploration_call,
+    server_requests_cancellation_and_custom_methods_pass_through_both_ways,
+    a_cancelled_call_reaches_the_server_and_its_late_answer_is_dropped,
+    a_task_augmented_call_passes_through_and_its_result_is_intercepted,
+    input_required_and_error_results_are_never_intercepted,
+    a_line_that_is_not_json_gets_a_parse_error_with_a_null_id,
+    a_method_that_is_not_a_string_gets_an_invalid_request_with_its_id,
+    a_call_with_a_name_that_is_not_a_string_or_bad_arguments_gets_invalid_params,
+    a_server_that_never_answers_initialize_gets_an_error_within_the_timeout,
+);
 
 fn main() {
     main_with("relay", CASES, fixture::run);

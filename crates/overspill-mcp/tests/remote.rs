@@ -311,43 +311,15 @@ async fn messages_the_server_sends_on_its_own_arrive_over_the_get_stream() {
     raw.proxy.abort();
 }
 
-const CASES: &[(&str, Case)] = &[
-    (
-        "a_remote_server_answering_with_event_streams_is_relayed_and_large_results_stored",
-        || {
-            Box::pin(
-                a_remote_server_answering_with_event_streams_is_relayed_and_large_results_stored(),
-            )
-        },
-    ),
-    (
-        "a_remote_server_answering_with_json_is_relayed_and_large_results_stored",
-        || Box::pin(a_remote_server_answering_with_json_is_relayed_and_large_results_stored()),
-    ),
-    (
-        "a_header_from_an_environment_variable_reaches_the_server",
-        || Box::pin(a_header_from_an_environment_variable_reaches_the_server()),
-    ),
-    (
-        "a_stateless_request_reaches_the_server_with_its_method_name_and_version_headers",
-        || {
-            Box::pin(
-                a_stateless_request_reaches_the_server_with_its_method_name_and_version_headers(),
-            )
-        },
-    ),
-    (
-        "a_401_tells_the_client_and_the_proxy_what_to_do_without_showing_the_token",
-        || Box::pin(a_401_tells_the_client_and_the_proxy_what_to_do_without_showing_the_token()),
-    ),
-    ("a_session_the_server_forgot_is_a_clear_error", || {
-        Box::pin(a_session_the_server_forgot_is_a_clear_error())
-    }),
-    (
-        "messages_the_server_sends_on_its_own_arrive_over_the_get_stream",
-        || Box::pin(messages_the_server_sends_on_its_own_arrive_over_the_get_stream()),
-    ),
-];
+cases!(
+    a_remote_server_answering_with_event_streams_is_relayed_and_large_results_stored,
+    a_remote_server_answering_with_json_is_relayed_and_large_results_stored,
+    a_header_from_an_environment_variable_reaches_the_server,
+    a_stateless_request_reaches_the_server_with_its_method_name_and_version_headers,
+    a_401_tells_the_client_and_the_proxy_what_to_do_without_showing_the_token,
+    a_session_the_server_forgot_is_a_clear_error,
+    messages_the_server_sends_on_its_own_arrive_over_the_get_stream,
+);
 
 fn main() {
     #[allow(unsafe_code)]

@@ -23,6 +23,15 @@ use tokio::task::JoinHandle;
 /// One named test case.
 pub type Case = fn() -> Pin<Box<dyn Future<Output = ()> + Send>>;
 
+/// `cases!(a, b, …)` is the test binary's `CASES` table: each async test function under its
+/// own name.
+macro_rules! cases {
+    ($($case:ident),+ $(,)?) => {
+        const CASES: &[(&str, Case)] = &[$((stringify!($case), || Box::pin($case()))),+];
+    };
+}
+pub(crate) use cases;
+
 /// The argument that makes a test binary the upstream fixture server.
 pub const FIXTURE_FLAG: &str = "--overspill-mcp-fixture";
 
