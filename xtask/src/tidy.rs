@@ -12,16 +12,23 @@ use anyhow::{Context, Result, bail};
 pub const LAYERS: &[(&str, &[&str])] = &[
     ("overspill-tokens", &[]),
     ("overspill-config", &[]),
-    ("overspill-store", &[]),
+    ("overspill-json", &[]),
+    ("overspill-store", &["overspill-json"]),
     ("overspill-budget", &["overspill-tokens"]),
     (
         "overspill-explore",
-        &["overspill-tokens", "overspill-store", "overspill-budget"],
+        &[
+            "overspill-tokens",
+            "overspill-json",
+            "overspill-store",
+            "overspill-budget",
+        ],
     ),
     (
         "overspill-artifacts",
         &[
             "overspill-tokens",
+            "overspill-json",
             "overspill-store",
             "overspill-budget",
             "overspill-explore",
@@ -32,6 +39,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
         &[
             "overspill-tokens",
             "overspill-config",
+            "overspill-json",
             "overspill-store",
             "overspill-budget",
             "overspill-explore",

@@ -82,6 +82,7 @@ pub use overspill_artifacts as artifacts;
 pub use overspill_budget as budget;
 pub use overspill_config as config;
 pub use overspill_explore as explore;
+pub use overspill_json as json;
 pub use overspill_store as store;
 pub use overspill_tokens as tokens;
 

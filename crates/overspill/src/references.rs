@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use crate::explore::json::path::{JsonPath, Segment};
+use crate::json::{JsonPath, Segment};
 use crate::scratchpad::Scratchpad;
 use crate::store::PathError;
 

@@ -16,14 +16,12 @@
 //! levels, and strings inside a value longer than [`INNER_STRING`], are cut with the path
 //! that reads on.
 
+use overspill_json::{Found, JsonPath, Kind, MAX_DEPTH, NodeRef, Target};
 use serde::{Deserialize, Serialize};
 
+use super::describe::describe_value;
 use super::document::{self, Json};
-use super::parse::{self, Found, Target};
-use super::path::JsonPath;
 use super::render::{self, StringCut, Style};
-use super::shape::{MAX_DEPTH, describe_value};
-use super::tape::{Kind, NodeRef};
 use super::window::{STREAMED_NOTE, estimate_tokens, render_cap, validate_limit};
 use crate::args;
 use crate::context::ExploreContext;
@@ -75,7 +73,7 @@ impl Tool for GetIn {
         let cached = ctx.open(&args.file)?;
         if document::should_stream(ctx, &cached) {
             document::ensure_json(&cached, &args.file)?;
-            match parse::parse_window(cached.bytes(), path.segments(), Target::Value) {
+            match overspill_json::parse_window(cached.bytes(), path.segments(), Target::Value) {
                 Ok(Found::Tape { tape, .. }) => {
                     return show(ctx, &args, &path, tape.root(cached.bytes()))
                         .map(|e| e.with_note(STREAMED_NOTE));

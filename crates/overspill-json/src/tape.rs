@@ -6,7 +6,7 @@
 //! file instead of a copy, so the tape costs about 20 bytes per value on top of the file bytes
 //! (about the size of the file for pretty-printed JSON). Every node knows the line it starts
 //! on and containers the line they end on, taken from the parser's own position
-//! ([`crate::json::parse`]), which is what `schema` prints as `[L10-L80]`.
+//! ([`crate::parse`]), which is what `schema` prints as `[L10-L80]`.
 //!
 //! Navigation goes through [`NodeRef`], a cursor pairing the tape with the file bytes.
 
@@ -455,7 +455,7 @@ fn unicode_escape(escape: &str) -> (char, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::parse::parse;
+    use crate::parse::parse;
 
     #[test]
     fn unescape_decodes_every_json_escape() {
