@@ -50,6 +50,7 @@ pub mod json;
 pub mod line_index;
 pub mod line_tools;
 pub mod lossy;
+mod markdown;
 pub mod numbered;
 pub mod pointer;
 pub mod registry;

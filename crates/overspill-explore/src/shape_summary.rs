@@ -15,6 +15,7 @@
 //! assert_eq!(shape.render(12), "object{kind, …}");
 //! ```
 
+use crate::markdown::{Blocks, Line};
 use crate::numbered::thousands;
 use std::fmt::{self, Write as _};
 
@@ -311,33 +312,16 @@ pub fn text_summary(text: &str, max_chars: usize) -> String {
     out
 }
 
-/// `(level, title)` of every ATX heading outside fenced code blocks.
+/// `(level, title)` of every ATX heading outside fenced code blocks, read as `schema` reads
+/// them ([`crate::markdown`]).
 fn headings(text: &str) -> Vec<(usize, String)> {
-    let mut out = Vec::new();
-    let mut fence: Option<&str> = None;
-    for line in text.lines() {
-        let trimmed = line.trim_start();
-        let indent = line.len() - trimmed.len();
-        if indent <= 3 {
-            if let Some(open) = fence {
-                if trimmed.starts_with(open) {
-                    fence = None;
-                }
-                continue;
-            }
-            if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-                fence = Some(&trimmed[..3]);
-                continue;
-            }
-            let level = trimmed.bytes().take_while(|&b| b == b'#').count();
-            let rest = &trimmed[level..];
-            if (1..=6).contains(&level) && (rest.starts_with(' ') || rest.starts_with('\t')) {
-                let title = rest.trim().trim_end_matches('#').trim_end();
-                out.push((level, title.to_owned()));
-            }
-        }
-    }
-    out
+    let mut blocks = Blocks::default();
+    text.lines()
+        .filter_map(|line| match blocks.line(line) {
+            Line::Heading { level, title } => Some((level, title.to_owned())),
+            Line::Code | Line::Text(_) => None,
+        })
+        .collect()
 }
 
 fn cut_chars(text: &str, max: usize) -> String {

@@ -122,6 +122,10 @@ impl Inner {
     }
 
     /// The read root the exploration tools (and references) read under.
+    pub(crate) fn ctx(&self) -> Option<&ExploreContext> {
+        self.ctx.as_ref()
+    }
+
     pub(crate) fn ctx_root(&self) -> Option<&crate::store::ReadRoot> {
         self.ctx.as_ref().map(ExploreContext::root)
     }

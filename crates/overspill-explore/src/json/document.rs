@@ -65,6 +65,32 @@ pub fn open(ctx: &ExploreContext, file: &str) -> Result<Json, ToolError> {
     Ok(Json { file: cached, doc })
 }
 
+/// The value at `path` in `file`, found as `get_in` finds it, handed to `with` with whether
+/// it was streamed: a file too large to keep parsed is read in one streaming pass that keeps
+/// only the value; otherwise (or when the path misses, for the details) the cached parse.
+///
+/// # Errors
+/// The file errors of [`ExploreContext::open`], `not_json`, and `path_not_found`.
+pub fn with_value<T>(
+    ctx: &ExploreContext,
+    file: &str,
+    path: &JsonPath,
+    with: impl FnOnce(NodeRef<'_>, bool) -> T,
+) -> Result<T, ToolError> {
+    let cached = ctx.open(file)?;
+    if should_stream(ctx, &cached) {
+        ensure_json(&cached, file)?;
+        match overspill_json::parse_window(cached.bytes(), path.segments(), Target::Value) {
+            Ok(Found::Tape { tape, .. }) => return Ok(with(tape.root(cached.bytes()), true)),
+            Err(error) => return Err(not_valid_json(file, &error)),
+            Ok(_) => {}
+        }
+    }
+    let doc = parsed(ctx, &cached, file)?;
+    let value = resolve(doc.tape.root(cached.bytes()), path)?;
+    Ok(with(value, false))
+}
+
 /// The parsed form of an open file.
 ///
 /// # Errors

@@ -26,6 +26,7 @@ mod jq_text;
 pub mod keys;
 pub mod outline;
 pub mod query;
+pub mod reference;
 pub mod render;
 pub mod schema;
 #[cfg(test)]
