@@ -5,6 +5,7 @@
 //! A tool module points its [`crate::tool::Tool::DEFINITION`] at one of these; the registry
 //! exports only the tools that are registered.
 
+use overspill_store::Format;
 use serde_json::{Value, json};
 
 /// A tool's name, description and argument schema.
@@ -55,6 +56,15 @@ pub const ALL: [&Definition; 9] = [
     &SLICE,
     &READ,
 ];
+
+/// The tools that read JSON only: on a Markdown or text file they can only answer
+/// `not_json`.
+const JSON_ONLY: [&str; 4] = ["item_schema", "iterate_over", "get_in", "query"];
+
+/// Whether the tool `name` can read a file stored as `format`; the pointer lists only those.
+pub fn reads_format(name: &str, format: Format) -> bool {
+    format == Format::Json || !JSON_ONLY.contains(&name)
+}
 
 /// `head`.
 pub const HEAD: Definition = Definition {

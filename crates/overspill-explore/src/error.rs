@@ -11,6 +11,7 @@ use crate::tool::Call;
 
 /// Why a tool produced no extraction. Rendered for the model by [`ToolError::render`].
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ToolError {
     /// The result does not fit the per-call cap or the remaining budget (`<tool>_too_large`).
     #[error(

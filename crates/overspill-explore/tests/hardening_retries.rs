@@ -267,3 +267,37 @@ fn every_retry_offered_on_hostile_files_fits_when_run_unchanged() {
         })
         .unwrap();
 }
+
+#[test]
+fn every_retry_names_only_tools_the_registry_exposes() {
+    // Issue 23: with `head` excluded, an oversized `read` proposed a `head` retry the same
+    // registry refused. Each tool alone is the strictest exclusion: its retries may name it only.
+    let config = Config {
+        cases: 8,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let rng = TestRng::deterministic_rng(config.rng_algorithm);
+    TestRunner::new_with_rng(config, rng)
+        .run(&hostile(), |hostile| {
+            let dir = tempfile::tempdir().unwrap();
+            let (name, content) = hostile.file();
+            std::fs::write(dir.path().join(name), content).unwrap();
+            for (tool, arguments) in greedy_calls(name) {
+                let registry = Registry::new().only(&[tool]);
+                let ctx = context(dir.path());
+                let text = registry.dispatch_value(&ctx, tool, &arguments);
+                let Ok(error) = serde_json::from_str::<Value>(&text) else {
+                    continue;
+                };
+                if error["error"]
+                    .as_str()
+                    .is_some_and(|c| c.ends_with("_too_large"))
+                {
+                    prop_assert_eq!(&error["retry"]["tool"], tool, "{:?} {}", hostile, arguments);
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+}

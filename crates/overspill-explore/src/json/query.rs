@@ -169,7 +169,7 @@ fn to_tool_error(error: QueryError) -> ToolError {
         QueryError::Invalid(message) => {
             ToolError::invalid_argument(Some("filter"), format!("argument `filter`: {message}"))
         }
-        QueryError::Runtime { message, .. } if message.contains("is not available in query") => {
+        QueryError::Unavailable { message, .. } => {
             ToolError::invalid_argument(Some("filter"), format!("argument `filter`: {message}"))
         }
         QueryError::Runtime { results, message } => ToolError::invalid_argument(
