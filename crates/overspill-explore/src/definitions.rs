@@ -44,8 +44,10 @@ impl Definition {
     }
 }
 
-/// The definitions of all nine tools, in the order a model should learn them.
-pub const ALL: [&Definition; 9] = [
+/// The definitions of all nine tools, in the order a model should learn them (the
+/// registry's list is the one a host sees; this one pins that order in tests).
+#[cfg(test)]
+const ALL: [&Definition; 9] = [
     &SCHEMA,
     &ITEM_SCHEMA,
     &ITERATE_OVER,

@@ -95,7 +95,7 @@ mod tests {
     use super::*;
     use crate::json::outline;
     use crate::line_index::LineIndex;
-    use crate::shape_summary::markdown_summary;
+    use crate::shape_summary::MarkdownShape;
 
     fn schema_outline(src: &str) -> String {
         outline::markdown(src.as_bytes(), &LineIndex::build(src.as_bytes()), 6).text
@@ -104,7 +104,7 @@ mod tests {
     #[test]
     fn a_c_sharp_heading_reads_the_same_in_the_pointer_and_in_schema() {
         let src = "# Guide\n## Notes on C#\ntext\n## Closed ##\n";
-        let pointer = markdown_summary(src, 200);
+        let pointer = MarkdownShape::of(src).render(200);
         let schema = schema_outline(src);
         assert!(pointer.contains("Notes on C# · Closed"), "{pointer}");
         assert!(schema.contains("## Notes on C# [L2-L3]"), "{schema}");
@@ -114,7 +114,7 @@ mod tests {
     #[test]
     fn a_four_backtick_fence_is_not_closed_by_a_three_backtick_line() {
         let src = "# Top\n## Before\n````md\n```\n# not a heading\n```\n````\n## After\n";
-        let pointer = markdown_summary(src, 200);
+        let pointer = MarkdownShape::of(src).render(200);
         let schema = schema_outline(src);
         assert!(
             pointer.starts_with("3 headings: Top › Before · After"),

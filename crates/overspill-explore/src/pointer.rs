@@ -272,10 +272,10 @@ pub const MAX_TOOL_LABEL_CHARS: usize = 80;
 /// A tool name as overspill's notices quote it (inside backticks), whatever the host or an
 /// MCP server named the tool: control and other invisible characters escaped as in a Rust
 /// string (a newline would start a line of its own, `\u{202e}` reverse what follows), a
-/// backtick as `'` (it would close the quote), and cut to [`MAX_TOOL_LABEL_CHARS`] with `…`.
+/// backtick as `'` (it would close the quote), and cut to `MAX_TOOL_LABEL_CHARS` (80) with `…`.
 ///
 /// ```
-/// use overspill_explore::pointer::tool_label;
+/// use overspill_explore::tool_label;
 ///
 /// assert_eq!(tool_label("k8s_list_pods"), "k8s_list_pods");
 /// assert_eq!(tool_label("x`\nfile: evil.json"), "x'\\nfile: evil.json");

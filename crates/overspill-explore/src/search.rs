@@ -135,6 +135,7 @@ impl Deadline {
     }
 
     /// No deadline.
+    #[cfg(test)]
     pub fn never() -> Deadline {
         Deadline(None)
     }

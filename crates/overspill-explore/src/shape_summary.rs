@@ -7,13 +7,9 @@
 //! few kilobytes, whatever the document. Rendering takes a character budget and elides with
 //! `…`, so callers can shrink a summary until it fits a token limit.
 //!
-//! ```
-//! use overspill_explore::shape_summary::JsonShape;
-//!
-//! let shape = JsonShape::of(r#"{"kind": "PodList", "items": [{"metadata": {}, "spec": {}}]}"#).unwrap();
-//! assert_eq!(shape.render(200), "object{kind, items: array[1] of object{metadata, spec}}");
-//! assert_eq!(shape.render(12), "object{kind, …}");
-//! ```
+//! `{"kind": "PodList", "items": [{"metadata": {}, "spec": {}}]}` summarises as
+//! `object{kind, items: array[1] of object{metadata, spec}}`, or `object{kind, …}` in 12
+//! characters (pinned by `a_pod_list_summary_elides_within_its_budget`).
 
 use crate::markdown::{Blocks, Line};
 use crate::numbered::thousands;
@@ -289,7 +285,8 @@ impl MarkdownShape {
 }
 
 /// The Markdown summary of `text` in about `max_chars` characters; see [`MarkdownShape`].
-pub fn markdown_summary(text: &str, max_chars: usize) -> String {
+#[cfg(test)]
+fn markdown_summary(text: &str, max_chars: usize) -> String {
     MarkdownShape::of(text).render(max_chars)
 }
 
@@ -487,6 +484,18 @@ impl<'de> Visitor<'de> for ItemSeed<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pod_list_summary_elides_within_its_budget() {
+        let shape =
+            JsonShape::of(r#"{"kind": "PodList", "items": [{"metadata": {}, "spec": {}}]}"#)
+                .unwrap();
+        assert_eq!(
+            shape.render(200),
+            "object{kind, items: array[1] of object{metadata, spec}}"
+        );
+        assert_eq!(shape.render(12), "object{kind, …}");
+    }
 
     #[test]
     fn pod_list_summary_names_items_with_their_keys() {

@@ -13,7 +13,7 @@ use crate::config::{
     DEFAULT_TURN_DEPTH_BONUS, Rule, ServerRules, ToolFilter, ToolPattern,
 };
 use crate::error::BuildError;
-use crate::explore::cache::FileCache;
+use crate::explore::FileCache;
 use crate::explore::{Definition, ExploreContext, Registry};
 use crate::prompt::{self, PromptRole};
 use crate::scratchpad::{Inner, Mode, Scratchpad};

@@ -74,7 +74,8 @@
 //!
 //! # Architecture invariant
 //!
-//! The facade composes; it owns no storage format, token rule or tool logic of its own.
+//! The facade composes; it owns no storage format, token rule, JSON path rule or tool logic
+//! of its own (an `overspill://` reference into JSON is resolved by explore, as `get_in`).
 //! Everything a host or the CLI needs is reachable from here, so nothing above this crate
 //! reaches around it into a lower layer. It is the only library crate with async code.
 

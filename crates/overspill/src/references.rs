@@ -12,7 +12,7 @@
 use serde_json::Value;
 
 use crate::explore::ToolError;
-use crate::explore::json::reference::{self, Referenced};
+use crate::explore::{Referenced, referenced_value};
 use crate::json::JsonPath;
 use crate::scratchpad::Scratchpad;
 use crate::store::PathError;
@@ -372,7 +372,7 @@ impl Scratchpad {
         let ctx = self.inner.ctx().ok_or_else(|| RefError::NoReadRoot {
             reference: reference.to_owned(),
         })?;
-        let found = reference::value(ctx, file, path).map_err(|error| RefError::Tool {
+        let found = referenced_value(ctx, file, path).map_err(|error| RefError::Tool {
             reference: reference.to_owned(),
             error,
         })?;

@@ -43,11 +43,6 @@ pub struct Json {
 }
 
 impl Json {
-    /// The document's root value.
-    pub fn root(&self) -> NodeRef<'_> {
-        self.doc.tape.root(self.file.bytes())
-    }
-
     /// The deepest nesting in the document.
     pub fn max_depth(&self) -> u32 {
         self.doc.tape.max_depth()
@@ -162,9 +157,7 @@ pub fn not_valid_json(file: &str, error: &ParseError) -> ToolError {
 /// # Errors
 /// `invalid_argument` naming `argument` and the failing segment.
 pub fn parse_path(argument: &str, text: &str) -> Result<JsonPath, ToolError> {
-    JsonPath::parse(text).map_err(|error: PathSyntaxError| {
-        ToolError::invalid_argument(Some(argument), format!("argument `{argument}`: {error}"))
-    })
+    JsonPath::parse(text).map_err(|error: PathSyntaxError| ToolError::bad_argument(argument, error))
 }
 
 /// The value at `path`.

@@ -260,18 +260,17 @@ fn parse_fields(fields: Option<&str>) -> Result<Vec<(String, JsonPath)>, ToolErr
         if name.is_empty() {
             continue;
         }
-        let path = JsonPath::parse_relative(name).map_err(|error| {
-            ToolError::invalid_argument(Some("fields"), format!("argument `fields`: {error}"))
-        })?;
+        let path = JsonPath::parse_relative(name)
+            .map_err(|error| ToolError::bad_argument("fields", error))?;
         if !out.iter().any(|(n, _)| n == name) {
             out.push((name.to_owned(), path));
         }
     }
     if out.len() > MAX_FIELDS {
-        return Err(ToolError::invalid_argument(
-            Some("fields"),
+        return Err(ToolError::bad_argument(
+            "fields",
             format!(
-                "argument `fields`: {} fields named, at most {MAX_FIELDS}; ask for fewer, or \
+                "{} fields named, at most {MAX_FIELDS}; ask for fewer, or \
                  leave `fields` out for whole items",
                 out.len()
             ),

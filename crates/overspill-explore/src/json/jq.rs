@@ -1,12 +1,12 @@
 //! Running a jq filter over one stored JSON file, bounded, with errors in plain words.
 //!
 //! [`run`] compiles the filter (`jaq-core` with `jaq-std` and `jaq-json`), instruments it
-//! ([`super::jq_guard`]), and evaluates it on a thread of its own with a large stack, so
+//! (`jq_guard`), and evaluates it on a thread of its own with a large stack, so
 //! deep recursion inside jaq cannot overflow the caller's stack. It returns the results of
 //! the requested window as compact JSON lines and how many results there are in all.
 //!
 //! ```
-//! use overspill_explore::json::jq::{run, Limits, Window};
+//! use overspill_explore::jq::{run, Limits, Window};
 //!
 //! let doc = br#"{"items": [{"n": "a", "ok": true}, {"n": "b", "ok": false}, {"n": "c", "ok": true}]}"#;
 //! let out = run(".items[] | select(.ok) | .n", doc, Window::all(), &Limits::default()).unwrap();

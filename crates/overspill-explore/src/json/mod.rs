@@ -12,24 +12,24 @@
 //! a file nested 100,000 levels deep is explored like any other.
 
 mod describe;
-pub mod document;
-pub mod get_in;
-pub mod item_schema;
-pub mod iterate_over;
+pub(crate) mod document;
+pub(crate) mod get_in;
+pub(crate) mod item_schema;
+pub(crate) mod iterate_over;
 pub mod jq;
-pub mod jq_guard;
+pub(crate) mod jq_guard;
 mod jq_natives;
 mod jq_ordering;
 mod jq_regex;
 mod jq_rewrite;
 mod jq_text;
-pub mod keys;
-pub mod outline;
-pub mod query;
-pub mod reference;
-pub mod render;
-pub mod schema;
+pub(crate) mod keys;
+pub(crate) mod outline;
+pub(crate) mod query;
+pub(crate) mod reference;
+pub(crate) mod render;
+pub(crate) mod schema;
 #[cfg(test)]
 mod test_data;
-pub mod tree;
-pub mod window;
+pub(crate) mod tree;
+pub(crate) mod window;

@@ -33,7 +33,11 @@ pub enum Referenced {
 /// # Errors
 /// What `get_in` answers for the same file and path: `not_found`, `path_outside_root`,
 /// `not_json`, `path_not_found`, …
-pub fn value(ctx: &ExploreContext, file: &str, path: &JsonPath) -> Result<Referenced, ToolError> {
+pub fn referenced_value(
+    ctx: &ExploreContext,
+    file: &str,
+    path: &JsonPath,
+) -> Result<Referenced, ToolError> {
     document::with_value(ctx, file, path, |value, _| referenced(value))
 }
 

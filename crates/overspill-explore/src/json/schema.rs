@@ -51,10 +51,7 @@ impl Tool for Schema {
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
         if args.max_depth == 0 {
-            return Err(ToolError::invalid_argument(
-                Some("max_depth"),
-                "argument `max_depth`: must be at least 1",
-            ));
+            return Err(ToolError::bad_argument("max_depth", "must be at least 1"));
         }
         let depth = usize::try_from(args.max_depth.min(MAX_DEPTH as u64)).unwrap_or(MAX_DEPTH);
         let file = ctx.open(&args.file)?;

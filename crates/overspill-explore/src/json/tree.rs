@@ -43,6 +43,7 @@ pub struct Tree {
 
 /// Renders the tree of `value`, labelled `label` (its path), at most `max_depth` levels
 /// below it (capped at [`MAX_DEPTH`]).
+#[cfg(test)]
 pub fn render(value: NodeRef<'_>, label: &str, max_depth: usize) -> Tree {
     render_with(value, label, max_depth, &|array| {
         std::sync::Arc::new(Shape::of_items(array).into_owned())
