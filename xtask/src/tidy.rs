@@ -51,6 +51,9 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     ("overspill-cli", &["overspill", "overspill-mcp"]),
 ];
 
+/// The heading of docs/architecture.md whose table states `LAYERS` for readers.
+const LAYER_TABLE_HEADING: &str = "## Allowed dependency graph";
+
 /// The README heading whose first code block holds the test command.
 const TEST_HEADING: &str = "## Running the tests";
 
@@ -69,6 +72,15 @@ pub enum Problem {
     MissingCrate { krate: String },
     /// `.ci/run` no longer runs the README's test command.
     CiSkipsTests { command: String },
+    /// The layer table of docs/architecture.md says otherwise than `LAYERS` about `krate`
+    /// (`table` is `None` when the table has no row for it).
+    LayerTableDiffers {
+        krate: String,
+        table: Option<Vec<String>>,
+        layers: Option<Vec<String>>,
+    },
+    /// A source file does not open with a `//!` doc saying what the module is for.
+    MissingModuleDoc { file: String },
 }
 
 impl fmt::Display for Problem {
@@ -94,6 +106,28 @@ impl fmt::Display for Problem {
                 f,
                 ".ci/run does not run the README's test command `{command}`; add it back"
             ),
+            Problem::LayerTableDiffers {
+                krate,
+                table,
+                layers,
+            } => {
+                let list = |deps: &Option<Vec<String>>| match deps {
+                    None => "no row".to_owned(),
+                    Some(deps) if deps.is_empty() => "—".to_owned(),
+                    Some(deps) => deps.join(", "),
+                };
+                write!(
+                    f,
+                    "docs/architecture.md's layer table gives {krate} {} but LAYERS in \
+                     xtask/src/tidy.rs gives {}; change both in the same commit",
+                    list(table),
+                    list(layers)
+                )
+            }
+            Problem::MissingModuleDoc { file } => write!(
+                f,
+                "{file} must open with a `//!` doc saying what the module is for"
+            ),
         }
     }
 }
@@ -118,6 +152,15 @@ pub fn check(root: &Path) -> Result<Vec<Problem>> {
             problems.push(Problem::MissingCrateDoc {
                 krate: (*krate).to_owned(),
             });
+        }
+    }
+    let architecture = fs::read_to_string(root.join("docs/architecture.md"))
+        .context("reading docs/architecture.md")?;
+    problems.extend(layer_table_problems(&architecture)?);
+    for dir in ["crates", "xtask"] {
+        let dir = root.join(dir);
+        if dir.is_dir() {
+            problems.extend(module_doc_problems(root, &dir)?);
         }
     }
     let command = readme_test_command(root)?;
@@ -179,6 +222,126 @@ pub fn readme_test_command(root: &Path) -> Result<String> {
         }
     }
     bail!("README.md's `{TEST_HEADING}` section has no code block with the command")
+}
+
+/// Where docs/architecture.md's layer table (under `## Allowed dependency graph`) differs
+/// from `LAYERS`. A row reads `` | `overspill-x` | a, b | ``: `a` names `overspill-a` (or the
+/// crate `a` itself, as `overspill`), `—` no crate, `all of the above` every crate of the rows
+/// above it.
+pub fn layer_table_problems(architecture: &str) -> Result<Vec<Problem>> {
+    let Some(start) = architecture.find(LAYER_TABLE_HEADING) else {
+        bail!("docs/architecture.md has no `{LAYER_TABLE_HEADING}` section");
+    };
+    let full = |short: &str| -> String {
+        let long = format!("overspill-{short}");
+        if LAYERS.iter().any(|(name, _)| *name == long) {
+            long
+        } else {
+            short.to_owned()
+        }
+    };
+    let mut table: Vec<(String, Vec<String>)> = Vec::new();
+    for line in architecture[start..].lines().skip(1) {
+        if line.starts_with("## ") {
+            break;
+        }
+        let cells: Vec<&str> = line
+            .trim()
+            .trim_matches('|')
+            .split('|')
+            .map(str::trim)
+            .collect();
+        let [krate, deps] = cells.as_slice() else {
+            continue;
+        };
+        let Some(krate) = krate.strip_prefix('`').and_then(|k| k.strip_suffix('`')) else {
+            continue;
+        };
+        let mut deps: Vec<String> = match *deps {
+            "—" | "-" => Vec::new(),
+            "all of the above" => table.iter().map(|(name, _)| name.clone()).collect(),
+            listed => listed
+                .split(',')
+                .map(|d| full(d.trim().trim_matches('`')))
+                .collect(),
+        };
+        deps.sort();
+        table.push((krate.to_owned(), deps));
+    }
+    let mut problems = Vec::new();
+    for (krate, allowed) in LAYERS {
+        let mut layers: Vec<String> = allowed.iter().map(|d| (*d).to_owned()).collect();
+        layers.sort();
+        let row = table.iter().find(|(name, _)| name == krate).map(|(_, d)| d);
+        if row != Some(&layers) {
+            problems.push(Problem::LayerTableDiffers {
+                krate: (*krate).to_owned(),
+                table: row.cloned(),
+                layers: Some(layers),
+            });
+        }
+    }
+    for (krate, deps) in &table {
+        if !is_internal(krate) {
+            problems.push(Problem::LayerTableDiffers {
+                krate: krate.clone(),
+                table: Some(deps.clone()),
+                layers: None,
+            });
+        }
+    }
+    Ok(problems)
+}
+
+/// Every `src/**/*.rs` file below `dir` that does not open with a `//!` doc (after
+/// `#![…]` attributes and blank lines).
+fn module_doc_problems(root: &Path, dir: &Path) -> Result<Vec<Problem>> {
+    let mut problems = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(at) = pending.pop() {
+        for entry in fs::read_dir(&at).with_context(|| format!("listing {}", at.display()))? {
+            let path = entry?.path();
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            if path.is_dir() {
+                if !matches!(name, "target" | "tests" | "benches" | "fixtures")
+                    && !name.starts_with('.')
+                {
+                    pending.push(path);
+                }
+                continue;
+            }
+            let in_src = path
+                .strip_prefix(root)
+                .is_ok_and(|rel| rel.components().any(|c| c.as_os_str() == "src"));
+            if !in_src || path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let source =
+                fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+            if !opens_with_module_doc(&source) {
+                let file = path
+                    .strip_prefix(root)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string();
+                problems.push(Problem::MissingModuleDoc { file });
+            }
+        }
+    }
+    problems.sort_by_key(ToString::to_string);
+    Ok(problems)
+}
+
+/// Whether a source file opens with a `//!` doc.
+fn opens_with_module_doc(source: &str) -> bool {
+    source
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty() && !line.starts_with("#!["))
+        .is_some_and(|line| line.starts_with("//!"))
 }
 
 fn is_internal(package: &str) -> bool {
@@ -291,6 +454,23 @@ overspill-tokens = { workspace = true }
             "# x\n\n## Running the tests\n\n```sh\ncargo test --workspace\n```\n",
         )
         .unwrap();
+        let rows: String = LAYERS
+            .iter()
+            .map(|(krate, deps)| {
+                let deps = if deps.is_empty() {
+                    "—".to_owned()
+                } else {
+                    deps.join(", ")
+                };
+                format!("| `{krate}` | {deps} |\n")
+            })
+            .collect();
+        fs::create_dir_all(root.join("docs")).unwrap();
+        fs::write(
+            root.join("docs/architecture.md"),
+            format!("## Allowed dependency graph\n\n| crate | may depend on |\n|---|---|\n{rows}"),
+        )
+        .unwrap();
         fs::create_dir_all(root.join(".ci")).unwrap();
         fs::write(
             root.join(".ci/run"),
@@ -314,7 +494,11 @@ overspill-tokens = { workspace = true }
         assert!(problems.contains(&Problem::CiSkipsTests {
             command: "cargo test --workspace".into()
         }));
-        assert_eq!(problems.len(), 4, "{text:?}");
+        // The empty lib.rs is a module without its doc too.
+        assert!(problems.contains(&Problem::MissingModuleDoc {
+            file: "crates/overspill-config/src/lib.rs".into()
+        }));
+        assert_eq!(problems.len(), 5, "{text:?}");
     }
 
     #[test]
@@ -335,5 +519,41 @@ overspill-tokens = { workspace = true }
         let problems = check(root).unwrap();
         let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
         assert!(problems.is_empty(), "{text:#?}");
+    }
+
+    const TABLE: &str = "# A\n\n## Allowed dependency graph (SPEC §1)\n\n| crate | may depend on (internal) |\n|---|---|\n| `overspill-tokens` | — |\n| `overspill-json` | — |\n| `overspill-store` | json |\n\n## Next\n| `overspill-x` | y |\n";
+
+    #[test]
+    fn a_layer_table_that_differs_from_layers_is_reported_per_crate() {
+        let problems = layer_table_problems(TABLE).unwrap();
+        let named: Vec<&str> = problems
+            .iter()
+            .map(|p| match p {
+                Problem::LayerTableDiffers { krate, .. } => krate.as_str(),
+                _ => "",
+            })
+            .collect();
+        // The three rows agree; every other crate of LAYERS has no row.
+        assert!(!named.contains(&"overspill-tokens") && !named.contains(&"overspill-store"));
+        assert!(named.contains(&"overspill-budget") && !named.contains(&"overspill-x"));
+        let wrong = TABLE.replace(
+            "| `overspill-store` | json |",
+            "| `overspill-store` | tokens |",
+        );
+        let problems = layer_table_problems(&wrong).unwrap();
+        assert!(problems.iter().any(|p| p.to_string().starts_with(
+            "docs/architecture.md's layer table gives overspill-store overspill-tokens but LAYERS"
+        )));
+    }
+
+    #[test]
+    fn a_module_without_a_doc_comment_is_reported() {
+        assert!(opens_with_module_doc(
+            "#![allow(x)]\n\n//! Owns a thing.\nfn f() {}\n"
+        ));
+        assert!(!opens_with_module_doc("use std::fs;\n//! Late.\n"));
+        assert!(!opens_with_module_doc(
+            "/// An item doc is not a module doc.\nfn f() {}\n"
+        ));
     }
 }

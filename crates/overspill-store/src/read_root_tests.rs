@@ -1,3 +1,5 @@
+//! Tests of `ReadRoot`, kept beside the module in a file of their own.
+
 use std::fs;
 use std::path::Path;
 

@@ -1,3 +1,5 @@
+//! Tests of `overspill://` references, kept beside the module in a file of their own.
+
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

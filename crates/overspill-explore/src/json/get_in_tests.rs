@@ -1,3 +1,5 @@
+//! Tests of `get_in`, kept beside the module in a file of their own.
+
 use serde_json::{Value, json};
 
 use crate::json::test_data::{deep_arrays, deep_objects, pods, unnumbered};

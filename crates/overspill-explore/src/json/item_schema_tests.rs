@@ -1,3 +1,5 @@
+//! Tests of `item_schema`, kept beside the module in a file of their own.
+
 use std::collections::BTreeSet;
 
 use serde_json::json;

@@ -1,3 +1,5 @@
+//! Tests of `iterate_over`, kept beside the module in a file of their own.
+
 use serde_json::{Value, json};
 
 use super::split_fields;

@@ -1,3 +1,5 @@
+//! Tests of `schema`, kept beside the module in a file of their own.
+
 use serde_json::json;
 
 use crate::json::test_data::{deep_arrays, deep_objects, pods};
