@@ -3,20 +3,21 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use serde_json::Value;
 
 use crate::artifacts::{self, Run};
 use crate::budget::{Baseline, Budget, BudgetSettings, MAIN_AGENT_ID};
 use crate::config::{
-    AgentSettings, Config, DEFAULT_CONTEXT_SAFETY_MARGIN, DEFAULT_MAX_EXTRACTION_TOKENS,
-    DEFAULT_TURN_DEPTH_BONUS, Rule, ServerRules, ToolFilter, ToolPattern,
+    AgentSettings, Config, LlmSettings, Rule, ScratchpadOverride, ServerRules, ToolFilter,
+    ToolPattern,
 };
 use crate::error::BuildError;
 use crate::explore::FileCache;
 use crate::explore::{Definition, ExploreContext, Registry};
 use crate::prompt::{self, PromptRole};
-use crate::scratchpad::{Inner, Mode, Scratchpad};
+use crate::scratchpad::{Explorer, Inner, Role, Scratchpad};
 use crate::store::{DEFAULT_MAX_SESSION_RUNS, Layout, ReadRoot, Store};
 use crate::thresholds::Thresholds;
 use crate::tokens::{TokenCounter, counter_for};
@@ -295,18 +296,13 @@ impl ScratchpadBuilder {
         {
             return Err(BuildError::EmptyFooterMarker);
         }
-        let llm = settings.map(|s| &s.llm);
-        let provider = self
-            .provider
-            .as_deref()
-            .or(llm.and_then(|l| l.provider.as_deref()));
-        let model = self
-            .model
-            .as_deref()
-            .or(llm.and_then(|l| l.model.as_deref()));
-        let counter = self
-            .counter
-            .unwrap_or_else(|| counter_for(provider.unwrap_or("other"), model.unwrap_or("")));
+        let llm = self.llm(settings);
+        let counter = self.counter.unwrap_or_else(|| {
+            counter_for(
+                llm.provider.as_deref().unwrap_or("other"),
+                llm.model.as_deref().unwrap_or(""),
+            )
+        });
         let memory_dir = self
             .memory_dir
             .clone()
@@ -334,10 +330,10 @@ impl ScratchpadBuilder {
         };
         let prompt = prompt::section(role, &registry.names(), &self.tool_prefix);
 
-        let (mode, budget, store, ctx) = match (role, run.clone()) {
+        let role = match (role, run.clone()) {
             (PromptRole::Coordinator, Some(run)) => {
                 run.start(self.max_session_runs.unwrap_or(DEFAULT_MAX_SESSION_RUNS))?;
-                (Mode::Coordinator(run), None, None, None)
+                Role::Coordinator { run }
             }
             (PromptRole::Worker, Some(run)) => {
                 run.worker_layout().create_dirs()?;
@@ -357,7 +353,10 @@ impl ScratchpadBuilder {
                     &artifact_tools,
                 )?;
                 let ctx = self.context(root, counter, &budget);
-                (Mode::Worker(run), Some(budget), Some(store), Some(ctx))
+                Role::Worker {
+                    run,
+                    explorer: Explorer { store, budget, ctx },
+                }
             }
             (PromptRole::Agent, _) => {
                 let mut single_layout = None;
@@ -395,12 +394,14 @@ impl ScratchpadBuilder {
                     &artifact_tools,
                 )?;
                 let ctx = self.context(root, counter, &budget);
-                (
-                    Mode::Single(single_layout),
-                    Some(budget),
-                    Some(dir),
-                    Some(ctx),
-                )
+                Role::Single {
+                    layout: single_layout,
+                    explorer: Explorer {
+                        store: dir,
+                        budget,
+                        ctx,
+                    },
+                }
             }
             (_, None) => {
                 return Err(BuildError::Mode(
@@ -414,26 +415,23 @@ impl ScratchpadBuilder {
             thresholds.set_server_tools(server, tools.clone());
         }
         let agent_id = self.agent_id.clone().unwrap_or(agent);
-        let mut inner = Inner::new(
-            mode,
+        Ok(Scratchpad::from_inner(Inner {
+            role,
             agent_id,
-            self.session_id,
-            self.trace_id,
+            session_id: self.session_id,
+            trace_id: self.trace_id,
             counter,
-            budget,
-            store,
-            ctx,
             registry,
             artifact_tools,
             thresholds,
-            self.footer,
+            footer: self.footer,
             prompt,
-        );
-        if let Some(cap) = self.max_reference_bytes {
-            inner.max_reference_bytes = cap;
-        }
-        inner.tool_prefix = self.tool_prefix;
-        Ok(Scratchpad::from_inner(inner))
+            finished: AtomicBool::new(false),
+            max_reference_bytes: self
+                .max_reference_bytes
+                .unwrap_or(crate::references::DEFAULT_MAX_REFERENCE_BYTES),
+            tool_prefix: self.tool_prefix,
+        }))
     }
 
     /// The role from the mode calls, checked for consistency.
@@ -487,27 +485,26 @@ impl ScratchpadBuilder {
         registry: &Registry,
         artifact_tools: &[&'static Definition],
     ) -> Result<Arc<Budget>, BuildError> {
-        let scratchpad = settings.map(|s| &s.scratchpad);
-        let context_window = self
-            .context_window
-            .or(settings.and_then(|s| s.llm.context_window))
-            .ok_or_else(|| BuildError::NoContextWindow {
-                agent: agent.to_owned(),
-            })?;
+        let context_window =
+            self.llm(settings)
+                .context_window
+                .ok_or_else(|| BuildError::NoContextWindow {
+                    agent: agent.to_owned(),
+                })?;
+        // The builder's settings override the configuration's as a worker's table overrides
+        // the agent's: the configuration's own merge.
+        let scratchpad = ScratchpadOverride {
+            enabled: None,
+            context_safety_margin: self.context_safety_margin,
+            max_extraction_tokens: self.max_extraction_tokens,
+            turn_depth_bonus: self.turn_depth_bonus,
+        }
+        .apply_to(&settings.map(|s| s.scratchpad.clone()).unwrap_or_default());
         let budget_settings = BudgetSettings {
             context_window,
-            context_safety_margin: self
-                .context_safety_margin
-                .or(scratchpad.map(|s| s.context_safety_margin))
-                .unwrap_or(DEFAULT_CONTEXT_SAFETY_MARGIN),
-            max_extraction_tokens: self
-                .max_extraction_tokens
-                .or(scratchpad.map(|s| s.max_extraction_tokens))
-                .unwrap_or(DEFAULT_MAX_EXTRACTION_TOKENS),
-            turn_depth_bonus: self
-                .turn_depth_bonus
-                .or(scratchpad.map(|s| s.turn_depth_bonus))
-                .unwrap_or(DEFAULT_TURN_DEPTH_BONUS),
+            context_safety_margin: scratchpad.context_safety_margin,
+            max_extraction_tokens: scratchpad.max_extraction_tokens,
+            turn_depth_bonus: scratchpad.turn_depth_bonus,
         };
         let baseline = registry
             .definitions()
@@ -519,6 +516,16 @@ impl ScratchpadBuilder {
             .host_texts(self.host_texts.iter().map(String::as_str))
             .tool_values(&self.host_tools);
         Ok(Arc::new(Budget::new(budget_settings, baseline.total())?))
+    }
+
+    /// The LLM settings: the builder's over the configuration's (the configuration's merge).
+    fn llm(&self, settings: Option<&AgentSettings>) -> LlmSettings {
+        LlmSettings {
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            context_window: self.context_window,
+        }
+        .merged_over(&settings.map(|s| s.llm.clone()).unwrap_or_default())
     }
 
     fn context(

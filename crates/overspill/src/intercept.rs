@@ -3,7 +3,7 @@
 use crate::budget::thousands;
 use crate::explore::{Pointer, Summary};
 use crate::output::{Normalised, ToolOutput};
-use crate::scratchpad::Inner;
+use crate::scratchpad::{Explorer, Inner};
 use crate::store::{Output, StoreError, TokenTally};
 use crate::tokens::TokenCounter;
 
@@ -55,7 +55,7 @@ impl Inner {
             return Intercepted::Inline(output);
         }
         // Coordinator: nowhere to store, no budget.
-        let (Some(store), Some(budget)) = (&self.store, &self.budget) else {
+        let Some(Explorer { store, budget, .. }) = self.role.explorer() else {
             return Intercepted::Inline(output);
         };
         // 2. No resolved threshold: never intercepted.

@@ -12,7 +12,7 @@
 use serde_json::Value;
 
 use crate::explore::ToolError;
-use crate::explore::{Referenced, referenced_value};
+use crate::explore::{ExploreContext, Referenced, referenced_value};
 use crate::json::JsonPath;
 use crate::scratchpad::Scratchpad;
 use crate::store::PathError;
@@ -403,9 +403,13 @@ impl Scratchpad {
 
     /// The referenced file's text, through the read root and under the size cap.
     fn read_referenced(&self, reference: &str, file: &str) -> Result<String, RefError> {
-        let root = self.inner.ctx_root().ok_or_else(|| RefError::NoReadRoot {
-            reference: reference.to_owned(),
-        })?;
+        let root =
+            self.inner
+                .ctx()
+                .map(ExploreContext::root)
+                .ok_or_else(|| RefError::NoReadRoot {
+                    reference: reference.to_owned(),
+                })?;
         // Judged and opened in one lookup beneath the root: nothing outside it, and never a
         // FIFO or device waited on.
         let mut handle = root.open(file).map_err(|source| RefError::Path {

@@ -53,31 +53,71 @@ pub struct Scratchpad {
     pub(crate) inner: Arc<Inner>,
 }
 
-/// The role a scratchpad was built for, with its run.
+/// What the agent is, with exactly what that role needs: the single agent and a worker
+/// explore their stored outputs ([`Explorer`]); the coordinator explores nothing and has no
+/// budget, so it holds only its run. A coordinator with a store, or a worker without a
+/// budget, cannot be written.
 #[derive(Debug)]
-pub(crate) enum Mode {
+pub(crate) enum Role {
     /// A single agent; the layout when it lives under `memory_dir` (not a `scratchpad_dir`).
-    Single(Option<crate::store::Layout>),
-    Worker(Run),
-    Coordinator(Run),
+    Single {
+        layout: Option<crate::store::Layout>,
+        explorer: Explorer,
+    },
+    /// A worker of an orchestration run.
+    Worker { run: Run, explorer: Explorer },
+    /// The coordinator of an orchestration run.
+    Coordinator { run: Run },
 }
 
-/// The shared state behind a [`Scratchpad`].
+impl Role {
+    /// What the agent explores with; `None` for the coordinator.
+    pub(crate) fn explorer(&self) -> Option<&Explorer> {
+        match self {
+            Role::Single { explorer, .. } | Role::Worker { explorer, .. } => Some(explorer),
+            Role::Coordinator { .. } => None,
+        }
+    }
+
+    /// The orchestration run, for a worker or the coordinator.
+    fn run(&self) -> Option<&Run> {
+        match self {
+            Role::Single { .. } => None,
+            Role::Worker { run, .. } | Role::Coordinator { run } => Some(run),
+        }
+    }
+}
+
+/// What an agent that stores and explores outputs holds: where outputs go, its budget, and
+/// the exploration tools' context (read root, counter, budget, file cache).
+pub(crate) struct Explorer {
+    pub(crate) store: Store,
+    pub(crate) budget: Arc<Budget>,
+    pub(crate) ctx: ExploreContext,
+}
+
+impl std::fmt::Debug for Explorer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Explorer")
+            .field("scratchpad_dir", &self.store.dir())
+            .field("read_root", &self.ctx.root().dir())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The shared state behind a [`Scratchpad`], built by the builder field by field.
 pub(crate) struct Inner {
-    mode: Mode,
-    agent_id: String,
-    session_id: Option<String>,
-    trace_id: Option<String>,
+    pub(crate) role: Role,
+    pub(crate) agent_id: String,
+    pub(crate) session_id: Option<String>,
+    pub(crate) trace_id: Option<String>,
     pub(crate) counter: &'static dyn TokenCounter,
-    pub(crate) budget: Option<Arc<Budget>>,
-    pub(crate) store: Option<Store>,
-    ctx: Option<ExploreContext>,
     pub(crate) registry: Registry,
-    artifact_tools: Vec<&'static Definition>,
+    pub(crate) artifact_tools: Vec<&'static Definition>,
     pub(crate) thresholds: Thresholds,
     pub(crate) footer: Option<String>,
-    prompt: String,
-    finished: AtomicBool,
+    pub(crate) prompt: String,
+    pub(crate) finished: AtomicBool,
     /// The largest file an `overspill://` reference may insert.
     pub(crate) max_reference_bytes: u64,
     /// What the host puts before the exploration tools' names (`""` for nothing).
@@ -85,49 +125,15 @@ pub(crate) struct Inner {
 }
 
 impl Inner {
-    #[allow(clippy::too_many_arguments)] // one call site, in the builder
-    pub(crate) fn new(
-        mode: Mode,
-        agent_id: String,
-        session_id: Option<String>,
-        trace_id: Option<String>,
-        counter: &'static dyn TokenCounter,
-        budget: Option<Arc<Budget>>,
-        store: Option<Store>,
-        ctx: Option<ExploreContext>,
-        registry: Registry,
-        artifact_tools: Vec<&'static Definition>,
-        thresholds: Thresholds,
-        footer: Option<String>,
-        prompt: String,
-    ) -> Inner {
-        Inner {
-            mode,
-            agent_id,
-            session_id,
-            trace_id,
-            counter,
-            budget,
-            store,
-            ctx,
-            registry,
-            artifact_tools,
-            thresholds,
-            footer,
-            prompt,
-            finished: AtomicBool::new(false),
-            max_reference_bytes: crate::references::DEFAULT_MAX_REFERENCE_BYTES,
-            tool_prefix: String::new(),
-        }
-    }
-
-    /// The read root the exploration tools (and references) read under.
+    /// The exploration tools' context (and references' read root); `None` for the
+    /// coordinator.
     pub(crate) fn ctx(&self) -> Option<&ExploreContext> {
-        self.ctx.as_ref()
+        self.role.explorer().map(|e| &e.ctx)
     }
 
-    pub(crate) fn ctx_root(&self) -> Option<&crate::store::ReadRoot> {
-        self.ctx.as_ref().map(ExploreContext::root)
+    /// The agent's budget; `None` for the coordinator.
+    pub(crate) fn budget(&self) -> Option<&Arc<Budget>> {
+        self.role.explorer().map(|e| &e.budget)
     }
 }
 
@@ -189,20 +195,17 @@ impl Scratchpad {
     /// [`call`](Self::call) with already parsed arguments.
     pub fn call_value(&self, tool: &str, arguments: &Value) -> String {
         let inner = &*self.inner;
-        match (&inner.mode, tool) {
-            (Mode::Worker(run), "read_artifact") => match &inner.ctx {
-                Some(ctx) => {
-                    artifacts::read_artifact_call(Some(run), Reader::Worker(ctx), arguments)
-                }
-                None => self.unknown_tool(tool),
-            },
-            (Mode::Coordinator(run), "read_artifact") => {
+        match (&inner.role, tool) {
+            (Role::Worker { run, explorer }, "read_artifact") => {
+                artifacts::read_artifact_call(Some(run), Reader::Worker(&explorer.ctx), arguments)
+            }
+            (Role::Coordinator { run }, "read_artifact") => {
                 artifacts::read_artifact_call(Some(run), Reader::Coordinator, arguments)
             }
-            (Mode::Coordinator(run), "write_artifact") => {
+            (Role::Coordinator { run }, "write_artifact") => {
                 artifacts::write_artifact_call(Some(run), arguments)
             }
-            _ => match &inner.ctx {
+            _ => match inner.ctx() {
                 Some(ctx) if inner.registry.names().contains(&tool) => {
                     inner.registry.dispatch_value(ctx, tool, arguments)
                 }
@@ -259,7 +262,7 @@ impl Scratchpad {
     /// Feeds the provider-reported usage of a turn into the budget: the estimate rises to
     /// `input + output` when that is higher, and never falls.
     pub fn observe_llm_usage(&self, input_tokens: u64, output_tokens: u64) {
-        if let Some(budget) = &self.inner.budget {
+        if let Some(budget) = self.inner.budget() {
             budget.observe_llm_usage(input_tokens, output_tokens);
         }
     }
@@ -268,8 +271,7 @@ impl Scratchpad {
     /// coordinator, which explores nothing, gets `base`).
     pub fn effective_turn_limit(&self, base: u32) -> u32 {
         self.inner
-            .budget
-            .as_ref()
+            .budget()
             .map_or(base, |budget| budget.effective_turn_limit(base))
     }
 
@@ -278,7 +280,7 @@ impl Scratchpad {
     /// worker's name for a worker.
     pub fn finish(&self) -> Option<ScratchpadUsage> {
         let inner = &*self.inner;
-        let budget = inner.budget.as_ref()?;
+        let budget = inner.budget()?;
         if inner.finished.swap(true, Ordering::AcqRel) {
             return None;
         }
@@ -319,14 +321,20 @@ impl Scratchpad {
     /// coordinator (runs are pruned when a new one starts), or the I/O error of the removal.
     pub fn cleanup(&self) -> Result<bool, crate::store::LayoutError> {
         use crate::store::LayoutError;
-        match (&self.inner.mode, &self.inner.store) {
-            (Mode::Single(Some(layout)), _) => layout.cleanup(),
-            (Mode::Single(None), Some(store)) => match std::fs::remove_dir_all(store.dir()) {
+        match &self.inner.role {
+            Role::Single {
+                layout: Some(layout),
+                ..
+            } => layout.cleanup(),
+            Role::Single {
+                layout: None,
+                explorer,
+            } => match std::fs::remove_dir_all(explorer.store.dir()) {
                 Ok(()) => Ok(true),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
                 Err(source) => Err(LayoutError::Io {
                     action: "remove",
-                    dir: store.dir().to_owned(),
+                    dir: explorer.store.dir().to_owned(),
                     source,
                 }),
             },
@@ -344,33 +352,27 @@ impl Scratchpad {
 
     /// Where intercepted outputs are written (`None` for the coordinator).
     pub fn scratchpad_dir(&self) -> Option<&Path> {
-        self.inner.store.as_ref().map(Store::dir)
+        self.inner.role.explorer().map(|e| e.store.dir())
     }
 
     /// The directory the exploration tools read under (`None` for the coordinator).
     pub fn read_root(&self) -> Option<&Path> {
-        self.inner.ctx.as_ref().map(|ctx| ctx.root().dir())
+        self.inner.ctx().map(|ctx| ctx.root().dir())
     }
 
     /// The orchestration run, for a worker or the coordinator.
     pub fn run(&self) -> Option<&Run> {
-        match &self.inner.mode {
-            Mode::Single(_) => None,
-            Mode::Worker(run) | Mode::Coordinator(run) => Some(run),
-        }
+        self.inner.role.run()
     }
 
     /// The agent's budget (`None` for the coordinator, which has none).
     pub fn budget(&self) -> Option<&Budget> {
-        self.inner.budget.as_deref()
+        self.inner.budget().map(Arc::as_ref)
     }
 
     /// The budget line footers show: `~93,210 of 102,400 budget tokens left`.
     pub fn window_hint(&self) -> Option<WindowHint> {
-        self.inner
-            .budget
-            .as_ref()
-            .map(|budget| budget.window_hint())
+        self.inner.budget().map(|budget| budget.window_hint())
     }
 
     /// The prefix the host puts before the exploration tools' names (see
@@ -389,7 +391,7 @@ impl std::fmt::Debug for Scratchpad {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Scratchpad")
             .field("agent_id", &self.inner.agent_id)
-            .field("mode", &self.inner.mode)
+            .field("role", &self.inner.role)
             .field("counter", &self.inner.counter.name())
             .field("scratchpad_dir", &self.scratchpad_dir())
             .finish_non_exhaustive()
