@@ -233,6 +233,14 @@ fn missing_files_and_non_json_files_name_the_reference() {
 /// A file holding the paths the references used to read otherwise than `get_in`.
 const AWKWARD: &str = r#"{"ports": {"8080": "http", "9090": {"n": 1}}, "0": "zero", "big": 123456789012345678901234567890, "huge": 1e400, "list": [{"id": 123456789012345678901234567890}, 2]}"#;
 
+/// A scratchpad whose read root holds `awkward.json` ([`AWKWARD`]).
+fn awkward_pad() -> (tempfile::TempDir, Scratchpad) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("awkward.json"), AWKWARD).unwrap();
+    let pad = pad(dir.path());
+    (dir, pad)
+}
+
 /// What `get_in` answers for `path`: its rendered value lines, or its error JSON.
 fn get_in(pad: &Scratchpad, path: &str) -> Result<String, Value> {
     let answer = pad.call_value("get_in", &json!({"file": "awkward.json", "path": path}));
@@ -244,9 +252,7 @@ fn get_in(pad: &Scratchpad, path: &str) -> Result<String, Value> {
 
 #[test]
 fn references_resolve_every_path_as_get_in_does() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("awkward.json"), AWKWARD).unwrap();
-    let pad = pad(dir.path());
+    let (_dir, pad) = awkward_pad();
     let text = json!({"properties": {"v": {"type": "string"}}});
     for (path, inserted) in [
         ("ports.8080", "http"),
@@ -275,9 +281,7 @@ fn references_resolve_every_path_as_get_in_does() {
 
 #[test]
 fn a_reference_to_a_key_named_by_digits_finds_it_as_get_in_does() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("awkward.json"), AWKWARD).unwrap();
-    let pad = pad(dir.path());
+    let (_dir, pad) = awkward_pad();
     let out = pad
         .resolve_references(
             &json!({"port": "overspill://awkward.json#ports.8080"}),
@@ -293,9 +297,7 @@ fn a_reference_to_a_key_named_by_digits_finds_it_as_get_in_does() {
 
 #[test]
 fn numbers_a_json_value_cannot_hold_go_in_as_their_exact_text() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("awkward.json"), AWKWARD).unwrap();
-    let pad = pad(dir.path());
+    let (_dir, pad) = awkward_pad();
     let out = pad
         .resolve_references(
             &json!({
@@ -313,9 +315,7 @@ fn numbers_a_json_value_cannot_hold_go_in_as_their_exact_text() {
 
 #[test]
 fn a_1e400_elsewhere_in_the_file_does_not_stop_a_reference() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("awkward.json"), AWKWARD).unwrap();
-    let pad = pad(dir.path());
+    let (_dir, pad) = awkward_pad();
     let out = pad
         .resolve_references(&json!({"n": "overspill://awkward.json#list[1]"}), None)
         .unwrap();
@@ -324,10 +324,8 @@ fn a_1e400_elsewhere_in_the_file_does_not_stop_a_reference() {
 
 #[test]
 fn reference_errors_are_get_in_errors_with_their_details() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("awkward.json"), AWKWARD).unwrap();
+    let (dir, pad) = awkward_pad();
     std::fs::write(dir.path().join("notes.md"), "# Notes\n").unwrap();
-    let pad = pad(dir.path());
     for path in ["ports.80", "$.nope", "list[5]", "big.x", "ports.9090.n.m"] {
         let tool = get_in(&pad, path).expect_err(path);
         let error = pad
