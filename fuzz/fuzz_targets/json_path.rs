@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use overspill_explore::json::path::JsonPath;
+use overspill_json::JsonPath;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use libfuzzer_sys::fuzz_target;
 use overspill_explore::Pointer;
-use overspill_explore::pointer::MAX_POINTER_TOKENS;
+use overspill_explore::MAX_POINTER_TOKENS;
 use overspill_store::{Format, Stored, content_hash, count_lines, sanitize_name};
 
 fuzz_target!(|data: &[u8]| {

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
-use overspill_explore::json::jq::{self, Document, Limits, QueryError, Window};
+use overspill_explore::jq::{self, Document, Limits, QueryError, Window};
 
 /// Limits small enough for fast runs; the same checks as the defaults, at a smaller scale.
 const LIMITS: Limits = Limits {

@@ -12,16 +12,23 @@ use anyhow::{Context, Result, bail};
 pub const LAYERS: &[(&str, &[&str])] = &[
     ("overspill-tokens", &[]),
     ("overspill-config", &[]),
-    ("overspill-store", &[]),
+    ("overspill-json", &[]),
+    ("overspill-store", &["overspill-json"]),
     ("overspill-budget", &["overspill-tokens"]),
     (
         "overspill-explore",
-        &["overspill-tokens", "overspill-store", "overspill-budget"],
+        &[
+            "overspill-tokens",
+            "overspill-json",
+            "overspill-store",
+            "overspill-budget",
+        ],
     ),
     (
         "overspill-artifacts",
         &[
             "overspill-tokens",
+            "overspill-json",
             "overspill-store",
             "overspill-budget",
             "overspill-explore",
@@ -32,6 +39,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
         &[
             "overspill-tokens",
             "overspill-config",
+            "overspill-json",
             "overspill-store",
             "overspill-budget",
             "overspill-explore",
@@ -43,11 +51,8 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     ("overspill-cli", &["overspill", "overspill-mcp"]),
 ];
 
-/// The page whose layer table must say what [`LAYERS`] enforces.
-const ARCHITECTURE: &str = "docs/architecture.md";
-
-/// The heading of that table.
-const LAYER_HEADING: &str = "## Allowed dependency graph";
+/// The heading of docs/architecture.md whose table states `LAYERS` for readers.
+const LAYER_TABLE_HEADING: &str = "## Allowed dependency graph";
 
 /// The README heading whose first code block holds the test command.
 const TEST_HEADING: &str = "## Running the tests";
@@ -67,15 +72,15 @@ pub enum Problem {
     MissingCrate { krate: String },
     /// `.ci/run` no longer runs the README's test command.
     CiSkipsTests { command: String },
-    /// A source file of a layered crate does not open with a `//!` doc comment.
-    MissingModuleDoc { path: String },
-    /// The layer table of docs/architecture.md says something else than [`LAYERS`] about
-    /// `krate` (`None`: no row for it, or a row for a crate `LAYERS` does not have).
+    /// The layer table of docs/architecture.md says otherwise than `LAYERS` about `krate`
+    /// (`table` is `None` when the table has no row for it).
     LayerTableDiffers {
         krate: String,
-        documented: Option<Vec<String>>,
-        enforced: Option<Vec<String>>,
+        table: Option<Vec<String>>,
+        layers: Option<Vec<String>>,
     },
+    /// A source file does not open with a `//!` doc saying what the module is for.
+    MissingModuleDoc { file: String },
 }
 
 impl fmt::Display for Problem {
@@ -101,28 +106,28 @@ impl fmt::Display for Problem {
                 f,
                 ".ci/run does not run the README's test command `{command}`; add it back"
             ),
-            Problem::MissingModuleDoc { path } => write!(
-                f,
-                "{path}: a module must open with a `//!` doc saying what it holds"
-            ),
             Problem::LayerTableDiffers {
                 krate,
-                documented,
-                enforced,
+                table,
+                layers,
             } => {
                 let list = |deps: &Option<Vec<String>>| match deps {
                     None => "no row".to_owned(),
-                    Some(deps) if deps.is_empty() => "nothing".to_owned(),
+                    Some(deps) if deps.is_empty() => "—".to_owned(),
                     Some(deps) => deps.join(", "),
                 };
                 write!(
                     f,
-                    "{krate}: the layer table of {ARCHITECTURE} says it may depend on {}, LAYERS in \
-                     xtask/src/tidy.rs says {}; change both in the same commit",
-                    list(documented),
-                    list(enforced)
+                    "docs/architecture.md's layer table gives {krate} {} but LAYERS in \
+                     xtask/src/tidy.rs gives {}; change both in the same commit",
+                    list(table),
+                    list(layers)
                 )
             }
+            Problem::MissingModuleDoc { file } => write!(
+                f,
+                "{file} must open with a `//!` doc saying what the module is for"
+            ),
         }
     }
 }
@@ -148,11 +153,16 @@ pub fn check(root: &Path) -> Result<Vec<Problem>> {
                 krate: (*krate).to_owned(),
             });
         }
-        problems.extend(undocumented_modules(root, &dir.join("src"))?);
     }
-    problems.extend(layer_table_problems(
-        &fs::read_to_string(root.join(ARCHITECTURE)).unwrap_or_default(),
-    ));
+    let architecture = fs::read_to_string(root.join("docs/architecture.md"))
+        .context("reading docs/architecture.md")?;
+    problems.extend(layer_table_problems(&architecture)?);
+    for dir in ["crates", "xtask"] {
+        let dir = root.join(dir);
+        if dir.is_dir() {
+            problems.extend(module_doc_problems(root, &dir)?);
+        }
+    }
     let command = readme_test_command(root)?;
     let ci = fs::read_to_string(root.join(".ci/run")).unwrap_or_default();
     if !ci.lines().any(|line| runs_command(line, &command)) {
@@ -214,102 +224,119 @@ pub fn readme_test_command(root: &Path) -> Result<String> {
     bail!("README.md's `{TEST_HEADING}` section has no code block with the command")
 }
 
-/// The source files under `src` (a crate's `src/`) that do not open with a `//!` doc; `lib.rs`
-/// is [`Problem::MissingCrateDoc`]'s.
-fn undocumented_modules(root: &Path, src: &Path) -> Result<Vec<Problem>> {
-    let mut problems = Vec::new();
-    let mut folders = vec![src.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        let Ok(entries) = fs::read_dir(&folder) else {
+/// Where docs/architecture.md's layer table (under `## Allowed dependency graph`) differs
+/// from `LAYERS`. A row reads `` | `overspill-x` | a, b | ``: `a` names `overspill-a` (or the
+/// crate `a` itself, as `overspill`), `—` no crate, `all of the above` every crate of the rows
+/// above it.
+pub fn layer_table_problems(architecture: &str) -> Result<Vec<Problem>> {
+    let Some(start) = architecture.find(LAYER_TABLE_HEADING) else {
+        bail!("docs/architecture.md has no `{LAYER_TABLE_HEADING}` section");
+    };
+    let full = |short: &str| -> String {
+        let long = format!("overspill-{short}");
+        if LAYERS.iter().any(|(name, _)| *name == long) {
+            long
+        } else {
+            short.to_owned()
+        }
+    };
+    let mut table: Vec<(String, Vec<String>)> = Vec::new();
+    for line in architecture[start..].lines().skip(1) {
+        if line.starts_with("## ") {
+            break;
+        }
+        let cells: Vec<&str> = line
+            .trim()
+            .trim_matches('|')
+            .split('|')
+            .map(str::trim)
+            .collect();
+        let [krate, deps] = cells.as_slice() else {
             continue;
         };
-        let mut entries: Vec<_> = entries.flatten().map(|entry| entry.path()).collect();
-        entries.sort();
-        for path in entries {
-            if path.is_dir() {
-                folders.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "rs") && path != src.join("lib.rs")
-            {
-                let source = fs::read_to_string(&path)
-                    .with_context(|| format!("reading {}", path.display()))?;
-                if !opens_with_doc(&source) {
-                    let shown = path.strip_prefix(root).unwrap_or(&path);
-                    problems.push(Problem::MissingModuleDoc {
-                        path: shown.display().to_string(),
-                    });
-                }
-            }
+        let Some(krate) = krate.strip_prefix('`').and_then(|k| k.strip_suffix('`')) else {
+            continue;
+        };
+        let mut deps: Vec<String> = match *deps {
+            "—" | "-" => Vec::new(),
+            "all of the above" => table.iter().map(|(name, _)| name.clone()).collect(),
+            listed => listed
+                .split(',')
+                .map(|d| full(d.trim().trim_matches('`')))
+                .collect(),
+        };
+        deps.sort();
+        table.push((krate.to_owned(), deps));
+    }
+    let mut problems = Vec::new();
+    for (krate, allowed) in LAYERS {
+        let mut layers: Vec<String> = allowed.iter().map(|d| (*d).to_owned()).collect();
+        layers.sort();
+        let row = table.iter().find(|(name, _)| name == krate).map(|(_, d)| d);
+        if row != Some(&layers) {
+            problems.push(Problem::LayerTableDiffers {
+                krate: (*krate).to_owned(),
+                table: row.cloned(),
+                layers: Some(layers),
+            });
+        }
+    }
+    for (krate, deps) in &table {
+        if !is_internal(krate) {
+            problems.push(Problem::LayerTableDiffers {
+                krate: krate.clone(),
+                table: Some(deps.clone()),
+                layers: None,
+            });
         }
     }
     Ok(problems)
 }
 
-/// Where the layer table of docs/architecture.md (`| `crate` | deps |` rows under
-/// [`LAYER_HEADING`]) and [`LAYERS`] disagree. A dependency is written as the crate's name or
-/// its short name (`store` for `overspill-store`); `—` is none.
-pub fn layer_table_problems(page: &str) -> Vec<Problem> {
-    let mut documented: Vec<(String, Vec<String>)> = Vec::new();
-    if let Some(start) = page.find(LAYER_HEADING) {
-        let rows = page[start..]
-            .lines()
-            .skip(1)
-            .skip_while(|line| !line.starts_with('|'))
-            .take_while(|line| line.starts_with('|'));
-        for row in rows {
-            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
-            let (Some(krate), Some(deps)) = (cells.get(1), cells.get(2)) else {
-                continue;
-            };
-            let Some(krate) = krate.strip_prefix('`').and_then(|k| k.strip_suffix('`')) else {
-                continue;
-            };
-            let mut deps: Vec<String> = deps
-                .split(',')
-                .map(|dep| dep.trim().trim_matches('`'))
-                .filter(|dep| !dep.is_empty() && *dep != "—" && *dep != "-")
-                .map(|dep| {
-                    if dep.starts_with("overspill") {
-                        dep.to_owned()
-                    } else {
-                        format!("overspill-{dep}")
-                    }
-                })
-                .collect();
-            deps.sort();
-            documented.push((krate.to_owned(), deps));
-        }
-    }
+/// Every `src/**/*.rs` file below `dir` that does not open with a `//!` doc (after
+/// `#![…]` attributes and blank lines).
+fn module_doc_problems(root: &Path, dir: &Path) -> Result<Vec<Problem>> {
     let mut problems = Vec::new();
-    for (krate, allowed) in LAYERS {
-        let mut enforced: Vec<String> = allowed.iter().map(|dep| (*dep).to_owned()).collect();
-        enforced.sort();
-        let row = documented.iter().find(|(name, _)| name == krate);
-        if row.map(|(_, deps)| deps) != Some(&enforced) {
-            problems.push(Problem::LayerTableDiffers {
-                krate: (*krate).to_owned(),
-                documented: row.map(|(_, deps)| deps.clone()),
-                enforced: Some(enforced),
-            });
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(at) = pending.pop() {
+        for entry in fs::read_dir(&at).with_context(|| format!("listing {}", at.display()))? {
+            let path = entry?.path();
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            if path.is_dir() {
+                if !matches!(name, "target" | "tests" | "benches" | "fixtures")
+                    && !name.starts_with('.')
+                {
+                    pending.push(path);
+                }
+                continue;
+            }
+            let in_src = path
+                .strip_prefix(root)
+                .is_ok_and(|rel| rel.components().any(|c| c.as_os_str() == "src"));
+            if !in_src || path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let source =
+                fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+            if !opens_with_module_doc(&source) {
+                let file = path
+                    .strip_prefix(root)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string();
+                problems.push(Problem::MissingModuleDoc { file });
+            }
         }
     }
-    for (krate, deps) in &documented {
-        if !is_internal(krate) {
-            problems.push(Problem::LayerTableDiffers {
-                krate: krate.clone(),
-                documented: Some(deps.clone()),
-                enforced: None,
-            });
-        }
-    }
-    problems
+    problems.sort_by_key(ToString::to_string);
+    Ok(problems)
 }
 
-fn is_internal(package: &str) -> bool {
-    LAYERS.iter().any(|(name, _)| *name == package)
-}
-
-/// Whether a source file opens (after blank lines and inner attributes) with a `//!` doc.
-fn opens_with_doc(source: &str) -> bool {
+/// Whether a source file opens with a `//!` doc.
+fn opens_with_module_doc(source: &str) -> bool {
     source
         .lines()
         .map(str::trim)
@@ -317,9 +344,18 @@ fn opens_with_doc(source: &str) -> bool {
         .is_some_and(|line| line.starts_with("//!"))
 }
 
+fn is_internal(package: &str) -> bool {
+    LAYERS.iter().any(|(name, _)| *name == package)
+}
+
 /// Whether `lib.rs` opens with a `//!` crate doc that has its `# Architecture invariant` section.
 fn opens_with_crate_doc(source: &str) -> bool {
-    opens_with_doc(source)
+    let opens = source
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty() && !line.starts_with("#!["))
+        .is_some_and(|line| line.starts_with("//!"));
+    opens
         && source
             .lines()
             .map(str::trim)
@@ -418,10 +454,23 @@ overspill-tokens = { workspace = true }
             "# x\n\n## Running the tests\n\n```sh\ncargo test --workspace\n```\n",
         )
         .unwrap();
-        let rows = rows_of_layers();
-        let rows: Vec<(&str, &str)> = rows.iter().map(|(k, d)| (*k, d.as_str())).collect();
+        let rows: String = LAYERS
+            .iter()
+            .map(|(krate, deps)| {
+                let deps = if deps.is_empty() {
+                    "—".to_owned()
+                } else {
+                    deps.join(", ")
+                };
+                format!("| `{krate}` | {deps} |\n")
+            })
+            .collect();
         fs::create_dir_all(root.join("docs")).unwrap();
-        fs::write(root.join(ARCHITECTURE), table(&rows)).unwrap();
+        fs::write(
+            root.join("docs/architecture.md"),
+            format!("## Allowed dependency graph\n\n| crate | may depend on |\n|---|---|\n{rows}"),
+        )
+        .unwrap();
         fs::create_dir_all(root.join(".ci")).unwrap();
         fs::write(
             root.join(".ci/run"),
@@ -445,88 +494,11 @@ overspill-tokens = { workspace = true }
         assert!(problems.contains(&Problem::CiSkipsTests {
             command: "cargo test --workspace".into()
         }));
-        assert_eq!(problems.len(), 4, "{text:?}");
-    }
-
-    /// The table as the page writes it: short names, `—`, one row per layered crate.
-    fn table(rows: &[(&str, &str)]) -> String {
-        let mut page =
-            format!("# A\n\n{LAYER_HEADING} (SPEC §1)\n\n| crate | may depend on |\n|---|---|\n");
-        for (krate, deps) in rows {
-            page.push_str(&format!("| `{krate}` | {deps} |\n"));
-        }
-        page + "\nAfter the table.\n"
-    }
-
-    fn rows_of_layers() -> Vec<(&'static str, String)> {
-        LAYERS
-            .iter()
-            .map(|(krate, deps)| {
-                let short: Vec<&str> = deps
-                    .iter()
-                    .map(|dep| dep.strip_prefix("overspill-").unwrap_or(dep))
-                    .collect();
-                let deps = if short.is_empty() {
-                    "—".to_owned()
-                } else {
-                    short.join(", ")
-                };
-                (*krate, deps)
-            })
-            .collect()
-    }
-
-    #[test]
-    fn a_layer_table_that_says_what_layers_enforces_passes() {
-        let rows = rows_of_layers();
-        let rows: Vec<(&str, &str)> = rows.iter().map(|(k, d)| (*k, d.as_str())).collect();
-        assert_eq!(layer_table_problems(&table(&rows)), []);
-    }
-
-    #[test]
-    fn a_layer_table_that_differs_from_layers_names_the_crate() {
-        let mut rows = rows_of_layers();
-        // One edge more in the page, one crate's row gone, one crate the code does not know.
-        rows[0].1 = "store".to_owned();
-        rows.remove(1);
-        rows.push(("overspill-extra", "—".to_owned()));
-        let rows: Vec<(&str, &str)> = rows.iter().map(|(k, d)| (*k, d.as_str())).collect();
-        let problems = layer_table_problems(&table(&rows));
-        let krates: Vec<&str> = problems
-            .iter()
-            .map(|problem| match problem {
-                Problem::LayerTableDiffers { krate, .. } => krate.as_str(),
-                _ => "",
-            })
-            .collect();
-        assert_eq!(krates, [LAYERS[0].0, LAYERS[1].0, "overspill-extra"]);
-        assert!(
-            problems[0].to_string().contains("overspill-store"),
-            "{}",
-            problems[0]
-        );
-        assert!(
-            problems[1].to_string().contains("no row"),
-            "{}",
-            problems[1]
-        );
-    }
-
-    #[test]
-    fn a_module_without_a_doc_is_named() {
-        let dir = tempfile::tempdir().unwrap();
-        let src = dir.path().join("crates/x/src");
-        fs::create_dir_all(src.join("inner")).unwrap();
-        fs::write(src.join("lib.rs"), "pub mod a;\n").unwrap();
-        fs::write(src.join("a.rs"), "#![allow(dead_code)]\n\n//! Holds a.\n").unwrap();
-        fs::write(src.join("inner/b.rs"), "use std::fs;\n").unwrap();
-        let problems = undocumented_modules(dir.path(), &src).unwrap();
-        assert_eq!(
-            problems,
-            [Problem::MissingModuleDoc {
-                path: "crates/x/src/inner/b.rs".to_owned()
-            }]
-        );
+        // The empty lib.rs is a module without its doc too.
+        assert!(problems.contains(&Problem::MissingModuleDoc {
+            file: "crates/overspill-config/src/lib.rs".into()
+        }));
+        assert_eq!(problems.len(), 5, "{text:?}");
     }
 
     #[test]
@@ -547,5 +519,41 @@ overspill-tokens = { workspace = true }
         let problems = check(root).unwrap();
         let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
         assert!(problems.is_empty(), "{text:#?}");
+    }
+
+    const TABLE: &str = "# A\n\n## Allowed dependency graph (SPEC §1)\n\n| crate | may depend on (internal) |\n|---|---|\n| `overspill-tokens` | — |\n| `overspill-json` | — |\n| `overspill-store` | json |\n\n## Next\n| `overspill-x` | y |\n";
+
+    #[test]
+    fn a_layer_table_that_differs_from_layers_is_reported_per_crate() {
+        let problems = layer_table_problems(TABLE).unwrap();
+        let named: Vec<&str> = problems
+            .iter()
+            .map(|p| match p {
+                Problem::LayerTableDiffers { krate, .. } => krate.as_str(),
+                _ => "",
+            })
+            .collect();
+        // The three rows agree; every other crate of LAYERS has no row.
+        assert!(!named.contains(&"overspill-tokens") && !named.contains(&"overspill-store"));
+        assert!(named.contains(&"overspill-budget") && !named.contains(&"overspill-x"));
+        let wrong = TABLE.replace(
+            "| `overspill-store` | json |",
+            "| `overspill-store` | tokens |",
+        );
+        let problems = layer_table_problems(&wrong).unwrap();
+        assert!(problems.iter().any(|p| p.to_string().starts_with(
+            "docs/architecture.md's layer table gives overspill-store overspill-tokens but LAYERS"
+        )));
+    }
+
+    #[test]
+    fn a_module_without_a_doc_comment_is_reported() {
+        assert!(opens_with_module_doc(
+            "#![allow(x)]\n\n//! Owns a thing.\nfn f() {}\n"
+        ));
+        assert!(!opens_with_module_doc("use std::fs;\n//! Late.\n"));
+        assert!(!opens_with_module_doc(
+            "/// An item doc is not a module doc.\nfn f() {}\n"
+        ));
     }
 }

@@ -24,6 +24,7 @@ pub const DEFAULT_EXTENSION: &str = "txt";
 
 /// Why a name was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum NameError {
     /// Nothing usable was left of a coordinator's name after cleaning it.
     #[error(

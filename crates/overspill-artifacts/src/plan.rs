@@ -41,6 +41,7 @@ pub struct MissingArtifact {
 
 /// Why a plan was rejected. [`PlanError::to_json`] is what the coordinator model is shown.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PlanError {
     /// Tasks list artifacts, but persistence is off.
     #[error(

@@ -9,6 +9,7 @@ use crate::listing::Available;
 
 /// Why a run could not be opened, started or listed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RunError {
     /// An id is unusable, or a run directory could not be created or pruned.
     #[error(transparent)]

@@ -38,6 +38,7 @@ pub struct WrittenArtifact {
 
 /// Why a write failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum WriteError {
     /// There is no run to write into: `memory_dir` is not set.
     #[error("{PERSISTENCE_OFF}")]

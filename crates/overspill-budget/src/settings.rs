@@ -88,6 +88,7 @@ impl BudgetSettings {
 
 /// Why settings cannot make a budget.
 #[derive(Clone, Copy, Debug, Error, PartialEq)]
+#[non_exhaustive]
 pub enum BudgetError {
     /// The margin is below 0, above 0.95, or not a number.
     #[error(

@@ -183,9 +183,7 @@ impl ArgError {
                 Some(name),
                 format!("{tool} needs the argument `{name}`"),
             ),
-            ArgError::Invalid { name, message } => {
-                ToolError::invalid_argument(Some(&name), format!("argument `{name}`: {message}"))
-            }
+            ArgError::Invalid { name, message } => ToolError::bad_argument(&name, message),
             ArgError::Other(message) => ToolError::invalid_argument(None, message),
         }
     }

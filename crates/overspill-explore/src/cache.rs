@@ -17,7 +17,7 @@
 //!
 //! ```
 //! # use std::sync::Arc;
-//! # use overspill_explore::cache::FileCache;
+//! # use overspill_explore::FileCache;
 //! # use overspill_store::ReadRoot;
 //! # let dir = tempfile::tempdir().unwrap();
 //! # std::fs::write(dir.path().join("a.json"), br#"{"a": 1}"#).unwrap();

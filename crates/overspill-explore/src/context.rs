@@ -31,7 +31,7 @@ pub struct ExploreContext {
 
 impl ExploreContext {
     /// A context reading under `root`, counting with `counter`, charging `budget`, with a
-    /// cache of its own ([`crate::cache::DEFAULT_CAPACITY_BYTES`]).
+    /// cache of its own (`DEFAULT_CAPACITY_BYTES`, 1 GiB).
     pub fn new(
         root: ReadRoot,
         counter: &'static dyn TokenCounter,

@@ -5,6 +5,7 @@
 //! A tool module points its [`crate::tool::Tool::DEFINITION`] at one of these; the registry
 //! exports only the tools that are registered.
 
+use overspill_store::Format;
 use serde_json::{Value, json};
 
 /// A tool's name, description and argument schema.
@@ -43,8 +44,10 @@ impl Definition {
     }
 }
 
-/// The definitions of all nine tools, in the order a model should learn them.
-pub const ALL: [&Definition; 9] = [
+/// The definitions of all nine tools, in the order a model should learn them (the
+/// registry's list is the one a host sees; this one pins that order in tests).
+#[cfg(test)]
+const ALL: [&Definition; 9] = [
     &SCHEMA,
     &ITEM_SCHEMA,
     &ITERATE_OVER,
@@ -55,6 +58,15 @@ pub const ALL: [&Definition; 9] = [
     &SLICE,
     &READ,
 ];
+
+/// The tools that read JSON only: on a Markdown or text file they can only answer
+/// `not_json`.
+const JSON_ONLY: [&str; 4] = ["item_schema", "iterate_over", "get_in", "query"];
+
+/// Whether the tool `name` can read a file stored as `format`; the pointer lists only those.
+pub fn reads_format(name: &str, format: Format) -> bool {
+    format == Format::Json || !JSON_ONLY.contains(&name)
+}
 
 /// `head`.
 pub const HEAD: Definition = Definition {

@@ -11,6 +11,7 @@ use crate::tool::Call;
 
 /// Why a tool produced no extraction. Rendered for the model by [`ToolError::render`].
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ToolError {
     /// The result does not fit the per-call cap or the remaining budget (`<tool>_too_large`).
     #[error(
@@ -172,6 +173,12 @@ impl ToolError {
         }
     }
 
+    /// An `invalid_argument` error about the argument `name`, with the message every such
+    /// error has: "argument `name`: {reason}" (the reason says what to send instead).
+    pub fn bad_argument(name: &str, reason: impl std::fmt::Display) -> ToolError {
+        ToolError::invalid_argument(Some(name), format!("argument `{name}`: {reason}"))
+    }
+
     /// The machine-readable code: `head_too_large`, `not_found`, `invalid_argument`, …
     pub fn code(&self) -> String {
         match self {
@@ -299,7 +306,7 @@ impl ToolError {
     /// [`ToolError::render`], made to cost at most `max_tokens` (the per-call cap) as counted
     /// by `counter`: no answer, error or not, may exceed it (issue 22). An error that does
     /// not fit has every value it quotes (file names, paths, keys, retry arguments, the
-    /// message) cut to [`MAX_CUT_CHARS`] characters and lists to [`MAX_CUT_ITEMS`] entries,
+    /// message) cut to `MAX_CUT_CHARS` characters and lists to `MAX_CUT_ITEMS` entries,
     /// with a `note` saying so; then loses its `suggestions` and `accepted` lists; then is
     /// only its code, the note and the start of its message. A cap too small even for that
     /// gets that last form.
@@ -504,10 +511,7 @@ mod tests {
 
     #[test]
     fn invalid_argument_shape_is_pinned() {
-        let error = ToolError::invalid_argument(
-            Some("lines"),
-            "argument `lines`: must not be negative, got -3",
-        );
+        let error = ToolError::bad_argument("lines", "must not be negative, got -3");
         assert_eq!(
             error.render(),
             r#"{"error":"invalid_argument","argument":"lines","message":"argument `lines`: must not be negative, got -3"}"#

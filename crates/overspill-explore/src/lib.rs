@@ -2,8 +2,8 @@
 //!
 //! `overspill-explore` owns the tools a model uses to look into a stored
 //! output (`head`, `slice`, `grep`, `schema`, `item_schema`, `get_in`,
-//! `iterate_over`, `read`, `query`), their definitions, JSON paths, schema
-//! inference, footers, error JSON and the pointer text (SPEC §5, §6).
+//! `iterate_over`, `read`, `query`), their definitions, schema inference,
+//! footers, error JSON and the pointer text (SPEC §5, §6).
 //!
 //! A host builds one [`ExploreContext`] per agent (read root, token counter,
 //! budget, file cache) and hands each tool call to a [`Registry`]. What comes
@@ -33,36 +33,44 @@
 //!
 //! # Architecture invariant
 //!
-//! This crate depends on `overspill-tokens`, `overspill-store` and
-//! `overspill-budget` only. Its tools never write, never execute anything and
-//! read only through the store's read root; every result is measured and
-//! charged before the model sees it.
+//! This crate depends on `overspill-tokens`, `overspill-json`, `overspill-store`
+//! and `overspill-budget` only, and reads JSON only through `overspill-json`
+//! (no lexer or path walker of its own). Its tools never write, never execute
+//! anything and read only through the store's read root; every result is
+//! measured and charged before the model sees it. Its modules are private: the
+//! public surface is the `pub use` list below (docs/architecture.md).
 
 pub mod args;
-pub mod cache;
-pub mod context;
-pub mod definitions;
+mod cache;
+mod context;
+mod definitions;
 pub mod delivery;
-pub mod error;
+mod error;
 mod fit;
-pub mod footer;
-pub mod json;
-pub mod line_index;
-pub mod line_tools;
-pub mod lossy;
-pub mod numbered;
-pub mod pointer;
-pub mod registry;
-pub mod search;
-pub mod shape_summary;
-pub mod tool;
+mod footer;
+mod json;
+mod line_index;
+mod line_tools;
+mod lossy;
+mod markdown;
+mod numbered;
+mod pointer;
+mod registry;
+mod search;
+mod shape_summary;
+mod tool;
 
 #[cfg(test)]
 mod test_support;
 
+pub use cache::{CachedFile, FileCache};
 pub use context::ExploreContext;
-pub use definitions::Definition;
-pub use error::ToolError;
-pub use pointer::{Pointer, Summary};
+pub use definitions::{Definition, reads_format};
+pub use error::{
+    FoundInstead, MAX_ECHO_CHARS, MAX_MESSAGE_CHARS, PathNotFound, TooLarge, ToolError,
+};
+pub use json::jq;
+pub use json::reference::{Referenced, referenced_value};
+pub use pointer::{MAX_POINTER_TOKENS, Pointer, Summary, tool_label};
 pub use registry::{Registry, dispatch, tools};
 pub use tool::{Call, Extraction, Tool};

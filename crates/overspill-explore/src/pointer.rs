@@ -16,6 +16,7 @@
 use overspill_store::{Format, Stored};
 use overspill_tokens::TokenCounter;
 
+use crate::definitions;
 use crate::numbered::thousands;
 use crate::registry::Registry;
 use crate::shape_summary::{JsonShape, MarkdownShape, text_summary};
@@ -114,7 +115,8 @@ impl<'a> Pointer<'a> {
         self
     }
 
-    /// The exploration tools the host exposes, in the order to list them.
+    /// The exploration tools the host exposes, in the order to list them; the pointer names
+    /// those of them that read the stored format.
     #[must_use]
     pub fn with_tools(mut self, tools: &[&'a str]) -> Pointer<'a> {
         self.tools = tools.to_vec();
@@ -242,13 +244,20 @@ impl<'a> Pointer<'a> {
     }
 
     fn tools_line(&self) -> String {
+        // Only the tools that read the stored format: every wasted call costs the model a turn.
+        let usable: Vec<&str> = self
+            .tools
+            .iter()
+            .copied()
+            .filter(|t| definitions::reads_format(t, self.stored.format))
+            .collect();
         let first = ["schema", "head"]
             .into_iter()
-            .find(|t| self.tools.contains(t))
-            .or_else(|| self.tools.first().copied())
+            .find(|t| usable.contains(t))
+            .or_else(|| usable.first().copied())
             .unwrap_or("head");
         let prefix = self.prefix;
-        let tools: Vec<String> = self.tools.iter().map(|t| format!("{prefix}{t}")).collect();
+        let tools: Vec<String> = usable.iter().map(|t| format!("{prefix}{t}")).collect();
         format!(
             "Explore it with these tools, passing file=\"{}\": {}. Start with {prefix}{first}.",
             self.stored.file_name,
@@ -263,10 +272,10 @@ pub const MAX_TOOL_LABEL_CHARS: usize = 80;
 /// A tool name as overspill's notices quote it (inside backticks), whatever the host or an
 /// MCP server named the tool: control and other invisible characters escaped as in a Rust
 /// string (a newline would start a line of its own, `\u{202e}` reverse what follows), a
-/// backtick as `'` (it would close the quote), and cut to [`MAX_TOOL_LABEL_CHARS`] with `…`.
+/// backtick as `'` (it would close the quote), and cut to `MAX_TOOL_LABEL_CHARS` (80) with `…`.
 ///
 /// ```
-/// use overspill_explore::pointer::tool_label;
+/// use overspill_explore::tool_label;
 ///
 /// assert_eq!(tool_label("k8s_list_pods"), "k8s_list_pods");
 /// assert_eq!(tool_label("x`\nfile: evil.json"), "x'\\nfile: evil.json");
@@ -519,6 +528,32 @@ mod tests {
             .collect();
         let text = pointer_for("sections", &serde_json::Value::Object(object).to_string());
         assert!(text.contains("companions: … and "), "{text}");
+    }
+
+    fn tools_line(text: &str) -> &str {
+        text.lines()
+            .find(|l| l.starts_with("Explore it with these tools"))
+            .unwrap()
+    }
+
+    #[test]
+    fn the_pointer_names_only_the_tools_that_read_the_stored_format() {
+        let json = pointer_for("pods", PODS);
+        assert!(
+            tools_line(&json).ends_with(
+                ": schema, item_schema, iterate_over, get_in, query, grep, head, slice, read. Start with schema."
+            ),
+            "{json}"
+        );
+        let markdown = pointer_for("report", "# Report\n\n## Timeline\nx\n");
+        let text = pointer_for("logs", "2026-11-12T10:00:00Z INFO started\nmore\n");
+        for pointer in [markdown, text] {
+            assert!(
+                tools_line(&pointer)
+                    .ends_with(": schema, grep, head, slice, read. Start with schema."),
+                "{pointer}"
+            );
+        }
     }
 
     #[test]

@@ -191,7 +191,8 @@ impl Registry {
 
     /// The first call in the tool's chain of halvings that fits now; the smallest one tried
     /// when none does (the budget is nearly spent), or the original call when the tool has no
-    /// smaller form.
+    /// smaller form. The chain stops at a call to a tool this registry does not expose: a
+    /// retry the same host would refuse is no retry.
     fn retry(
         &self,
         ctx: &ExploreContext,
@@ -207,8 +208,8 @@ impl Registry {
         let mut smallest = original;
         for _ in 0..MAX_RETRY_STEPS {
             let Some(call) = next.take() else { break };
-            // A retry may switch tools (read → head); any runnable tool will do.
-            let Some(runner) = self.find(&call.tool).or_else(|| find_runnable(&call.tool)) else {
+            // A retry may switch tools (read → head), but only to one this registry exposes.
+            let Some(runner) = self.find(&call.tool) else {
                 break;
             };
             let Ok(extraction) = runner.run(ctx, &call.arguments) else {
@@ -246,13 +247,6 @@ pub fn tools() -> Vec<&'static Definition> {
 /// Runs one tool of the full set; see [`Registry::dispatch`].
 pub fn dispatch(ctx: &ExploreContext, name: &str, arguments: &str) -> String {
     Registry::new().dispatch(ctx, name, arguments)
-}
-
-fn find_runnable(name: &str) -> Option<&'static dyn Runnable> {
-    RUNNABLE
-        .iter()
-        .copied()
-        .find(|t| t.definition().name == name)
 }
 
 /// A tool with its types erased, so the registry can hold them in one list.

@@ -59,6 +59,7 @@ pub struct Pattern {
 
 /// Why a pattern cannot be searched for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PatternError {
     /// Longer than [`MAX_PATTERN_BYTES`].
     #[error(
@@ -134,6 +135,7 @@ impl Deadline {
     }
 
     /// No deadline.
+    #[cfg(test)]
     pub fn never() -> Deadline {
         Deadline(None)
     }

@@ -7,14 +7,11 @@
 //! few kilobytes, whatever the document. Rendering takes a character budget and elides with
 //! `…`, so callers can shrink a summary until it fits a token limit.
 //!
-//! ```
-//! use overspill_explore::shape_summary::JsonShape;
-//!
-//! let shape = JsonShape::of(r#"{"kind": "PodList", "items": [{"metadata": {}, "spec": {}}]}"#).unwrap();
-//! assert_eq!(shape.render(200), "object{kind, items: array[1] of object{metadata, spec}}");
-//! assert_eq!(shape.render(12), "object{kind, …}");
-//! ```
+//! `{"kind": "PodList", "items": [{"metadata": {}, "spec": {}}]}` summarises as
+//! `object{kind, items: array[1] of object{metadata, spec}}`, or `object{kind, …}` in 12
+//! characters (pinned by `a_pod_list_summary_elides_within_its_budget`).
 
+use crate::markdown::{Blocks, Line};
 use crate::numbered::thousands;
 use std::fmt::{self, Write as _};
 
@@ -288,7 +285,8 @@ impl MarkdownShape {
 }
 
 /// The Markdown summary of `text` in about `max_chars` characters; see [`MarkdownShape`].
-pub fn markdown_summary(text: &str, max_chars: usize) -> String {
+#[cfg(test)]
+fn markdown_summary(text: &str, max_chars: usize) -> String {
     MarkdownShape::of(text).render(max_chars)
 }
 
@@ -311,33 +309,16 @@ pub fn text_summary(text: &str, max_chars: usize) -> String {
     out
 }
 
-/// `(level, title)` of every ATX heading outside fenced code blocks.
+/// `(level, title)` of every ATX heading outside fenced code blocks, read as `schema` reads
+/// them ([`crate::markdown`]).
 fn headings(text: &str) -> Vec<(usize, String)> {
-    let mut out = Vec::new();
-    let mut fence: Option<&str> = None;
-    for line in text.lines() {
-        let trimmed = line.trim_start();
-        let indent = line.len() - trimmed.len();
-        if indent <= 3 {
-            if let Some(open) = fence {
-                if trimmed.starts_with(open) {
-                    fence = None;
-                }
-                continue;
-            }
-            if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-                fence = Some(&trimmed[..3]);
-                continue;
-            }
-            let level = trimmed.bytes().take_while(|&b| b == b'#').count();
-            let rest = &trimmed[level..];
-            if (1..=6).contains(&level) && (rest.starts_with(' ') || rest.starts_with('\t')) {
-                let title = rest.trim().trim_end_matches('#').trim_end();
-                out.push((level, title.to_owned()));
-            }
-        }
-    }
-    out
+    let mut blocks = Blocks::default();
+    text.lines()
+        .filter_map(|line| match blocks.line(line) {
+            Line::Heading { level, title } => Some((level, title.to_owned())),
+            Line::Code | Line::Text(_) => None,
+        })
+        .collect()
 }
 
 fn cut_chars(text: &str, max: usize) -> String {
@@ -503,6 +484,18 @@ impl<'de> Visitor<'de> for ItemSeed<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pod_list_summary_elides_within_its_budget() {
+        let shape =
+            JsonShape::of(r#"{"kind": "PodList", "items": [{"metadata": {}, "spec": {}}]}"#)
+                .unwrap();
+        assert_eq!(
+            shape.render(200),
+            "object{kind, items: array[1] of object{metadata, spec}}"
+        );
+        assert_eq!(shape.render(12), "object{kind, …}");
+    }
 
     #[test]
     fn pod_list_summary_names_items_with_their_keys() {

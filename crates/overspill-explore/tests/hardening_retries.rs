@@ -242,28 +242,60 @@ fn retry_fits(
 #[test]
 fn every_retry_offered_on_hostile_files_fits_when_run_unchanged() {
     let registry = Registry::new();
+    on_hostile_files(24, |dir, name| {
+        let mut failures = Vec::new();
+        for (tool, arguments) in greedy_calls(name) {
+            // A fresh budget per call: only the per-call cap limits what fits.
+            let ctx = context(dir);
+            if let Err(failure) = retry_fits(&registry, &ctx, tool, &arguments) {
+                failures.push(failure);
+            }
+        }
+        failures
+    });
+}
+
+/// Runs `check` on `cases` hostile files (the same ones on every run: a fixed seed), each
+/// written alone in a directory; `check` returns what went wrong.
+fn on_hostile_files(cases: u32, check: impl Fn(&Path, &str) -> Vec<String>) {
     let config = Config {
-        cases: 24,
+        cases,
         failure_persistence: None,
         ..Config::default()
     };
-    // A fixed seed: the same hostile files on every run.
     let rng = TestRng::deterministic_rng(config.rng_algorithm);
     TestRunner::new_with_rng(config, rng)
         .run(&hostile(), |hostile| {
             let dir = tempfile::tempdir().unwrap();
             let (name, content) = hostile.file();
             std::fs::write(dir.path().join(name), content).unwrap();
-            let mut failures = Vec::new();
-            for (tool, arguments) in greedy_calls(name) {
-                // A fresh budget per call: only the per-call cap limits what fits.
-                let ctx = context(dir.path());
-                if let Err(failure) = retry_fits(&registry, &ctx, tool, &arguments) {
-                    failures.push(failure);
-                }
-            }
+            let failures = check(dir.path(), name);
             prop_assert!(failures.is_empty(), "{hostile:?}: {failures:#?}");
             Ok(())
         })
         .unwrap();
+}
+
+#[test]
+fn every_retry_names_only_tools_the_registry_exposes() {
+    // Issue 23: with `head` excluded, an oversized `read` proposed a `head` retry the same
+    // registry refused. Each tool alone is the strictest exclusion: its retries may name it only.
+    on_hostile_files(8, |dir, name| {
+        let mut failures = Vec::new();
+        for (tool, arguments) in greedy_calls(name) {
+            let registry = Registry::new().only(&[tool]);
+            let text = registry.dispatch_value(&context(dir), tool, &arguments);
+            let Ok(error) = serde_json::from_str::<Value>(&text) else {
+                continue;
+            };
+            if error["error"]
+                .as_str()
+                .is_some_and(|c| c.ends_with("_too_large"))
+                && error["retry"]["tool"] != tool
+            {
+                failures.push(format!("{tool} {arguments}: retry {}", error["retry"]));
+            }
+        }
+        failures
+    });
 }

@@ -10,8 +10,8 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 
 use crate::format::{Format, is_markdown};
-use crate::json::{self, Reindent};
 use crate::name::{count_lines, sanitize_name};
+use overspill_json::{Reindent, first_token_byte, reindent};
 
 /// A value must fill at least this many lines (as stored) to get a companion file.
 pub const COMPANION_MIN_LINES: usize = 10;
@@ -90,8 +90,8 @@ fn decode(input: &str, token: &Range<usize>) -> Option<String> {
 
 /// The companion content of a string value, if it holds a JSON document or Markdown.
 fn embedded_document(value: String) -> Option<(Format, String)> {
-    if matches!(json::first_token_byte(&value), Some(b'{' | b'[')) {
-        match json::reindent(&value) {
+    if matches!(first_token_byte(&value), Some(b'{' | b'[')) {
+        match reindent(&value) {
             Reindent::Pretty(pretty) => return Some((Format::Json, pretty.text)),
             Reindent::TooLarge => return Some((Format::Json, value)),
             Reindent::Invalid => {}
@@ -121,7 +121,7 @@ mod tests {
 
     fn companions_of(doc: &serde_json::Value) -> Vec<Planned> {
         let input = serde_json::to_string(doc).unwrap();
-        let Reindent::Pretty(pretty) = json::reindent(&input) else {
+        let Reindent::Pretty(pretty) = reindent(&input) else {
             panic!("not JSON")
         };
         plan(&input, &pretty.top_level_strings, "tool-0123456789abcdef")
@@ -199,7 +199,7 @@ mod tests {
             serde_json::to_string(&markdown(10)).unwrap(),
             serde_json::to_string(&markdown(11)).unwrap()
         );
-        let Reindent::Pretty(pretty) = json::reindent(&input) else {
+        let Reindent::Pretty(pretty) = reindent(&input) else {
             panic!("not JSON")
         };
         let names: Vec<String> = plan(&input, &pretty.top_level_strings, "t-h")

@@ -86,6 +86,7 @@ impl PathError {
 /// Why writing or listing stored outputs failed. Messages name the host's own directories;
 /// they are meant for the host and its operator.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum StoreError {
     /// A directory could not be created.
     #[error("cannot create directory {}: {source}; check that its parent exists and is writable", dir.display())]
@@ -118,6 +119,7 @@ pub enum StoreError {
 
 /// Why a [`crate::Layout`] could not be built or acted on.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LayoutError {
     /// A run or session id cannot be used as a directory name.
     #[error("invalid {what} `{id}`: {reason}")]

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::json;
+use overspill_json::{first_token_byte, is_json};
 
 /// How many leading lines are searched for a Markdown heading.
 const MARKDOWN_PROBE_LINES: usize = 50;
@@ -41,7 +41,7 @@ impl Format {
     /// the first 50 lines is an ATX heading: up to 3 spaces of indentation, 1–6 `#`, then a
     /// space or a tab. Everything else is text.
     pub fn detect(text: &str) -> Format {
-        if matches!(json::first_token_byte(text), Some(b'{' | b'[')) && json::is_json(text) {
+        if matches!(first_token_byte(text), Some(b'{' | b'[')) && is_json(text) {
             Format::Json
         } else if is_markdown(text) {
             Format::Markdown

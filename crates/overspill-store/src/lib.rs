@@ -30,15 +30,14 @@
 //!
 //! # Architecture invariant
 //!
-//! This crate depends on no other overspill crate and never counts tokens: a
-//! token count is something a caller hands it to record. No path it returns
-//! lies outside its read root.
+//! This crate depends on no other overspill crate but `overspill-json` (whose re-indenter
+//! writes stored JSON) and never counts tokens: a token count is something a caller hands it
+//! to record. No path it returns lies outside its read root.
 
 mod atomic;
 mod companion;
 mod error;
 mod format;
-mod json;
 mod layout;
 mod metadata;
 mod name;

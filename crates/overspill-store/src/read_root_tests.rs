@@ -1,4 +1,4 @@
-//! Tests of the read root: names resolved beneath it (traversal, absolute paths, symlinks, missing files).
+//! Tests of `ReadRoot`, kept beside the module in a file of their own.
 
 use std::fs;
 use std::path::Path;

@@ -9,10 +9,10 @@ use crate::atomic::{Written, create_private_dir_all, sweep_stale_temp_files, wri
 use crate::companion::{self, Companion};
 use crate::error::StoreError;
 use crate::format::{Format, is_markdown};
-use crate::json::{self, Reindent};
 use crate::metadata::{self, METADATA_DIR, Metadata, TokenTally};
 use crate::name::{content_hash, count_lines, sanitize_name};
 use crate::root_file::{read_small, read_small_in};
+use overspill_json::{Reindent, first_token_byte, reindent};
 
 /// The largest metadata record read: a record with every companion listed is a few KB, so
 /// anything this large was not written by overspill.
@@ -251,8 +251,8 @@ struct Prepared<'a> {
 
 /// Detects the format and produces the stored text in one pass over JSON.
 fn prepare(content: &str) -> Prepared<'_> {
-    if let Some(open @ (b'{' | b'[')) = json::first_token_byte(content) {
-        match json::reindent(content) {
+    if let Some(open @ (b'{' | b'[')) = first_token_byte(content) {
+        match reindent(content) {
             Reindent::Pretty(pretty) => {
                 let members = (open == b'{').then_some(pretty.top_level_strings);
                 return Prepared {

@@ -14,7 +14,7 @@ use crate::config::{
     ToolFilter, ToolPattern,
 };
 use crate::error::BuildError;
-use crate::explore::cache::FileCache;
+use crate::explore::FileCache;
 use crate::explore::{Definition, ExploreContext, Registry};
 use crate::prompt;
 use crate::role::{Explorer, Kind, Role};

@@ -9,6 +9,7 @@ use crate::store::{LayoutError, PathError, StoreError};
 /// Why [`ScratchpadBuilder::build`](crate::ScratchpadBuilder::build) failed. Each message
 /// names the setting to change.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum BuildError {
     /// Nowhere to write: neither a scratchpad dir nor a `memory_dir` was given.
     #[error(

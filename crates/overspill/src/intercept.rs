@@ -167,7 +167,7 @@ fn count_while<T: Send>(
 /// The notice the model gets when an output over its threshold cannot be stored. The cause is
 /// the operating system's error only: the host's paths stay out of the model's context.
 pub(crate) fn failure_notice(tool: &str, bytes: usize, tokens: u64, error: &StoreError) -> String {
-    let tool = crate::explore::pointer::tool_label(tool);
+    let tool = crate::explore::tool_label(tool);
     let cause =
         std::error::Error::source(error).map_or_else(|| error.to_string(), ToString::to_string);
     format!(

@@ -74,7 +74,8 @@
 //!
 //! # Architecture invariant
 //!
-//! The facade composes; it owns no storage format, token rule or tool logic of its own.
+//! The facade composes; it owns no storage format, token rule, JSON path rule or tool logic
+//! of its own (an `overspill://` reference into JSON is resolved by explore, as `get_in`).
 //! Everything a host or the CLI needs is reachable from here, so nothing above this crate
 //! reaches around it into a lower layer. It is the only library crate with async code.
 
@@ -82,6 +83,7 @@ pub use overspill_artifacts as artifacts;
 pub use overspill_budget as budget;
 pub use overspill_config as config;
 pub use overspill_explore as explore;
+pub use overspill_json as json;
 pub use overspill_store as store;
 pub use overspill_tokens as tokens;
 

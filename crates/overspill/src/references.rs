@@ -5,11 +5,15 @@
 //! (`#$.items[3]`) or a line range (`#L10-L80`), is replaced by the stored content before the
 //! call is forwarded. A string that merely contains `overspill://` inside other text is left
 //! alone. The file goes through the same [`ReadRoot`](crate::store::ReadRoot) validation as
-//! the exploration tools, so a reference can reach nothing they cannot.
+//! the exploration tools, so a reference can reach nothing they cannot; a JSON path is found
+//! exactly as `get_in` finds it (the same file cache, path rules and errors), and the value
+//! goes in with its tokens as the file writes them.
 
 use serde_json::Value;
 
-use crate::explore::json::path::{JsonPath, Segment};
+use crate::explore::ToolError;
+use crate::explore::{ExploreContext, Referenced, referenced_value};
+use crate::json::JsonPath;
 use crate::scratchpad::Scratchpad;
 use crate::store::PathError;
 
@@ -23,6 +27,7 @@ pub const DEFAULT_MAX_REFERENCE_BYTES: u64 = 50 * 1024 * 1024;
 /// Why a reference could not be resolved. Every message names the reference and says what to
 /// do; nothing is forwarded when resolution fails.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RefError {
     /// This scratchpad reads no files (the coordinator).
     #[error(
@@ -68,43 +73,32 @@ pub enum RefError {
     },
     /// The file is larger than the cap.
     #[error(
-        "cannot resolve `{}`: the file is {bytes} bytes, over the {cap}-byte limit for \
-         references; refer to a part of it with #<json path> or #L<a>-L<b>",
+        "cannot resolve `{}`: it names {bytes} bytes, over the {cap}-byte limit for \
+         references; refer to a smaller part with #<json path> or #L<a>-L<b>",
         shown(.reference)
     )]
     TooLarge {
         /// The reference as written.
         reference: String,
-        /// The file's size.
+        /// The size of what it names (the file, or the value at its JSON path).
         bytes: u64,
         /// The cap.
         cap: u64,
     },
-    /// A JSON path into a file that is not JSON.
+    /// The JSON path cannot be followed: what `get_in` answers for the same file and path
+    /// (`not_json`, `path_not_found` with `valid_prefix` and `available_keys`, …), its JSON
+    /// in the message.
     #[error(
-        "cannot resolve `{}`: the file is not valid JSON ({}); use a line range such as #L1-L20 \
-         instead of a JSON path",
+        "cannot resolve `{}`: {}",
         shown(.reference),
-        shown(.reason)
+        cut(&.error.render(), MAX_TOOL_ERROR_CHARS)
     )]
-    NotJson {
+    Tool {
         /// The reference as written.
         reference: String,
-        /// The parser's message.
-        reason: String,
-    },
-    /// The JSON path leads to no value.
-    #[error(
-        "cannot resolve `{}`: there is no value at {}; check the path with the schema or \
-         get_in tool",
-        shown(.reference),
-        shown(.path)
-    )]
-    NoValue {
-        /// The reference as written.
-        reference: String,
-        /// The path, canonically written.
-        path: String,
+        /// The tool error.
+        #[source]
+        error: ToolError,
     },
     /// The line range is outside the file.
     #[error(
@@ -123,10 +117,19 @@ pub enum RefError {
 /// hostile 1 MB reference must not come back whole (issue 22).
 pub const MAX_QUOTED_CHARS: usize = 200;
 
+/// Characters of a tool error's JSON that a [`RefError::Tool`] message shows: its details
+/// fit, a hostile path echoed in them does not make the message grow.
+const MAX_TOOL_ERROR_CHARS: usize = 800;
+
 /// `text` as a message quotes it: whole up to [`MAX_QUOTED_CHARS`] characters, else its start
 /// and how much was cut.
 fn shown(text: &str) -> String {
-    match text.char_indices().nth(MAX_QUOTED_CHARS) {
+    cut(text, MAX_QUOTED_CHARS)
+}
+
+/// `text` whole up to `max` characters, else its start and how much was cut.
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
         None => text.to_owned(),
         Some((end, _)) => format!(
             "{}…({} more chars)",
@@ -137,18 +140,27 @@ fn shown(text: &str) -> String {
 }
 
 impl RefError {
-    /// The error code: `path_outside_root`, `not_found` or `io_error` for a refused path (as
-    /// the exploration tools report them), otherwise `invalid_argument`, `too_large`,
-    /// `io_error`, `not_json`, `no_value` or `out_of_range`.
-    pub fn code(&self) -> &'static str {
+    /// The error code, as the exploration tools report it: `path_outside_root`, `not_found`
+    /// or `io_error` for a refused path; a JSON path's errors as `get_in` gives them
+    /// (`not_json`, `path_not_found`, …); `offset_out_of_range` for a line range past the end;
+    /// otherwise `invalid_argument`, `too_large` or `io_error`.
+    pub fn code(&self) -> String {
         match self {
-            RefError::NoReadRoot { .. } | RefError::Syntax { .. } => "invalid_argument",
-            RefError::Path { code, .. } => code,
-            RefError::Read { .. } => "io_error",
-            RefError::TooLarge { .. } => "too_large",
-            RefError::NotJson { .. } => "not_json",
-            RefError::NoValue { .. } => "no_value",
-            RefError::LinesOutOfRange { .. } => "out_of_range",
+            RefError::NoReadRoot { .. } | RefError::Syntax { .. } => "invalid_argument".to_owned(),
+            RefError::Path { code, .. } => (*code).to_owned(),
+            RefError::Read { .. } => "io_error".to_owned(),
+            RefError::TooLarge { .. } => "too_large".to_owned(),
+            RefError::Tool { error, .. } => error.code(),
+            RefError::LinesOutOfRange { .. } => "offset_out_of_range".to_owned(),
+        }
+    }
+
+    /// The tool error behind a JSON path that cannot be followed, with its details
+    /// (`valid_prefix`, `available_keys`, …) in [`ToolError::to_json`].
+    pub fn tool_error(&self) -> Option<&ToolError> {
+        match self {
+            RefError::Tool { error, .. } => Some(error),
+            _ => None,
         }
     }
 }
@@ -249,24 +261,6 @@ enum Declared {
     Unknown,
 }
 
-fn follow<'v>(mut value: &'v Value, path: &JsonPath) -> Option<&'v Value> {
-    for segment in path.segments() {
-        value = match (segment, value) {
-            (Segment::Key(key), Value::Object(map)) => map.get(key)?,
-            (Segment::Index(i), Value::Array(items)) => items.get(usize::try_from(*i).ok()?)?,
-            (Segment::FromEnd(n), Value::Array(items)) => {
-                let n = usize::try_from(*n).ok()?;
-                if n == 0 || n > items.len() {
-                    return None;
-                }
-                &items[items.len() - n]
-            }
-            _ => return None,
-        };
-    }
-    Some(value)
-}
-
 impl Scratchpad {
     /// Replaces every `overspill://` reference in `args` with the stored content it names.
     ///
@@ -342,9 +336,10 @@ impl Scratchpad {
         declared: Declared,
     ) -> Result<Value, RefError> {
         let reference_owned = || reference.to_owned();
-        let text = self.read_referenced(reference, file)?;
         match fragment {
+            Fragment::Json(path) => self.resolve_json(reference, file, path, declared),
             Fragment::Whole => {
+                let text = self.read_referenced(reference, file)?;
                 if declared == Declared::Other
                     && let Ok(value) = serde_json::from_str::<Value>(&text)
                 {
@@ -353,6 +348,7 @@ impl Scratchpad {
                 Ok(Value::String(text))
             }
             Fragment::Lines(start, end) => {
+                let text = self.read_referenced(reference, file)?;
                 let lines: Vec<&str> = text.split_inclusive('\n').collect();
                 if *end > lines.len() {
                     return Err(RefError::LinesOutOfRange {
@@ -362,30 +358,58 @@ impl Scratchpad {
                 }
                 Ok(Value::String(lines[start - 1..*end].concat()))
             }
-            Fragment::Json(path) => {
-                let document: Value =
-                    serde_json::from_str(&text).map_err(|e| RefError::NotJson {
-                        reference: reference_owned(),
-                        reason: e.to_string(),
-                    })?;
-                let found = follow(&document, path).ok_or_else(|| RefError::NoValue {
-                    reference: reference_owned(),
-                    path: path.to_string(),
-                })?;
-                Ok(match (declared, found) {
-                    (Declared::String, Value::String(_)) => found.clone(),
-                    (Declared::String, other) => Value::String(other.to_string()),
-                    _ => found.clone(),
-                })
-            }
         }
+    }
+
+    /// The value at `path` in `file`, found as `get_in` finds it.
+    fn resolve_json(
+        &self,
+        reference: &str,
+        file: &str,
+        path: &JsonPath,
+        declared: Declared,
+    ) -> Result<Value, RefError> {
+        let ctx = self.inner.ctx().ok_or_else(|| RefError::NoReadRoot {
+            reference: reference.to_owned(),
+        })?;
+        let found = referenced_value(ctx, file, path).map_err(|error| RefError::Tool {
+            reference: reference.to_owned(),
+            error,
+        })?;
+        let (bytes, value) = match found {
+            Referenced::String(text) => (text.len(), Value::String(text)),
+            Referenced::Json { text, exact } => {
+                let bytes = text.len();
+                // A value whose numbers a `serde_json::Value` cannot hold as written (a
+                // 30-digit integer, `1e400`) goes in as its exact JSON text.
+                let value = match declared {
+                    Declared::String => Value::String(text),
+                    _ if exact => serde_json::from_str(&text).unwrap_or(Value::String(text)),
+                    _ => Value::String(text),
+                };
+                (bytes, value)
+            }
+        };
+        let cap = self.inner.max_reference_bytes;
+        if bytes as u64 > cap {
+            return Err(RefError::TooLarge {
+                reference: reference.to_owned(),
+                bytes: bytes as u64,
+                cap,
+            });
+        }
+        Ok(value)
     }
 
     /// The referenced file's text, through the read root and under the size cap.
     fn read_referenced(&self, reference: &str, file: &str) -> Result<String, RefError> {
-        let root = self.inner.ctx_root().ok_or_else(|| RefError::NoReadRoot {
-            reference: reference.to_owned(),
-        })?;
+        let root =
+            self.inner
+                .ctx()
+                .map(ExploreContext::root)
+                .ok_or_else(|| RefError::NoReadRoot {
+                    reference: reference.to_owned(),
+                })?;
         // Judged and opened in one lookup beneath the root: nothing outside it, and never a
         // FIFO or device waited on.
         let mut handle = root.open(file).map_err(|source| RefError::Path {

@@ -1,4 +1,4 @@
-//! Tests of `overspill://` references: parsing, resolution, errors.
+//! Tests of `overspill://` references, kept beside the module in a file of their own.
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -70,7 +70,7 @@ fn a_json_path_inserts_exactly_that_item() {
     let missing = pad
         .resolve_references(&json!({"p": "overspill://list.json#$.items[99]"}), None)
         .unwrap_err();
-    assert_eq!(missing.code(), "no_value");
+    assert_eq!(missing.code(), "path_not_found");
     assert!(
         missing
             .to_string()
@@ -95,7 +95,7 @@ fn a_line_range_inserts_exactly_those_lines() {
     let past = pad
         .resolve_references(&json!({"text": "overspill://log.txt#L90-L101"}), None)
         .unwrap_err();
-    assert_eq!(past.code(), "out_of_range");
+    assert_eq!(past.code(), "offset_out_of_range");
     for bad in ["#L0-L3", "#L5-L3", "#L1-", "#L1-Lx", "#"] {
         let error = pad
             .resolve_references(&json!({"t": format!("overspill://log.txt{bad}")}), None)
@@ -228,6 +228,138 @@ fn missing_files_and_non_json_files_name_the_reference() {
         .resolve_references(&json!({"f": "overspill://"}), None)
         .unwrap_err();
     assert_eq!(error.code(), "invalid_argument");
+}
+
+/// A file holding the paths the references used to read otherwise than `get_in`.
+const AWKWARD: &str = r#"{"ports": {"8080": "http", "9090": {"n": 1}}, "0": "zero", "big": 123456789012345678901234567890, "huge": 1e400, "list": [{"id": 123456789012345678901234567890}, 2]}"#;
+
+/// A scratchpad whose read root holds `awkward.json` ([`AWKWARD`]).
+fn awkward_pad() -> (tempfile::TempDir, Scratchpad) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("awkward.json"), AWKWARD).unwrap();
+    let pad = pad(dir.path());
+    (dir, pad)
+}
+
+/// What `get_in` answers for `path`: its rendered value lines, or its error JSON.
+fn get_in(pad: &Scratchpad, path: &str) -> Result<String, Value> {
+    let answer = pad.call_value("get_in", &json!({"file": "awkward.json", "path": path}));
+    match serde_json::from_str::<Value>(&answer) {
+        Ok(error) if error.get("error").is_some() => Err(error),
+        _ => Ok(answer),
+    }
+}
+
+#[test]
+fn references_resolve_every_path_as_get_in_does() {
+    let (_dir, pad) = awkward_pad();
+    let text = json!({"properties": {"v": {"type": "string"}}});
+    for (path, inserted) in [
+        ("ports.8080", "http"),
+        ("$.ports.9090", r#"{"n":1}"#),
+        (r#"$["0"]"#, "zero"),
+        ("big", "123456789012345678901234567890"),
+        ("huge", "1e400"),
+        ("list.0", r#"{"id":123456789012345678901234567890}"#),
+    ] {
+        let shown = get_in(&pad, path).unwrap_or_else(|e| panic!("get_in {path}: {e}"));
+        let got = pad
+            .resolve_references(
+                &json!({"v": format!("overspill://awkward.json#{path}")}),
+                Some(&text),
+            )
+            .unwrap_or_else(|e| panic!("reference {path}: {e}"));
+        assert_eq!(got["v"], inserted, "{path}");
+        let last_token = inserted
+            .trim_end_matches(['}', ']'])
+            .rsplit([':', '"'])
+            .find(|t| !t.is_empty())
+            .unwrap();
+        assert!(shown.contains(last_token), "get_in {path} shows {shown}");
+    }
+}
+
+#[test]
+fn a_reference_to_a_key_named_by_digits_finds_it_as_get_in_does() {
+    let (_dir, pad) = awkward_pad();
+    let out = pad
+        .resolve_references(
+            &json!({"port": "overspill://awkward.json#ports.8080"}),
+            None,
+        )
+        .unwrap();
+    assert_eq!(out["port"], "http");
+    let out = pad
+        .resolve_references(&json!({"zero": r#"overspill://awkward.json#$["0"]"#}), None)
+        .unwrap();
+    assert_eq!(out["zero"], "zero");
+}
+
+#[test]
+fn numbers_a_json_value_cannot_hold_go_in_as_their_exact_text() {
+    let (_dir, pad) = awkward_pad();
+    let out = pad
+        .resolve_references(
+            &json!({
+                "big": "overspill://awkward.json#big",
+                "huge": "overspill://awkward.json#huge",
+                "small": "overspill://awkward.json#ports.9090",
+            }),
+            None,
+        )
+        .unwrap();
+    assert_eq!(out["big"], "123456789012345678901234567890");
+    assert_eq!(out["huge"], "1e400");
+    assert_eq!(out["small"], json!({"n": 1}));
+}
+
+#[test]
+fn a_1e400_elsewhere_in_the_file_does_not_stop_a_reference() {
+    let (_dir, pad) = awkward_pad();
+    let out = pad
+        .resolve_references(&json!({"n": "overspill://awkward.json#list[1]"}), None)
+        .unwrap();
+    assert_eq!(out["n"], 2);
+}
+
+#[test]
+fn reference_errors_are_get_in_errors_with_their_details() {
+    let (dir, pad) = awkward_pad();
+    std::fs::write(dir.path().join("notes.md"), "# Notes\n").unwrap();
+    for path in ["ports.80", "$.nope", "list[5]", "big.x", "ports.9090.n.m"] {
+        let tool = get_in(&pad, path).expect_err(path);
+        let error = pad
+            .resolve_references(
+                &json!({"v": format!("overspill://awkward.json#{path}")}),
+                None,
+            )
+            .expect_err(path);
+        assert_eq!(error.code(), "path_not_found", "{path}");
+        assert_eq!(
+            error.tool_error().map(|e| e.to_json()),
+            Some(tool.clone()),
+            "{path}"
+        );
+        for detail in ["valid_prefix", "failed_segment"] {
+            assert!(
+                error.to_string().contains(tool[detail].as_str().unwrap()),
+                "{path}: {error}"
+            );
+        }
+    }
+    let error = pad
+        .resolve_references(&json!({"v": "overspill://awkward.json#ports.80"}), None)
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains(r#""available_keys":["8080","9090"]"#),
+        "{error}"
+    );
+    let error = pad
+        .resolve_references(&json!({"v": "overspill://notes.md#$.x"}), None)
+        .unwrap_err();
+    assert_eq!(error.code(), "not_json");
 }
 
 proptest! {

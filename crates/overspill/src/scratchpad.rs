@@ -67,7 +67,7 @@ pub(crate) struct Inner {
     pub(crate) footer: Option<String>,
     pub(crate) prompt: String,
     pub(crate) finished: AtomicBool,
-    /// The largest file an `overspill://` reference may insert.
+    /// The largest content an `overspill://` reference may insert.
     pub(crate) max_reference_bytes: u64,
     /// What the host puts before the exploration tools' names (`""` for nothing).
     pub(crate) tool_prefix: String,
@@ -87,11 +87,6 @@ impl Inner {
     /// What the exploration tools read with (`None` for the coordinator).
     pub(crate) fn ctx(&self) -> Option<&ExploreContext> {
         self.role.explorer().map(|explorer| &explorer.ctx)
-    }
-
-    /// The read root the exploration tools (and references) read under.
-    pub(crate) fn ctx_root(&self) -> Option<&crate::store::ReadRoot> {
-        self.ctx().map(ExploreContext::root)
     }
 }
 

@@ -4,7 +4,7 @@
 //! The parsed tape is a derived value of the cached file (SPEC §6.1), so a sequence of
 //! calls on one file parses it once. A file whose parsed form would not fit the cache is
 //! never kept; for it, a windowed call takes the streaming path instead
-//! ([`super::parse::parse_window`]), which keeps only the window in memory.
+//! (`overspill_json::parse_window`), which keeps only the window in memory.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -12,11 +12,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use overspill_store::Format;
 
-use super::parse::{self, Found, Target};
-use super::path::{JsonPath, PathSyntaxError};
-use super::resolve::{self, Instead, Miss};
-use super::shape::{Shape, describe_value};
-use super::tape::{Kind, NodeRef, Tape};
+use overspill_json::{
+    Found, Instead, JsonPath, Kind, Miss, NodeRef, ParseError, PathSyntaxError, Shape, Tape, Target,
+};
+
+use super::describe::{describe_value, explain};
 use crate::cache::CachedFile;
 use crate::context::ExploreContext;
 use crate::error::{FoundInstead, PathNotFound, ToolError};
@@ -43,11 +43,6 @@ pub struct Json {
 }
 
 impl Json {
-    /// The document's root value.
-    pub fn root(&self) -> NodeRef<'_> {
-        self.doc.tape.root(self.file.bytes())
-    }
-
     /// The deepest nesting in the document.
     pub fn max_depth(&self) -> u32 {
         self.doc.tape.max_depth()
@@ -65,6 +60,32 @@ pub fn open(ctx: &ExploreContext, file: &str) -> Result<Json, ToolError> {
     Ok(Json { file: cached, doc })
 }
 
+/// The value at `path` in `file`, found as `get_in` finds it, handed to `with` with whether
+/// it was streamed: a file too large to keep parsed is read in one streaming pass that keeps
+/// only the value; otherwise (or when the path misses, for the details) the cached parse.
+///
+/// # Errors
+/// The file errors of [`ExploreContext::open`], `not_json`, and `path_not_found`.
+pub fn with_value<T>(
+    ctx: &ExploreContext,
+    file: &str,
+    path: &JsonPath,
+    with: impl FnOnce(NodeRef<'_>, bool) -> T,
+) -> Result<T, ToolError> {
+    let cached = ctx.open(file)?;
+    if should_stream(ctx, &cached) {
+        ensure_json(&cached, file)?;
+        match overspill_json::parse_window(cached.bytes(), path.segments(), Target::Value) {
+            Ok(Found::Tape { tape, .. }) => return Ok(with(tape.root(cached.bytes()), true)),
+            Err(error) => return Err(not_valid_json(file, &error)),
+            Ok(_) => {}
+        }
+    }
+    let doc = parsed(ctx, &cached, file)?;
+    let value = resolve(doc.tape.root(cached.bytes()), path)?;
+    Ok(with(value, false))
+}
+
 /// The parsed form of an open file.
 ///
 /// # Errors
@@ -76,7 +97,7 @@ pub fn parsed(
 ) -> Result<Arc<Document>, ToolError> {
     ensure_json(cached, file)?;
     ctx.cache().derived(cached, |f| {
-        parse::parse(f.bytes())
+        overspill_json::parse(f.bytes())
             .map(|tape| {
                 let cost = tape.heap_bytes();
                 (Document { tape }, cost)
@@ -121,7 +142,7 @@ pub fn ensure_json(cached: &CachedFile, file: &str) -> Result<(), ToolError> {
 }
 
 /// The `not_json` error for a file that does not parse.
-pub fn not_valid_json(file: &str, error: &parse::ParseError) -> ToolError {
+pub fn not_valid_json(file: &str, error: &ParseError) -> ToolError {
     ToolError::NotJson {
         file: file.to_owned(),
         format: "text".to_owned(),
@@ -136,9 +157,7 @@ pub fn not_valid_json(file: &str, error: &parse::ParseError) -> ToolError {
 /// # Errors
 /// `invalid_argument` naming `argument` and the failing segment.
 pub fn parse_path(argument: &str, text: &str) -> Result<JsonPath, ToolError> {
-    JsonPath::parse(text).map_err(|error: PathSyntaxError| {
-        ToolError::invalid_argument(Some(argument), format!("argument `{argument}`: {error}"))
-    })
+    JsonPath::parse(text).map_err(|error: PathSyntaxError| ToolError::bad_argument(argument, error))
 }
 
 /// The value at `path`.
@@ -146,7 +165,7 @@ pub fn parse_path(argument: &str, text: &str) -> Result<JsonPath, ToolError> {
 /// # Errors
 /// `path_not_found` with the valid prefix and what it holds.
 pub fn resolve<'a>(root: NodeRef<'a>, path: &JsonPath) -> Result<NodeRef<'a>, ToolError> {
-    resolve::resolve(root, path).map_err(|miss| path_not_found(path, &miss))
+    overspill_json::resolve(root, path).map_err(|miss| path_not_found(path, &miss))
 }
 
 /// The `path_not_found` error for a miss.
@@ -165,7 +184,7 @@ pub fn path_not_found(path: &JsonPath, miss: &Miss) -> ToolError {
         valid_prefix: miss.valid_prefix.to_string(),
         failed_segment: miss.failed_segment.clone(),
         found,
-        message: miss.explain(path),
+        message: explain(miss, path),
     }))
 }
 
@@ -270,7 +289,7 @@ impl ArrayWindow {
         {
             ensure_json(&cached, file)?;
             let target = Target::Window { offset, limit };
-            match parse::parse_window(cached.bytes(), path.segments(), target) {
+            match overspill_json::parse_window(cached.bytes(), path.segments(), target) {
                 Ok(Found::Tape { tape, total }) => {
                     let start = offset.min(total);
                     let end = offset.saturating_add(limit).min(total).max(start);
@@ -331,7 +350,8 @@ impl ArrayWindow {
                 .map(|(i, item)| (self.start + i as u64, item))
                 .collect(),
             Source::Parsed(doc, path) => {
-                let Ok(array) = resolve::resolve(doc.tape.root(self.file.bytes()), path) else {
+                let Ok(array) = overspill_json::resolve(doc.tape.root(self.file.bytes()), path)
+                else {
                     return Vec::new();
                 };
                 array
@@ -351,13 +371,13 @@ impl ArrayWindow {
         if let Source::Parsed(doc, path) = &self.source
             && self.start == 0
             && self.end == self.total
-            && let Ok(array) = resolve::resolve(doc.tape.root(self.file.bytes()), path)
+            && let Ok(array) = overspill_json::resolve(doc.tape.root(self.file.bytes()), path)
         {
             return items_shape(ctx, &self.file, array);
         }
         let mut shape = Shape::new();
         for (index, item) in self.items() {
-            shape.merge(item, index, super::shape::MAX_DEPTH);
+            shape.merge(item, index, overspill_json::MAX_DEPTH);
         }
         Arc::new(shape.into_owned())
     }

@@ -16,14 +16,12 @@
 //! levels, and strings inside a value longer than [`INNER_STRING`], are cut with the path
 //! that reads on.
 
+use overspill_json::{JsonPath, Kind, MAX_DEPTH, NodeRef};
 use serde::{Deserialize, Serialize};
 
-use super::document::{self, Json};
-use super::parse::{self, Found, Target};
-use super::path::JsonPath;
+use super::describe::describe_value;
+use super::document;
 use super::render::{self, StringCut, Style};
-use super::shape::{MAX_DEPTH, describe_value};
-use super::tape::{Kind, NodeRef};
 use super::window::{STREAMED_NOTE, estimate_tokens, render_cap, validate_limit};
 use crate::args;
 use crate::context::ExploreContext;
@@ -72,21 +70,14 @@ impl Tool for GetIn {
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
         validate_limit(args.limit)?;
         let path = document::parse_path("path", &args.path)?;
-        let cached = ctx.open(&args.file)?;
-        if document::should_stream(ctx, &cached) {
-            document::ensure_json(&cached, &args.file)?;
-            match parse::parse_window(cached.bytes(), path.segments(), Target::Value) {
-                Ok(Found::Tape { tape, .. }) => {
-                    return show(ctx, &args, &path, tape.root(cached.bytes()))
-                        .map(|e| e.with_note(STREAMED_NOTE));
-                }
-                Err(error) => return Err(document::not_valid_json(&args.file, &error)),
-                Ok(_) => {}
+        document::with_value(ctx, &args.file, &path, |value, streamed| {
+            let shown = show(ctx, &args, &path, value);
+            if streamed {
+                shown.map(|e| e.with_note(STREAMED_NOTE))
+            } else {
+                shown
             }
-        }
-        let json: Json = document::open(ctx, &args.file)?;
-        let value = document::resolve(json.root(), &path)?;
-        show(ctx, &args, &path, value)
+        })?
     }
 
     fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {

@@ -1,4 +1,4 @@
-//! Tests of `get_in`: paths, windows, errors.
+//! Tests of `get_in`, kept beside the module in a file of their own.
 
 use serde_json::{Value, json};
 

@@ -1,4 +1,4 @@
-//! Tests of `item_schema`: the merged shape of an array's items.
+//! Tests of `item_schema`, kept beside the module in a file of their own.
 
 use std::collections::BTreeSet;
 

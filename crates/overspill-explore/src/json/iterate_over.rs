@@ -18,10 +18,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::document::{self, ArrayWindow};
-use super::path::JsonPath;
 use super::render::{self, StringCut, Style};
-use super::resolve;
-use super::shape::MAX_DEPTH;
+use overspill_json::{JsonPath, Kind, MAX_DEPTH, NodeRef, Segment};
+
 use super::window::{
     STREAMED_NOTE, estimate_tokens, full_scan, render_cap, validate_limit, window_summary,
 };
@@ -115,7 +114,7 @@ impl Tool for IterateOver {
         let mut cut_strings = 0u64;
         let mut truncated = false;
         for (n, (index, item)) in items.iter().enumerate() {
-            let item_path = path.child(super::path::Segment::Index(*index));
+            let item_path = path.child(Segment::Index(*index));
             body.push_str(if n == 0 { "\n  " } else { ",\n  " });
             let marks = row(&mut body, *index, *item, &item_path, &fields);
             cut_strings += marks.cut_strings;
@@ -160,7 +159,7 @@ impl Tool for IterateOver {
         // One row is still too much: describe that item instead, as get_in does an object.
         let item = JsonPath::parse(&args.path)
             .ok()?
-            .child(super::path::Segment::Index(args.offset));
+            .child(Segment::Index(args.offset));
         Some(Call::new(
             "schema",
             &super::schema::Args {
@@ -190,7 +189,7 @@ impl Tool for IterateOver {
 fn row(
     out: &mut String,
     index: u64,
-    item: super::tape::NodeRef<'_>,
+    item: NodeRef<'_>,
     item_path: &JsonPath,
     fields: &[(String, JsonPath)],
 ) -> render::Marks {
@@ -201,7 +200,7 @@ fn row(
     let mut marks = render::Marks::default();
     out.push_str(&format!("{{\"_index\":{index}"));
     if fields.is_empty() {
-        if item.kind() == super::tape::Kind::Object {
+        if item.kind() == Kind::Object {
             let mut whole = String::new();
             let style = Style {
                 path: item_path,
@@ -230,7 +229,7 @@ fn row(
         out.push(',');
         out.push_str(&serde_json::Value::String(name.clone()).to_string());
         out.push(':');
-        match resolve::resolve(item, field) {
+        match overspill_json::resolve(item, field) {
             Ok(value) => {
                 let value_path = item_path.join(field);
                 let style = Style {
@@ -261,18 +260,17 @@ fn parse_fields(fields: Option<&str>) -> Result<Vec<(String, JsonPath)>, ToolErr
         if name.is_empty() {
             continue;
         }
-        let path = JsonPath::parse_relative(name).map_err(|error| {
-            ToolError::invalid_argument(Some("fields"), format!("argument `fields`: {error}"))
-        })?;
+        let path = JsonPath::parse_relative(name)
+            .map_err(|error| ToolError::bad_argument("fields", error))?;
         if !out.iter().any(|(n, _)| n == name) {
             out.push((name.to_owned(), path));
         }
     }
     if out.len() > MAX_FIELDS {
-        return Err(ToolError::invalid_argument(
-            Some("fields"),
+        return Err(ToolError::bad_argument(
+            "fields",
             format!(
-                "argument `fields`: {} fields named, at most {MAX_FIELDS}; ask for fewer, or \
+                "{} fields named, at most {MAX_FIELDS}; ask for fewer, or \
                  leave `fields` out for whole items",
                 out.len()
             ),

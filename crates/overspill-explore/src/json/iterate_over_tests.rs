@@ -1,4 +1,4 @@
-//! Tests of `iterate_over`: windows over arrays and objects, projections, errors.
+//! Tests of `iterate_over`, kept beside the module in a file of their own.
 
 use serde_json::{Value, json};
 

@@ -1,12 +1,12 @@
 //! Running a jq filter over one stored JSON file, bounded, with errors in plain words.
 //!
 //! [`run`] compiles the filter (`jaq-core` with `jaq-std` and `jaq-json`), instruments it
-//! ([`super::jq_guard`]), and evaluates it on a thread of its own with a large stack, so
+//! (`jq_guard`), and evaluates it on a thread of its own with a large stack, so
 //! deep recursion inside jaq cannot overflow the caller's stack. It returns the results of
 //! the requested window as compact JSON lines and how many results there are in all.
 //!
 //! ```
-//! use overspill_explore::json::jq::{run, Limits, Window};
+//! use overspill_explore::jq::{run, Limits, Window};
 //!
 //! let doc = br#"{"items": [{"n": "a", "ok": true}, {"n": "b", "ok": false}, {"n": "c", "ok": true}]}"#;
 //! let out = run(".items[] | select(.ok) | .n", doc, Window::all(), &Limits::default()).unwrap();
@@ -78,6 +78,7 @@ pub struct Outcome {
 
 /// Why a query produced no outcome.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum QueryError {
     /// The filter does not parse or compile.
     #[error("{0}")]
@@ -105,6 +106,15 @@ pub enum QueryError {
         bytes: usize,
         /// Results rendered before stopping.
         results: u64,
+    },
+    /// The filter called a jq builtin that `query` does not offer (`input_filename`, `now`,
+    /// `$__loc__` …): it sees only the stored file.
+    #[error("{message}")]
+    Unavailable {
+        /// The builtin.
+        name: String,
+        /// What happened and what to do.
+        message: String,
     },
     /// The evaluation could not run (thread creation failed, or jaq panicked).
     #[error("{0}")]
@@ -277,6 +287,12 @@ fn drive(program: &Filter, input: Val, window: Window, limits: &Limits) -> Resul
                     let text = capped.text;
                     // An error raised with a string value displays as JSON; show the text.
                     let text = serde_json::from_str::<String>(&text).unwrap_or(text);
+                    if let Some(name) = guard::refused() {
+                        return Err(Stop::Error(QueryError::Unavailable {
+                            name,
+                            message: shorten(&text),
+                        }));
+                    }
                     return Err(Stop::Error(QueryError::Runtime {
                         results: index,
                         message: shorten(&text),

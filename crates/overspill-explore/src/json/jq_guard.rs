@@ -113,6 +113,8 @@ struct Guard {
     started: Instant,
     stack_base: usize,
     tripped: Option<Tripped>,
+    /// A native that is not available in `query` was called (`input_filename`, `now`, …).
+    refused: Option<String>,
 }
 
 impl Guard {
@@ -135,6 +137,7 @@ pub(crate) fn arm(limits: Limits) {
         started: Instant::now(),
         stack_base: stack_position(),
         tripped: None,
+        refused: None,
     };
     GUARD.with(|g| *g.borrow_mut() = Some(guard));
 }
@@ -147,6 +150,21 @@ pub(crate) fn disarm() -> Option<Tripped> {
 /// The limit that tripped so far, if any.
 pub(crate) fn tripped() -> Option<Tripped> {
     GUARD.with(|g| g.borrow().as_ref().and_then(|g| g.tripped))
+}
+
+/// Records that the filter called `name`, which `query` does not offer, so the error it
+/// raises is classified by what happened rather than by its text.
+pub(crate) fn refuse(name: &str) {
+    GUARD.with(|g| {
+        if let Some(guard) = g.borrow_mut().as_mut() {
+            guard.refused = Some(name.to_owned());
+        }
+    });
+}
+
+/// The native not available in `query` that the filter called, if it called one.
+pub(crate) fn refused() -> Option<String> {
+    GUARD.with(|g| g.borrow().as_ref().and_then(|g| g.refused.clone()))
 }
 
 /// The limits of the run on this thread (the defaults when no run is armed).

@@ -1,4 +1,5 @@
 //! The guard against filters that used to take the process down, abort it, or run far past
+
 //! the time limit (issue 22, item 4), at a size that keeps each test quick. Each says which
 //! defence it guards; without that defence the test fails (an abort, a wrong answer, or a
 //! run that takes seconds where the limit allows a fraction of one).

@@ -14,7 +14,7 @@ use jaq_core::native::{Fun, v};
 use jaq_core::{Exn, Native, ValX};
 use jaq_json::Val;
 
-use super::jq_guard::{Data, HALT, fail, guards, tick};
+use super::jq_guard::{self as guard, Data, HALT, fail, guards, tick};
 
 /// jaq's natives kept as they are, by name and arity. Each runs in time linear in its input
 /// (or in its argument filter, whose steps are ticked), cannot make a value nest deeper than
@@ -199,6 +199,7 @@ fn replacements() -> Vec<Fun<Data>> {
 }
 
 fn unavailable<'a>(name: &str) -> BoxIter<'a, ValX<'a, Val>> {
+    guard::refuse(name);
     fail(&format!(
         "`{name}` is not available in query: a filter sees only the stored file, not the \
          environment or the clock"

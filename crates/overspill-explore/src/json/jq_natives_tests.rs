@@ -1,4 +1,5 @@
 //! The natives a query gets: every jaq native accounted for, and the bounded replacements
+
 //! (and the rewrite around them) giving the results jaq's own give, compared on the same
 //! filters and inputs with a stock jaq.
 

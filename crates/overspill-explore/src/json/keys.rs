@@ -15,9 +15,9 @@
 
 use std::fmt::Write as _;
 
-use super::path::is_plain_key;
-use super::shape::{MAX_DEPTH, Shape};
-use super::tape::Kind;
+use overspill_json::{Kind, MAX_DEPTH, Shape, is_plain_key};
+
+use super::describe::type_names;
 
 /// One listed key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,7 +93,7 @@ fn walk(shape: &Shape<'_>, prefix: &str, depth: usize, out: &mut Vec<KeyRow>) {
         let key = join(prefix, name);
         out.push(KeyRow {
             key: key.clone(),
-            types: field.type_names(),
+            types: type_names(field),
             items: field.items_with,
             truncated: field.truncated,
         });
@@ -125,7 +125,7 @@ fn array_items(item: &Shape<'_>, key: &str, depth: usize, out: &mut Vec<KeyRow>)
     if !only_objects {
         out.push(KeyRow {
             key: key.to_owned(),
-            types: item.type_names(),
+            types: type_names(item),
             items: item.items_with,
             truncated: item.truncated && item.fields.is_empty() && item.item.is_none(),
         });
@@ -157,7 +157,7 @@ fn join(prefix: &str, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::parse::parse;
+    use overspill_json::parse;
 
     fn listing(src: &str) -> (String, String) {
         let tape = parse(src.as_bytes()).unwrap();

@@ -22,6 +22,7 @@ use crate::context::ExploreContext;
 use crate::fit;
 use crate::line_index::LineIndex;
 use crate::lossy;
+use crate::markdown::{Blocks, Line};
 use crate::numbered::thousands;
 
 /// Characters of a heading title or sample line shown.
@@ -84,46 +85,39 @@ pub fn markdown(bytes: &[u8], index: &LineIndex, max_depth: usize) -> Outline {
     let total = index.line_count();
     let mut headings: Vec<Heading> = Vec::new();
     let mut open: Vec<usize> = Vec::new();
-    let mut fence: Option<(u8, usize)> = None;
+    let mut blocks = Blocks::default();
     for (number, raw) in index.lines(bytes, 1, total) {
         let line = String::from_utf8_lossy(raw);
-        let trimmed = line.trim_start();
-        let indent = line.len() - trimmed.len();
-        if indent <= 3
-            && let Some(marker) = fence_marker(trimmed)
-        {
-            match fence {
-                None => fence = Some(marker),
-                Some((c, n)) if marker.0 == c && marker.1 >= n => fence = None,
-                Some(_) => {}
+        let trimmed = match blocks.line(&line) {
+            Line::Code => continue,
+            Line::Text(trimmed) => trimmed,
+            Line::Heading { level, title } => {
+                // The open sections rise in level from the bottom of the stack: a heading
+                // closes the ones at its level or deeper, which are on top (once each, so
+                // the whole walk stays linear).
+                while let Some(&top) = open.last()
+                    && headings[top].level >= level
+                {
+                    headings[top].end = number - 1;
+                    open.pop();
+                }
+                open.push(headings.len());
+                let mut shown: String = title.chars().take(MAX_CHARS).collect();
+                if shown.len() < title.len() {
+                    shown.push('…');
+                }
+                headings.push(Heading {
+                    level,
+                    title: shown,
+                    line: number,
+                    end: 0,
+                    keys: Vec::new(),
+                    list_items: 0,
+                });
+                continue;
             }
-            continue;
-        }
-        if fence.is_some() {
-            continue;
-        }
-        if indent <= 3
-            && let Some((level, title)) = atx_heading(trimmed)
-        {
-            // The open sections rise in level from the bottom of the stack: a heading
-            // closes the ones at its level or deeper, which are on top (once each, so the
-            // whole walk stays linear).
-            while let Some(&top) = open.last()
-                && headings[top].level >= level
-            {
-                headings[top].end = number - 1;
-                open.pop();
-            }
-            open.push(headings.len());
-            headings.push(Heading {
-                level,
-                title,
-                line: number,
-                end: 0,
-                keys: Vec::new(),
-                list_items: 0,
-            });
-        } else if let Some(key) = list_key(trimmed)
+        };
+        if let Some(key) = list_key(trimmed)
             && let Some(section) = headings.last_mut()
         {
             section.list_items += 1;
@@ -248,39 +242,6 @@ fn text_outline(bytes: &[u8], index: &LineIndex) -> Outline {
         elided: false,
         entries: Vec::new(),
     }
-}
-
-/// `(level, title)` of an ATX heading line (already left-trimmed).
-fn atx_heading(line: &str) -> Option<(usize, String)> {
-    let level = line.bytes().take_while(|&b| b == b'#').count();
-    if !(1..=6).contains(&level) {
-        return None;
-    }
-    let rest = &line[level..];
-    if !rest.is_empty() && !rest.starts_with([' ', '\t']) {
-        return None;
-    }
-    let title = rest.trim();
-    // A closing sequence of `#`s is not part of the title.
-    let title = match title.trim_end_matches('#') {
-        stripped if stripped.is_empty() || stripped.ends_with([' ', '\t']) => stripped.trim_end(),
-        _ => title,
-    };
-    let mut shown: String = title.chars().take(MAX_CHARS).collect();
-    if shown.len() < title.len() {
-        shown.push('…');
-    }
-    Some((level, shown))
-}
-
-/// `(fence char, length)` of a code fence line.
-fn fence_marker(line: &str) -> Option<(u8, usize)> {
-    let first = *line.as_bytes().first()?;
-    if first != b'`' && first != b'~' {
-        return None;
-    }
-    let n = line.bytes().take_while(|&b| b == first).count();
-    (n >= 3).then_some((first, n))
 }
 
 /// The key of a `- key: value` (or `* **Key**: value`) list item.

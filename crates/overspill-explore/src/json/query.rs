@@ -166,16 +166,12 @@ impl Tool for Query {
 
 fn to_tool_error(error: QueryError) -> ToolError {
     match error {
-        QueryError::Invalid(message) => {
-            ToolError::invalid_argument(Some("filter"), format!("argument `filter`: {message}"))
-        }
-        QueryError::Runtime { message, .. } if message.contains("is not available in query") => {
-            ToolError::invalid_argument(Some("filter"), format!("argument `filter`: {message}"))
-        }
-        QueryError::Runtime { results, message } => ToolError::invalid_argument(
-            Some("filter"),
+        QueryError::Invalid(message) => ToolError::bad_argument("filter", message),
+        QueryError::Unavailable { message, .. } => ToolError::bad_argument("filter", message),
+        QueryError::Runtime { results, message } => ToolError::bad_argument(
+            "filter",
             format!(
-                "argument `filter`: the filter failed after {} result{}: {message}; skip values \
+                "the filter failed after {} result{}: {message}; skip values \
                  that do not fit with `?`, `// empty` or select(…)",
                 thousands(results),
                 if results == 1 { "" } else { "s" }
@@ -185,12 +181,10 @@ fn to_tool_error(error: QueryError) -> ToolError {
             limit: limit.name().to_owned(),
             message,
         },
-        QueryError::Internal(message) => {
-            ToolError::invalid_argument(Some("filter"), format!("argument `filter`: {message}"))
-        }
-        QueryError::TooLarge { .. } => ToolError::invalid_argument(
-            Some("filter"),
-            "argument `filter`: the results are too large to show; project fewer fields",
+        QueryError::Internal(message) => ToolError::bad_argument("filter", message),
+        QueryError::TooLarge { .. } => ToolError::bad_argument(
+            "filter",
+            "the results are too large to show; project fewer fields",
         ),
     }
 }

@@ -1,4 +1,4 @@
-//! Tests of `query`: jq programs, their limits and their errors.
+//! Tests of `query`, kept beside the module in a file of their own.
 
 use serde_json::json;
 
@@ -230,4 +230,27 @@ fn query_parses_a_file_once_and_again_when_it_changes() {
     )
     .unwrap();
     assert_eq!(fixture.body("query", length), "5");
+}
+
+#[test]
+fn query_calling_a_builtin_it_does_not_offer_is_an_invalid_filter_not_a_runtime_failure() {
+    let fixture = Fixture::new(&[("a.json", b"[1, 2]")]);
+    for filter in ["now", ".[] | now", "localtime"] {
+        let error = fixture.error("query", json!({"file": "a.json", "filter": filter}));
+        assert_eq!(error["error"], "invalid_argument", "{filter}");
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("argument `filter`: `") && !message.contains("failed after"),
+            "{filter}: {message}"
+        );
+    }
+    // A filter that fails for another reason is still a runtime failure.
+    let error = fixture.error("query", json!({"file": "a.json", "filter": ".[] | .x"}));
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("failed after 0 results"),
+        "{error}"
+    );
 }

@@ -14,9 +14,9 @@
 
 use std::fmt::Write as _;
 
-use super::path::{JsonPath, Segment};
-use super::shape::{MAX_DEPTH, describe_value};
-use super::tape::{Kind, NodeRef};
+use overspill_json::{JsonPath, Kind, MAX_DEPTH, NodeRef, Segment};
+
+use super::describe::describe_value;
 use crate::numbered::thousands;
 
 /// When a string is too long to show whole.
@@ -297,7 +297,7 @@ impl<'a, 'p> Writer<'a, 'p> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::parse::parse;
+    use overspill_json::parse;
 
     fn style(path: &JsonPath, cut: Option<StringCut>) -> Style<'_> {
         Style {

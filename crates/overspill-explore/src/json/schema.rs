@@ -5,13 +5,12 @@
 //! The format follows the file's extension: a `.txt` file always gets the text form, and a
 //! `.json` file that does not parse gets the text form with a note saying where it breaks.
 
+use overspill_json::MAX_DEPTH;
 use overspill_store::Format;
 use serde::{Deserialize, Serialize};
 
 use super::document;
 use super::outline;
-use super::parse;
-use super::shape::MAX_DEPTH;
 use super::tree;
 use crate::args;
 use crate::context::ExploreContext;
@@ -52,10 +51,7 @@ impl Tool for Schema {
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
         if args.max_depth == 0 {
-            return Err(ToolError::invalid_argument(
-                Some("max_depth"),
-                "argument `max_depth`: must be at least 1",
-            ));
+            return Err(ToolError::bad_argument("max_depth", "must be at least 1"));
         }
         let depth = usize::try_from(args.max_depth.min(MAX_DEPTH as u64)).unwrap_or(MAX_DEPTH);
         let file = ctx.open(&args.file)?;
@@ -99,7 +95,7 @@ impl Tool for Schema {
                 let outline = outline::text(file.bytes(), file.lines());
                 let mut extraction = Extraction::new(outline.text, outline.summary, 1);
                 if format == Format::Json
-                    && let Err(error) = parse::parse(file.bytes())
+                    && let Err(error) = overspill_json::parse(file.bytes())
                 {
                     extraction = extraction.with_note(format!(
                         "not valid JSON ({error}), so it is summarised as text"

@@ -1,4 +1,4 @@
-//! Tests of `schema`: the outline of JSON and of the other formats.
+//! Tests of `schema`, kept beside the module in a file of their own.
 
 use serde_json::json;
 

@@ -21,9 +21,9 @@
 
 use std::fmt::Write as _;
 
-use super::path::is_plain_key;
-use super::shape::{MAX_DEPTH, Shape, compact, describe_value};
-use super::tape::{Kind, NodeRef};
+use overspill_json::{Kind, MAX_DEPTH, NodeRef, Shape, is_plain_key};
+
+use super::describe::{compact, describe, describe_value};
 
 /// Keys listed per object before the rest are summarised in one line.
 pub const MAX_KEYS_SHOWN: usize = 50;
@@ -43,6 +43,7 @@ pub struct Tree {
 
 /// Renders the tree of `value`, labelled `label` (its path), at most `max_depth` levels
 /// below it (capped at [`MAX_DEPTH`]).
+#[cfg(test)]
 pub fn render(value: NodeRef<'_>, label: &str, max_depth: usize) -> Tree {
     render_with(value, label, max_depth, &|array| {
         std::sync::Arc::new(Shape::of_items(array).into_owned())
@@ -147,11 +148,11 @@ impl Out<'_> {
     fn shape(&mut self, shape: &Shape<'_>, label: &str, level: usize, depth: usize, items: bool) {
         let kinds: Vec<(Kind, u64)> = shape.kinds().collect();
         let mut rest = if let [(kind, n)] = kinds.as_slice() {
-            format!("{} ×{}", shape.describe(*kind), compact(*n))
+            format!("{} ×{}", describe(shape, *kind), compact(*n))
         } else {
             kinds
                 .iter()
-                .map(|&(kind, n)| format!("{} ×{}", shape.describe(kind), compact(n)))
+                .map(|&(kind, n)| format!("{} ×{}", describe(shape, kind), compact(n)))
                 .collect::<Vec<_>>()
                 .join(" | ")
         };
@@ -233,7 +234,7 @@ pub fn quoted_key(key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::parse::parse;
+    use overspill_json::parse;
 
     fn tree(src: &str, depth: usize) -> Tree {
         let tape = parse(src.as_bytes()).unwrap();

@@ -18,9 +18,9 @@ pub const STREAMED_NOTE: &str = "read in one streaming pass (file too large to c
 /// `invalid_argument` naming `limit`.
 pub fn validate_limit(limit: Option<u64>) -> Result<(), ToolError> {
     match limit {
-        Some(0) => Err(ToolError::invalid_argument(
-            Some("limit"),
-            "argument `limit`: must be at least 1 (leave it out to take everything)",
+        Some(0) => Err(ToolError::bad_argument(
+            "limit",
+            "must be at least 1 (leave it out to take everything)",
         )),
         _ => Ok(()),
     }

@@ -69,14 +69,10 @@ impl Tool for Grep {
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
         if args.max_matches == 0 {
-            return Err(ToolError::invalid_argument(
-                Some("max_matches"),
-                "argument `max_matches`: must be at least 1",
-            ));
+            return Err(ToolError::bad_argument("max_matches", "must be at least 1"));
         }
-        let pattern = Pattern::new(&args.pattern, args.ignore_case).map_err(|error| {
-            ToolError::invalid_argument(Some("pattern"), format!("argument `pattern`: {error}"))
-        })?;
+        let pattern = Pattern::new(&args.pattern, args.ignore_case)
+            .map_err(|error| ToolError::bad_argument("pattern", error))?;
         let file = ctx.open(&args.file)?;
         let (bytes, index) = (file.bytes(), file.lines());
         let total_lines = index.line_count();

@@ -175,6 +175,23 @@ mod tests {
     }
 
     #[test]
+    fn read_without_head_exposed_never_proposes_a_head_retry() {
+        let big = numbered_text(200_000);
+        let fixture = Fixture::new(&[("big.txt", big.as_bytes())]);
+        let registry = crate::registry::Registry::new().without(&["head"]);
+        let text = registry.dispatch_value(&fixture.ctx, "read", &json!({"file": "big.txt"}));
+        let error: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(error["error"], "read_too_large");
+        assert_ne!(error["retry"]["tool"], "head", "{text}");
+        let retried = registry.dispatch_value(
+            &fixture.ctx,
+            error["retry"]["tool"].as_str().unwrap(),
+            &error["retry"]["arguments"],
+        );
+        assert!(!retried.contains("there is no tool"), "{retried}");
+    }
+
+    #[test]
     fn read_refuses_a_file_whose_long_line_would_have_to_be_cut() {
         let fixture = Fixture::with_budget(
             &[(

@@ -136,24 +136,24 @@ impl Tool for Slice {
 
 fn validate(args: &Args) -> Result<(), ToolError> {
     if args.start == 0 {
-        return Err(ToolError::invalid_argument(
-            Some("start"),
-            "argument `start`: lines are numbered from 1; use start 1 for the first line",
+        return Err(ToolError::bad_argument(
+            "start",
+            "lines are numbered from 1; use start 1 for the first line",
         ));
     }
     if args.end < args.start {
-        return Err(ToolError::invalid_argument(
-            Some("end"),
+        return Err(ToolError::bad_argument(
+            "end",
             format!(
-                "argument `end`: {} is before start {}; end is the last line to show, inclusive",
+                "{} is before start {}; end is the last line to show, inclusive",
                 args.end, args.start
             ),
         ));
     }
     if args.max_chars == Some(0) {
-        return Err(ToolError::invalid_argument(
-            Some("max_chars"),
-            "argument `max_chars`: must be at least 1; leave it out to show whole lines",
+        return Err(ToolError::bad_argument(
+            "max_chars",
+            "must be at least 1; leave it out to show whole lines",
         ));
     }
     Ok(())

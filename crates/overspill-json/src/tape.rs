@@ -6,7 +6,7 @@
 //! file instead of a copy, so the tape costs about 20 bytes per value on top of the file bytes
 //! (about the size of the file for pretty-printed JSON). Every node knows the line it starts
 //! on and containers the line they end on, taken from the parser's own position
-//! ([`crate::json::parse`]), which is what `schema` prints as `[L10-L80]`.
+//! ([`crate::parse`]), which is what `schema` prints as `[L10-L80]`.
 //!
 //! Navigation goes through [`NodeRef`], a cursor pairing the tape with the file bytes.
 
@@ -254,6 +254,79 @@ impl<'a> NodeRef<'a> {
         std::str::from_utf8(self.raw()).unwrap_or_default()
     }
 
+    /// The value as compact JSON: every token exactly as the file writes it (numbers and
+    /// escapes untouched), no whitespace between them. One pass over the subtree, without
+    /// recursion, whatever its depth.
+    pub fn compact_text(&self) -> String {
+        struct Open {
+            object: bool,
+            left: u32,
+            key_next: bool,
+            first: bool,
+        }
+        let mut out = String::new();
+        let mut stack: Vec<Open> = Vec::new();
+        for id in self.id..self.next_id() {
+            let node = self.at(id);
+            if let Some(top) = stack.last_mut() {
+                if !top.first && (!top.object || top.key_next) {
+                    out.push(',');
+                }
+                top.first = false;
+                if top.object && top.key_next {
+                    top.key_next = false;
+                    out.push('"');
+                    out.push_str(node.raw_str());
+                    out.push_str("\":");
+                    continue;
+                }
+            }
+            match node.kind() {
+                kind @ (Kind::Object | Kind::Array) => {
+                    let object = kind == Kind::Object;
+                    out.push(if object { '{' } else { '[' });
+                    let left = node.node().b;
+                    if left > 0 {
+                        stack.push(Open {
+                            object,
+                            left,
+                            key_next: object,
+                            first: true,
+                        });
+                        continue;
+                    }
+                    out.push(if object { '}' } else { ']' });
+                }
+                Kind::String => {
+                    out.push('"');
+                    out.push_str(node.raw_str());
+                    out.push('"');
+                }
+                _ => out.push_str(node.raw_str()),
+            }
+            // A value is complete: close every container it completes.
+            while let Some(top) = stack.last_mut() {
+                top.left -= 1;
+                top.key_next = top.object;
+                if top.left > 0 {
+                    break;
+                }
+                out.push(if top.object { '}' } else { ']' });
+                stack.pop();
+            }
+        }
+        out
+    }
+
+    /// The number tokens of the value's subtree, in document order, as written.
+    pub fn numbers(&self) -> impl Iterator<Item = &'a str> + use<'a> {
+        let at = *self;
+        (self.id..self.next_id())
+            .map(move |id| at.at(id))
+            .filter(|node| node.kind() == Kind::Number)
+            .map(|node| node.raw_str())
+    }
+
     /// Whether this is `true` (false for anything else).
     pub fn is_true(&self) -> bool {
         self.kind() == Kind::Bool && self.node().flags & TRUE != 0
@@ -455,7 +528,7 @@ fn unicode_escape(escape: &str) -> (char, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::parse::parse;
+    use crate::parse::parse;
 
     #[test]
     fn unescape_decodes_every_json_escape() {
@@ -499,5 +572,27 @@ mod tests {
         assert_eq!(items[0].str_lines(), 3);
         assert_eq!(items[1].char_len(), 2);
         assert_eq!(items[2].str_lines(), 1);
+    }
+
+    #[test]
+    fn compact_text_keeps_every_token_and_drops_the_whitespace() {
+        let src = "{\n  \"a\": [1.0, 1E400, {}, [], {\"b\": \"\\u00e9\"}],\n  \"n\": 123456789012345678901234567890\n}";
+        let tape = parse(src.as_bytes()).unwrap();
+        let root = tape.root(src.as_bytes());
+        assert_eq!(
+            root.compact_text(),
+            r#"{"a":[1.0,1E400,{},[],{"b":"\u00e9"}],"n":123456789012345678901234567890}"#
+        );
+        assert_eq!(
+            root.get("a").unwrap().index(4).unwrap().compact_text(),
+            r#"{"b":"\u00e9"}"#
+        );
+        assert_eq!(
+            root.numbers().collect::<Vec<_>>(),
+            ["1.0", "1E400", "123456789012345678901234567890"]
+        );
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let tape = parse(deep.as_bytes()).unwrap();
+        assert_eq!(tape.root(deep.as_bytes()).compact_text(), deep);
     }
 }

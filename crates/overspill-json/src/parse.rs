@@ -3,44 +3,20 @@
 //! It is iterative (an explicit stack, no recursion), so a document nested 100,000 levels
 //! deep parses like any other (SPEC §6.2); it validates exactly what JSON allows (RFC 8259:
 //! strings are UTF-8 with escaped control characters, numbers follow the grammar, one value
-//! per document), and it counts lines as it skips whitespace — a JSON string cannot hold a
-//! raw newline, so that count is exact.
+//! per document), reading its tokens with the crate's one lexer, which also gives every node
+//! its line.
 //!
 //! [`parse_window`] is the same pass in a streaming mode: it follows a path and keeps only
 //! the value there, or only a window of the array there (with the array's full length), so
 //! a file too large to keep parsed in the cache still answers a windowed call without
 //! building the whole tape. The rest of the document is still validated.
 
-use std::fmt;
-
-use super::path::Segment;
-use super::tape::{ESCAPED, Kind, NON_ASCII, Node, TRUE, Tape};
+use crate::lex::{Lexer, ParseError};
+use crate::path::Segment;
+use crate::tape::{ESCAPED, Kind, Node, TRUE, Tape};
 
 /// The largest file the parser accepts: positions are 32-bit.
 pub const MAX_BYTES: usize = u32::MAX as usize;
-
-/// Why a file is not JSON, and where.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParseError {
-    /// 1-based line of the problem.
-    pub line: u32,
-    /// 1-based column (in characters) of the problem.
-    pub column: u32,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "line {}, column {}: {}",
-            self.line, self.column, self.message
-        )
-    }
-}
-
-impl std::error::Error for ParseError {}
 
 /// Parses a whole document.
 ///
@@ -48,7 +24,7 @@ impl std::error::Error for ParseError {}
 /// [`ParseError`] at the first place the bytes stop being JSON.
 ///
 /// ```
-/// use overspill_explore::json::parse::parse;
+/// use overspill_json::parse;
 ///
 /// let src = b"{\n  \"a\": [\n    1\n  ]\n}\n";
 /// let tape = parse(src).unwrap();
@@ -83,7 +59,7 @@ pub enum Target {
 pub enum Found {
     /// For [`Target::Value`], the value (the tape's root); for [`Target::Window`], an array
     /// holding only the window's items, with the real array's lines. `total` is the real
-    /// array's length (for a value, its length as [`super::tape::NodeRef::len`] gives it).
+    /// array's length (for a value, its length as [`NodeRef::len`](crate::NodeRef::len) gives it).
     Tape {
         /// The kept part.
         tape: Tape,
@@ -161,10 +137,7 @@ struct Frame {
 const NO_NODE: u32 = u32::MAX;
 
 struct Parser<'s, 'p> {
-    src: &'s [u8],
-    pos: usize,
-    line: u32,
-    line_start: usize,
+    lx: Lexer<'s>,
     nodes: Vec<Node>,
     stack: Vec<Frame>,
     max_depth: u32,
@@ -175,13 +148,10 @@ struct Parser<'s, 'p> {
 impl<'s, 'p> Parser<'s, 'p> {
     fn new(src: &'s [u8], plan: Plan<'p>) -> Result<Parser<'s, 'p>, ParseError> {
         if src.len() > MAX_BYTES {
-            return Err(ParseError {
-                line: 1,
-                column: 1,
-                message: "the file is larger than 4 GiB, the most the JSON tools parse; use grep \
-                          and slice on it"
-                    .to_owned(),
-            });
+            return Err(Lexer::new(&[]).error(
+                "the file is larger than 4 GiB, the most the JSON tools parse; use grep and \
+                 slice on it",
+            ));
         }
         // Pretty-printed JSON averages about 20 bytes per node; compact JSON about 8.
         let capacity = match plan {
@@ -189,10 +159,7 @@ impl<'s, 'p> Parser<'s, 'p> {
             Plan::Follow { .. } => 64,
         };
         Ok(Parser {
-            src,
-            pos: 0,
-            line: 1,
-            line_start: 0,
+            lx: Lexer::new(src),
             nodes: Vec::with_capacity(capacity),
             stack: Vec::new(),
             max_depth: 0,
@@ -205,38 +172,6 @@ impl<'s, 'p> Parser<'s, 'p> {
         Tape {
             nodes: self.nodes,
             max_depth: self.max_depth,
-        }
-    }
-
-    fn error_at(&self, pos: usize, message: impl Into<String>) -> ParseError {
-        // `pos` is on the current line (errors are raised where they are seen).
-        let start = self.line_start.min(pos);
-        let column = String::from_utf8_lossy(&self.src[start..pos.min(self.src.len())])
-            .chars()
-            .count();
-        ParseError {
-            line: self.line,
-            column: u32::try_from(column + 1).unwrap_or(u32::MAX),
-            message: message.into(),
-        }
-    }
-
-    fn error(&self, message: impl Into<String>) -> ParseError {
-        self.error_at(self.pos, message)
-    }
-
-    #[inline]
-    fn skip_ws(&mut self) {
-        while let Some(&b) = self.src.get(self.pos) {
-            match b {
-                b' ' | b'\t' | b'\r' => self.pos += 1,
-                b'\n' => {
-                    self.pos += 1;
-                    self.line = self.line.saturating_add(1);
-                    self.line_start = self.pos;
-                }
-                _ => break,
-            }
         }
     }
 
@@ -285,15 +220,15 @@ impl<'s, 'p> Parser<'s, 'p> {
 
     /// Reads an object key (at `"`) and the `:` after it; sets the mode of its value.
     fn key(&mut self) -> Result<(), ParseError> {
-        if self.src.get(self.pos) != Some(&b'"') {
-            return Err(self.error(match self.src.get(self.pos) {
+        if self.lx.src.get(self.lx.pos) != Some(&b'"') {
+            return Err(self.lx.error(match self.lx.src.get(self.lx.pos) {
                 Some(b'}') => "a trailing comma before `}` is not allowed in JSON",
                 None => "the document ends where an object key should start",
                 _ => "expected a quoted object key",
             }));
         }
-        let line = self.line;
-        let (start, end, flags) = self.string()?;
+        let line = self.lx.line;
+        let (start, end, flags) = self.lx.string()?;
         let plan = self.plan;
         let Some(frame) = self.stack.last_mut() else {
             return Ok(());
@@ -313,7 +248,7 @@ impl<'s, 'p> Parser<'s, 'p> {
                 Mode::Record
             }
             Mode::Follow(n) => {
-                let key = &self.src[start..end];
+                let key = &self.lx.src[start..end];
                 let hit = match plan {
                     Plan::Follow { path, .. } => match path.get(n) {
                         Some(Segment::Key(want)) => key_matches(key, flags, want),
@@ -329,28 +264,28 @@ impl<'s, 'p> Parser<'s, 'p> {
         if let Some(frame) = self.stack.last_mut() {
             frame.pending = pending;
         }
-        self.skip_ws();
-        if self.src.get(self.pos) != Some(&b':') {
-            return Err(self.error("expected `:` after an object key"));
+        self.lx.skip_ws();
+        if self.lx.src.get(self.lx.pos) != Some(&b':') {
+            return Err(self.lx.error("expected `:` after an object key"));
         }
-        self.pos += 1;
+        self.lx.pos += 1;
         Ok(())
     }
 
     fn run(&mut self) -> Result<(), ParseError> {
         let mut mode = self.root_mode();
         'value: loop {
-            self.skip_ws();
-            let Some(&byte) = self.src.get(self.pos) else {
-                return Err(
-                    self.error(if self.stack.is_empty() && self.nodes.is_empty() {
+            self.lx.skip_ws();
+            let Some(&byte) = self.lx.src.get(self.lx.pos) else {
+                return Err(self
+                    .lx
+                    .error(if self.stack.is_empty() && self.nodes.is_empty() {
                         "the file is empty or holds only whitespace"
                     } else {
                         "the document ends where a value should start"
-                    }),
-                );
+                    }));
             };
-            let line = self.line;
+            let line = self.lx.line;
             if mode == Mode::Target {
                 mode = self.target(byte);
             }
@@ -371,7 +306,7 @@ impl<'s, 'p> Parser<'s, 'p> {
                     } else {
                         NO_NODE
                     };
-                    self.pos += 1;
+                    self.lx.pos += 1;
                     self.stack.push(Frame {
                         node,
                         count: 0,
@@ -381,10 +316,10 @@ impl<'s, 'p> Parser<'s, 'p> {
                         opened: line,
                     });
                     self.max_depth = self.max_depth.max(self.stack.len() as u32);
-                    self.skip_ws();
+                    self.lx.skip_ws();
                     let close = if object { b'}' } else { b']' };
-                    if self.src.get(self.pos) == Some(&close) {
-                        self.pos += 1;
+                    if self.lx.src.get(self.lx.pos) == Some(&close) {
+                        self.lx.pos += 1;
                         self.close();
                     } else if object {
                         self.key()?;
@@ -396,7 +331,7 @@ impl<'s, 'p> Parser<'s, 'p> {
                     }
                 }
                 b'"' => {
-                    let (start, end, flags) = self.string()?;
+                    let (start, end, flags) = self.lx.string()?;
                     self.scalar(mode, Kind::String, flags, line, start, end);
                 }
                 b't' | b'f' | b'n' => {
@@ -405,22 +340,15 @@ impl<'s, 'p> Parser<'s, 'p> {
                         b'f' => (b"false", Kind::Bool, 0),
                         _ => (b"null", Kind::Null, 0),
                     };
-                    if !self.src[self.pos..].starts_with(word) {
-                        return Err(
-                            self.error(format!("expected `{}`", String::from_utf8_lossy(word)))
-                        );
-                    }
-                    let start = self.pos;
-                    self.pos += word.len();
-                    self.scalar(mode, kind, flags, line, start, self.pos);
+                    let start = self.lx.literal(word)?;
+                    self.scalar(mode, kind, flags, line, start, self.lx.pos);
                 }
                 b'-' | b'0'..=b'9' => {
-                    let start = self.pos;
-                    self.number()?;
-                    self.scalar(mode, Kind::Number, 0, line, start, self.pos);
+                    let start = self.lx.number()?;
+                    self.scalar(mode, Kind::Number, 0, line, start, self.lx.pos);
                 }
                 _ => {
-                    return Err(self.error(match byte {
+                    return Err(self.lx.error(match byte {
                         b']' | b'}' => "a trailing comma or a missing value before the bracket",
                         b'\'' => "strings take double quotes in JSON",
                         _ => {
@@ -435,11 +363,11 @@ impl<'s, 'p> Parser<'s, 'p> {
                     break 'value;
                 };
                 let (object, opened) = (frame.object, frame.opened);
-                self.skip_ws();
-                match self.src.get(self.pos) {
+                self.lx.skip_ws();
+                match self.lx.src.get(self.lx.pos) {
                     Some(b',') => {
-                        self.pos += 1;
-                        self.skip_ws();
+                        self.lx.pos += 1;
+                        self.lx.skip_ws();
                         if object {
                             self.key()?;
                             mode = self.pending();
@@ -449,22 +377,22 @@ impl<'s, 'p> Parser<'s, 'p> {
                         continue 'value;
                     }
                     Some(b'}') if object => {
-                        self.pos += 1;
+                        self.lx.pos += 1;
                         self.close();
                     }
                     Some(b']') if !object => {
-                        self.pos += 1;
+                        self.lx.pos += 1;
                         self.close();
                     }
                     Some(_) => {
-                        return Err(self.error(if object {
+                        return Err(self.lx.error(if object {
                             "expected `,` or `}` after an object entry"
                         } else {
                             "expected `,` or `]` after an array item"
                         }));
                     }
                     None => {
-                        return Err(self.error(format!(
+                        return Err(self.lx.error(format!(
                             "the document ends inside the {} opened on line {opened}",
                             if object { "object" } else { "array" }
                         )));
@@ -472,9 +400,9 @@ impl<'s, 'p> Parser<'s, 'p> {
                 }
             }
         }
-        self.skip_ws();
-        if self.pos < self.src.len() {
-            return Err(self.error("unexpected text after the JSON value"));
+        self.lx.skip_ws();
+        if !self.lx.at_end() {
+            return Err(self.lx.error("unexpected text after the JSON value"));
         }
         Ok(())
     }
@@ -555,101 +483,11 @@ impl<'s, 'p> Parser<'s, 'p> {
             }
             frame.count
         };
-        let line = self.line;
+        let line = self.lx.line;
         let node = &mut self.nodes[frame.node as usize];
         node.a = end;
         node.b = kept;
         node.end_line = line;
-    }
-
-    /// Reads a string token at `"`; returns the content's byte range and its flags.
-    fn string(&mut self) -> Result<(usize, usize, u8), ParseError> {
-        let start = self.pos + 1;
-        let mut at = start;
-        let mut flags = 0;
-        let end = loop {
-            let Some(offset) = memchr::memchr2(b'"', b'\\', &self.src[at..]) else {
-                let newline = memchr::memchr(b'\n', &self.src[start..]).map(|n| start + n);
-                return Err(self.error_at(
-                    newline.unwrap_or(self.src.len()),
-                    "a string is not closed before the end of its line",
-                ));
-            };
-            let found = at + offset;
-            if self.src[found] == b'"' {
-                break found;
-            }
-            flags |= ESCAPED;
-            match self.src.get(found + 1) {
-                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => at = found + 2,
-                Some(b'u') => {
-                    let hex = self.src.get(found + 2..found + 6);
-                    if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
-                        return Err(self.error_at(found, "`\\u` needs four hex digits"));
-                    }
-                    at = found + 6;
-                }
-                _ => return Err(self.error_at(found, "invalid escape sequence in a string")),
-            }
-        };
-        let content = &self.src[start..end];
-        // One pass finds both control characters (< 0x20) and non-ASCII bytes (>= 0x80).
-        if content.iter().any(|&b| b.wrapping_sub(0x20) >= 0x60) {
-            if let Some(bad) = content.iter().position(|&b| b < 0x20) {
-                return Err(self.error_at(
-                    start + bad,
-                    if content[bad] == b'\n' {
-                        "a string is not closed before the end of its line"
-                    } else {
-                        "a control character in a string must be escaped"
-                    },
-                ));
-            }
-            if let Err(error) = std::str::from_utf8(content) {
-                return Err(self.error_at(start + error.valid_up_to(), "invalid UTF-8 in a string"));
-            }
-            flags |= NON_ASCII;
-        }
-        self.pos = end + 1;
-        Ok((start, end, flags))
-    }
-
-    /// Reads a number token; the caller checks what follows it.
-    fn number(&mut self) -> Result<(), ParseError> {
-        let src = self.src;
-        let mut at = self.pos;
-        let digits = |mut at: usize| {
-            while src.get(at).is_some_and(u8::is_ascii_digit) {
-                at += 1;
-            }
-            at
-        };
-        if src.get(at) == Some(&b'-') {
-            at += 1;
-        }
-        match src.get(at) {
-            Some(b'0') => at += 1,
-            Some(b'1'..=b'9') => at = digits(at + 1),
-            _ => return Err(self.error_at(at, "a number needs digits")),
-        }
-        if src.get(at) == Some(&b'.') {
-            if !src.get(at + 1).is_some_and(u8::is_ascii_digit) {
-                return Err(self.error_at(at + 1, "a decimal point needs digits after it"));
-            }
-            at = digits(at + 1);
-        }
-        if matches!(src.get(at), Some(b'e' | b'E')) {
-            at += 1;
-            if matches!(src.get(at), Some(b'+' | b'-')) {
-                at += 1;
-            }
-            if !src.get(at).is_some_and(u8::is_ascii_digit) {
-                return Err(self.error_at(at, "an exponent needs digits"));
-            }
-            at = digits(at);
-        }
-        self.pos = at;
-        Ok(())
     }
 }
 
@@ -657,14 +495,14 @@ fn key_matches(raw: &[u8], flags: u8, want: &str) -> bool {
     if flags & ESCAPED == 0 {
         raw == want.as_bytes()
     } else {
-        std::str::from_utf8(raw).is_ok_and(|raw| super::tape::unescape(raw) == want)
+        std::str::from_utf8(raw).is_ok_and(|raw| crate::tape::unescape(raw) == want)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::path::JsonPath;
+    use crate::path::JsonPath;
 
     fn error(src: &str) -> String {
         parse(src.as_bytes()).unwrap_err().to_string()

@@ -2,7 +2,7 @@
 //! `$["key.with.dots"]`, and the bare dotted form `items.3.name`.
 //!
 //! ```
-//! use overspill_explore::json::path::{JsonPath, Segment};
+//! use overspill_json::{JsonPath, Segment};
 //!
 //! let path = JsonPath::parse("items.3.metadata.name").unwrap();
 //! assert_eq!(path.to_string(), "$.items[3].metadata.name");

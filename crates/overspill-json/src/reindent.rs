@@ -7,15 +7,20 @@
 //! JSON parser reads the stored file as exactly the value it would have read from the input.
 //! It is also one linear pass with no tree, which is what a 100 MB output needs.
 //!
+//! It reads tokens with the crate's one lexer, the tape parser's, so a text re-indents exactly
+//! when [`parse`](crate::parse) accepts it, and every token is the parser's token.
+//!
 //! The scanner is iterative (an explicit stack of open brackets), so nesting depth is limited by
 //! memory only; a document whose pretty form would balloon (deep nesting makes indentation grow
 //! quadratically) is reported as [`Reindent::TooLarge`] and the caller stores it verbatim.
 
 use std::ops::Range;
 
+use crate::lex::{Lexer, ParseError};
+
 /// What re-indenting a text gave.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Reindent {
+pub enum Reindent {
     /// The text is JSON; here is its pretty form.
     Pretty(Pretty),
     /// The text is JSON, but its pretty form would exceed the size guard.
@@ -26,21 +31,21 @@ pub(crate) enum Reindent {
 
 /// A pretty-printed JSON document and what the companion search needs from it.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) struct Pretty {
+pub struct Pretty {
     /// 2-space indented text ending in a newline.
-    pub(crate) text: String,
+    pub text: String,
     /// For a top-level object: `(key token, value token)` byte ranges into the *input* of each
     /// member whose value is a string, in document order, quotes included.
-    pub(crate) top_level_strings: Vec<(Range<usize>, Range<usize>)>,
+    pub top_level_strings: Vec<(Range<usize>, Range<usize>)>,
 }
 
 /// True iff `text` is one complete JSON value (RFC 8259), surrounded by optional whitespace.
-pub(crate) fn is_json(text: &str) -> bool {
+pub fn is_json(text: &str) -> bool {
     scan(text.as_bytes(), &mut Validate).is_ok()
 }
 
 /// Re-indents `text` with 2 spaces, keeping every token as it is written.
-pub(crate) fn reindent(text: &str) -> Reindent {
+pub fn reindent(text: &str) -> Reindent {
     // Pretty JSON of ordinary data is 1.2–3× its compact form; past 8× something is hostile.
     let limit = text.len().saturating_mul(8).saturating_add(1 << 20);
     let mut sink = Indent {
@@ -64,9 +69,10 @@ pub(crate) fn reindent(text: &str) -> Reindent {
 }
 
 /// The first byte of `text` after JSON whitespace, if any.
-pub(crate) fn first_token_byte(text: &str) -> Option<u8> {
-    let bytes = text.as_bytes();
-    bytes.get(skip_ws(bytes, 0)).copied()
+pub fn first_token_byte(text: &str) -> Option<u8> {
+    let mut lexer = Lexer::new(text.as_bytes());
+    lexer.skip_ws();
+    lexer.peek()
 }
 
 /// Why a scan stopped early.
@@ -74,6 +80,12 @@ pub(crate) fn first_token_byte(text: &str) -> Option<u8> {
 enum Stop {
     Invalid,
     TooLarge,
+}
+
+impl From<ParseError> for Stop {
+    fn from(_: ParseError) -> Stop {
+        Stop::Invalid
+    }
 }
 
 /// Receives the token stream of a document that is valid so far.
@@ -181,67 +193,75 @@ impl Sink for Indent<'_> {
 
 /// Walks one JSON document, reporting tokens to `sink`.
 fn scan<S: Sink>(bytes: &[u8], sink: &mut S) -> Result<(), Stop> {
+    let mut lx = Lexer::new(bytes);
     // Open brackets, innermost last.
     let mut stack: Vec<u8> = Vec::new();
     // The key of the top-level object member being read.
     let mut top_key: Option<Range<usize>> = None;
-    let mut i = skip_ws(bytes, 0);
+    lx.skip_ws();
     'value: loop {
-        // A value starts at `i` (whitespace already skipped).
-        let start = i;
-        match bytes.get(i).copied().ok_or(Stop::Invalid)? {
+        // A value starts here (whitespace already skipped).
+        match lx.peek().ok_or(Stop::Invalid)? {
             open @ (b'{' | b'[') => {
                 sink.open(open)?;
                 stack.push(open);
-                i = skip_ws(bytes, i + 1);
+                lx.pos += 1;
+                lx.skip_ws();
                 let close = if open == b'{' { b'}' } else { b']' };
-                if bytes.get(i) == Some(&close) {
+                if lx.peek() == Some(close) {
                     stack.pop();
                     sink.close(close, stack.len(), true)?;
-                    i += 1;
+                    lx.pos += 1;
                 } else {
                     sink.item(stack.len(), true)?;
                     if open == b'{' {
-                        i = member_key(bytes, i, &stack, &mut top_key, sink)?;
+                        member_key(&mut lx, &stack, &mut top_key, sink)?;
                     }
                     continue 'value;
                 }
             }
             b'"' => {
-                i = string_end(bytes, i)?;
-                sink.scalar(start..i)?;
+                let token = string_token(&mut lx)?;
+                sink.scalar(token.clone())?;
                 if stack.len() == 1
                     && stack[0] == b'{'
                     && let Some(key) = top_key.take()
                 {
-                    sink.top_level_string(key, start..i);
+                    sink.top_level_string(key, token);
                 }
             }
             b'-' | b'0'..=b'9' => {
-                i = number_end(bytes, i)?;
-                sink.scalar(start..i)?;
+                let start = lx.number()?;
+                sink.scalar(start..lx.pos)?;
             }
-            b't' => i = literal(bytes, i, b"true", sink)?,
-            b'f' => i = literal(bytes, i, b"false", sink)?,
-            b'n' => i = literal(bytes, i, b"null", sink)?,
-            _ => return Err(Stop::Invalid),
+            byte => {
+                let word: &[u8] = match byte {
+                    b't' => b"true",
+                    b'f' => b"false",
+                    b'n' => b"null",
+                    _ => return Err(Stop::Invalid),
+                };
+                let start = lx.literal(word)?;
+                sink.scalar(start..lx.pos)?;
+            }
         }
         // After a complete value: a comma, a closing bracket, or the end of the document.
         loop {
-            i = skip_ws(bytes, i);
+            lx.skip_ws();
             let Some(&open) = stack.last() else {
-                return if i == bytes.len() {
+                return if lx.at_end() {
                     Ok(())
                 } else {
                     Err(Stop::Invalid)
                 };
             };
-            match bytes.get(i).copied().ok_or(Stop::Invalid)? {
+            match lx.peek().ok_or(Stop::Invalid)? {
                 b',' => {
                     sink.item(stack.len(), false)?;
-                    i = skip_ws(bytes, i + 1);
+                    lx.pos += 1;
+                    lx.skip_ws();
                     if open == b'{' {
-                        i = member_key(bytes, i, &stack, &mut top_key, sink)?;
+                        member_key(&mut lx, &stack, &mut top_key, sink)?;
                     }
                     continue 'value;
                 }
@@ -249,7 +269,7 @@ fn scan<S: Sink>(bytes: &[u8], sink: &mut S) -> Result<(), Stop> {
                     // `{`+2 = `}` and `[`+2 = `]` in ASCII.
                     stack.pop();
                     sink.close(close, stack.len(), false)?;
-                    i += 1;
+                    lx.pos += 1;
                 }
                 _ => return Err(Stop::Invalid),
             }
@@ -257,109 +277,34 @@ fn scan<S: Sink>(bytes: &[u8], sink: &mut S) -> Result<(), Stop> {
     }
 }
 
-/// Reads `"key" :` at `i`; returns the index of the member's value.
+/// Reads `"key" :` at the position and the whitespace after it.
 fn member_key<S: Sink>(
-    bytes: &[u8],
-    i: usize,
+    lx: &mut Lexer<'_>,
     stack: &[u8],
     top_key: &mut Option<Range<usize>>,
     sink: &mut S,
-) -> Result<usize, Stop> {
-    if bytes.get(i) != Some(&b'"') {
+) -> Result<(), Stop> {
+    if lx.peek() != Some(b'"') {
         return Err(Stop::Invalid);
     }
-    let end = string_end(bytes, i)?;
-    sink.key(i..end)?;
+    let token = string_token(lx)?;
+    sink.key(token.clone())?;
     if stack.len() == 1 {
-        *top_key = Some(i..end);
+        *top_key = Some(token);
     }
-    let colon = skip_ws(bytes, end);
-    if bytes.get(colon) != Some(&b':') {
+    lx.skip_ws();
+    if lx.peek() != Some(b':') {
         return Err(Stop::Invalid);
     }
-    Ok(skip_ws(bytes, colon + 1))
+    lx.pos += 1;
+    lx.skip_ws();
+    Ok(())
 }
 
-fn literal<S: Sink>(bytes: &[u8], i: usize, word: &[u8], sink: &mut S) -> Result<usize, Stop> {
-    let end = i + word.len();
-    if bytes.get(i..end) != Some(word) {
-        return Err(Stop::Invalid);
-    }
-    sink.scalar(i..end)?;
-    Ok(end)
-}
-
-fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
-    while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(i) {
-        i += 1;
-    }
-    i
-}
-
-/// `i` is at the opening quote; returns the index just past the closing quote.
-fn string_end(bytes: &[u8], i: usize) -> Result<usize, Stop> {
-    let mut i = i + 1;
-    loop {
-        // Jump to the next quote or backslash; raw control characters are checked on the run.
-        let rest = bytes.get(i..).ok_or(Stop::Invalid)?;
-        let run = memchr::memchr2(b'"', b'\\', rest).ok_or(Stop::Invalid)?;
-        if rest[..run].iter().any(|&b| b < 0x20) {
-            return Err(Stop::Invalid);
-        }
-        i += run;
-        if bytes[i] == b'"' {
-            return Ok(i + 1);
-        }
-        // A backslash escape.
-        match bytes.get(i + 1).copied().ok_or(Stop::Invalid)? {
-            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
-            b'u' => {
-                let hex = bytes.get(i + 2..i + 6).ok_or(Stop::Invalid)?;
-                if !hex.iter().all(u8::is_ascii_hexdigit) {
-                    return Err(Stop::Invalid);
-                }
-                i += 6;
-            }
-            _ => return Err(Stop::Invalid),
-        }
-    }
-}
-
-/// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?` starting at `i`.
-fn number_end(bytes: &[u8], mut i: usize) -> Result<usize, Stop> {
-    let digits = |from: usize| {
-        from + bytes[from.min(bytes.len())..]
-            .iter()
-            .take_while(|b| b.is_ascii_digit())
-            .count()
-    };
-    if bytes.get(i) == Some(&b'-') {
-        i += 1;
-    }
-    match bytes.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => i = digits(i),
-        _ => return Err(Stop::Invalid),
-    }
-    if bytes.get(i) == Some(&b'.') {
-        let end = digits(i + 1);
-        if end == i + 1 {
-            return Err(Stop::Invalid);
-        }
-        i = end;
-    }
-    if let Some(b'e' | b'E') = bytes.get(i) {
-        i += 1;
-        if let Some(b'+' | b'-') = bytes.get(i) {
-            i += 1;
-        }
-        let end = digits(i);
-        if end == i {
-            return Err(Stop::Invalid);
-        }
-        i = end;
-    }
-    Ok(i)
+/// A string token at `"`, quotes included.
+fn string_token(lx: &mut Lexer<'_>) -> Result<Range<usize>, Stop> {
+    let (start, end, _) = lx.string()?;
+    Ok(start - 1..end + 1)
 }
 
 #[cfg(test)]
@@ -489,5 +434,89 @@ mod tests {
     fn first_token_byte_skips_json_whitespace_only() {
         assert_eq!(first_token_byte(" \n\t{"), Some(b'{'));
         assert_eq!(first_token_byte("   "), None);
+    }
+
+    /// The text of every number token, in document order, as the tape parser reads it.
+    fn numbers(src: &str) -> Option<Vec<String>> {
+        let tape = crate::parse(src.as_bytes()).ok()?;
+        Some(
+            tape.nodes
+                .iter()
+                .filter(|node| node.kind == crate::Kind::Number)
+                .map(|node| src[node.a as usize..node.b as usize].to_owned())
+                .collect(),
+        )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        #[test]
+        fn reindent_succeeds_exactly_when_the_tape_parser_accepts_and_keeps_every_number(
+            chars in proptest::collection::vec(proptest::sample::select(
+                "{}[]:,\"\\ \n\t0123456789-+.eEtrufalsn\u{1}éab".chars().collect::<Vec<_>>()), 0..48)
+        ) {
+            let text: String = chars.into_iter().collect();
+            let parsed = numbers(&text);
+            match reindent(&text) {
+                Reindent::Pretty(pretty) => {
+                    proptest::prop_assert!(parsed.is_some(), "re-indented, not parsed: {:?}", text);
+                    proptest::prop_assert_eq!(numbers(&pretty.text), parsed.clone(), "{:?}", text);
+                }
+                Reindent::TooLarge => proptest::prop_assert!(parsed.is_some(), "{:?}", text),
+                Reindent::Invalid => proptest::prop_assert!(parsed.is_none(), "parsed, not re-indented: {:?}", text),
+            }
+            proptest::prop_assert_eq!(is_json(&text), parsed.is_some(), "{:?}", text);
+        }
+    }
+
+    /// JSON texts with numbers written every way the grammar allows, and random spacing.
+    fn json_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let number = "-?(0|[1-9][0-9]{0,30})(\\.[0-9]{1,5})?([eE][+-]?[0-9]{1,4})?";
+        let leaf = prop_oneof![
+            proptest::string::string_regex(number).expect("a valid regex"),
+            Just("true".to_owned()),
+            Just("null".to_owned()),
+            "\"[a-zé\\\\n]{0,4}\"".prop_map(|s| s.replace('\\', "\\\\")),
+        ];
+        leaf.prop_recursive(4, 40, 5, |inner| {
+            prop_oneof![
+                (proptest::collection::vec(inner.clone(), 0..5), " ?\n?")
+                    .prop_map(|(items, ws)| format!("[{ws}{}]", items.join(&format!(",{ws}")))),
+                proptest::collection::vec(("[a-z]{0,3}", inner), 0..5).prop_map(|members| {
+                    let members: Vec<String> = members
+                        .iter()
+                        .map(|(k, v)| format!("\"{k}\" : {v}"))
+                        .collect();
+                    format!("{{{}}}", members.join(","))
+                }),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        #[test]
+        fn reindent_keeps_every_number_of_a_valid_document(text in json_text()) {
+            let parsed = numbers(&text);
+            proptest::prop_assert!(parsed.is_some(), "{:?}", text);
+            let Reindent::Pretty(pretty) = reindent(&text) else {
+                return Err(proptest::test_runner::TestCaseError::fail(format!("{text:?}")));
+            };
+            proptest::prop_assert_eq!(numbers(&pretty.text), parsed);
+        }
+    }
+
+    #[test]
+    fn reindent_and_the_tape_parser_agree_on_structured_documents() {
+        for text in [
+            r#"{"a": [1.5e-3, -0, 123456789012345678901234567890, 1E400], "b": {"c": [true, null]}}"#,
+            "[[[[]]], {}, \"\\u00e9\", 0.000]",
+        ] {
+            let Reindent::Pretty(pretty) = reindent(text) else {
+                panic!("{text} did not re-indent")
+            };
+            assert_eq!(numbers(&pretty.text), numbers(text));
+        }
     }
 }

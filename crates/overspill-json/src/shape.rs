@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::tape::{Kind, NodeRef};
+use crate::tape::{Kind, NodeRef};
 
 /// The deepest any walk over JSON goes (SPEC §6.2).
 pub const MAX_DEPTH: usize = 64;
@@ -26,7 +26,7 @@ const LINEAR_FIELDS: usize = 24;
 
 /// The smallest and largest of some sizes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Range {
+pub struct SizeRange {
     /// The smallest seen (meaningless when nothing was seen).
     pub min: u64,
     /// The largest seen.
@@ -34,26 +34,17 @@ pub struct Range {
     seen: bool,
 }
 
-impl Range {
+impl SizeRange {
     fn add(&mut self, n: u64) {
         if self.seen {
             self.min = self.min.min(n);
             self.max = self.max.max(n);
         } else {
-            *self = Range {
+            *self = SizeRange {
                 min: n,
                 max: n,
                 seen: true,
             };
-        }
-    }
-
-    /// `12` or `3-40`.
-    pub fn render(&self) -> String {
-        if self.min == self.max {
-            compact(self.min)
-        } else {
-            format!("{}-{}", compact(self.min), compact(self.max))
         }
     }
 }
@@ -69,11 +60,11 @@ pub struct Shape<'a> {
     /// Values of each kind, indexed like [`Kind::ALL`].
     pub kinds: [u64; 6],
     /// Characters of the strings.
-    pub chars: Range,
+    pub chars: SizeRange,
     /// Entries of the objects.
-    pub keys: Range,
+    pub keys: SizeRange,
     /// Items of the arrays.
-    pub len: Range,
+    pub len: SizeRange,
     /// The merged fields of the objects, in order of first appearance.
     pub fields: Vec<(Cow<'a, str>, Shape<'a>)>,
     index: HashMap<Cow<'a, str>, usize>,
@@ -234,93 +225,12 @@ impl<'a> Shape<'a> {
             .zip(self.kinds)
             .filter(|&(_, n)| n > 0)
     }
-
-    /// `string|null`: the kinds seen, joined.
-    pub fn type_names(&self) -> String {
-        self.kinds()
-            .map(|(kind, _)| kind.name())
-            .collect::<Vec<_>>()
-            .join("|")
-    }
-
-    /// One kind with its size: `object(5 keys)`, `array(0-3 items)`, `string(1.2k chars)`,
-    /// `number`, …
-    pub fn describe(&self, kind: Kind) -> String {
-        match kind {
-            Kind::Object => format!(
-                "object({} {})",
-                self.keys.render(),
-                plural(self.keys, "key")
-            ),
-            Kind::Array => format!("array({} {})", self.len.render(), plural(self.len, "item")),
-            Kind::String => {
-                format!(
-                    "string({} {})",
-                    self.chars.render(),
-                    plural(self.chars, "char")
-                )
-            }
-            other => other.name().to_owned(),
-        }
-    }
-}
-
-fn plural(range: Range, unit: &str) -> String {
-    if range.min == 1 && range.max == 1 {
-        unit.to_owned()
-    } else {
-        format!("{unit}s")
-    }
-}
-
-/// A size in few characters: `999`, `1.2k`, `12k`, `3.4M`, `1.1G`.
-pub fn compact(n: u64) -> String {
-    const UNITS: [(u64, &str); 3] = [(1_000_000_000, "G"), (1_000_000, "M"), (1_000, "k")];
-    for (unit, suffix) in UNITS {
-        if n >= unit {
-            let tenths = n * 10 / unit;
-            return if tenths < 100 && !tenths.is_multiple_of(10) {
-                format!("{}.{}{suffix}", tenths / 10, tenths % 10)
-            } else {
-                format!("{}{suffix}", n / unit)
-            };
-        }
-    }
-    n.to_string()
-}
-
-/// The description of a single value: `object(5 keys)`, `string(12 chars)`, `null`.
-pub fn describe_value(value: NodeRef<'_>) -> String {
-    let mut shape = Shape::new();
-    shape.merge(value, 0, 0);
-    shape.describe(value.kind())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::parse::parse;
-
-    #[test]
-    fn compact_sizes_read_short() {
-        let shown: Vec<_> = [
-            0,
-            999,
-            1_000,
-            1_234,
-            12_345,
-            99_999,
-            1_200_000,
-            3_000_000_000,
-        ]
-        .into_iter()
-        .map(compact)
-        .collect();
-        assert_eq!(
-            shown,
-            ["0", "999", "1k", "1.2k", "12k", "99k", "1.2M", "3G"]
-        );
-    }
+    use crate::parse::parse;
 
     #[test]
     fn merging_counts_kinds_sizes_and_distinct_items() {
@@ -331,15 +241,18 @@ mod tests {
             shape.merge(item, i as u64, MAX_DEPTH);
         }
         assert_eq!(shape.seen, 3);
-        assert_eq!(shape.type_names(), "object|number");
+        assert_eq!(
+            shape.kinds().collect::<Vec<_>>(),
+            [(Kind::Object, 2), (Kind::Number, 1)]
+        );
         let (name, a) = &shape.fields[0];
         assert_eq!(
-            (name.as_ref(), a.type_names(), a.items_with),
-            ("a", "string|null".to_owned(), 2)
+            (name.as_ref(), a.kinds[2], a.kinds[5], a.items_with),
+            ("a", 1, 1, 2)
         );
-        assert_eq!(a.describe(Kind::String), "string(2 chars)");
+        assert_eq!((a.chars.min, a.chars.max), (2, 2));
         let b = &shape.fields[1].1;
-        assert_eq!(b.describe(Kind::Array), "array(1-2 items)");
+        assert_eq!((b.len.min, b.len.max), (1, 2));
         let b_items = b.item.as_ref().unwrap();
         assert_eq!((b_items.seen, b_items.items_with), (3, 2));
         assert_eq!(b_items.fields[0].1.items_with, 1);

@@ -1,0 +1,144 @@
+//! The one reading of Markdown structure: ATX headings outside fenced code blocks.
+//!
+//! The pointer's summary ([`crate::shape_summary`]) and `schema`'s outline
+//! ([`crate::json::outline`]) both read a document line by line through [`Blocks`], so they
+//! see the same headings: `## Notes on C#` is titled `Notes on C#` (a closing run of `#`
+//! counts only after a space, as CommonMark has it), and a fence closes only on a run of its
+//! own character at least as long as the one that opened it (a three-backtick line inside a
+//! four-backtick fence is code).
+
+/// What one line of a Markdown document is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Line<'a> {
+    /// An ATX heading: `#` to `######`, indented at most 3 spaces.
+    Heading {
+        /// 1 to 6.
+        level: usize,
+        /// The title, trimmed, without a closing run of `#`.
+        title: &'a str,
+    },
+    /// A fence line, or a line inside a fenced code block.
+    Code,
+    /// Anything else, with its leading whitespace removed.
+    Text(&'a str),
+}
+
+/// Reads a document's lines in order, remembering the open code fence.
+#[derive(Debug, Default)]
+pub(crate) struct Blocks {
+    /// `(fence char, length)` of the open fence.
+    fence: Option<(u8, usize)>,
+}
+
+impl Blocks {
+    /// What `line` (without its line ending) is, given the lines before it.
+    pub(crate) fn line<'a>(&mut self, line: &'a str) -> Line<'a> {
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        if indent <= 3
+            && let Some(marker) = fence_marker(trimmed)
+        {
+            match self.fence {
+                None => self.fence = Some(marker),
+                Some((c, n)) if marker.0 == c && marker.1 >= n => self.fence = None,
+                Some(_) => {}
+            }
+            return Line::Code;
+        }
+        if self.fence.is_some() {
+            return Line::Code;
+        }
+        if indent <= 3
+            && let Some((level, title)) = atx_heading(trimmed)
+        {
+            return Line::Heading { level, title };
+        }
+        Line::Text(trimmed)
+    }
+}
+
+/// `(level, title)` of an ATX heading line (leading whitespace already removed).
+fn atx_heading(line: &str) -> Option<(usize, &str)> {
+    let level = line.bytes().take_while(|&b| b == b'#').count();
+    if !(1..=6).contains(&level) {
+        return None;
+    }
+    let rest = &line[level..];
+    if !rest.is_empty() && !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let title = rest.trim();
+    // A closing sequence of `#`s is not part of the title; a `#` ending a word (`C#`) is.
+    Some((
+        level,
+        match title.trim_end_matches('#') {
+            stripped if stripped.is_empty() || stripped.ends_with([' ', '\t']) => {
+                stripped.trim_end()
+            }
+            _ => title,
+        },
+    ))
+}
+
+/// `(fence char, length)` of a code fence line.
+fn fence_marker(line: &str) -> Option<(u8, usize)> {
+    let first = *line.as_bytes().first()?;
+    if first != b'`' && first != b'~' {
+        return None;
+    }
+    let n = line.bytes().take_while(|&b| b == first).count();
+    (n >= 3).then_some((first, n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::outline;
+    use crate::line_index::LineIndex;
+    use crate::shape_summary::MarkdownShape;
+
+    fn schema_outline(src: &str) -> String {
+        outline::markdown(src.as_bytes(), &LineIndex::build(src.as_bytes()), 6).text
+    }
+
+    #[test]
+    fn a_c_sharp_heading_reads_the_same_in_the_pointer_and_in_schema() {
+        let src = "# Guide\n## Notes on C#\ntext\n## Closed ##\n";
+        let pointer = MarkdownShape::of(src).render(200);
+        let schema = schema_outline(src);
+        assert!(pointer.contains("Notes on C# · Closed"), "{pointer}");
+        assert!(schema.contains("## Notes on C# [L2-L3]"), "{schema}");
+        assert!(schema.contains("## Closed [L4]"), "{schema}");
+    }
+
+    #[test]
+    fn a_four_backtick_fence_is_not_closed_by_a_three_backtick_line() {
+        let src = "# Top\n## Before\n````md\n```\n# not a heading\n```\n````\n## After\n";
+        let pointer = MarkdownShape::of(src).render(200);
+        let schema = schema_outline(src);
+        assert!(
+            pointer.starts_with("3 headings: Top › Before · After"),
+            "{pointer}"
+        );
+        assert!(!schema.contains("not a heading"), "{schema}");
+        assert!(schema.contains("## After [L8]"), "{schema}");
+        let mut blocks = Blocks::default();
+        let kinds: Vec<Line<'_>> = src.lines().map(|line| blocks.line(line)).collect();
+        assert_eq!(kinds[4], Line::Code);
+    }
+
+    #[test]
+    fn headings_need_a_space_and_at_most_three_spaces_of_indent() {
+        let mut blocks = Blocks::default();
+        assert_eq!(blocks.line("#tag"), Line::Text("#tag"));
+        assert_eq!(blocks.line("    # code"), Line::Text("# code"));
+        assert_eq!(
+            blocks.line("   ### Deep ###"),
+            Line::Heading {
+                level: 3,
+                title: "Deep"
+            }
+        );
+        assert_eq!(blocks.line("####### seven"), Line::Text("####### seven"));
+    }
+}
