@@ -181,6 +181,20 @@ impl Proxy {
         self.dir
     }
 
+    /// Opens `session`'s GET stream (checked to be accepted).
+    async fn open_get(&self, session: &str) -> reqwest::Response {
+        let get = self
+            .http
+            .get(&self.url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", session)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(get.status().as_u16(), 200);
+        get
+    }
+
     /// The upstream child of `session` (the fixture's `pid` tool).
     async fn child_of(&self, session: &str) -> u32 {
         self.call(session, 90, "pid", json!({}))
@@ -389,15 +403,7 @@ async fn limits_on_sessions_and_bodies_answer_with_their_status() {
 async fn what_the_server_sends_on_its_own_reaches_the_get_stream() {
     let proxy = start(Listen::default()).await;
     let session = proxy.open_session().await;
-    let get = proxy
-        .http
-        .get(&proxy.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(get.status().as_u16(), 200);
+    let get = proxy.open_get(&session).await;
     let mut events = sse_stream::SseByteStream::new(get.bytes_stream());
     assert_eq!(
         proxy.call(&session, 1, "notify_later", json!({})).await,
@@ -420,15 +426,7 @@ async fn what_the_server_sends_on_its_own_reaches_the_get_stream() {
 async fn progress_goes_on_the_stream_of_its_call_even_with_a_get_stream_open() {
     let proxy = start(Listen::default()).await;
     let session = proxy.open_session().await;
-    let get = proxy
-        .http
-        .get(&proxy.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(get.status().as_u16(), 200);
+    let get = proxy.open_get(&session).await;
     let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
         "name": "progress", "arguments": {}, "_meta": {"progressToken": "p-5"}}});
     let answer = proxy.post(Some(&session), call, &[]).await;
