@@ -78,6 +78,27 @@ pub(crate) fn replaced_result(original: Map<String, Value>, pointer: String) -> 
 }
 
 /// The result of an exploration tool call: the text the model reads.
+/// [`replaced_result`] as the text of the whole response to `id`, for a result the relay holds
+/// as text: its other fields (`_meta`, extensions) are copied as they were written.
+pub(crate) fn replaced_result_text(
+    id: &Value,
+    fields: &indexmap::IndexMap<String, &serde_json::value::RawValue>,
+    pointer: &str,
+) -> String {
+    let mut result = String::from(r#"{"content":"#);
+    result.push_str(&json!([{"type": "text", "text": pointer}]).to_string());
+    for (key, value) in fields {
+        if !matches!(key.as_str(), "content" | "structuredContent") {
+            result.push(',');
+            result.push_str(&Value::String(key.clone()).to_string());
+            result.push(':');
+            result.push_str(value.get());
+        }
+    }
+    result.push('}');
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)
+}
+
 pub(crate) fn exploration_result(text: String) -> Value {
     json!({"content": [{"type": "text", "text": text}]})
 }

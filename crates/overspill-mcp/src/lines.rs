@@ -4,15 +4,20 @@
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, watch};
 
+/// How much of the start and of the end of a line over the limit is kept: enough to find the
+/// id of the message it held, at its start or at its end.
+const KEPT_ENDS: usize = 4 * 1024;
+
 /// One line read.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Line {
     /// A line's text, without its line ending.
     Text(String),
-    /// A line that is not UTF-8.
-    NotUtf8,
-    /// A line longer than the limit: skipped up to its end, never held in memory.
-    TooLong,
+    /// A line that is not UTF-8, as its bytes.
+    NotUtf8(Vec<u8>),
+    /// A line longer than the limit: skipped up to its end, never held in memory but for its
+    /// first and last few KiB.
+    TooLong { head: Vec<u8>, tail: Vec<u8> },
 }
 
 /// Reads the next non-empty line, up to `limit` bytes; `None` at the end of the stream.
@@ -25,38 +30,60 @@ pub(crate) async fn next_line<R: AsyncBufRead + Unpin>(
     limit: usize,
 ) -> std::io::Result<Option<Line>> {
     let mut line = Vec::new();
-    let mut too_long = false;
+    // Once over the limit: the line's first and last bytes.
+    let mut ends: Option<(Vec<u8>, Vec<u8>)> = None;
     loop {
         let available = reader.fill_buf().await?;
         if available.is_empty() {
             // The end of the stream: a last line without a newline still counts.
-            return Ok(finish(line, too_long));
+            return Ok(finish(line, ends));
         }
         let (taken, ended) = match memchr::memchr(b'\n', available) {
             Some(at) => (at, true),
             None => (available.len(), false),
         };
-        if !too_long {
-            if line.len() + taken > limit {
-                too_long = true;
-                line = Vec::new();
-            } else {
-                line.extend_from_slice(&available[..taken]);
+        let piece = &available[..taken];
+        match &mut ends {
+            None if line.len() + taken > limit => {
+                let mut tail = std::mem::take(&mut line);
+                tail.extend_from_slice(piece);
+                let head = tail[..tail.len().min(KEPT_ENDS)].to_vec();
+                keep_last(&mut tail, &[]);
+                ends = Some((head, tail));
+            }
+            None => line.extend_from_slice(piece),
+            Some((head, tail)) => {
+                let wanted = KEPT_ENDS.saturating_sub(head.len()).min(piece.len());
+                head.extend_from_slice(&piece[..wanted]);
+                keep_last(tail, piece);
             }
         }
         reader.consume(taken + usize::from(ended));
-        if ended {
-            match finish(std::mem::take(&mut line), too_long) {
-                Some(found) => return Ok(Some(found)),
-                None => too_long = false,
-            }
+        if ended && let Some(found) = finish(std::mem::take(&mut line), ends.take()) {
+            return Ok(Some(found));
         }
     }
 }
 
-fn finish(mut line: Vec<u8>, too_long: bool) -> Option<Line> {
-    if too_long {
-        return Some(Line::TooLong);
+/// Appends `piece` to `tail` and keeps its last [`KEPT_ENDS`] bytes.
+fn keep_last(tail: &mut Vec<u8>, piece: &[u8]) {
+    if piece.len() >= KEPT_ENDS {
+        tail.clear();
+        tail.extend_from_slice(&piece[piece.len() - KEPT_ENDS..]);
+        return;
+    }
+    tail.extend_from_slice(piece);
+    if tail.len() > KEPT_ENDS {
+        tail.drain(..tail.len() - KEPT_ENDS);
+    }
+}
+
+fn finish(mut line: Vec<u8>, ends: Option<(Vec<u8>, Vec<u8>)>) -> Option<Line> {
+    if let Some((head, mut tail)) = ends {
+        if tail.last() == Some(&b'\r') {
+            tail.pop();
+        }
+        return Some(Line::TooLong { head, tail });
     }
     if line.last() == Some(&b'\r') {
         line.pop();
@@ -66,7 +93,7 @@ fn finish(mut line: Vec<u8>, too_long: bool) -> Option<Line> {
     }
     Some(match String::from_utf8(line) {
         Ok(text) => Line::Text(text),
-        Err(_) => Line::NotUtf8,
+        Err(error) => Line::NotUtf8(error.into_bytes()),
     })
 }
 
@@ -137,12 +164,40 @@ mod tests {
     #[tokio::test]
     async fn a_line_over_the_limit_is_skipped_and_the_next_one_read() {
         let lines = all_lines(b"0123456789abcdef\nok\n", 8).await;
-        assert_eq!(lines, [Line::TooLong, Line::Text("ok".into())]);
+        assert_eq!(
+            lines,
+            [
+                Line::TooLong {
+                    head: b"0123456789abcdef".to_vec(),
+                    tail: b"0123456789abcdef".to_vec()
+                },
+                Line::Text("ok".into())
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_line_over_the_limit_keeps_only_its_first_and_last_bytes() {
+        let mut long = b"{\"id\":1,".to_vec();
+        long.extend(std::iter::repeat_n(b'x', 3 * KEPT_ENDS));
+        long.extend_from_slice(b"\"end\"}\n");
+        let lines = all_lines(&long, KEPT_ENDS + 10).await;
+        let [Line::TooLong { head, tail }] = lines.as_slice() else {
+            panic!("{lines:?}");
+        };
+        assert_eq!(head.as_slice(), &long[..KEPT_ENDS]);
+        assert_eq!(
+            tail.as_slice(),
+            &long[long.len() - 1 - KEPT_ENDS..long.len() - 1]
+        );
     }
 
     #[tokio::test]
     async fn bytes_that_are_not_utf8_are_reported() {
         let lines = all_lines(b"\xff\xfe\nok\n", 8).await;
-        assert_eq!(lines, [Line::NotUtf8, Line::Text("ok".into())]);
+        assert_eq!(
+            lines,
+            [Line::NotUtf8(b"\xff\xfe".to_vec()), Line::Text("ok".into())]
+        );
     }
 }

@@ -56,7 +56,9 @@ pub struct Listen {
     pub allowed_origins: Vec<String>,
     /// The bearer token every request must carry, if any.
     pub auth_token: Option<String>,
-    /// The most client sessions at once.
+    /// The most client sessions at once. At the limit a new session closes the least
+    /// recently used idle one (no stream open, nothing in flight); only when every session is
+    /// busy is it refused (503).
     pub max_sessions: usize,
     /// A session without requests for this long is closed.
     pub session_idle: Duration,
@@ -442,17 +444,25 @@ impl Server {
 
     /// A new session: its scratchpad, relay and upstream.
     async fn open(self: &Arc<Self>) -> Result<(String, Arc<HttpSession>), Refusal> {
-        if self
+        // At the limit, the least recently used idle session makes room: clients that go
+        // without DELETE (the TypeScript SDK's `close()`) must not lock the next ones out
+        // (docs/mcp-proxy.md, "Sessions").
+        let full = self
             .sessions
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .len()
-            >= self.listen.max_sessions
-        {
-            return Err(refusal(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "the proxy serves as many sessions as it may (--max-sessions); end one or try later",
-            ));
+            >= self.listen.max_sessions;
+        if full {
+            let Some(reclaimed) = self.least_recently_used_idle() else {
+                return Err(refusal(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "the proxy serves as many sessions as it may (--max-sessions), each with a \
+                     stream open or a call under way; end one or try later",
+                ));
+            };
+            tracing::info!(session = %reclaimed, "reclaimed the least recently used idle session for a new one");
+            self.end(&reclaimed).await;
         }
         let id = session_id().map_err(|why| refusal(StatusCode::INTERNAL_SERVER_ERROR, &why))?;
         let scratch = (self.scratch_for)(&id)
@@ -503,6 +513,18 @@ impl Server {
         Ok((id, session))
     }
 
+    /// The idle session used least recently, if any: idle is no stream open and nothing in
+    /// flight ([`HttpSession::idle`]).
+    fn least_recently_used_idle(&self) -> Option<String> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter(|(_, session)| session.idle())
+            .min_by_key(|(_, session)| session.last_seen())
+            .map(|(id, _)| id.clone())
+    }
+
     /// Ends a session: its streams close and its upstream stops. `false` if there was none.
     async fn end(&self, id: &str) -> bool {
         let removed = self
@@ -532,6 +554,25 @@ impl Server {
 }
 
 impl HttpSession {
+    /// Whether the session may be reclaimed: no stream open to its client (a POST stream
+    /// whose client went away counts as closed) and no request or scratchpad work under way.
+    fn idle(&self) -> bool {
+        let streaming = {
+            let mut streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
+            streams.posts.retain(|post| !post.sender.is_closed());
+            !streams.posts.is_empty() || streams.get.as_ref().is_some_and(|get| !get.is_closed())
+        };
+        !streaming && !self.relay.in_flight()
+    }
+
+    /// When the client last sent a request in this session.
+    fn last_seen(&self) -> Instant {
+        *self
+            .last_seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Closes the session's streams and waits (a little) for its upstream to stop.
     async fn shut(&self) {
         let _ = self.close.send(true);
@@ -647,7 +688,8 @@ fn sse(receiver: mpsc::Receiver<String>) -> Response {
         .into_response()
 }
 
-/// Closes sessions idle for longer than allowed (no request, no open stream).
+/// Closes sessions idle for longer than allowed (no request, no open stream, nothing in
+/// flight).
 async fn reap(server: Arc<Server>) {
     let idle = server.listen.session_idle;
     let every = (idle / 4).clamp(Duration::from_millis(100), Duration::from_secs(60));
@@ -658,19 +700,7 @@ async fn reap(server: Arc<Server>) {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .iter()
-            .filter(|(_, session)| {
-                let seen = *session
-                    .last_seen
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner);
-                let streams = session
-                    .streams
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner);
-                let streaming = !streams.posts.is_empty()
-                    || streams.get.as_ref().is_some_and(|get| !get.is_closed());
-                seen.elapsed() > idle && !streaming
-            })
+            .filter(|(_, session)| session.last_seen().elapsed() > idle && session.idle())
             .map(|(id, _)| id.clone())
             .collect();
         for id in stale {

@@ -244,6 +244,79 @@ pub(crate) fn raw_result(text: &str) -> Option<&RawValue> {
     serde_json::from_str::<Result>(text).ok()?.result
 }
 
+/// What could be read of a message the transport could not read whole (not UTF-8, or over
+/// the size limit): its id, and whether it was a response (so the id is one of the other
+/// side's requests) or a request of the side that sent it.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(crate) struct Salvaged {
+    pub(crate) id: Option<Value>,
+    pub(crate) response: bool,
+}
+
+/// Reads the id of an unreadable message from the text of its start (`head`) and of its end
+/// (`tail`; empty when `head` is the whole message). The start is read member by member up to
+/// where it breaks off (JSON-RPC writers in Python and Go put `id` first); the end is checked
+/// for a last member `"id": <number or string>` (the TypeScript SDK writes `id` last).
+pub(crate) fn salvage(head: &str, tail: &str) -> Salvaged {
+    let mut found = Salvaged::default();
+    let mut reader = serde_json::Deserializer::from_str(head);
+    // The text breaks off (or stops being JSON) somewhere: what was read before counts.
+    let _ = serde::Deserializer::deserialize_map(&mut reader, Members(&mut found));
+    if found.id.is_none() {
+        found.id = last_member_id(tail);
+    }
+    found
+}
+
+/// Reads the members of the top-level object into a [`Salvaged`].
+struct Members<'a>(&'a mut Salvaged);
+
+impl<'de> serde::de::Visitor<'de> for Members<'_> {
+    type Value = ();
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str("a JSON-RPC message object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        use serde::de::IgnoredAny;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "id" => self.0.id = Some(map.next_value::<Value>()?),
+                "result" | "error" => {
+                    self.0.response = true;
+                    map.next_value::<IgnoredAny>()?;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The id of `… ,"id": <number or string> }` at the very end of `tail`, if it ends so.
+fn last_member_id(tail: &str) -> Option<Value> {
+    let body = tail.trim_end().strip_suffix('}')?;
+    let mut search = body.len();
+    while let Some(at) = body[..search].rfind("\"id\"") {
+        search = at;
+        let before = body[..at].trim_end();
+        if !(before.ends_with(',') || before.ends_with('{')) {
+            continue;
+        }
+        let Some(value) = body[at + 4..].trim_start().strip_prefix(':') else {
+            continue;
+        };
+        match serde_json::from_str::<Value>(value) {
+            Ok(id @ (Value::Number(_) | Value::String(_))) => return Some(id),
+            _ => continue,
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -341,6 +414,55 @@ mod tests {
         assert_eq!(
             raw_result(text).unwrap().get(),
             r#"{"content":[],"x-vendor-result":true}"#
+        );
+    }
+
+    #[test]
+    fn an_id_is_salvaged_from_the_start_of_a_message_cut_short() {
+        let head = r#"{"jsonrpc":"2.0","id":41,"result":{"content":[{"type":"text","text":"aaaa"#;
+        assert_eq!(
+            salvage(head, "aaaa\"}]}}"),
+            Salvaged {
+                id: Some(json!(41)),
+                response: true
+            }
+        );
+    }
+
+    #[test]
+    fn an_id_is_salvaged_from_the_end_when_it_is_the_last_member() {
+        let head = r#"{"result":{"content":[{"type":"text","text":"aaaa"#;
+        let tail = r#"aaaa"}]},"jsonrpc":"2.0","id":"call-7"}"#;
+        assert_eq!(
+            salvage(head, tail),
+            Salvaged {
+                id: Some(json!("call-7")),
+                response: true
+            }
+        );
+    }
+
+    #[test]
+    fn an_id_inside_the_content_is_never_taken_for_the_message_id() {
+        let head = r#"{"result":{"content":[{"type":"text","text":"aaaa"#;
+        for tail in [
+            r#"aa","x":{"id":5}}}"#,
+            r#"aa \",\"id\":5}"}]}}"#,
+            r#"aa"}],"meta":{"id":5}}}"#,
+        ] {
+            assert_eq!(salvage(head, tail).id, None, "{tail}");
+        }
+    }
+
+    #[test]
+    fn a_request_cut_short_is_not_a_response() {
+        let head = r#"{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{"mess"#;
+        assert_eq!(
+            salvage(head, ""),
+            Salvaged {
+                id: Some(json!(3)),
+                response: false
+            }
         );
     }
 }

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
+use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -19,7 +20,7 @@ use tokio::sync::{Semaphore, mpsc};
 
 use crate::edits;
 use crate::error::ProxyError;
-use crate::message::{self, Id, Kind, Message};
+use crate::message::{self, Id, Kind, Message, Salvaged};
 use crate::names::ToolNames;
 use crate::scratch::{Interception, Scratch};
 use crate::text_block;
@@ -162,6 +163,19 @@ impl Relay {
         self.0.busy.load(Ordering::SeqCst)
     }
 
+    /// Whether the session has work under way: a client request waiting for the server's
+    /// answer (one the client cancelled does not count), or scratchpad work.
+    pub(crate) fn in_flight(&self) -> bool {
+        self.busy() > 0
+            || self
+                .0
+                .outstanding
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .values()
+                .any(|(_, pending)| *pending != Pending::Cancelled)
+    }
+
     /// One line from the client.
     pub(crate) async fn client_says(&self, text: String) {
         for item in message::parse(text) {
@@ -192,12 +206,42 @@ impl Relay {
 
     /// A line from the client the transport could not read as text.
     pub(crate) async fn client_unreadable(&self, why: Unreadable) {
-        self.0.send_client(why.response()).await;
+        // A request whose id could be read gets its answer; otherwise JSON-RPC's null id.
+        let id = why.salvaged.id.clone().filter(|_| !why.salvaged.response);
+        self.0
+            .send_client(why.response(&id.unwrap_or(Value::Null)))
+            .await;
     }
 
-    /// A line from the server the transport could not read as text.
+    /// A line from the server the transport could not read as text. When it answered one of
+    /// the client's requests (its id read from what could be read of it), that request gets
+    /// an error saying so instead of waiting forever; a request of the server's own gets an
+    /// error back.
     pub(crate) async fn server_unreadable(&self, why: Unreadable) {
-        self.0.send_server(why.response()).await;
+        let shared = &self.0;
+        let id = why.salvaged.id.clone();
+        if why.salvaged.response
+            && let Some(raw) = id.as_ref()
+            && let Some(key) = Id::of(raw)
+            && let Some(pending) = shared.take(&key)
+        {
+            tracing::warn!(problem = %why.what(), "the server's answer to a client request was unreadable");
+            if pending == Pending::Cancelled {
+                return;
+            }
+            let text = format!(
+                "the MCP server {} answered this request with {}; its diagnostics are in {}",
+                shared.settings.label,
+                why.what(),
+                shared.settings.diagnostics
+            );
+            return shared
+                .send_client(message::error_response(raw, message::INTERNAL_ERROR, &text))
+                .await;
+        }
+        tracing::warn!(problem = %why.what(), "the server sent a message the proxy could not read");
+        let id = id.filter(|_| !why.salvaged.response).unwrap_or(Value::Null);
+        shared.send_server(why.response(&id)).await;
     }
 
     /// The server is gone (`why` says how): every request still waiting for it is answered
@@ -586,15 +630,42 @@ fn decide(scratch: &dyn Scratch, server: &str, tool: &str, message: Message) -> 
     let Some(raw) = message::raw_result(&text) else {
         return Decision::Send(text);
     };
-    // A result the relay cannot hold as a value (a number beyond f64, say) passes unchanged.
     let Ok(result) = serde_json::from_str::<Value>(raw.get()) else {
-        return Decision::Send(text);
+        // A number beyond f64 (`1e400`, 5,000 digits) cannot be held as a value: the result
+        // is decided on its text, and stored with each number as written.
+        return decide_text(scratch, server, tool, text);
     };
     if let Some(task) = edits::created_task(&result) {
         let task = task.to_owned();
         return Decision::Task { task, text };
     }
     decide_value(scratch, server, tool, result, &id, Some(text))
+}
+
+/// [`decide`] on a result the relay holds only as the text of its message.
+fn decide_text(scratch: &dyn Scratch, server: &str, tool: &str, text: String) -> Decision {
+    let Some(raw) = message::raw_result(&text) else {
+        return Decision::Send(text);
+    };
+    let Ok(fields) = serde_json::from_str::<IndexMap<String, &RawValue>>(raw.get()) else {
+        return Decision::Send(text);
+    };
+    let complete = fields
+        .get("resultType")
+        .is_none_or(|kind| kind.get() == r#""complete""#);
+    let failed = fields
+        .get("isError")
+        .is_some_and(|flag| flag.get() == "true");
+    if !complete || fields.contains_key("task") || failed {
+        return Decision::Send(text);
+    }
+    let Some(pointer) = scratch.intercept_text(server, tool, raw.get()) else {
+        return Decision::Send(text);
+    };
+    let Ok(id) = message::head(&text).map(|(_, id)| id) else {
+        return Decision::Send(text);
+    };
+    Decision::Send(edits::replaced_result_text(&id, &fields, &pointer))
 }
 
 /// [`decide`] on the parsed result; `original` is the message's text when the relay still
@@ -744,9 +815,16 @@ fn tool_name(tool: &Value) -> Option<&str> {
     tool.get("name")?.as_str()
 }
 
-/// Why a line could not be read as a message.
+/// Why a line could not be read as a message, and what could be read of it.
+#[derive(Debug, Clone)]
+pub(crate) struct Unreadable {
+    pub(crate) problem: Problem,
+    pub(crate) salvaged: Salvaged,
+}
+
+/// What was wrong with an unreadable line.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Unreadable {
+pub(crate) enum Problem {
     /// Longer than the transport's limit, in bytes.
     TooLong(usize),
     /// Not UTF-8, so not JSON.
@@ -754,22 +832,58 @@ pub(crate) enum Unreadable {
 }
 
 impl Unreadable {
-    fn response(self) -> String {
-        match self {
-            Unreadable::TooLong(limit) => message::error_response(
-                &Value::Null,
-                message::INVALID_REQUEST,
-                &format!(
-                    "a message longer than {} MiB was dropped unread",
-                    limit >> 20
-                ),
-            ),
-            Unreadable::NotUtf8 => message::error_response(
-                &Value::Null,
-                message::PARSE_ERROR,
-                "parse error: the message is not UTF-8 text",
+    /// A line that is not UTF-8: its id read from the text with the bad bytes replaced.
+    pub(crate) fn not_utf8(line: &[u8]) -> Unreadable {
+        let text = String::from_utf8_lossy(line);
+        let salvaged = match message::head(&text) {
+            Ok((kind, id)) => Salvaged {
+                id: Some(id).filter(|id| !id.is_null()),
+                response: matches!(kind, Kind::Response { .. }),
+            },
+            Err(_) => message::salvage(&text, ""),
+        };
+        Unreadable {
+            problem: Problem::NotUtf8,
+            salvaged,
+        }
+    }
+
+    /// A line over `limit` bytes, of which the first and last few KiB are known.
+    pub(crate) fn too_long(limit: usize, head: &[u8], tail: &[u8]) -> Unreadable {
+        Unreadable {
+            problem: Problem::TooLong(limit),
+            salvaged: message::salvage(
+                &String::from_utf8_lossy(head),
+                &String::from_utf8_lossy(tail),
             ),
         }
+    }
+
+    /// What was wrong, in words for an error message.
+    fn what(&self) -> String {
+        match self.problem {
+            Problem::TooLong(limit) => format!(
+                "a message longer than {} MiB, which the proxy dropped unread",
+                limit >> 20
+            ),
+            Problem::NotUtf8 => "a message that is not UTF-8 text".to_owned(),
+        }
+    }
+
+    /// The JSON-RPC error that answers it on the side that sent it.
+    fn response(&self, id: &Value) -> String {
+        let code = match self.problem {
+            Problem::TooLong(_) => message::INVALID_REQUEST,
+            Problem::NotUtf8 => message::PARSE_ERROR,
+        };
+        let text = match self.problem {
+            Problem::TooLong(limit) => format!(
+                "a message longer than {} MiB was dropped unread",
+                limit >> 20
+            ),
+            Problem::NotUtf8 => "parse error: the message is not UTF-8 text".to_owned(),
+        };
+        message::error_response(id, code, &text)
     }
 }
 

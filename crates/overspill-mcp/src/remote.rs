@@ -17,7 +17,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, 
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 use sse_stream::SseByteStream;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use crate::MAX_LINE_BYTES;
 use crate::error::ProxyError;
@@ -219,6 +219,8 @@ struct Link {
     url: reqwest::Url,
     headers: HeaderMap,
     read_timeout: Duration,
+    /// How long the first GET may take to be answered before messages go on without it.
+    open_timeout: Duration,
     relay: Relay,
     session: RwLock<Option<HeaderValue>>,
     protocol: RwLock<Option<HeaderValue>>,
@@ -316,6 +318,7 @@ impl Link {
             url: remote.url.clone(),
             headers,
             read_timeout: remote.read_timeout,
+            open_timeout: remote.connect_timeout,
             relay,
             session: RwLock::new(None),
             protocol: RwLock::new(None),
@@ -363,7 +366,19 @@ impl Link {
             (None, "notifications/initialized") => {
                 Arc::clone(&self).post(text, None, false).await;
                 if !self.listening.swap(true, Ordering::SeqCst) {
-                    tokio::spawn(self.listen());
+                    // The next message waits until the server has answered the GET: a server
+                    // sends its own requests (sampling, elicitation, roots) on that stream and
+                    // drops them while it is not open, so a tool call that overtook the GET
+                    // would never see its sampling request (docs/mcp-proxy.md, "--url").
+                    let (opened, answered) = oneshot::channel();
+                    let timeout = self.open_timeout;
+                    tokio::spawn(self.listen(opened));
+                    if tokio::time::timeout(timeout, answered).await.is_err() {
+                        tracing::warn!(
+                            seconds = timeout.as_secs(),
+                            "the server has not answered the GET stream; messages go on without it"
+                        );
+                    }
                 }
             }
             (None, _) => self.post(text, None, false).await,
@@ -657,8 +672,10 @@ impl Link {
     }
 
     /// The GET stream: what the server sends on its own, reopened (from the last event) when
-    /// it drops. A server that offers none answers 405.
-    async fn listen(self: Arc<Self>) {
+    /// it drops. A server that offers none answers 405. `opened` is told once the server has
+    /// answered the first GET, whatever the answer (dropped unsent if it never does).
+    async fn listen(self: Arc<Self>, opened: oneshot::Sender<()>) {
+        let mut opened = Some(opened);
         let mut place = StreamPlace::default();
         let mut failures = 0;
         let mut renewed = false;
@@ -672,7 +689,14 @@ impl Link {
             if let Some(event) = &place.last_event {
                 request = request.header(LAST_EVENT_ID, event);
             }
-            match request.send().await {
+            let sent = request.send().await;
+            let renewing = !renewed
+                && self.auth.is_some()
+                && matches!(&sent, Ok(response) if response.status() == StatusCode::UNAUTHORIZED);
+            if !renewing && let Some(opened) = opened.take() {
+                let _ = opened.send(());
+            }
+            match sent {
                 Ok(response) if self.ended(response.status()) => {
                     let _ = self.fatal.send(ProxyError::SessionEnded {
                         url: self.url.to_string(),

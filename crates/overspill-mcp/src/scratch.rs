@@ -37,6 +37,11 @@ pub trait Scratch: Send + Sync + 'static {
     /// unchanged.
     fn intercept(&self, server: &str, tool: &str, result: Value) -> Interception;
 
+    /// [`Scratch::intercept`] on a `CallToolResult` held as its JSON text (one with a number
+    /// beyond f64, which a [`Value`] cannot hold): `None` when it passes unchanged, else the
+    /// text the client gets instead.
+    fn intercept_text(&self, server: &str, tool: &str, result: &str) -> Option<String>;
+
     /// Runs the exploration tool `tool` with `args` and returns what the model sees.
     fn call(&self, tool: &str, args: Value) -> String;
 
@@ -78,6 +83,10 @@ impl Scratch for Scratchpad {
             Intercepted::Inline(output) => Interception::Unchanged(output.into_mcp()),
             Intercepted::Pointer(text) | Intercepted::Failed(text) => Interception::Replaced(text),
         }
+    }
+
+    fn intercept_text(&self, server: &str, tool: &str, result: &str) -> Option<String> {
+        Scratchpad::intercept_mcp_text(self, server, tool, result)
     }
 
     fn call(&self, tool: &str, args: Value) -> String {

@@ -147,8 +147,10 @@ pub(crate) async fn read_side<R: AsyncRead + Unpin>(read: R, relay: Relay, side:
                 }
                 continue;
             }
-            Ok(Some(Line::TooLong)) => Unreadable::TooLong(MAX_LINE_BYTES),
-            Ok(Some(Line::NotUtf8)) => Unreadable::NotUtf8,
+            Ok(Some(Line::TooLong { head, tail })) => {
+                Unreadable::too_long(MAX_LINE_BYTES, &head, &tail)
+            }
+            Ok(Some(Line::NotUtf8(line))) => Unreadable::not_utf8(&line),
             Ok(None) | Err(_) => return,
         };
         match side {

@@ -364,10 +364,10 @@ async fn limits_on_sessions_and_bodies_answer_with_their_status() {
     listen.max_body_bytes = 10_000;
     let proxy = start(listen).await;
     let session = proxy.open_session().await;
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}});
+    // A session with its stream open is never reclaimed: the one place is taken.
+    let _get = proxy.open_get(&session).await;
     assert_eq!(
-        proxy.post(None, init, &[]).await.status,
+        proxy.post(None, initialize_request(), &[]).await.status,
         503,
         "one session at most"
     );
@@ -467,6 +467,119 @@ async fn progress_goes_on_the_stream_of_its_call_even_with_a_get_stream_open() {
     proxy.stop().await;
 }
 
+fn initialize_request() -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}})
+}
+
+/// Whether `session` still answers (a `ping`), or is gone (404).
+async fn alive(proxy: &Proxy, session: &str) -> bool {
+    let ping = json!({"jsonrpc": "2.0", "id": 77, "method": "ping"});
+    match proxy.post(Some(session), ping, &[]).await.status {
+        200 => true,
+        404 => false,
+        other => panic!("a ping answered {other}"),
+    }
+}
+
+async fn a_hundred_clients_that_never_delete_are_all_served_and_the_idle_ones_reclaimed() {
+    let proxy = start(Listen::default()).await;
+    let limit = Listen::default().max_sessions;
+    let mut sessions = Vec::new();
+    for client in 0..100 {
+        // Each client initializes, calls a tool and goes away without DELETE.
+        let session = proxy.open_session().await;
+        let pid = proxy.child_of(&session).await;
+        sessions.push((client, session, pid));
+    }
+    let (reclaimed, kept) = sessions.split_at(100 - limit);
+    for (client, session, pid) in reclaimed {
+        assert!(
+            !alive(&proxy, session).await,
+            "client {client}'s session was reclaimed"
+        );
+        wait_until_gone(*pid).await;
+    }
+    for (client, session, _) in kept {
+        assert!(
+            alive(&proxy, session).await,
+            "client {client}'s session is kept"
+        );
+    }
+    proxy.stop().await;
+}
+
+async fn the_least_recently_used_idle_session_is_reclaimed_first() {
+    let mut listen = Listen::default();
+    listen.max_sessions = 3;
+    let proxy = start(listen).await;
+    let first = proxy.open_session().await;
+    let second = proxy.open_session().await;
+    let third = proxy.open_session().await;
+    // The first is used again: the second is now the least recently used.
+    assert!(alive(&proxy, &first).await);
+    let fourth = proxy.open_session().await;
+    assert!(!alive(&proxy, &second).await, "the second was reclaimed");
+    for session in [&first, &third, &fourth] {
+        assert!(alive(&proxy, session).await);
+    }
+    proxy.stop().await;
+}
+
+async fn a_session_with_an_open_stream_or_a_call_in_flight_is_never_reclaimed() {
+    let mut listen = Listen::default();
+    listen.max_sessions = 2;
+    let proxy = start(listen).await;
+    let streaming = proxy.open_session().await;
+    let get = proxy.open_get(&streaming).await;
+    let calling = proxy.open_session().await;
+    // A slow call whose client hangs up: its stream is gone, the call is still in flight.
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                      "params": {"name": "sleep", "arguments": {"ms": 3_000}}});
+    let pending = proxy
+        .http
+        .post(&proxy.url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-session-id", &calling)
+        .body(call.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(pending.status().as_u16(), 200);
+    drop(pending);
+    assert_eq!(
+        proxy.post(None, initialize_request(), &[]).await.status,
+        503,
+        "neither session may be reclaimed"
+    );
+    assert!(alive(&proxy, &streaming).await && alive(&proxy, &calling).await);
+    // Once the stream closes, that session is idle and makes room.
+    drop(get);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let answer = proxy.post(None, initialize_request(), &[]).await;
+        if answer.status == 200 {
+            break;
+        }
+        assert_eq!(answer.status, 503);
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the closed stream never freed its session"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        !alive(&proxy, &streaming).await,
+        "the idle session was reclaimed"
+    );
+    assert!(
+        alive(&proxy, &calling).await,
+        "the session with a call in flight was kept"
+    );
+    proxy.stop().await;
+}
+
 cases!(
     two_http_clients_get_separate_sessions_budgets_and_files,
     delete_ends_the_session_and_its_child,
@@ -477,6 +590,9 @@ cases!(
     a_missing_or_wrong_bearer_token_is_refused_with_401,
     limits_on_sessions_and_bodies_answer_with_their_status,
     what_the_server_sends_on_its_own_reaches_the_get_stream,
+    a_hundred_clients_that_never_delete_are_all_served_and_the_idle_ones_reclaimed,
+    the_least_recently_used_idle_session_is_reclaimed_first,
+    a_session_with_an_open_stream_or_a_call_in_flight_is_never_reclaimed,
 );
 
 fn main() {

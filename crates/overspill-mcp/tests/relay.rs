@@ -328,6 +328,101 @@ async fn a_server_that_never_answers_initialize_gets_an_error_within_the_timeout
     );
 }
 
+async fn an_upstream_answer_that_is_not_utf8_gets_the_client_an_error_naming_the_server() {
+    let mut session = raw(&[]);
+    session.initialize_plain().await;
+    let answer = session.call(4, "not_utf8", json!({})).await;
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("not UTF-8") && message.contains("--overspill-mcp-fixture --raw"),
+        "says what and which server: {message}"
+    );
+    let ping = session.request(json!(5), "ping", json!({})).await;
+    assert_eq!(ping["result"], json!({}), "the session goes on");
+    session.proxy.abort();
+}
+
+async fn an_upstream_answer_over_the_line_limit_gets_the_client_an_error_with_its_id_first_or_last()
+{
+    let mut session = raw(&[]);
+    session.initialize_plain().await;
+    for (id, tool) in [(6, "too_long"), (7, "too_long_id_first")] {
+        let answer = session.call(id, tool, json!({})).await;
+        assert_eq!(answer["error"]["code"], -32603, "{tool}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("longer than 256 MiB") && message.contains("--raw"),
+            "{tool}: {message}"
+        );
+    }
+    let ping = session.request(json!(8), "ping", json!({})).await;
+    assert_eq!(ping["result"], json!({}), "the session goes on");
+    session.proxy.abort();
+}
+
+async fn a_client_line_that_is_not_utf8_keeps_getting_a_parse_error() {
+    use tokio::io::AsyncWriteExt;
+    let mut session = raw(&[]);
+    session.initialize_plain().await;
+    for _ in 0..2 {
+        session
+            .write
+            .write_all(b"{\"a\":\"\xff\xfe\"}\n")
+            .await
+            .unwrap();
+        let error = session.next().await;
+        assert_eq!(error["error"]["code"], -32700, "{error}");
+        assert_eq!(error["id"], Value::Null, "{error}");
+    }
+    let ping = session.request(json!(9), "ping", json!({})).await;
+    assert_eq!(ping["result"], json!({}), "the session goes on");
+    session.proxy.abort();
+}
+
+/// The next line from the proxy, as text (these hold numbers a `Value` cannot).
+async fn next_line(session: &mut RawSession) -> String {
+    tokio::time::timeout(Duration::from_secs(20), session.lines.next_line())
+        .await
+        .expect("no message within 20 s")
+        .unwrap()
+        .expect("the proxy closed the connection")
+}
+
+async fn numbers_beyond_f64_pass_byte_identical_below_the_threshold_and_keep_their_text_when_stored()
+ {
+    let mut session = raw(&[]);
+    session.initialize_plain().await;
+    let call = |id: i64, pad: usize| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "numbers", "arguments": {"pad": pad}}})
+    };
+    session.send(call(11, 0)).await;
+    let small = next_line(&mut session).await;
+    assert_eq!(
+        small,
+        format!(
+            r#"{{"jsonrpc":"2.0","id":11,"result":{}}}"#,
+            raw_server::numbers_result(0)
+        ),
+        "below the threshold the answer is the server's, byte for byte"
+    );
+    session.send(call(12, 200_000)).await;
+    let large: Value = serde_json::from_str(&next_line(&mut session).await).unwrap();
+    let pointer = large["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(pointer.starts_with("[overspill]"), "intercepted: {pointer}");
+    assert!(large["result"].get("structuredContent").is_none());
+    let stored = std::fs::read_to_string(session.dir.path().join(pointer_file(pointer))).unwrap();
+    for number in raw_server::awkward_numbers() {
+        assert!(
+            stored.contains(&number),
+            "the stored file keeps {}",
+            &number[..number.len().min(12)]
+        );
+    }
+    session.proxy.abort();
+}
+
 cases!(
     the_clients_initialize_reaches_the_server_as_sent_and_only_tools_and_one_line_are_added,
     unknown_fields_on_tools_and_results_arrive_intact,
@@ -340,6 +435,10 @@ cases!(
     a_method_that_is_not_a_string_gets_an_invalid_request_with_its_id,
     a_call_with_a_name_that_is_not_a_string_or_bad_arguments_gets_invalid_params,
     a_server_that_never_answers_initialize_gets_an_error_within_the_timeout,
+    an_upstream_answer_that_is_not_utf8_gets_the_client_an_error_naming_the_server,
+    an_upstream_answer_over_the_line_limit_gets_the_client_an_error_with_its_id_first_or_last,
+    a_client_line_that_is_not_utf8_keeps_getting_a_parse_error,
+    numbers_beyond_f64_pass_byte_identical_below_the_threshold_and_keep_their_text_when_stored,
 );
 
 fn main() {

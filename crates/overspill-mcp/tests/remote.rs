@@ -26,7 +26,7 @@ use overspill::Scratchpad;
 use overspill_mcp::{ProxyError, ProxyOptions, Remote, parse_header};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use harness::*;
 
@@ -311,6 +311,128 @@ async fn messages_the_server_sends_on_its_own_arrive_over_the_get_stream() {
     raw.proxy.abort();
 }
 
+/// A server that sends its own request on the GET stream the moment a call arrives, and drops
+/// it when no GET stream is open yet, as the conformance suite's server does; it answers the GET
+/// only after `delay` (a slow network).
+#[derive(Default)]
+struct Eager {
+    delay: Duration,
+    get: Mutex<Option<tokio::sync::mpsc::Sender<String>>>,
+    answers: Mutex<std::collections::HashMap<String, tokio::sync::oneshot::Sender<Value>>>,
+}
+
+async fn eager(State(server): State<Arc<Eager>>, request: Request) -> Response {
+    use axum::http::{Method, StatusCode};
+    if request.method() == Method::GET {
+        tokio::time::sleep(server.delay).await;
+        let (sender, receiver) = tokio::sync::mpsc::channel::<String>(8);
+        *server.get.lock().unwrap() = Some(sender);
+        let events = futures_util::stream::unfold(receiver, |mut receiver| async move {
+            let text = receiver.recv().await?;
+            let event = axum::response::sse::Event::default().data(text);
+            Some((Ok::<_, std::convert::Infallible>(event), receiver))
+        });
+        return axum::response::sse::Sse::new(events).into_response();
+    }
+    let body = axum::body::to_bytes(request.into_body(), 1 << 20)
+        .await
+        .unwrap();
+    let message: Value = serde_json::from_slice(&body).unwrap();
+    let id = message["id"].clone();
+    let answer = |result: Value| {
+        let text = json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string();
+        (
+            [
+                ("content-type", "application/json"),
+                ("mcp-session-id", "eager-1"),
+            ],
+            text,
+        )
+            .into_response()
+    };
+    match message["method"].as_str() {
+        Some("initialize") => answer(json!({"protocolVersion": "2025-06-18",
+            "capabilities": {"tools": {}}, "serverInfo": {"name": "eager", "version": "0"}})),
+        Some("tools/list") => answer(json!({"tools": [
+            {"name": "sample", "inputSchema": {"type": "object"}}]})),
+        Some("tools/call") => {
+            let get = server.get.lock().unwrap().clone();
+            let Some(get) = get else {
+                // What a real server does with a request it has no stream for: drops it.
+                return answer(json!({"content": [{"type": "text", "text": "dropped"}]}));
+            };
+            let (delivered, answered) = tokio::sync::oneshot::channel();
+            server
+                .answers
+                .lock()
+                .unwrap()
+                .insert("sampling-1".to_owned(), delivered);
+            let request = json!({"jsonrpc": "2.0", "id": "sampling-1",
+                "method": "sampling/createMessage", "params": {"maxTokens": 10,
+                "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]}});
+            get.send(request.to_string()).await.unwrap();
+            let sampled = tokio::time::timeout(Duration::from_secs(10), answered)
+                .await
+                .map_or(Value::Null, Result::unwrap);
+            let text = sampled["result"]["content"]["text"].clone();
+            answer(json!({"content": [{"type": "text", "text": text}]}))
+        }
+        None if message.get("result").is_some() => {
+            let waiting = id
+                .as_str()
+                .and_then(|id| server.answers.lock().unwrap().remove(id));
+            if let Some(waiting) = waiting {
+                let _ = waiting.send(message);
+            }
+            StatusCode::ACCEPTED.into_response()
+        }
+        _ => StatusCode::ACCEPTED.into_response(),
+    }
+}
+
+/// Serves [`Eager`] on a loopback port; returns its URL.
+async fn serve_eager(delay: Duration) -> String {
+    let server = Arc::new(Eager {
+        delay,
+        ..Eager::default()
+    });
+    let router = axum::Router::new().route("/mcp", axum::routing::any(eager).with_state(server));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    format!("http://{address}/mcp")
+}
+
+async fn a_server_request_sent_the_moment_a_call_arrives_reaches_the_client_despite_a_slow_get() {
+    // Each session: the call follows `notifications/initialized` at once, and the server
+    // answers the GET 300 ms late. Before the fix every one of these lost its request.
+    for session in 0..5 {
+        let url = serve_eager(Duration::from_millis(300)).await;
+        let dir = tempfile::tempdir().unwrap();
+        let options = ProxyOptions::remote("eager", Remote::new(&url).unwrap());
+        let mut raw = RawSession::start(scratchpad(dir.path()), dir, options);
+        raw.initialize_plain().await;
+        raw.send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": "sample", "arguments": {}}}))
+            .await;
+        let request = raw.next().await;
+        assert_eq!(
+            request["method"], "sampling/createMessage",
+            "session {session}: the server's request did not arrive first: {request}"
+        );
+        raw.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": {
+            "role": "assistant", "model": "scripted",
+            "content": {"type": "text", "text": "sampled"}}}))
+            .await;
+        let answer = raw.response(&json!(7)).await;
+        assert_eq!(
+            answer["result"]["content"][0]["text"], "sampled",
+            "session {session}: {answer}"
+        );
+        raw.proxy.abort();
+    }
+}
+
 cases!(
     a_remote_server_answering_with_event_streams_is_relayed_and_large_results_stored,
     a_remote_server_answering_with_json_is_relayed_and_large_results_stored,
@@ -319,6 +441,7 @@ cases!(
     a_401_tells_the_client_and_the_proxy_what_to_do_without_showing_the_token,
     a_session_the_server_forgot_is_a_clear_error,
     messages_the_server_sends_on_its_own_arrive_over_the_get_stream,
+    a_server_request_sent_the_moment_a_call_arrives_reaches_the_client_despite_a_slow_get,
 );
 
 fn main() {

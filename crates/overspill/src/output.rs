@@ -31,6 +31,11 @@ pub struct ToolOutput {
 enum Content {
     Text(String),
     Mcp(Value),
+    /// A `CallToolResult` as its JSON text, read without converting numbers: `1e400` or a
+    /// 5,000-digit integer, which a [`Value`] cannot hold, keep their text. Made only by
+    /// [`Scratchpad::intercept_mcp_text`](crate::Scratchpad::intercept_mcp_text), which never
+    /// hands the output back.
+    McpJson(String),
 }
 
 /// What [`ToolOutput::normalise`] makes of an output.
@@ -43,6 +48,25 @@ pub(crate) enum Normalised<'a> {
 }
 
 impl ToolOutput {
+    /// An MCP `CallToolResult` as its JSON text (see [`Content::McpJson`]).
+    pub(crate) fn mcp_json(result: String) -> ToolOutput {
+        #[derive(serde::Deserialize)]
+        struct Flag {
+            #[serde(default, rename = "isError")]
+            is_error: Option<Value>,
+        }
+        let is_error = serde_json::from_str::<Flag>(&result)
+            .ok()
+            .and_then(|flag| flag.is_error)
+            .and_then(|flag| flag.as_bool())
+            == Some(true);
+        ToolOutput {
+            content: Content::McpJson(result),
+            is_error,
+            min_tokens: None,
+        }
+    }
+
     /// A plain-text result (which may hold JSON, Markdown or anything else).
     pub fn text(text: impl Into<String>) -> ToolOutput {
         ToolOutput {
@@ -93,7 +117,7 @@ impl ToolOutput {
     pub fn as_text(&self) -> Option<&str> {
         match &self.content {
             Content::Text(text) => Some(text),
-            Content::Mcp(_) => None,
+            Content::Mcp(_) | Content::McpJson(_) => None,
         }
     }
 
@@ -101,7 +125,7 @@ impl ToolOutput {
     pub fn as_mcp(&self) -> Option<&Value> {
         match &self.content {
             Content::Mcp(value) => Some(value),
-            Content::Text(_) => None,
+            Content::Text(_) | Content::McpJson(_) => None,
         }
     }
 
@@ -110,6 +134,8 @@ impl ToolOutput {
     pub fn into_mcp(self) -> Value {
         match self.content {
             Content::Mcp(value) => value,
+            // Never reached from outside the crate (see `Content::McpJson`).
+            Content::McpJson(text) => serde_json::from_str(&text).unwrap_or(Value::Null),
             Content::Text(text) => {
                 let mut result = serde_json::json!({"content": [{"type": "text", "text": text}]});
                 if self.is_error {
@@ -133,6 +159,7 @@ impl ToolOutput {
         match &self.content {
             Content::Text(text) => Normalised::Store(strip_footer(Cow::Borrowed(text), footer)),
             Content::Mcp(result) => normalise_mcp(result, footer),
+            Content::McpJson(text) => normalise_mcp_json(text, footer),
         }
     }
 }
@@ -153,20 +180,13 @@ fn normalise_mcp<'a>(result: &'a Value, footer: Option<&str>) -> Normalised<'a> 
     let Some(object) = result.as_object() else {
         return Normalised::PassThrough("not a CallToolResult object");
     };
-    let blocks: &[Value] = match object.get("content") {
-        Some(Value::Array(blocks)) => blocks,
-        None | Some(Value::Null) => &[],
-        Some(_) => return Normalised::PassThrough("`content` is not an array"),
+    let content = object.get("content");
+    let texts = match block_texts(content) {
+        Ok(texts) => texts,
+        Err(why) => return Normalised::PassThrough(why),
     };
-    let mut texts: Vec<&'a str> = Vec::with_capacity(blocks.len());
-    for block in blocks {
-        match block_text(block) {
-            Some(text) => texts.push(text),
-            None => return Normalised::PassThrough("a content block that is not text"),
-        }
-    }
     let structured = object.get("structuredContent").filter(|v| !v.is_null());
-    if texts.is_empty() && !object.contains_key("content") && structured.is_none() {
+    if texts.is_empty() && content.is_none() && structured.is_none() {
         return Normalised::PassThrough("neither `content` nor `structuredContent`");
     }
     if let Some(structured) = structured
@@ -174,11 +194,70 @@ fn normalise_mcp<'a>(result: &'a Value, footer: Option<&str>) -> Normalised<'a> 
     {
         return Normalised::Store(Cow::Owned(structured.to_string()));
     }
-    let joined = match texts.as_slice() {
+    Normalised::Store(strip_footer(joined(&texts), footer))
+}
+
+/// [`normalise_mcp`] on a result's JSON text: the same rules, with `structuredContent` stored
+/// as the text it was sent as, so every number keeps its digits (`1e400`, `1E2`, `-0`).
+fn normalise_mcp_json<'a>(text: &'a str, footer: Option<&str>) -> Normalised<'a> {
+    use serde_json::value::RawValue;
+    #[derive(serde::Deserialize)]
+    struct Parts<'a> {
+        #[serde(default, borrow)]
+        content: Option<&'a RawValue>,
+        #[serde(default, borrow, rename = "structuredContent")]
+        structured: Option<&'a RawValue>,
+    }
+    let Ok(parts) = serde_json::from_str::<Parts>(text) else {
+        return Normalised::PassThrough("not a CallToolResult object");
+    };
+    let content = match parts
+        .content
+        .map(|raw| serde_json::from_str::<Value>(raw.get()))
+    {
+        None => None,
+        Some(Ok(value)) => Some(value),
+        Some(Err(_)) => return Normalised::PassThrough("content blocks that cannot be read"),
+    };
+    let texts = match block_texts(content.as_ref()) {
+        Ok(texts) => texts,
+        Err(why) => return Normalised::PassThrough(why),
+    };
+    let structured = parts.structured.filter(|raw| raw.get() != "null");
+    if texts.is_empty() && content.is_none() && structured.is_none() {
+        return Normalised::PassThrough("neither `content` nor `structuredContent`");
+    }
+    if let Some(raw) = structured {
+        // A value with a number a `Value` cannot hold is no one-string wrapper.
+        let wrapper = serde_json::from_str::<Value>(raw.get())
+            .is_ok_and(|structured| wraps_text(&structured, &texts));
+        if !wrapper {
+            return Normalised::Store(Cow::Borrowed(raw.get()));
+        }
+    }
+    let stored = strip_footer(joined(&texts), footer);
+    Normalised::Store(Cow::Owned(stored.into_owned()))
+}
+
+/// The texts of a result's `content` blocks, or why the result passes through.
+fn block_texts(content: Option<&Value>) -> Result<Vec<&str>, &'static str> {
+    let blocks: &[Value] = match content {
+        Some(Value::Array(blocks)) => blocks,
+        None | Some(Value::Null) => &[],
+        Some(_) => return Err("`content` is not an array"),
+    };
+    blocks
+        .iter()
+        .map(|block| block_text(block).ok_or("a content block that is not text"))
+        .collect()
+}
+
+/// The blocks' texts joined with `\n`; a single block is taken as it is.
+fn joined<'a>(texts: &[&'a str]) -> Cow<'a, str> {
+    match texts {
         [one] => Cow::Borrowed(*one),
         many => Cow::Owned(many.join("\n")),
-    };
-    Normalised::Store(strip_footer(joined, footer))
+    }
 }
 
 /// Whether `structuredContent` is only a wrapper around the text blocks: an object with one key
@@ -350,5 +429,34 @@ mod tests {
             ToolOutput::text("boom").with_error(true).into_mcp(),
             json!({"content": [{"type": "text", "text": "boom"}], "isError": true})
         );
+    }
+
+    #[test]
+    fn a_result_given_as_text_keeps_every_number_of_its_structured_content() {
+        let text = r#"{"content":[{"type":"text","text":"n"}],"structuredContent":{"v":[1e400,-0,1.0,1E2]}}"#;
+        assert_eq!(
+            stored(&ToolOutput::mcp_json(text.to_owned())),
+            r#"{"v":[1e400,-0,1.0,1E2]}"#
+        );
+    }
+
+    #[test]
+    fn a_result_given_as_text_follows_the_same_rules_as_a_parsed_one() {
+        for result in [
+            json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}),
+            json!({"content": [{"type": "text", "text": "x"}], "structuredContent": {"result": "x"}}),
+            json!({"content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]}),
+            json!({"isError": true, "content": []}),
+            json!({"other": 1}),
+        ] {
+            let parsed = ToolOutput::mcp(result.clone());
+            let text = ToolOutput::mcp_json(result.to_string());
+            assert_eq!(parsed.is_error(), text.is_error(), "{result}");
+            match (parsed.normalise(None), text.normalise(None)) {
+                (Normalised::Store(a), Normalised::Store(b)) => assert_eq!(a, b, "{result}"),
+                (Normalised::PassThrough(_), Normalised::PassThrough(_)) => {}
+                (a, b) => panic!("{result}: {a:?} vs {b:?}"),
+            }
+        }
     }
 }

@@ -121,6 +121,22 @@ impl Scratchpad {
         self.inner.intercept(server, tool, output)
     }
 
+    /// [`intercept`](Scratchpad::intercept) for an MCP `CallToolResult` given as its JSON
+    /// text, read without converting its numbers: a result whose structured content holds
+    /// `1e400` or a 5,000-digit integer (which a [`serde_json::Value`] cannot hold) is decided
+    /// like any other, and stored with every number as it was written. `None` when the result
+    /// passes unchanged (send `result` as it is); otherwise the text that replaces it (the
+    /// pointer, or the notice of a failed store).
+    pub fn intercept_mcp_text(&self, server: &str, tool: &str, result: &str) -> Option<String> {
+        match self
+            .inner
+            .intercept(server, tool, ToolOutput::mcp_json(result.to_owned()))
+        {
+            Intercepted::Inline(_) => None,
+            Intercepted::Pointer(text) | Intercepted::Failed(text) => Some(text),
+        }
+    }
+
     /// Runs the tool `tool` with `arguments` (JSON text) and returns exactly what the model
     /// receives: the extraction and its footer, or an error object (a successful tool result
     /// the model can react to). Never fails.

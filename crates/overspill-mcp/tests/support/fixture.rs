@@ -112,6 +112,8 @@ impl ServerHandler for Fixture {
             json!({"name": "notify_later", "description": "answers, then logs a message",
                    "inputSchema": object}),
             json!({"name": "pid", "description": "the server's process id", "inputSchema": object}),
+            json!({"name": "sleep", "description": "answers after `ms` milliseconds",
+                   "inputSchema": {"type": "object", "properties": {"ms": {"type": "integer"}}}}),
             json!({"name": "progress", "description": "reports progress, then answers",
                    "inputSchema": object}),
             json!({"name": "echo_args", "description": "returns its arguments",
@@ -202,6 +204,11 @@ impl ServerHandler for Fixture {
             "crash" => std::process::exit(3),
             "pid" => {
                 CallToolResult::success(vec![ContentBlock::text(std::process::id().to_string())])
+            }
+            "sleep" => {
+                let ms = args["ms"].as_u64().unwrap_or(1_000);
+                tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+                CallToolResult::success(vec![ContentBlock::text("slept")])
             }
             "notify_later" => {
                 let peer = context.peer.clone();

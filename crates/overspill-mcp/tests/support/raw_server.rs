@@ -9,7 +9,10 @@
 //! `tasks/result` is that large result), `needs_input` (a large `input_required` result),
 //! `failing` (a large `isError` result), `ask` (an `elicitation/create` request to the client,
 //! answered with what the client sent), `late` (waits for the call's cancellation, then
-//! answers anyway with the large result). `custom/echo` returns its params;
+//! answers anyway with the large result), `not_utf8` (an answer with a byte that is not
+//! UTF-8), `too_long` and `too_long_id_first` (an answer one byte over the proxy's line limit,
+//! its id last as the TypeScript SDK writes it, or first), `numbers` (structured content with
+//! numbers beyond f64, `-0`, `1.0` and `1E2`, padded to `pad` bytes). `custom/echo` returns its params;
 //! `notifications/cancelled` is answered with a log notification naming the request.
 
 use std::io::{BufRead, Write};
@@ -29,6 +32,10 @@ pub fn tools() -> Value {
         {"name": "failing", "inputSchema": object},
         {"name": "ask", "inputSchema": object},
         {"name": "late", "inputSchema": object},
+        {"name": "not_utf8", "inputSchema": object},
+        {"name": "too_long", "inputSchema": object},
+        {"name": "too_long_id_first", "inputSchema": object},
+        {"name": "numbers", "inputSchema": object},
     ])
 }
 
@@ -45,6 +52,28 @@ pub fn big_text() -> String {
         .collect()
 }
 
+/// The numbers `numbers` sends, as written: none survives a round trip through `f64`.
+pub fn awkward_numbers() -> Vec<String> {
+    let huge = format!("1{}", "0".repeat(5_000));
+    vec![
+        "1e400".to_owned(),
+        huge,
+        "-0".to_owned(),
+        "1.0".to_owned(),
+        "1E2".to_owned(),
+    ]
+}
+
+/// The text of the `numbers` result: its structured content holds [`awkward_numbers`] and a
+/// string of `pad` bytes.
+pub fn numbers_result(pad: usize) -> String {
+    format!(
+        r#"{{"content":[{{"type":"text","text":"numbers"}}],"structuredContent":{{"values":[{}],"pad":"{}"}}}}"#,
+        awkward_numbers().join(","),
+        "p ".repeat(pad / 2)
+    )
+}
+
 /// The instructions the raw server sends.
 pub const INSTRUCTIONS: &str = "Raw fixture.";
 
@@ -52,11 +81,7 @@ pub fn run() {
     let silent = std::env::args().any(|arg| arg == "--silent");
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
-    let mut out = std::io::stdout();
-    let mut send = |message: Value| {
-        let _ = writeln!(out, "{message}");
-        let _ = out.flush();
-    };
+    let send = |message: Value| send_raw(message.to_string().as_bytes());
     while let Some(Ok(line)) = lines.next() {
         let Ok(message) = serde_json::from_str::<Value>(&line) else {
             continue;
@@ -78,6 +103,44 @@ pub fn run() {
             Some("tools/call") => {
                 let name = params["name"].as_str().unwrap_or_default();
                 let task = params.get("task").is_some();
+                let limit = overspill_mcp::MAX_LINE_BYTES;
+                match name {
+                    "not_utf8" => {
+                        let start = format!(
+                            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"caf"#
+                        );
+                        send_raw(&[start.as_bytes(), b"\xe9\"}]}}"].concat());
+                        continue;
+                    }
+                    "too_long" | "too_long_id_first" => {
+                        let (start, end) = if name == "too_long" {
+                            (
+                                r#"{"result":{"content":[{"type":"text","text":""#.to_owned(),
+                                format!(r#""}}]}},"jsonrpc":"2.0","id":{id}}}"#),
+                            )
+                        } else {
+                            (
+                                format!(
+                                    r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":""#
+                                ),
+                                r#""}]}}"#.to_owned(),
+                            )
+                        };
+                        let fill = vec![b'x'; limit + 1 - start.len() - end.len()];
+                        send_raw(&[start.as_bytes(), &fill, end.as_bytes()].concat());
+                        continue;
+                    }
+                    "numbers" => {
+                        let pad = params["arguments"]["pad"].as_u64().unwrap_or(0) as usize;
+                        let text = format!(
+                            r#"{{"jsonrpc":"2.0","id":{id},"result":{}}}"#,
+                            numbers_result(pad)
+                        );
+                        send_raw(text.as_bytes());
+                        continue;
+                    }
+                    _ => {}
+                }
                 let result = match name {
                     "vendor" => vendor_result(),
                     "progress" => {
@@ -145,6 +208,14 @@ pub fn run() {
             _ => {}
         }
     }
+}
+
+/// Writes `bytes` as one line on stdout.
+fn send_raw(bytes: &[u8]) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(bytes);
+    let _ = out.write_all(b"\n");
+    let _ = out.flush();
 }
 
 fn big_result() -> Value {
