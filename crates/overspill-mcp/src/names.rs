@@ -51,19 +51,16 @@ impl ToolNames {
     }
 
     /// The first upstream tool (in the order given) whose name an exploration tool also has.
-    ///
-    /// # Errors
-    ///
-    /// [`ProxyError::NameClash`], naming the tool and suggesting `--tool-prefix`.
-    pub fn check_clash<'a>(
-        &self,
-        upstream: impl IntoIterator<Item = &'a str>,
-    ) -> Result<(), ProxyError> {
-        match upstream.into_iter().find(|name| self.local(name).is_some()) {
-            Some(name) => Err(ProxyError::NameClash {
-                name: name.to_owned(),
-            }),
-            None => Ok(()),
+    pub fn clash<'a>(&self, upstream: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+        upstream.into_iter().find(|name| self.local(name).is_some())
+    }
+
+    /// The same tools behind another prefix (one [`ToolNames::new`] accepted, or made by the
+    /// proxy from letters, digits and `_`).
+    pub fn with_prefix(&self, prefix: &str) -> ToolNames {
+        ToolNames {
+            prefix: prefix.to_owned(),
+            local: self.local.clone(),
         }
     }
 }
@@ -94,19 +91,14 @@ mod tests {
     }
 
     #[test]
-    fn an_upstream_tool_named_like_an_exploration_tool_is_a_clash_suggesting_the_prefix() {
-        let error = names(None).check_clash(["read_file", "grep"]).unwrap_err();
-        assert!(matches!(&error, ProxyError::NameClash { name } if name == "grep"));
-        assert!(error.to_string().contains("--tool-prefix"));
+    fn an_upstream_tool_named_like_an_exploration_tool_is_a_clash() {
+        assert_eq!(names(None).clash(["read_file", "grep"]), Some("grep"));
     }
 
     #[test]
     fn a_prefix_resolves_the_clash() {
-        assert!(
-            names(Some("sp_"))
-                .check_clash(["read_file", "grep"])
-                .is_ok()
-        );
+        assert_eq!(names(Some("sp_")).clash(["read_file", "grep"]), None);
+        assert_eq!(names(None).with_prefix("sp_").clash(["grep"]), None);
     }
 
     #[test]

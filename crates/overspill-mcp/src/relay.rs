@@ -8,7 +8,7 @@
 //! writes to two channels, so stdio and Streamable HTTP drive the same code.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
@@ -58,8 +58,9 @@ pub(crate) struct Relay(Arc<Shared>);
 struct Shared {
     scratch: Arc<dyn Scratch>,
     settings: Settings,
-    names: ToolNames,
-    exploration: Vec<Value>,
+    /// The exploration tools as the client sees them; renamed when a server's tool takes
+    /// one of their names.
+    exploration: RwLock<Arc<Exploration>>,
     ports: Ports,
     /// The client's requests that went upstream and await their response.
     outstanding: Mutex<HashMap<Id, (Value, Pending)>>,
@@ -69,8 +70,34 @@ struct Shared {
     schemas: RwLock<HashMap<String, Arc<Value>>>,
     jobs: Arc<Semaphore>,
     busy: Arc<AtomicUsize>,
-    /// Whether a tool list has been answered (a clash is fatal only in the first one).
-    listed: AtomicBool,
+}
+
+/// The exploration tools under the names the client sees.
+struct Exploration {
+    names: ToolNames,
+    /// Their MCP definitions, named so.
+    definitions: Vec<Value>,
+}
+
+impl Exploration {
+    /// `scratch`'s exploration tools behind `prefix`.
+    fn new(scratch: &dyn Scratch, prefix: &str) -> Result<Exploration, ProxyError> {
+        let definitions = scratch.tool_definitions();
+        let local = definitions
+            .iter()
+            .filter_map(|definition| definition.get("name")?.as_str().map(str::to_owned));
+        let names = ToolNames::new(Some(prefix), local)?;
+        let definitions = definitions
+            .into_iter()
+            .map(|mut definition| {
+                if let Some(name) = definition.get("name").and_then(Value::as_str) {
+                    definition["name"] = Value::String(names.exposed(name));
+                }
+                definition
+            })
+            .collect();
+        Ok(Exploration { names, definitions })
+    }
 }
 
 /// What to do with the response to a client request.
@@ -129,32 +156,17 @@ impl Relay {
         settings: Settings,
         ports: Ports,
     ) -> Result<Relay, ProxyError> {
-        let definitions = scratch.tool_definitions();
-        let local = definitions
-            .iter()
-            .filter_map(|definition| definition.get("name")?.as_str().map(str::to_owned));
-        let names = ToolNames::new(Some(scratch.tool_prefix()), local)?;
-        let exploration = definitions
-            .into_iter()
-            .map(|mut definition| {
-                if let Some(name) = definition.get("name").and_then(Value::as_str) {
-                    definition["name"] = Value::String(names.exposed(name));
-                }
-                definition
-            })
-            .collect();
+        let exploration = Exploration::new(&*scratch, &scratch.tool_prefix())?;
         Ok(Relay(Arc::new(Shared {
             scratch,
             settings,
-            names,
-            exploration,
+            exploration: RwLock::new(Arc::new(exploration)),
             ports,
             outstanding: Mutex::new(HashMap::new()),
             tasks: Mutex::new(HashMap::new()),
             schemas: RwLock::new(HashMap::new()),
             jobs: Arc::new(Semaphore::new(CONCURRENT_JOBS)),
             busy: Arc::new(AtomicUsize::new(0)),
-            listed: AtomicBool::new(false),
         })))
     }
 
@@ -328,7 +340,7 @@ impl Relay {
             Pending::Forward => message.text,
             Pending::Cancelled => return,
             Pending::Initialize | Pending::Discover => edit_result(message.text, |result| {
-                edits::server_info(result, &shared.names)
+                edits::server_info(result, &shared.exploration().names)
             }),
             Pending::ToolsList { first_page } => {
                 let id = message.id.clone();
@@ -383,7 +395,7 @@ impl Relay {
                 ))
                 .await;
         };
-        if let Some(local) = shared.names.local(&name) {
+        if let Some(local) = shared.exploration().names.local(&name) {
             return match exploration_arguments(params.arguments) {
                 Ok(arguments) => self.explore(message.id, local.to_owned(), arguments),
                 Err(reason) => {
@@ -520,25 +532,8 @@ impl Relay {
             return Ok(message.text);
         };
         shared.record_schemas(tools);
-        let first_list = !shared.listed.swap(true, Ordering::SeqCst);
-        let clash = tools
-            .iter()
-            .filter_map(tool_name)
-            .find(|name| shared.names.local(name).is_some())
-            .map(str::to_owned);
-        if let Some(name) = clash {
-            if first_list {
-                return Err(ProxyError::NameClash { name });
-            }
-            // A later list (after list_changed): the exploration tool wins, or the stored
-            // outputs would become unreachable.
-            tracing::warn!(tool = %name, "an upstream tool is hidden behind the exploration tool of the same name; use --tool-prefix");
-        }
-        if first_page {
-            tools.retain(|tool| {
-                tool_name(tool).is_none_or(|name| shared.names.local(name).is_none())
-            });
-        }
+        let upstream: Vec<&str> = tools.iter().filter_map(tool_name).collect();
+        shared.rename_on_clash(&upstream)?;
         for tool in tools.iter_mut() {
             let intercepted = tool_name(tool)
                 .is_some_and(|name| shared.scratch.intercepts(&shared.settings.server, name));
@@ -548,17 +543,16 @@ impl Relay {
                 tool.remove("outputSchema");
             }
         }
-        let single_page = value
+        let last_page = value
             .get("result")
             .and_then(|result| result.get("nextCursor"))
             .is_none_or(Value::is_null);
+        let single_page = first_page && last_page;
         let tools = value
             .get_mut("result")
             .and_then(|result| result.get_mut("tools"))
             .and_then(Value::as_array_mut);
-        if let Some(tools) = tools
-            && first_page
-        {
+        if let Some(tools) = tools {
             if single_page {
                 let names: Vec<String> = tools
                     .iter()
@@ -569,7 +563,11 @@ impl Relay {
                     .scratch
                     .set_server_tools(&shared.settings.server, names);
             }
-            tools.splice(0..0, shared.exploration.iter().cloned());
+            // After the server's own tools, on the last page: every rename a clash on any page
+            // caused has happened by then.
+            if last_page {
+                tools.extend(shared.exploration().definitions.iter().cloned());
+            }
         }
         Ok(value.to_string())
     }
@@ -704,6 +702,54 @@ fn decide_value(
 }
 
 impl Shared {
+    fn exploration(&self) -> Arc<Exploration> {
+        Arc::clone(
+            &self
+                .exploration
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    /// When one of `upstream`'s tools has an exploration tool's name, the exploration tools
+    /// take a prefix no upstream tool clashes with (`overspill_`, then `overspill2_`, …), the
+    /// scratchpad's pointers name them so from now on, and stderr says so: the server's tool
+    /// keeps its name, the session goes on (docs/mcp-proxy.md, "Tool names").
+    fn rename_on_clash(&self, upstream: &[&str]) -> Result<(), ProxyError> {
+        let current = self.exploration();
+        let Some(clash) = current.names.clash(upstream.iter().copied()) else {
+            return Ok(());
+        };
+        let prefix = (1..=99)
+            .map(|n| match n {
+                1 => "overspill_".to_owned(),
+                n => format!("overspill{n}_"),
+            })
+            .find(|prefix| {
+                current
+                    .names
+                    .with_prefix(prefix)
+                    .clash(upstream.iter().copied())
+                    .is_none()
+            })
+            .ok_or_else(|| ProxyError::NameClash {
+                name: clash.to_owned(),
+            })?;
+        let renamed = Exploration::new(&*self.scratch, &prefix)?;
+        tracing::warn!(
+            server = %self.settings.label,
+            tool = %clash,
+            "the server has a tool named like an exploration tool; the exploration tools are now called {} and so on (choose with --tool-prefix)",
+            renamed.names.exposed("grep")
+        );
+        self.scratch.set_tool_prefix(&prefix);
+        *self
+            .exploration
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(renamed);
+        Ok(())
+    }
+
     fn expect(&self, id: &Id, raw: &Value, pending: Pending) {
         self.outstanding
             .lock()

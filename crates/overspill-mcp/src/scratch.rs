@@ -22,9 +22,13 @@ pub trait Scratch: Send + Sync + 'static {
 
     /// The prefix before the exploration tools' names as the client sees them (`sp_` →
     /// `sp_grep`); `""` for none. The pointer must name the tools the same way.
-    fn tool_prefix(&self) -> &str {
-        ""
+    fn tool_prefix(&self) -> String {
+        String::new()
     }
+
+    /// Puts `prefix` before the exploration tools' names from now on (the proxy renames them
+    /// when a server's tool takes one of their names), so that pointers name them so.
+    fn set_tool_prefix(&self, prefix: &str);
 
     /// Records the tools `server` offers, so its threshold patterns resolve to them.
     fn set_server_tools(&self, server: &str, tools: Vec<String>);
@@ -64,8 +68,12 @@ impl Scratch for Scratchpad {
         Scratchpad::tool_definitions(self, ToolFormat::Mcp)
     }
 
-    fn tool_prefix(&self) -> &str {
-        Scratchpad::tool_prefix(self)
+    fn tool_prefix(&self) -> String {
+        Scratchpad::tool_prefix(self).to_string()
+    }
+
+    fn set_tool_prefix(&self, prefix: &str) {
+        Scratchpad::set_tool_prefix(self, prefix);
     }
 
     fn set_server_tools(&self, server: &str, tools: Vec<String>) {

@@ -441,6 +441,136 @@ fn conformance_server_scenarios_pass_through_listen_as_they_pass_directly() {
     );
 }
 
+/// The suite's server scenarios in which the server sends the client a request (sampling,
+/// elicitation) in the middle of a tool call: the ones a proxy loses when it relays the call
+/// before the server's GET stream is open.
+const SERVER_REQUEST_SCENARIOS: [&str; 4] = [
+    "tools-call-sampling",
+    "tools-call-elicitation",
+    "elicitation-sep1034-defaults",
+    "elicitation-sep1330-enums",
+];
+
+/// How often each of them runs through each proxy.
+const REPEATS: usize = 30;
+
+/// Each of [`SERVER_REQUEST_SCENARIOS`], [`REPEATS`] times, against the conformance server over
+/// HTTP through `overspill mcp --listen --url` and through stdio `overspill mcp --url` (as the
+/// child of a `--listen` proxy, which the suite can drive): every run passes, so no server
+/// request was lost (a lost one hangs the call until the suite gives up). Runs go four at a time.
+#[test]
+fn conformance_server_requests_are_never_lost_through_url() {
+    let Some(outside) = outside("conformance suite, server requests through --url, repeated")
+    else {
+        return;
+    };
+    let (node, cli) = suite(&outside);
+    let modules = outside.prepared.join("node_modules");
+    let server = outside
+        .root
+        .join("tests/fixtures/mcp/conformance/server.mjs");
+    let work = tempfile::tempdir().expect("a temporary directory");
+
+    let mut direct = Command::new(&node);
+    direct.arg(&server).arg(&modules).arg("http");
+    let (_server, server_url) = start_announcing(direct, "listening on ");
+
+    let mut listen_url = Command::new(&outside.overspill);
+    listen_url
+        .args(["mcp", "--listen", "127.0.0.1:0", "--dir"])
+        .arg(work.path().join("listen-url"))
+        .args(["--url", &server_url]);
+    let (_listen_url, listen_url_endpoint) = start_announcing(listen_url, "serving MCP on ");
+
+    let mut stdio_url = Command::new(&outside.overspill);
+    stdio_url
+        .args(["mcp", "--listen", "127.0.0.1:0", "--dir"])
+        .arg(work.path().join("listen-front"))
+        .arg("--")
+        .arg(&outside.overspill)
+        .args(["mcp", "--dir"])
+        .arg(work.path().join("stdio-url"))
+        .args(["--url", &server_url]);
+    let (_stdio_url, stdio_url_endpoint) = start_announcing(stdio_url, "serving MCP on ");
+
+    let mut jobs = Vec::new();
+    for (mode, endpoint) in [
+        ("--listen --url", &listen_url_endpoint),
+        ("stdio --url", &stdio_url_endpoint),
+    ] {
+        for scenario in SERVER_REQUEST_SCENARIOS {
+            for run in 0..REPEATS {
+                jobs.push((mode, endpoint.clone(), scenario, run));
+            }
+        }
+    }
+    let jobs = std::sync::Mutex::new(jobs);
+    let outcomes = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                loop {
+                    let job = jobs.lock().expect("the job list").pop();
+                    let Some((mode, endpoint, scenario, run)) = job else {
+                        return;
+                    };
+                    let results = work
+                        .path()
+                        .join("results")
+                        .join(mode.replace([' ', '-'], ""))
+                        .join(format!("{scenario}-{run}"));
+                    let output = Command::new(&node)
+                        .arg(&cli)
+                        .args(["server", "--scenario", scenario, "--url", &endpoint])
+                        .arg("--output-dir")
+                        .arg(&results)
+                        .output()
+                        .unwrap_or_else(|error| panic!("cannot run the conformance suite: {error}"));
+                    let found = read_checks(&results);
+                    let passed = checks_of(&found, "server-", scenario)
+                        .is_some_and(|checks| passed(&checks));
+                    let log = (!passed).then(|| {
+                        format!(
+                            "{}{}",
+                            String::from_utf8_lossy(&output.stdout),
+                            String::from_utf8_lossy(&output.stderr)
+                        )
+                    });
+                    outcomes
+                        .lock()
+                        .expect("the outcomes")
+                        .push((mode, scenario, passed, log));
+                }
+            });
+        }
+    });
+    let outcomes = outcomes.into_inner().expect("the outcomes");
+    let mut table = String::from("\n==== server requests through --url, each scenario repeated\n");
+    let mut failures = Vec::new();
+    for mode in ["--listen --url", "stdio --url"] {
+        for scenario in SERVER_REQUEST_SCENARIOS {
+            let runs: Vec<_> = outcomes
+                .iter()
+                .filter(|(m, s, _, _)| *m == mode && *s == scenario)
+                .collect();
+            let passed = runs.iter().filter(|(_, _, passed, _)| *passed).count();
+            table.push_str(&format!(
+                "{mode:<16} {scenario:<32} {passed}/{} passed\n",
+                runs.len()
+            ));
+            failures.extend(runs.iter().filter_map(|(_, _, _, log)| log.clone()));
+        }
+    }
+    let _ = std::io::stderr().write_all(table.as_bytes());
+    assert_eq!(outcomes.len(), 2 * SERVER_REQUEST_SCENARIOS.len() * REPEATS);
+    assert!(
+        failures.is_empty(),
+        "{} runs failed (table above); the first:\n{}",
+        failures.len(),
+        failures.first().map(String::as_str).unwrap_or_default()
+    );
+}
+
 /// The suite's client scenarios (all but `auth/*`, which the OAuth sign-in answers), driving this
 /// project's conformance client (conformance/client.mjs, the TypeScript SDK's `Client`): once on
 /// the SDK's own Streamable HTTP transport, once over stdio through `overspill mcp --url`. The

@@ -180,22 +180,58 @@ async fn an_upstream_crash_mid_call_errors_the_client_and_stops_the_proxy_with_a
     }
 }
 
-async fn a_tool_name_clash_fails_the_first_listing_suggesting_the_prefix() {
+async fn a_tool_name_clash_renames_the_exploration_tools_and_the_session_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let scratch = scratchpad(dir.path(), "");
     let session = start_with(scratch, dir, fixture_options_with(&["--clash"])).await;
-    let error = session.client.list_all_tools().await.unwrap_err();
-    assert!(error.to_string().contains("--tool-prefix"), "{error}");
-    let ended = tokio::time::timeout(Duration::from_secs(30), session.proxy)
-        .await
-        .expect("the proxy did not stop")
-        .unwrap();
-    match ended {
-        Err(error @ ProxyError::NameClash { .. }) => {
-            assert!(error.to_string().contains("`grep`"), "{error}");
-        }
-        other => panic!("NameClash expected, got {other:?}"),
-    }
+    let tools = session.client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    assert_eq!(
+        names.iter().filter(|name| **name == "grep").count(),
+        1,
+        "the server's `grep` keeps its name: {names:?}"
+    );
+    assert!(
+        names.contains(&"overspill_grep") && names.contains(&"overspill_head"),
+        "the exploration tools are renamed: {names:?}"
+    );
+    let big = call(&session, "big", json!({"bytes": 100_000})).await;
+    let pointer = only_text(&big);
+    assert!(
+        pointer.contains("overspill_head") && !pointer.contains(" head("),
+        "the pointer names the renamed tools: {pointer}"
+    );
+    let head = call(
+        &session,
+        "overspill_head",
+        json!({"file": pointer_file(pointer), "lines": 2}),
+    )
+    .await;
+    assert!(
+        only_text(&head).contains("\"kind\""),
+        "{}",
+        only_text(&head)
+    );
+    let upstream = call(&session, "grep", json!({})).await;
+    assert_eq!(
+        only_text(&upstream),
+        "no tool grep",
+        "`grep` is the server's tool"
+    );
+    assert!(!session.proxy.is_finished(), "the session goes on");
+}
+
+async fn the_exploration_tools_are_listed_after_the_servers_own() {
+    let session = start(None).await;
+    let tools = session.client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    let first_exploration = names.iter().position(|name| *name == "schema").unwrap();
+    let last_upstream = names.iter().rposition(|name| *name == "echo_args").unwrap();
+    assert!(
+        last_upstream < first_exploration,
+        "the server's tools come first: {names:?}"
+    );
+    assert_eq!(names[0], "small", "in the server's own order: {names:?}");
 }
 
 async fn with_a_prefix_the_exploration_tools_are_renamed_and_answer() {
@@ -241,7 +277,8 @@ cases!(
     an_image_result_passes_through_untouched,
     a_fifty_megabyte_result_is_intercepted_not_hung,
     an_upstream_crash_mid_call_errors_the_client_and_stops_the_proxy_with_an_error,
-    a_tool_name_clash_fails_the_first_listing_suggesting_the_prefix,
+    a_tool_name_clash_renames_the_exploration_tools_and_the_session_goes_on,
+    the_exploration_tools_are_listed_after_the_servers_own,
     with_a_prefix_the_exploration_tools_are_renamed_and_answer,
     resources_and_prompts_pass_through_unchanged,
     with_a_prefix_the_pointer_and_the_instructions_name_the_prefixed_tools,

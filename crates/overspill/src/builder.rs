@@ -424,7 +424,7 @@ impl ScratchpadBuilder {
             max_reference_bytes: self
                 .max_reference_bytes
                 .unwrap_or(crate::references::DEFAULT_MAX_REFERENCE_BYTES),
-            tool_prefix: self.tool_prefix,
+            tool_prefix: std::sync::RwLock::new(std::sync::Arc::from(self.tool_prefix)),
         }))
     }
 

@@ -104,10 +104,11 @@ impl Inner {
             Ok((stored, summary)) => {
                 budget.record_intercepted(tokens);
                 let names = self.registry.names();
+                let prefix = self.tool_prefix();
                 let pointer = Pointer::new(tool, &stored, tokens, self.counter)
                     .with_summary(summary)
                     .with_tools(&names)
-                    .with_tool_prefix(&self.tool_prefix)
+                    .with_tool_prefix(&prefix)
                     .with_reference_line()
                     .render();
                 Intercepted::Pointer(pointer)

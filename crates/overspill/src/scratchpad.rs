@@ -1,8 +1,8 @@
 //! [`Scratchpad`]: one agent's session — intercept, explore, account.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use serde_json::Value;
 
@@ -69,11 +69,22 @@ pub(crate) struct Inner {
     pub(crate) finished: AtomicBool,
     /// The largest content an `overspill://` reference may insert.
     pub(crate) max_reference_bytes: u64,
-    /// What the host puts before the exploration tools' names (`""` for nothing).
-    pub(crate) tool_prefix: String,
+    /// What the host puts before the exploration tools' names (`""` for nothing); the MCP
+    /// proxy changes it when a server's tool takes an exploration tool's name.
+    pub(crate) tool_prefix: RwLock<Arc<str>>,
 }
 
 impl Inner {
+    /// The prefix of the exploration tools' names.
+    pub(crate) fn tool_prefix(&self) -> Arc<str> {
+        Arc::clone(
+            &self
+                .tool_prefix
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
     /// The agent's budget (`None` for the coordinator).
     pub(crate) fn budget(&self) -> Option<&Arc<Budget>> {
         self.role.explorer().map(|explorer| &explorer.budget)
@@ -343,8 +354,21 @@ impl Scratchpad {
 
     /// The prefix the host puts before the exploration tools' names (see
     /// [`ScratchpadBuilder::tool_prefix`]); `""` when there is none.
-    pub fn tool_prefix(&self) -> &str {
-        &self.inner.tool_prefix
+    pub fn tool_prefix(&self) -> Arc<str> {
+        self.inner.tool_prefix()
+    }
+
+    /// Puts `prefix` before the exploration tools' names from now on: pointers name the tools
+    /// with it. For a host that learns only after building that a name is taken (the MCP
+    /// proxy, at a server's first tool list); the [system prompt
+    /// section](Scratchpad::system_prompt_section) keeps the prefix it was built with, so a
+    /// host that uses it sets the prefix on the builder instead.
+    pub fn set_tool_prefix(&self, prefix: &str) {
+        *self
+            .inner
+            .tool_prefix
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::from(prefix);
     }
 
     /// The token counter of the agent's model.
