@@ -3,7 +3,8 @@
 //! `overspill-json` owns how overspill reads JSON: one lexer (strings, numbers, literals,
 //! whitespace with line counting) under both the tape parser ([`parse`], [`parse_window`])
 //! and the re-indenter the store writes with ([`reindent`]), so a text the store calls JSON
-//! is exactly a text the tools can parse; JSON paths ([`JsonPath`]) and how they are followed
+//! is exactly a text the tools can parse; the one decoder of string escapes ([`unescape`], and
+//! [`unescape_in_place`] for a large text in the buffer it arrived in); JSON paths ([`JsonPath`]) and how they are followed
 //! on a parsed document ([`resolve`], with the index-or-key rule: `ports.8080` finds the key
 //! `"8080"`); and merged shapes ([`Shape`]), what many values look like together.
 //!
@@ -34,6 +35,7 @@ mod path;
 mod reindent;
 mod resolve;
 mod shape;
+mod string;
 mod tape;
 
 pub use lex::ParseError;
@@ -42,4 +44,5 @@ pub use path::{JsonPath, PathSyntaxError, Segment, is_plain_key};
 pub use reindent::{Pretty, Reindent, first_token_byte, is_json, reindent};
 pub use resolve::{Instead, MAX_KEYS_LISTED, Miss, resolve};
 pub use shape::{MAX_DEPTH, MAX_FIELDS, Shape, SizeRange};
+pub use string::{escapes_decode, unescape, unescape_in_place};
 pub use tape::{Entries, Items, Kind, NodeRef, Tape};

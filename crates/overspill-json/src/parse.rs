@@ -495,7 +495,7 @@ fn key_matches(raw: &[u8], flags: u8, want: &str) -> bool {
     if flags & ESCAPED == 0 {
         raw == want.as_bytes()
     } else {
-        std::str::from_utf8(raw).is_ok_and(|raw| crate::tape::unescape(raw) == want)
+        std::str::from_utf8(raw).is_ok_and(|raw| crate::string::unescape(raw) == want)
     }
 }
 

@@ -342,7 +342,7 @@ impl<'a> NodeRef<'a> {
         if self.node().flags & ESCAPED == 0 {
             Cow::Borrowed(raw)
         } else {
-            Cow::Owned(unescape(raw))
+            Cow::Owned(crate::string::unescape(raw))
         }
     }
 
@@ -467,78 +467,10 @@ impl<'a> Iterator for Entries<'a> {
 
 impl ExactSizeIterator for Entries<'_> {}
 
-/// Decodes the escapes of a JSON string token (already validated by the parser); a lone
-/// surrogate becomes U+FFFD.
-pub(crate) fn unescape(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    while let Some(at) = rest.find('\\') {
-        out.push_str(&rest[..at]);
-        let escape = &rest[at + 1..];
-        let mut chars = escape.chars();
-        let consumed = match chars.next() {
-            Some('n') => push(&mut out, '\n'),
-            Some('t') => push(&mut out, '\t'),
-            Some('r') => push(&mut out, '\r'),
-            Some('b') => push(&mut out, '\u{8}'),
-            Some('f') => push(&mut out, '\u{c}'),
-            Some('u') => {
-                let (c, used) = unicode_escape(escape);
-                out.push(c);
-                used
-            }
-            Some(c) => push(&mut out, c),
-            None => 0,
-        };
-        rest = &escape[consumed.min(escape.len())..];
-    }
-    out.push_str(rest);
-    out
-}
-
-fn push(out: &mut String, c: char) -> usize {
-    out.push(c);
-    1
-}
-
-/// Decodes `uXXXX` (and a following `\uXXXX` low surrogate) at the start of `escape`;
-/// returns the character and the bytes used.
-fn unicode_escape(escape: &str) -> (char, usize) {
-    let hex = |s: &str| s.get(..4).and_then(|h| u32::from_str_radix(h, 16).ok());
-    let Some(first) = hex(&escape[1..]) else {
-        return (char::REPLACEMENT_CHARACTER, 1);
-    };
-    if (0xD800..0xDC00).contains(&first)
-        && let Some(low_part) = escape.get(5..).and_then(|s| s.strip_prefix("\\u"))
-        && let Some(low) = hex(low_part)
-        && (0xDC00..0xE000).contains(&low)
-    {
-        let code = 0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00);
-        return (
-            char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER),
-            11,
-        );
-    }
-    (
-        char::from_u32(first).unwrap_or(char::REPLACEMENT_CHARACTER),
-        5,
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::parse::parse;
-
-    #[test]
-    fn unescape_decodes_every_json_escape() {
-        assert_eq!(
-            unescape(r#"a\"b\\c\/d\n\t\r\b\fé\u00e9\ud83d\ude00"#),
-            "a\"b\\c/d\n\t\r\u{8}\u{c}éé\u{1f600}"
-        );
-        assert_eq!(unescape(r"\ud800x"), "\u{FFFD}x");
-        assert_eq!(unescape(r"plain"), "plain");
-    }
 
     #[test]
     fn navigation_walks_items_entries_and_keys() {

@@ -41,7 +41,6 @@ mod relay;
 mod remote;
 mod scratch;
 mod session;
-mod text_block;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -50,7 +49,7 @@ pub use error::ProxyError;
 pub use listen::{Listen, ScratchFactory, is_loopback, listen_blocking, serve_http};
 pub use names::ToolNames;
 pub use remote::{Remote, parse_header};
-pub use scratch::{Interception, Scratch};
+pub use scratch::Scratch;
 pub use session::serve;
 
 /// The longest JSON-RPC message the proxy reads, in either direction: 256 MiB.

@@ -234,16 +234,6 @@ pub(crate) fn params(text: &str) -> Value {
         .unwrap_or(Value::Null)
 }
 
-/// The `result` of a response, unparsed (`None` for an error response).
-pub(crate) fn raw_result(text: &str) -> Option<&RawValue> {
-    #[derive(Deserialize)]
-    struct Result<'a> {
-        #[serde(default, borrow)]
-        result: Option<&'a RawValue>,
-    }
-    serde_json::from_str::<Result>(text).ok()?.result
-}
-
 /// What could be read of a message the transport could not read whole (not UTF-8, or over
 /// the size limit): its id, and whether it was a response (so the id is one of the other
 /// side's requests) or a request of the side that sent it.
@@ -405,15 +395,6 @@ mod tests {
         assert_eq!(
             one(r#"{"jsonrpc":"2.0","result":{}}"#).unwrap_err().code,
             INVALID_REQUEST
-        );
-    }
-
-    #[test]
-    fn the_raw_result_is_a_slice_of_the_text() {
-        let text = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"x-vendor-result":true}}"#;
-        assert_eq!(
-            raw_result(text).unwrap().get(),
-            r#"{"content":[],"x-vendor-result":true}"#
         );
     }
 

@@ -12,7 +12,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
-use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -22,8 +21,7 @@ use crate::edits;
 use crate::error::ProxyError;
 use crate::message::{self, Id, Kind, Message, Salvaged};
 use crate::names::ToolNames;
-use crate::scratch::{Interception, Scratch};
-use crate::text_block;
+use crate::scratch::Scratch;
 
 /// Scratchpad work (exploration calls, interceptions, reference resolution) running at once
 /// per session; more waits its turn, so a burst of calls cannot exhaust the blocking pool.
@@ -495,25 +493,37 @@ impl Relay {
     /// A tool call's (or a task's) result from upstream: intercepted when it is final and
     /// reaches its threshold, forwarded unchanged otherwise.
     async fn tool_result(&self, message: Message, tool: String) {
-        if !self.0.scratch.intercepts(&self.0.settings.server, &tool) {
-            return self.0.send_client(message.text).await;
+        let shared = &self.0;
+        if !shared.scratch.intercepts(&shared.settings.server, &tool) {
+            return shared.send_client(message.text).await;
         }
         // A small result is decided here: counting it takes microseconds, less than handing it
         // to a job and a blocking thread and back (the cost of every small call otherwise).
         if message.text.len() <= DECIDE_INLINE_BYTES {
-            let decision = decide(&*self.0.scratch, &self.0.settings.server, &tool, message);
-            return self.0.deliver(decision, tool).await;
+            // A task handle is small: its `tasks/result` is the call's result.
+            if let Some(task) = overspill::mcp_result::created_task(&message.text) {
+                shared
+                    .tasks
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(task, tool);
+                return shared.send_client(message.text).await;
+            }
+            let text =
+                shared
+                    .scratch
+                    .intercept_response(&shared.settings.server, &tool, message.text);
+            return shared.send_client(text).await;
         }
-        self.0.job(move |shared| async move {
+        shared.job(move |shared| async move {
             let scratch = Arc::clone(&shared.scratch);
             let server = shared.settings.server.clone();
             let decided = tokio::task::spawn_blocking(move || {
-                let decision = decide(&*scratch, &server, &tool, message);
-                (decision, tool)
+                scratch.intercept_response(&server, &tool, message.text)
             })
             .await;
-            if let Ok((decision, tool)) = decided {
-                shared.deliver(decision, tool).await;
+            if let Ok(text) = decided {
+                shared.send_client(text).await;
             }
         });
     }
@@ -608,99 +618,6 @@ impl Relay {
     }
 }
 
-/// What becomes of one upstream tool result.
-enum Decision {
-    /// Send this text: the message as it came, or as the scratchpad changed it.
-    Send(String),
-    /// A task handle, sent as it came: remember which tool the task runs.
-    Task { task: String, text: String },
-}
-
-/// Reads a result and asks the scratchpad (on a blocking thread: it counts and writes).
-fn decide(scratch: &dyn Scratch, server: &str, tool: &str, message: Message) -> Decision {
-    let Message { mut text, id, .. } = message;
-    if text.len() >= text_block::IN_PLACE_BYTES {
-        match text_block::take(text) {
-            Ok(result) => return decide_value(scratch, server, tool, result, &id, None),
-            Err(back) => text = back,
-        }
-    }
-    let Some(raw) = message::raw_result(&text) else {
-        return Decision::Send(text);
-    };
-    let Ok(result) = serde_json::from_str::<Value>(raw.get()) else {
-        // A number beyond f64 (`1e400`, 5,000 digits) cannot be held as a value: the result
-        // is decided on its text, and stored with each number as written.
-        return decide_text(scratch, server, tool, text);
-    };
-    if let Some(task) = edits::created_task(&result) {
-        let task = task.to_owned();
-        return Decision::Task { task, text };
-    }
-    decide_value(scratch, server, tool, result, &id, Some(text))
-}
-
-/// [`decide`] on a result the relay holds only as the text of its message.
-fn decide_text(scratch: &dyn Scratch, server: &str, tool: &str, text: String) -> Decision {
-    let Some(raw) = message::raw_result(&text) else {
-        return Decision::Send(text);
-    };
-    let Ok(fields) = serde_json::from_str::<IndexMap<String, &RawValue>>(raw.get()) else {
-        return Decision::Send(text);
-    };
-    let complete = fields
-        .get("resultType")
-        .is_none_or(|kind| kind.get() == r#""complete""#);
-    let failed = fields
-        .get("isError")
-        .is_some_and(|flag| flag.get() == "true");
-    if !complete || fields.contains_key("task") || failed {
-        return Decision::Send(text);
-    }
-    let Some(pointer) = scratch.intercept_text(server, tool, raw.get()) else {
-        return Decision::Send(text);
-    };
-    let Ok(id) = message::head(&text).map(|(_, id)| id) else {
-        return Decision::Send(text);
-    };
-    Decision::Send(edits::replaced_result_text(&id, &fields, &pointer))
-}
-
-/// [`decide`] on the parsed result; `original` is the message's text when the relay still
-/// has it (a large result's text became the value's, and an unchanged one is written anew).
-fn decide_value(
-    scratch: &dyn Scratch,
-    server: &str,
-    tool: &str,
-    result: Value,
-    id: &Value,
-    original: Option<String>,
-) -> Decision {
-    if !edits::is_final_result(&result) {
-        return Decision::Send(original.unwrap_or_else(|| message::result_response(id, &result)));
-    }
-    let kept: Map<String, Value> = result
-        .as_object()
-        .map(|object| {
-            object
-                .iter()
-                .filter(|(key, _)| !matches!(key.as_str(), "content" | "structuredContent"))
-                .map(|(key, value)| (key.clone(), value.clone()))
-                .collect()
-        })
-        .unwrap_or_default();
-    match scratch.intercept(server, tool, result) {
-        Interception::Replaced(pointer) => {
-            drop(original);
-            let result = edits::replaced_result(kept, pointer);
-            Decision::Send(message::result_response(id, &result))
-        }
-        Interception::Unchanged(result) => {
-            Decision::Send(original.unwrap_or_else(|| message::result_response(id, &result)))
-        }
-    }
-}
-
 impl Shared {
     fn exploration(&self) -> Arc<Exploration> {
         Arc::clone(
@@ -780,20 +697,6 @@ impl Shared {
     /// the session's [`CONCURRENT_JOBS`] slots is free.
     /// Sends a tool result as decided, first noting a created task's tool (its later
     /// `tasks/result` is decided as that tool's).
-    async fn deliver(&self, decision: Decision, tool: String) {
-        let text = match decision {
-            Decision::Send(text) => text,
-            Decision::Task { task, text } => {
-                self.tasks
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(task, tool);
-                text
-            }
-        };
-        self.send_client(text).await;
-    }
-
     fn job<F, Fut>(self: &Arc<Self>, work: F)
     where
         F: FnOnce(Arc<Shared>) -> Fut + Send + 'static,

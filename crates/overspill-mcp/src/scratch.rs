@@ -1,16 +1,7 @@
 //! What the proxy needs from a scratchpad session, and the facade's [`Scratchpad`] providing it.
 
-use overspill::{Intercepted, Scratchpad, ToolFormat, ToolOutput};
+use overspill::{Scratchpad, ToolFormat};
 use serde_json::Value;
-
-/// What [`Scratch::intercept`] made of a result.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Interception {
-    /// The client gets this text (one text block) instead of the result.
-    Replaced(String),
-    /// The result passes, as it was.
-    Unchanged(Value),
-}
 
 /// The scratchpad behind the proxy: one per client session, so one exploration budget.
 ///
@@ -36,15 +27,10 @@ pub trait Scratch: Send + Sync + 'static {
     /// Whether results of `server`'s `tool` may be replaced by a pointer (it has a threshold).
     fn intercepts(&self, server: &str, tool: &str) -> bool;
 
-    /// Decides on one upstream `CallToolResult` (as JSON) of `tool` on `server`: replaced by
-    /// the text the client gets instead (the pointer, or a failure notice), or handed back
-    /// unchanged.
-    fn intercept(&self, server: &str, tool: &str, result: Value) -> Interception;
-
-    /// [`Scratch::intercept`] on a `CallToolResult` held as its JSON text (one with a number
-    /// beyond f64, which a [`Value`] cannot hold): `None` when it passes unchanged, else the
-    /// text the client gets instead.
-    fn intercept_text(&self, server: &str, tool: &str, result: &str) -> Option<String>;
+    /// The response to send for `server`'s answer to a call of `tool` (a JSON-RPC response,
+    /// as text): `response` itself when the result passes, else the response with the pointer
+    /// (see [`Scratchpad::intercept_mcp_response`]).
+    fn intercept_response(&self, server: &str, tool: &str, response: String) -> String;
 
     /// Runs the exploration tool `tool` with `args` and returns what the model sees.
     fn call(&self, tool: &str, args: Value) -> String;
@@ -86,15 +72,8 @@ impl Scratch for Scratchpad {
         self.threshold(server, tool).is_some()
     }
 
-    fn intercept(&self, server: &str, tool: &str, result: Value) -> Interception {
-        match Scratchpad::intercept(self, server, tool, ToolOutput::mcp(result)) {
-            Intercepted::Inline(output) => Interception::Unchanged(output.into_mcp()),
-            Intercepted::Pointer(text) | Intercepted::Failed(text) => Interception::Replaced(text),
-        }
-    }
-
-    fn intercept_text(&self, server: &str, tool: &str, result: &str) -> Option<String> {
-        Scratchpad::intercept_mcp_text(self, server, tool, result)
+    fn intercept_response(&self, server: &str, tool: &str, response: String) -> String {
+        self.intercept_mcp_response(server, tool, response)
     }
 
     fn call(&self, tool: &str, args: Value) -> String {

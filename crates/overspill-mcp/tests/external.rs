@@ -525,7 +525,9 @@ fn conformance_server_requests_are_never_lost_through_url() {
                         .arg("--output-dir")
                         .arg(&results)
                         .output()
-                        .unwrap_or_else(|error| panic!("cannot run the conformance suite: {error}"));
+                        .unwrap_or_else(|error| {
+                            panic!("cannot run the conformance suite: {error}")
+                        });
                     let found = read_checks(&results);
                     let passed = checks_of(&found, "server-", scenario)
                         .is_some_and(|checks| passed(&checks));

@@ -2,17 +2,19 @@
 
 use crate::budget::thousands;
 use crate::explore::{Pointer, Summary};
-use crate::output::{Normalised, ToolOutput};
+use crate::mcp_result::Normalised;
+use crate::output::ToolOutput;
 use crate::scratchpad::Inner;
 use crate::store::{Output, StoreError, TokenTally};
 use crate::tokens::TokenCounter;
 
-/// What the host passes on to the model in place of a tool output.
+/// What the host passes on to the model in place of a tool output. `T` is what comes back
+/// inline: the [`ToolOutput`] the host gave.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Intercepted {
+pub enum Intercepted<T = ToolOutput> {
     /// Pass the original output on unchanged: an error result, a tool that is not
     /// intercepted, an image or binary content, or an output below its threshold.
-    Inline(ToolOutput),
+    Inline(T),
     /// The output was stored; give the model this pointer text instead.
     Pointer(String),
     /// The output was over its threshold but could not be stored; give the model this short
@@ -20,7 +22,15 @@ pub enum Intercepted {
     Failed(String),
 }
 
-impl Intercepted {
+impl<T> Intercepted<T> {
+    /// The text that replaces the output, taken (`None` when the original passes through).
+    pub fn into_replacement(self) -> Option<String> {
+        match self {
+            Intercepted::Inline(_) => None,
+            Intercepted::Pointer(text) | Intercepted::Failed(text) => Some(text),
+        }
+    }
+
     /// Whether the output was replaced by a pointer.
     pub fn is_pointer(&self) -> bool {
         matches!(self, Intercepted::Pointer(_))
@@ -34,7 +44,9 @@ impl Intercepted {
             Intercepted::Pointer(text) | Intercepted::Failed(text) => Some(text),
         }
     }
+}
 
+impl Intercepted {
     /// The result to hand back to an MCP client: the original result, or one text block with
     /// the pointer or notice.
     pub fn into_mcp(self) -> serde_json::Value {
@@ -48,35 +60,60 @@ impl Intercepted {
 }
 
 impl Inner {
-    /// SPEC §5, in order.
+    /// [`Inner::decide`] for an output the host holds as a [`ToolOutput`], handed back inline.
     pub(crate) fn intercept(&self, server: &str, tool: &str, output: ToolOutput) -> Intercepted {
+        let decided = self.decide(
+            server,
+            tool,
+            output.is_error(),
+            output.min_tokens(),
+            |footer| output.normalise(footer),
+        );
+        match decided {
+            Intercepted::Inline(()) => Intercepted::Inline(output),
+            Intercepted::Pointer(text) => Intercepted::Pointer(text),
+            Intercepted::Failed(text) => Intercepted::Failed(text),
+        }
+    }
+
+    /// The interception rules, in order (docs/configuration.md, "Thresholds"; docs/storage.md):
+    /// an error result passes, a tool without a threshold passes (`min_tokens`, the output's
+    /// own, comes first), the content is normalised by `normalise` (given the host's
+    /// persistence footer), an output below its threshold passes, anything else is stored and
+    /// pointed to.
+    pub(crate) fn decide<'a>(
+        &self,
+        server: &str,
+        tool: &str,
+        is_error: bool,
+        min_tokens: Option<u64>,
+        normalise: impl FnOnce(Option<&str>) -> Normalised<'a>,
+    ) -> Intercepted<()> {
         // 1. Errors are never diverted.
-        if output.is_error() {
-            return Intercepted::Inline(output);
+        if is_error {
+            return Intercepted::Inline(());
         }
         // Coordinator: nowhere to store, no budget.
         let (Some(store), Some(budget)) = (self.store(), self.budget()) else {
-            return Intercepted::Inline(output);
+            return Intercepted::Inline(());
         };
         // 2. No resolved threshold: never intercepted.
-        let Some(min_tokens) = output
-            .min_tokens()
-            .or_else(|| self.thresholds.threshold(server, tool))
+        let Some(min_tokens) = min_tokens.or_else(|| self.thresholds.threshold(server, tool))
         else {
-            return Intercepted::Inline(output);
+            return Intercepted::Inline(());
         };
         // 3–4. Normalise MCP content; strip the host's persistence footer.
-        let text = match output.normalise(self.footer.as_deref()) {
+        let text = match normalise(self.footer.as_deref()) {
             Normalised::Store(text) => text,
             Normalised::PassThrough(why) => {
                 tracing::debug!(tool, why, "passed through without storing");
-                return Intercepted::Inline(output);
+                return Intercepted::Inline(());
             }
         };
         // 5. Below the threshold: O(threshold), and no tokenizing when the bytes settle it.
         let threshold = usize::try_from(min_tokens).unwrap_or(usize::MAX);
         if self.counter.is_below(&text, threshold) {
-            return Intercepted::Inline(output);
+            return Intercepted::Inline(());
         }
         // 6. Store, count, point.
         let mut output = Output {

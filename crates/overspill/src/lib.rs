@@ -93,6 +93,7 @@ mod builder;
 mod error;
 mod format;
 mod intercept;
+pub mod mcp_result;
 mod output;
 mod prompt;
 pub mod references;

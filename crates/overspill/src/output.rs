@@ -4,6 +4,8 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use crate::mcp_result::{self, Normalised, strip_footer};
+
 /// One tool result, as the host received it: plain text, or an MCP `CallToolResult`.
 ///
 /// ```
@@ -31,42 +33,9 @@ pub struct ToolOutput {
 enum Content {
     Text(String),
     Mcp(Value),
-    /// A `CallToolResult` as its JSON text, read without converting numbers: `1e400` or a
-    /// 5,000-digit integer, which a [`Value`] cannot hold, keep their text. Made only by
-    /// [`Scratchpad::intercept_mcp_text`](crate::Scratchpad::intercept_mcp_text), which never
-    /// hands the output back.
-    McpJson(String),
-}
-
-/// What [`ToolOutput::normalise`] makes of an output.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Normalised<'a> {
-    /// The text to count, hash and store.
-    Store(Cow<'a, str>),
-    /// Content that is never stored (images, binary resources, an unknown shape), and why.
-    PassThrough(&'static str),
 }
 
 impl ToolOutput {
-    /// An MCP `CallToolResult` as its JSON text (see [`Content::McpJson`]).
-    pub(crate) fn mcp_json(result: String) -> ToolOutput {
-        #[derive(serde::Deserialize)]
-        struct Flag {
-            #[serde(default, rename = "isError")]
-            is_error: Option<Value>,
-        }
-        let is_error = serde_json::from_str::<Flag>(&result)
-            .ok()
-            .and_then(|flag| flag.is_error)
-            .and_then(|flag| flag.as_bool())
-            == Some(true);
-        ToolOutput {
-            content: Content::McpJson(result),
-            is_error,
-            min_tokens: None,
-        }
-    }
-
     /// A plain-text result (which may hold JSON, Markdown or anything else).
     pub fn text(text: impl Into<String>) -> ToolOutput {
         ToolOutput {
@@ -117,7 +86,7 @@ impl ToolOutput {
     pub fn as_text(&self) -> Option<&str> {
         match &self.content {
             Content::Text(text) => Some(text),
-            Content::Mcp(_) | Content::McpJson(_) => None,
+            Content::Mcp(_) => None,
         }
     }
 
@@ -125,7 +94,7 @@ impl ToolOutput {
     pub fn as_mcp(&self) -> Option<&Value> {
         match &self.content {
             Content::Mcp(value) => Some(value),
-            Content::Text(_) | Content::McpJson(_) => None,
+            Content::Text(_) => None,
         }
     }
 
@@ -134,8 +103,6 @@ impl ToolOutput {
     pub fn into_mcp(self) -> Value {
         match self.content {
             Content::Mcp(value) => value,
-            // Never reached from outside the crate (see `Content::McpJson`).
-            Content::McpJson(text) => serde_json::from_str(&text).unwrap_or(Value::Null),
             Content::Text(text) => {
                 let mut result = serde_json::json!({"content": [{"type": "text", "text": text}]});
                 if self.is_error {
@@ -158,8 +125,7 @@ impl ToolOutput {
     pub(crate) fn normalise(&self, footer: Option<&str>) -> Normalised<'_> {
         match &self.content {
             Content::Text(text) => Normalised::Store(strip_footer(Cow::Borrowed(text), footer)),
-            Content::Mcp(result) => normalise_mcp(result, footer),
-            Content::McpJson(text) => normalise_mcp_json(text, footer),
+            Content::Mcp(result) => mcp_result::normalise(result, footer),
         }
     }
 }
@@ -173,153 +139,6 @@ impl From<String> for ToolOutput {
 impl From<&str> for ToolOutput {
     fn from(text: &str) -> ToolOutput {
         ToolOutput::text(text)
-    }
-}
-
-fn normalise_mcp<'a>(result: &'a Value, footer: Option<&str>) -> Normalised<'a> {
-    let Some(object) = result.as_object() else {
-        return Normalised::PassThrough("not a CallToolResult object");
-    };
-    let content = object.get("content");
-    let texts = match block_texts(content) {
-        Ok(texts) => texts,
-        Err(why) => return Normalised::PassThrough(why),
-    };
-    let structured = object.get("structuredContent").filter(|v| !v.is_null());
-    if texts.is_empty() && content.is_none() && structured.is_none() {
-        return Normalised::PassThrough("neither `content` nor `structuredContent`");
-    }
-    if let Some(structured) = structured
-        && !wraps_text(structured, &texts)
-    {
-        return Normalised::Store(Cow::Owned(structured.to_string()));
-    }
-    Normalised::Store(strip_footer(joined(&texts), footer))
-}
-
-/// [`normalise_mcp`] on a result's JSON text: the same rules, with `structuredContent` stored
-/// as the text it was sent as, so every number keeps its digits (`1e400`, `1E2`, `-0`).
-fn normalise_mcp_json<'a>(text: &'a str, footer: Option<&str>) -> Normalised<'a> {
-    use serde_json::value::RawValue;
-    #[derive(serde::Deserialize)]
-    struct Parts<'a> {
-        #[serde(default, borrow)]
-        content: Option<&'a RawValue>,
-        #[serde(default, borrow, rename = "structuredContent")]
-        structured: Option<&'a RawValue>,
-    }
-    let Ok(parts) = serde_json::from_str::<Parts>(text) else {
-        return Normalised::PassThrough("not a CallToolResult object");
-    };
-    let content = match parts
-        .content
-        .map(|raw| serde_json::from_str::<Value>(raw.get()))
-    {
-        None => None,
-        Some(Ok(value)) => Some(value),
-        Some(Err(_)) => return Normalised::PassThrough("content blocks that cannot be read"),
-    };
-    let texts = match block_texts(content.as_ref()) {
-        Ok(texts) => texts,
-        Err(why) => return Normalised::PassThrough(why),
-    };
-    let structured = parts.structured.filter(|raw| raw.get() != "null");
-    if texts.is_empty() && content.is_none() && structured.is_none() {
-        return Normalised::PassThrough("neither `content` nor `structuredContent`");
-    }
-    if let Some(raw) = structured {
-        // A value with a number a `Value` cannot hold is no one-string wrapper.
-        let wrapper = serde_json::from_str::<Value>(raw.get())
-            .is_ok_and(|structured| wraps_text(&structured, &texts));
-        if !wrapper {
-            return Normalised::Store(Cow::Borrowed(raw.get()));
-        }
-    }
-    let stored = strip_footer(joined(&texts), footer);
-    Normalised::Store(Cow::Owned(stored.into_owned()))
-}
-
-/// The texts of a result's `content` blocks, or why the result passes through.
-fn block_texts(content: Option<&Value>) -> Result<Vec<&str>, &'static str> {
-    let blocks: &[Value] = match content {
-        Some(Value::Array(blocks)) => blocks,
-        None | Some(Value::Null) => &[],
-        Some(_) => return Err("`content` is not an array"),
-    };
-    blocks
-        .iter()
-        .map(|block| block_text(block).ok_or("a content block that is not text"))
-        .collect()
-}
-
-/// The blocks' texts joined with `\n`; a single block is taken as it is.
-fn joined<'a>(texts: &[&'a str]) -> Cow<'a, str> {
-    match texts {
-        [one] => Cow::Borrowed(*one),
-        many => Cow::Owned(many.join("\n")),
-    }
-}
-
-/// Whether `structuredContent` is only a wrapper around the text blocks: an object with one key
-/// whose value is a string equal to the blocks joined with `\n`. Servers do that to satisfy an
-/// output schema (`{"content": "<file text>"}` from a file server, `{"result": "..."}` from
-/// FastMCP); storing the wrapper would hide the real document inside one escaped string, so the
-/// text is stored instead. Compared piece by piece, so a structured result that is not a wrapper
-/// never pays for joining the blocks.
-fn wraps_text(structured: &Value, texts: &[&str]) -> bool {
-    let Some(inner) = structured
-        .as_object()
-        .filter(|object| object.len() == 1)
-        .and_then(|object| object.values().next())
-        .and_then(Value::as_str)
-    else {
-        return false;
-    };
-    let mut rest = inner;
-    for (i, text) in texts.iter().enumerate() {
-        if i > 0 {
-            let Some(after) = rest.strip_prefix('\n') else {
-                return false;
-            };
-            rest = after;
-        }
-        let Some(after) = rest.strip_prefix(text) else {
-            return false;
-        };
-        rest = after;
-    }
-    rest.is_empty()
-}
-
-/// The text of a text block or of an embedded text resource; `None` for anything else.
-fn block_text(block: &Value) -> Option<&str> {
-    match block.get("type")?.as_str()? {
-        "text" => block.get("text")?.as_str(),
-        "resource" => {
-            let resource = block.get("resource")?;
-            if resource.get("blob").is_some() {
-                return None;
-            }
-            resource.get("text")?.as_str()
-        }
-        _ => None,
-    }
-}
-
-/// Cuts the host's persistence footer (its marker and everything after it) from the end.
-fn strip_footer<'a>(text: Cow<'a, str>, footer: Option<&str>) -> Cow<'a, str> {
-    let Some(marker) = footer.filter(|m| !m.is_empty()) else {
-        return text;
-    };
-    let Some(at) = text.rfind(marker) else {
-        return text;
-    };
-    match text {
-        Cow::Borrowed(text) => Cow::Borrowed(&text[..at]),
-        Cow::Owned(mut text) => {
-            text.truncate(at);
-            Cow::Owned(text)
-        }
     }
 }
 
@@ -429,34 +248,5 @@ mod tests {
             ToolOutput::text("boom").with_error(true).into_mcp(),
             json!({"content": [{"type": "text", "text": "boom"}], "isError": true})
         );
-    }
-
-    #[test]
-    fn a_result_given_as_text_keeps_every_number_of_its_structured_content() {
-        let text = r#"{"content":[{"type":"text","text":"n"}],"structuredContent":{"v":[1e400,-0,1.0,1E2]}}"#;
-        assert_eq!(
-            stored(&ToolOutput::mcp_json(text.to_owned())),
-            r#"{"v":[1e400,-0,1.0,1E2]}"#
-        );
-    }
-
-    #[test]
-    fn a_result_given_as_text_follows_the_same_rules_as_a_parsed_one() {
-        for result in [
-            json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}),
-            json!({"content": [{"type": "text", "text": "x"}], "structuredContent": {"result": "x"}}),
-            json!({"content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]}),
-            json!({"isError": true, "content": []}),
-            json!({"other": 1}),
-        ] {
-            let parsed = ToolOutput::mcp(result.clone());
-            let text = ToolOutput::mcp_json(result.to_string());
-            assert_eq!(parsed.is_error(), text.is_error(), "{result}");
-            match (parsed.normalise(None), text.normalise(None)) {
-                (Normalised::Store(a), Normalised::Store(b)) => assert_eq!(a, b, "{result}"),
-                (Normalised::PassThrough(_), Normalised::PassThrough(_)) => {}
-                (a, b) => panic!("{result}: {a:?} vs {b:?}"),
-            }
-        }
     }
 }

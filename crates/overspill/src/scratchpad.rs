@@ -13,6 +13,7 @@ use crate::config::{Config, ThresholdClash};
 use crate::explore::{Definition, ExploreContext, Registry, ToolError};
 use crate::format::ToolFormat;
 use crate::intercept::Intercepted;
+use crate::mcp_result;
 use crate::output::ToolOutput;
 use crate::role::{Kind, Role};
 use crate::store::Store;
@@ -132,20 +133,19 @@ impl Scratchpad {
         self.inner.intercept(server, tool, output)
     }
 
-    /// [`intercept`](Scratchpad::intercept) for an MCP `CallToolResult` given as its JSON
-    /// text, read without converting its numbers: a result whose structured content holds
-    /// `1e400` or a 5,000-digit integer (which a [`serde_json::Value`] cannot hold) is decided
-    /// like any other, and stored with every number as it was written. `None` when the result
-    /// passes unchanged (send `result` as it is); otherwise the text that replaces it (the
-    /// pointer, or the notice of a failed store).
-    pub fn intercept_mcp_text(&self, server: &str, tool: &str, result: &str) -> Option<String> {
-        match self
-            .inner
-            .intercept(server, tool, ToolOutput::mcp_json(result.to_owned()))
-        {
-            Intercepted::Inline(_) => None,
-            Intercepted::Pointer(text) | Intercepted::Failed(text) => Some(text),
-        }
+    /// [`intercept`](Scratchpad::intercept) for a relay that holds a JSON-RPC response to
+    /// `tools/call` (or `tasks/result`) as text: gives back the response to send. That is
+    /// `response` itself, unchanged, when the result passes (an error, a task handle, an
+    /// `input_required` result, images, or below its threshold); otherwise the response whose
+    /// result is one text block with the pointer (or the notice of a failed store), keeping the
+    /// result's other fields (`_meta`, extension fields) as written.
+    ///
+    /// The result is read as text, so numbers no `f64` holds (`1e400`, 5,000 digits) pass byte
+    /// for byte and are stored as written. A response of 4 MiB or more whose result is one text
+    /// block has that text decoded in place, in `response`'s own buffer; should it pass, it is
+    /// written anew from its parts (the same JSON; string escapes may be spelled differently).
+    pub fn intercept_mcp_response(&self, server: &str, tool: &str, response: String) -> String {
+        mcp_result::respond(&self.inner, server, tool, response)
     }
 
     /// Runs the tool `tool` with `arguments` (JSON text) and returns exactly what the model
