@@ -376,14 +376,12 @@ fn error_source_problems(root: &Path, files: &[PathBuf]) -> Result<Vec<Problem>>
             continue;
         };
         let file_name = shown(root, path);
-        problems.extend(
-            chained_errors(&file.items)
-                .into_iter()
-                .map(|item| Problem::ErrorSourceChained {
-                    file: file_name.clone(),
-                    item,
-                }),
-        );
+        problems.extend(chained_errors(&file.items).into_iter().map(|item| {
+            Problem::ErrorSourceChained {
+                file: file_name.clone(),
+                item,
+            }
+        }));
     }
     Ok(problems)
 }
@@ -401,16 +399,15 @@ fn chained_errors(items: &[syn::Item]) -> Vec<String> {
                     }
                 }
             }
-            syn::Item::Struct(s) if derives_error(&s.attrs) => {
-                if chains_a_cause(&s.attrs, &s.fields) {
-                    found.push(s.ident.to_string());
-                }
+            syn::Item::Struct(s)
+                if derives_error(&s.attrs) && chains_a_cause(&s.attrs, &s.fields) =>
+            {
+                found.push(s.ident.to_string());
             }
-            syn::Item::Mod(m) => {
-                if let Some((_, items)) = &m.content {
-                    found.extend(chained_errors(items));
-                }
-            }
+            syn::Item::Mod(syn::ItemMod {
+                content: Some((_, items)),
+                ..
+            }) => found.extend(chained_errors(items)),
             _ => {}
         }
     }

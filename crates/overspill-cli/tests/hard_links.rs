@@ -59,10 +59,7 @@ fn tool_refuses_a_stored_output_with_a_second_hard_link_saying_what_to_do() {
     // What `cp -al pad backup` does to each stored file.
     fs_link(&pad.join(&file), &tmp.path().join("backup.txt"));
     let args = format!(r#"{{"file": "{file}"}}"#);
-    let out = overspill(
-        &["tool", "head", "--dir", path(&pad), "--args", &args],
-        "",
-    );
+    let out = overspill(&["tool", "head", "--dir", path(&pad), "--args", &args], "");
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(

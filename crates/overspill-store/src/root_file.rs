@@ -282,7 +282,13 @@ mod tests {
     }
 
     fn open(dir: &Dir, name: &str, follow: FollowSymlinks) -> Result<RootFile, OpenFailure> {
-        open_regular(dir, Path::new(name), PathBuf::from(name), follow, Links::One)
+        open_regular(
+            dir,
+            Path::new(name),
+            PathBuf::from(name),
+            follow,
+            Links::One,
+        )
     }
 
     #[test]

@@ -199,8 +199,7 @@ fn a_reader_polling_a_name_never_sees_a_partial_file() {
 }
 
 #[test]
-fn a_reader_through_the_read_root_never_meets_a_hard_link_refusal_while_writers_race_on_one_name()
-{
+fn a_reader_through_the_read_root_never_meets_a_hard_link_refusal_while_writers_race_on_one_name() {
     // Every name is given in one rename that refuses to replace, never by a link then an
     // unlink: a reader that opens the name the moment it appears finds one link, so the read
     // root's refusal of linked files (docs/storage.md, "Hard links are refused") never meets

@@ -177,7 +177,10 @@ fn a_stored_output_linked_elsewhere_is_refused_listed_and_replaced_by_the_next_w
     assert_eq!(file.read_to_end().unwrap(), b"line 1\nline 2\n");
     let kept = backup.join(&stored.file_name);
     assert_eq!(fs::read(&kept).unwrap(), b"line 1\nline 2\n");
-    assert_eq!(std::os::unix::fs::MetadataExt::nlink(&fs::metadata(&kept).unwrap()), 1);
+    assert_eq!(
+        std::os::unix::fs::MetadataExt::nlink(&fs::metadata(&kept).unwrap()),
+        1
+    );
     // A third write finds the copy as it should be and changes nothing.
     assert!(store.write_output(&output).unwrap().already_existed);
 }

@@ -15,14 +15,17 @@ use serde_json::{Value, json};
 const SECRET: &str = "OUTSIDE-SECRET-51c0";
 
 #[test]
-fn a_tool_call_and_a_reference_to_a_file_with_a_second_hard_link_are_refused_forwarding_nothing()
-{
+fn a_tool_call_and_a_reference_to_a_file_with_a_second_hard_link_are_refused_forwarding_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let pad_dir = tmp.path().join("pad");
     let outside = tmp.path().join("outside");
     fs::create_dir_all(&pad_dir).unwrap();
     fs::create_dir_all(&outside).unwrap();
-    fs::write(outside.join("secret.json"), format!("{{\"s\": \"{SECRET}\"}}\n")).unwrap();
+    fs::write(
+        outside.join("secret.json"),
+        format!("{{\"s\": \"{SECRET}\"}}\n"),
+    )
+    .unwrap();
     fs::hard_link(outside.join("secret.json"), pad_dir.join("linked.json")).unwrap();
     let pad = Scratchpad::builder()
         .scratchpad_dir(&pad_dir)

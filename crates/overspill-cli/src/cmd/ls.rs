@@ -158,8 +158,11 @@ fn table(listed: &[Listed<'_>]) -> String {
     for (listed, row) in listed.iter().zip(&rows) {
         out.push_str(&line(row.each_ref().map(String::as_str)));
         refused(&mut out, &listed.refused);
-        for (companion, companion_refused) in
-            listed.meta.companions.iter().zip(&listed.companions_refused)
+        for (companion, companion_refused) in listed
+            .meta
+            .companions
+            .iter()
+            .zip(&listed.companions_refused)
         {
             out.push_str(&format!(
                 "  └ {} ({}, {} lines) from key {:?}\n",
