@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
@@ -81,6 +81,10 @@ pub enum Problem {
     },
     /// A source file does not open with a `//!` doc saying what the module is for.
     MissingModuleDoc { file: String },
+    /// A `thiserror` error (`item`: `Enum::Variant` or `Struct`) returns a cause from
+    /// `source()` without being `#[error(transparent)]`, where the workspace's errors state
+    /// their cause in the message only.
+    ErrorSourceChained { file: String, item: String },
 }
 
 impl fmt::Display for Problem {
@@ -128,6 +132,14 @@ impl fmt::Display for Problem {
                 f,
                 "{file} must open with a `//!` doc saying what the module is for"
             ),
+            Problem::ErrorSourceChained { file, item } => write!(
+                f,
+                "{file}: `{item}` returns its cause from `source()` (a `#[source]` or `#[from]` \
+                 field, or one named `source`), so a chain printer such as anyhow's `{{:#}}` \
+                 prints it after the message that states it; state the cause in the message, \
+                 name the field `error` and drop the attribute, or make the variant \
+                 `#[error(transparent)]` (docs/architecture.md, Cross-cutting rules)"
+            ),
         }
     }
 }
@@ -160,7 +172,9 @@ pub fn check(root: &Path) -> Result<Vec<Problem>> {
     for dir in ["crates", "xtask"] {
         let dir = root.join(dir);
         if dir.is_dir() {
-            problems.extend(module_doc_problems(root, &dir)?);
+            let files = source_files(root, &dir)?;
+            problems.extend(module_doc_problems(root, &files)?);
+            problems.extend(error_source_problems(root, &files)?);
         }
     }
     let command = readme_test_command(root)?;
@@ -293,10 +307,10 @@ pub fn layer_table_problems(architecture: &str) -> Result<Vec<Problem>> {
     Ok(problems)
 }
 
-/// Every `src/**/*.rs` file below `dir` that does not open with a `//!` doc (after
-/// `#![…]` attributes and blank lines).
-fn module_doc_problems(root: &Path, dir: &Path) -> Result<Vec<Problem>> {
-    let mut problems = Vec::new();
+/// Every `src/**/*.rs` file below `dir` (skipping `target`, `tests`, `benches`, `fixtures`
+/// and hidden directories), in path order.
+fn source_files(root: &Path, dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(at) = pending.pop() {
         for entry in fs::read_dir(&at).with_context(|| format!("listing {}", at.display()))? {
@@ -316,23 +330,124 @@ fn module_doc_problems(root: &Path, dir: &Path) -> Result<Vec<Problem>> {
             let in_src = path
                 .strip_prefix(root)
                 .is_ok_and(|rel| rel.components().any(|c| c.as_os_str() == "src"));
-            if !in_src || path.extension().is_none_or(|e| e != "rs") {
-                continue;
+            if in_src && path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
             }
-            let source =
-                fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-            if !opens_with_module_doc(&source) {
-                let file = path
-                    .strip_prefix(root)
-                    .unwrap_or(&path)
-                    .display()
-                    .to_string();
-                problems.push(Problem::MissingModuleDoc { file });
-            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// `path` relative to `root`, for a problem's message.
+fn shown(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// Every file of `files` that does not open with a `//!` doc (after `#![…]` attributes and
+/// blank lines).
+fn module_doc_problems(root: &Path, files: &[PathBuf]) -> Result<Vec<Problem>> {
+    let mut problems = Vec::new();
+    for path in files {
+        let source =
+            fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        if !opens_with_module_doc(&source) {
+            problems.push(Problem::MissingModuleDoc {
+                file: shown(root, path),
+            });
         }
     }
     problems.sort_by_key(ToString::to_string);
     Ok(problems)
+}
+
+/// Every `thiserror` error in `files` that returns a cause from `source()` other than through
+/// `#[error(transparent)]`.
+fn error_source_problems(root: &Path, files: &[PathBuf]) -> Result<Vec<Problem>> {
+    let mut problems = Vec::new();
+    for path in files {
+        let source =
+            fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        // A file syn cannot parse does not compile either; the compiler reports it.
+        let Ok(file) = syn::parse_file(&source) else {
+            continue;
+        };
+        let file_name = shown(root, path);
+        problems.extend(chained_errors(&file.items).into_iter().map(|item| {
+            Problem::ErrorSourceChained {
+                file: file_name.clone(),
+                item,
+            }
+        }));
+    }
+    Ok(problems)
+}
+
+/// The errors among `items` (and inline modules) that chain a cause: `Enum::Variant` or
+/// `Struct`.
+fn chained_errors(items: &[syn::Item]) -> Vec<String> {
+    let mut found = Vec::new();
+    for item in items {
+        match item {
+            syn::Item::Enum(e) if derives_error(&e.attrs) => {
+                for variant in &e.variants {
+                    if chains_a_cause(&variant.attrs, &variant.fields) {
+                        found.push(format!("{}::{}", e.ident, variant.ident));
+                    }
+                }
+            }
+            syn::Item::Struct(s)
+                if derives_error(&s.attrs) && chains_a_cause(&s.attrs, &s.fields) =>
+            {
+                found.push(s.ident.to_string());
+            }
+            syn::Item::Mod(syn::ItemMod {
+                content: Some((_, items)),
+                ..
+            }) => found.extend(chained_errors(items)),
+            _ => {}
+        }
+    }
+    found
+}
+
+/// Whether `attrs` hold a `#[derive(…Error…)]`.
+fn derives_error(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        attr.path().is_ident("derive")
+            && attr
+                .parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+                )
+                .is_ok_and(|paths| {
+                    paths
+                        .iter()
+                        .any(|p| p.segments.last().is_some_and(|s| s.ident == "Error"))
+                })
+    })
+}
+
+/// Whether a variant or struct (its `attrs` and `fields`) returns a cause from `source()`
+/// without being transparent: thiserror's source is a `#[source]` or `#[from]` field, or a
+/// field named `source`.
+fn chains_a_cause(attrs: &[syn::Attribute], fields: &syn::Fields) -> bool {
+    let transparent = attrs.iter().any(|attr| {
+        attr.path().is_ident("error")
+            && attr
+                .parse_args::<syn::Ident>()
+                .is_ok_and(|ident| ident == "transparent")
+    });
+    !transparent
+        && fields.iter().any(|field| {
+            field.ident.as_ref().is_some_and(|ident| ident == "source")
+                || field
+                    .attrs
+                    .iter()
+                    .any(|attr| attr.path().is_ident("source") || attr.path().is_ident("from"))
+        })
 }
 
 /// Whether a source file opens with a `//!` doc.
@@ -544,6 +659,37 @@ overspill-tokens = { workspace = true }
         assert!(problems.iter().any(|p| p.to_string().starts_with(
             "docs/architecture.md's layer table gives overspill-store overspill-tokens but LAYERS"
         )));
+    }
+
+    #[test]
+    fn an_error_that_returns_its_cause_from_source_is_reported_unless_transparent() {
+        let source = r#"
+            #[derive(Debug, thiserror::Error)]
+            pub enum E {
+                #[error("cannot read {}: {error}", path.display())]
+                Fine { path: std::path::PathBuf, error: std::io::Error },
+                #[error(transparent)]
+                Wrapped(#[from] Inner),
+                #[error("cannot write: {source}")]
+                Named { source: std::io::Error },
+                #[error("cannot list: {0}")]
+                Marked(#[source] std::io::Error),
+                #[error("{0}")]
+                Converted(#[from] Other),
+            }
+            mod inner {
+                #[derive(thiserror::Error, Debug)]
+                #[error("lost: {source}")]
+                pub struct Lost { source: std::io::Error }
+            }
+            #[derive(Debug)]
+            pub struct NotAnError { source: String }
+        "#;
+        let file = syn::parse_file(source).unwrap();
+        assert_eq!(
+            chained_errors(&file.items),
+            ["E::Named", "E::Marked", "E::Converted", "Lost"]
+        );
     }
 
     #[test]

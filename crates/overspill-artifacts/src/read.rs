@@ -129,17 +129,24 @@ fn not_found(run: &Run, filename: &str, run_id: Option<&str>) -> String {
 
 /// The coordinator's read: the whole content, decoded lossily if it is not UTF-8. Opened
 /// through a read root at the artifacts dir, like every read: never out of it, never a FIFO
-/// or device waited on, even one swapped in since [`is_artifact`] looked.
+/// or device waited on, even one swapped in since [`is_artifact`] looked, never a file with a
+/// second hard link. What stands at the name is refused with the code a worker's read gives
+/// (`invalid_argument`); anything else is an `io_error`.
 fn read_inline(dir: &Path, filename: &str) -> String {
     let opened = ReadRoot::new(dir).and_then(|root| root.open(filename));
     let bytes = match opened {
         Ok(mut file) => file.read_to_end(),
         Err(error) => {
-            return ToolError::Io {
-                file: filename.to_owned(),
-                message: format!("cannot read artifact `{filename}`: {error}"),
-            }
-            .render();
+            let message = format!("cannot read artifact `{filename}`: {error}");
+            let error = if error.code() == "invalid_argument" {
+                ToolError::invalid_argument(Some("filename"), message)
+            } else {
+                ToolError::Io {
+                    file: filename.to_owned(),
+                    message,
+                }
+            };
+            return error.render();
         }
     };
     match bytes {

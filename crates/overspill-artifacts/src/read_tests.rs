@@ -406,3 +406,33 @@ fn non_utf8_artifact_is_shown_lossily_with_a_note() {
     let coordinator = read_artifact(Some(&run), Reader::Coordinator, "bytes.txt", None);
     assert_eq!(coordinator, "ok \u{FFFD}\u{FFFD} end\n");
 }
+
+#[cfg(unix)]
+#[test]
+fn an_artifact_with_a_second_hard_link_is_refused_to_the_coordinator_and_to_a_worker() {
+    // The read root's rule (docs/storage.md, "Hard links are refused"): another name of the
+    // file may lie outside the run, so neither reader is given its content.
+    let memory = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let run = started(memory.path(), Some("s1"), "run-1");
+    fs::write(outside.path().join("secret.txt"), "outside secret\n").unwrap();
+    fs::hard_link(
+        outside.path().join("secret.txt"),
+        run.artifacts_dir().join("task-3-result.txt"),
+    )
+    .unwrap();
+    let ctx = worker(&run, 2_000);
+    for reader in [Reader::Coordinator, Reader::Worker(&ctx)] {
+        let answer = read_artifact(Some(&run), reader, "task-3-result.txt", None);
+        assert!(!answer.contains("outside secret"), "{answer}");
+        let answer = parse(&answer);
+        assert_eq!(answer["error"], json!("invalid_argument"), "{answer}");
+        assert!(
+            answer["message"]
+                .as_str()
+                .unwrap()
+                .contains("the file has 2 hard links"),
+            "{answer}"
+        );
+    }
+}

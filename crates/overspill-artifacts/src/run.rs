@@ -21,13 +21,12 @@ pub enum RunError {
     )]
     OutsideSession(String),
     /// The artifacts directory exists but cannot be read.
-    #[error("cannot list the artifacts in {}: {source}; check the directory's permissions", dir.display())]
+    #[error("cannot list the artifacts in {}: {error}; check the directory's permissions", dir.display())]
     List {
         /// The artifacts directory.
         dir: PathBuf,
-        /// The operating system's error.
-        #[source]
-        source: std::io::Error,
+        /// The operating system's error, stated in the message (not returned by `source()`).
+        error: std::io::Error,
     },
 }
 
@@ -221,9 +220,9 @@ impl Run {
     /// # Errors
     /// [`RunError::List`] when the artifacts directory exists but cannot be read.
     pub fn available(&self) -> Result<Available, RunError> {
-        Available::in_dir(&self.artifacts_dir).map_err(|source| RunError::List {
+        Available::in_dir(&self.artifacts_dir).map_err(|error| RunError::List {
             dir: self.artifacts_dir.clone(),
-            source,
+            error,
         })
     }
 }

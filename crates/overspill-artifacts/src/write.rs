@@ -51,14 +51,13 @@ pub enum WriteError {
     Layout(#[from] overspill_store::LayoutError),
     /// The file could not be written.
     #[error(
-        "could not store `{filename}`: {source}; check free disk space and the permissions of the run's artifacts directory"
+        "could not store `{filename}`: {error}; check free disk space and the permissions of the run's artifacts directory"
     )]
     Io {
         /// The file name it was to be stored under.
         filename: String,
-        /// The operating system's error.
-        #[source]
-        source: io::Error,
+        /// The operating system's error, stated in the message (not returned by `source()`).
+        error: io::Error,
     },
 }
 
@@ -167,7 +166,7 @@ impl Run {
                 path,
                 replaced,
             }),
-            Err(source) => Err(WriteError::Io { filename, source }),
+            Err(error) => Err(WriteError::Io { filename, error }),
         }
     }
 }

@@ -40,10 +40,17 @@ fn main() -> ExitCode {
         // A reader that stopped early (`overspill tools | head`) is not a failure.
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("overspill: {err:#}");
+            eprintln!("{}", report(&err));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The line a failed command prints on stderr: the error and each cause after it. Every
+/// error of the workspace states its cause in its message and returns none from `source()`
+/// (docs/architecture.md, "Cross-cutting rules"), so each cause is printed once.
+fn report(err: &anyhow::Error) -> String {
+    format!("overspill: {err:#}")
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
@@ -52,4 +59,34 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_permission_error_is_printed_with_its_cause_once() {
+        // The user's case (issue 28, item 7): `overspill ls` on an unreadable store printed
+        // "Permission denied (os error 13); check the directory's permissions: Permission
+        // denied (os error 13)". Built from the real error type and printed by the real
+        // printer, so it runs where the test user may read everything (root).
+        let error = overspill::store::StoreError::ReadMetadata {
+            dir: "/srv/pad/.overspill-meta".into(),
+            error: std::io::Error::from_raw_os_error(13),
+        };
+        let printed = report(&anyhow::Error::from(error));
+        assert_eq!(
+            printed,
+            "overspill: cannot read stored-output metadata in /srv/pad/.overspill-meta: \
+             Permission denied (os error 13); check the directory's permissions"
+        );
+        // And with a context added on top, as commands do: still once.
+        let error = overspill::store::StoreError::Write {
+            path: "/srv/pad/x.txt".into(),
+            error: std::io::Error::from_raw_os_error(13),
+        };
+        let printed = report(&anyhow::Error::from(error).context("cannot set up the scratchpad"));
+        assert_eq!(printed.matches("Permission denied").count(), 1, "{printed}");
+    }
 }

@@ -112,9 +112,9 @@ fn spawn(program: &str, args: &[String]) -> Result<Child, ProxyError> {
         .stderr(Stdio::inherit())
         .kill_on_drop(true)
         .spawn()
-        .map_err(|source| ProxyError::Spawn {
+        .map_err(|error| ProxyError::Spawn {
             command: program.to_owned(),
-            source,
+            error,
         })
 }
 

@@ -14,14 +14,13 @@ pub enum ProxyError {
     NoCommand,
     /// The upstream server could not be started.
     #[error(
-        "cannot start the upstream server `{command}`: {source}; check that it is installed and on PATH"
+        "cannot start the upstream server `{command}`: {error}; check that it is installed and on PATH"
     )]
     Spawn {
         /// The program as given.
         command: String,
-        /// Why.
-        #[source]
-        source: std::io::Error,
+        /// Why, stated in the message (not returned by `source()`).
+        error: std::io::Error,
     },
     /// The upstream server did not answer the client's `initialize` in time.
     #[error(
@@ -79,7 +78,7 @@ pub enum ProxyError {
         challenge: String,
     },
     /// The remote server needs a sign-in the proxy does not have (or cannot renew).
-    #[error("{0}")]
+    #[error(transparent)]
     SignIn(#[from] crate::oauth::OAuthError),
     /// The remote server no longer knows the session (HTTP 404 for its session id).
     #[error(
@@ -120,7 +119,7 @@ pub enum ProxyError {
     },
     /// No tokio runtime could be started (threads or file descriptors exhausted).
     #[error("cannot start the proxy's async runtime: {0}; free some threads or file descriptors")]
-    Runtime(#[source] std::io::Error),
+    Runtime(std::io::Error),
     /// The upstream server's stdout or stdin closed, or waiting for it failed.
     #[error("lost the upstream server: {0}")]
     UpstreamLost(String),

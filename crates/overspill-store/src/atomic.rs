@@ -1,10 +1,12 @@
 //! Atomic, no-clobber file writes and private directories (SPEC §4, §13).
 //!
 //! A file is written to a hidden temporary file in its final directory, flushed to disk, then
-//! given its final name in one step that fails if the name is taken (`renameat2(NOREPLACE)` or
-//! a hard link, through `tempfile`). A reader therefore sees either no file or the whole file,
-//! a crash leaves at most a hidden temporary file, and of two writers racing on one
-//! content-addressed name exactly one creates it.
+//! given its final name in one step that fails if the name is taken (`renameat2(NOREPLACE)`).
+//! A reader therefore sees either no file or the whole file, a crash leaves at most a hidden
+//! temporary file, and of two writers racing on one content-addressed name exactly one creates
+//! it. No file is ever given a second name, not even for a moment (a link then an unlink, as
+//! `tempfile`'s own fallback does): the read root refuses files with more than one hard link
+//! (docs/storage.md, "Hard links are refused"), and a file being written must not be one.
 
 use std::fs;
 use std::io::{self, Write};
@@ -69,15 +71,33 @@ pub fn write_replacing(dir: &Path, name: &str, content: &[u8]) -> io::Result<()>
     Ok(())
 }
 
-/// Writes `content` under `dir/name` (mode 0600) unless a file of that size already has the
-/// name. `dir` must exist.
+/// Writes `content` under `dir/name` (mode 0600) unless a file of that size, with no other
+/// name, already has the name. `dir` must exist.
+///
+/// A file of that size with more than one hard link (a backup made with `cp -al`, a `ln`) is
+/// replaced by a fresh copy, since the read root refuses it: the other names keep the old file.
 pub(crate) fn write_if_absent(dir: &Path, name: &str, content: &[u8]) -> io::Result<Written> {
     let path = dir.join(name);
     let occupied = match fs::symlink_metadata(&path) {
         Ok(meta) if meta.is_file() && meta.len() == content.len() as u64 => {
-            return Ok(Written::Existed);
+            if links(&meta) == 1 {
+                return Ok(Written::Existed);
+            }
+            tracing::warn!(
+                file = name,
+                links = links(&meta),
+                "replacing a stored file that has other hard links, so the tools can read it \
+                 again; its other names keep the old copy"
+            );
+            true
         }
-        Ok(_) => true,
+        Ok(_) => {
+            tracing::warn!(
+                file = name,
+                "replacing a stored file whose size does not match its name"
+            );
+            true
+        }
         Err(e) if e.kind() == io::ErrorKind::NotFound => false,
         Err(e) => return Err(e),
     };
@@ -89,26 +109,92 @@ pub(crate) fn write_if_absent(dir: &Path, name: &str, content: &[u8]) -> io::Res
     // Flush before naming, so a power cut cannot leave an empty file under the final name.
     temp.as_file().sync_data()?;
     if occupied {
-        tracing::warn!(
-            file = name,
-            "replacing a stored file whose size does not match its name"
-        );
         temp.persist(&path).map_err(|e| e.error)?;
         return Ok(Written::Replaced);
     }
-    match temp.persist_noclobber(&path) {
-        Ok(_) => Ok(Written::Created),
-        Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => Ok(Written::Existed),
-        Err(e) => {
-            // A filesystem with neither renameat2 nor hard links: rename, unless a racing
-            // writer got there first (its file holds the same content).
-            tracing::debug!(error = %e.error, "no-clobber rename unavailable; falling back to rename");
-            if fs::symlink_metadata(&path).is_ok() {
-                return Ok(Written::Existed);
-            }
-            e.file.persist(&path).map_err(|e| e.error)?;
-            Ok(Written::Created)
+    match name_if_free(temp, &path)? {
+        Naming::Named => Ok(Written::Created),
+        Naming::Taken => Ok(Written::Existed),
+    }
+}
+
+/// What [`name_if_free`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Naming {
+    /// The temporary file now has the name.
+    Named,
+    /// Something had the name already; the temporary file is gone.
+    Taken,
+}
+
+/// Gives the flushed temporary file `temp` the name `path` unless the name is taken, in one
+/// rename that refuses to replace (`renameat2(RENAME_NOREPLACE)`, `renameatx_np(RENAME_EXCL)`
+/// on Apple systems), never through a second link.
+#[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
+fn name_if_free(temp: tempfile::NamedTempFile, path: &Path) -> io::Result<Naming> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    use rustix::io::Errno;
+
+    let temp = temp.into_temp_path();
+    match renameat_with(CWD, &*temp, CWD, path, RenameFlags::NOREPLACE) {
+        Ok(()) => {
+            // The name is gone; keep the guard from removing whatever may take it later.
+            temp.keep().map_err(|e| e.error)?;
+            Ok(Naming::Named)
         }
+        Err(Errno::EXIST) => Ok(Naming::Taken),
+        // The file system cannot refuse to replace (NFS, some FUSE file systems).
+        Err(Errno::INVAL | Errno::NOSYS | Errno::NOTSUP) => rename_unless_taken(temp, path),
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// [`name_if_free`] on Windows: a move that refuses to replace (`MoveFileExW` without
+/// `MOVEFILE_REPLACE_EXISTING`).
+#[cfg(windows)]
+fn name_if_free(temp: tempfile::NamedTempFile, path: &Path) -> io::Result<Naming> {
+    match temp.persist_noclobber(path) {
+        Ok(_) => Ok(Naming::Named),
+        Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => Ok(Naming::Taken),
+        Err(e) => Err(e.error),
+    }
+}
+
+/// [`name_if_free`] on the other systems, which have no rename that refuses to replace.
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "android",
+    target_vendor = "apple",
+    windows
+)))]
+fn name_if_free(temp: tempfile::NamedTempFile, path: &Path) -> io::Result<Naming> {
+    rename_unless_taken(temp.into_temp_path(), path)
+}
+
+/// The naming where the file system cannot rename without replacing: a plain rename unless
+/// the name exists. Two writers that both pass the check both rename, and the second replaces
+/// the first's file with the same bytes (the names are content-addressed): both report
+/// [`Naming::Named`], and no file has two names at any moment.
+fn rename_unless_taken(temp: tempfile::TempPath, path: &Path) -> io::Result<Naming> {
+    match fs::symlink_metadata(path) {
+        Ok(_) => return Ok(Naming::Taken),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    temp.persist(path).map_err(|e| e.error)?;
+    Ok(Naming::Named)
+}
+
+/// How many names (hard links) the file of `meta` has; 1 where the count is not available.
+fn links(meta: &fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::MetadataExt::nlink(meta)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        1
     }
 }
 
@@ -175,6 +261,73 @@ mod tests {
             Written::Replaced
         );
         assert_eq!(fs::read(dir.path().join("a.txt")).unwrap(), b"abc");
+        assert_eq!(names(dir.path()), ["a.txt"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn write_if_absent_replaces_a_same_size_file_that_has_other_hard_links() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let backup = tempfile::tempdir().unwrap();
+        write_if_absent(dir.path(), "a.txt", b"abc").unwrap();
+        fs::hard_link(dir.path().join("a.txt"), backup.path().join("a.txt")).unwrap();
+        assert_eq!(
+            write_if_absent(dir.path(), "a.txt", b"abc").unwrap(),
+            Written::Replaced
+        );
+        let nlink = |p: &Path| fs::metadata(p).unwrap().nlink();
+        assert_eq!(nlink(&dir.path().join("a.txt")), 1);
+        assert_eq!(nlink(&backup.path().join("a.txt")), 1);
+        assert_eq!(fs::read(backup.path().join("a.txt")).unwrap(), b"abc");
+        assert_eq!(names(dir.path()), ["a.txt"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn renaming_unless_taken_names_a_free_name_with_one_link_and_leaves_a_taken_one_alone() {
+        // The naming used where the file system cannot rename without replacing (NFS): this
+        // test runs it directly, since the test machine's file system can.
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let temp = |content: &[u8]| {
+            let mut temp = tempfile::Builder::new()
+                .prefix(TEMP_PREFIX)
+                .tempfile_in(dir.path())
+                .unwrap();
+            temp.write_all(content).unwrap();
+            temp.into_temp_path()
+        };
+        let path = dir.path().join("a.txt");
+        assert_eq!(
+            rename_unless_taken(temp(b"first"), &path).unwrap(),
+            Naming::Named
+        );
+        assert_eq!(fs::metadata(&path).unwrap().nlink(), 1);
+        assert_eq!(
+            rename_unless_taken(temp(b"second"), &path).unwrap(),
+            Naming::Taken
+        );
+        assert_eq!(fs::read(&path).unwrap(), b"first");
+        // The refused temporary file is removed, not left beside the name.
+        assert_eq!(names(dir.path()), ["a.txt"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn naming_if_free_gives_one_link_and_reports_a_taken_name() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let temp = || {
+            tempfile::Builder::new()
+                .prefix(TEMP_PREFIX)
+                .tempfile_in(dir.path())
+                .unwrap()
+        };
+        let path = dir.path().join("a.txt");
+        assert_eq!(name_if_free(temp(), &path).unwrap(), Naming::Named);
+        assert_eq!(fs::metadata(&path).unwrap().nlink(), 1);
+        assert_eq!(name_if_free(temp(), &path).unwrap(), Naming::Taken);
         assert_eq!(names(dir.path()), ["a.txt"]);
     }
 

@@ -1,4 +1,8 @@
 //! The crate's error types: one per concern (storing, reading paths, laying out runs).
+//!
+//! Each message states its cause (the operating system's error) once, and no error returns it
+//! again from `source()`: the cause is the variant's `error` field, and a chain printer such
+//! as anyhow's `{:#}` prints it once (docs/architecture.md, "Cross-cutting rules").
 
 use std::io;
 use std::path::PathBuf;
@@ -48,21 +52,32 @@ pub enum PathError {
         /// What stands there: `a FIFO (named pipe)`, `a socket`, `a device`, ….
         kind: &'static str,
     },
+    /// The path names a regular file with more than one hard link, which is never read: its
+    /// other names may lie outside the read root or be overspill's reserved records, and
+    /// nothing overspill writes has a second name (docs/storage.md, "Hard links are refused").
+    #[error(
+        "the file has {links} hard links; overspill reads only files with one link, since \
+         another of its names may lie outside the directory you may read. Ask the user to copy \
+         the file in instead of linking it (`cp` without `-l`)"
+    )]
+    HardLinks {
+        /// How many names the file has.
+        links: u64,
+    },
     /// A genuine I/O fault, e.g. permission denied; not a judgement on the path.
-    #[error("cannot access `{path}`: {source}; check the file's permissions or try again")]
+    #[error("cannot access `{path}`: {error}; check the file's permissions or try again")]
     Io {
         /// The path as the caller gave it (inside the read root, or the root itself).
         path: String,
-        /// The operating system's error.
-        #[source]
-        source: io::Error,
+        /// The operating system's error, stated in the message (not returned by `source()`).
+        error: io::Error,
     },
 }
 
 impl PathError {
     /// The SPEC §6.1 error code a tool reports for this error: `not_found`,
     /// `path_outside_root`, `io_error` or `invalid_argument` (a malformed path, or one naming
-    /// something other than a regular file).
+    /// something other than a regular file with one link).
     ///
     /// ```
     /// use overspill_store::PathError;
@@ -75,7 +90,8 @@ impl PathError {
             PathError::Empty
             | PathError::Nul
             | PathError::Directory
-            | PathError::NotRegular { .. } => "invalid_argument",
+            | PathError::NotRegular { .. }
+            | PathError::HardLinks { .. } => "invalid_argument",
             PathError::Absolute | PathError::Escapes => "path_outside_root",
             PathError::Dangling | PathError::NotFound => "not_found",
             PathError::Io { .. } => "io_error",
@@ -89,32 +105,41 @@ impl PathError {
 #[non_exhaustive]
 pub enum StoreError {
     /// A directory could not be created.
-    #[error("cannot create directory {}: {source}; check that its parent exists and is writable", dir.display())]
+    #[error("cannot create directory {}: {error}; check that its parent exists and is writable", dir.display())]
     CreateDir {
         /// The directory.
         dir: PathBuf,
-        /// The operating system's error.
-        #[source]
-        source: io::Error,
+        /// The operating system's error, stated in the message (not returned by `source()`).
+        error: io::Error,
     },
     /// A stored output, companion or metadata record could not be written.
-    #[error("cannot write {}: {source}; check free disk space and the directory's permissions", path.display())]
+    #[error("cannot write {}: {error}; check free disk space and the directory's permissions", path.display())]
     Write {
         /// The file's final path.
         path: PathBuf,
-        /// The operating system's error.
-        #[source]
-        source: io::Error,
+        /// The operating system's error, stated in the message (not returned by `source()`).
+        error: io::Error,
     },
     /// The metadata directory could not be read.
-    #[error("cannot read stored-output metadata in {}: {source}; check the directory's permissions", dir.display())]
+    #[error("cannot read stored-output metadata in {}: {error}; check the directory's permissions", dir.display())]
     ReadMetadata {
         /// The metadata directory.
         dir: PathBuf,
-        /// The operating system's error.
-        #[source]
-        source: io::Error,
+        /// The operating system's error, stated in the message (not returned by `source()`).
+        error: io::Error,
     },
+}
+
+impl StoreError {
+    /// The operating system's error behind this one, without the host's paths (for a notice
+    /// that must not show them).
+    pub fn io_error(&self) -> &io::Error {
+        match self {
+            StoreError::CreateDir { error, .. }
+            | StoreError::Write { error, .. }
+            | StoreError::ReadMetadata { error, .. } => error,
+        }
+    }
 }
 
 /// Why a [`crate::Layout`] could not be built or acted on.
@@ -135,14 +160,13 @@ pub enum LayoutError {
     #[error("{0}")]
     WrongRole(&'static str),
     /// A directory could not be created, read or removed.
-    #[error("cannot {action} {}: {source}; check the directory's permissions", dir.display())]
+    #[error("cannot {action} {}: {error}; check the directory's permissions", dir.display())]
     Io {
         /// `create`, `read` or `remove`.
         action: &'static str,
         /// The directory.
         dir: PathBuf,
-        /// The operating system's error.
-        #[source]
-        source: io::Error,
+        /// The operating system's error, stated in the message (not returned by `source()`).
+        error: io::Error,
     },
 }

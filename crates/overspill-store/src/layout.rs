@@ -224,10 +224,10 @@ impl Layout {
         .into_iter()
         .flatten()
         {
-            create_private_dir_all(dir).map_err(|source| LayoutError::Io {
+            create_private_dir_all(dir).map_err(|error| LayoutError::Io {
                 action: "create",
                 dir: dir.clone(),
-                source,
+                error,
             })?;
         }
         Ok(())
@@ -236,9 +236,9 @@ impl Layout {
     /// The read root of this agent, based at [`Layout::read_base_dir`]; creates the read
     /// root directory (0700) if it is missing.
     pub fn open_read_root(&self) -> Result<ReadRoot, PathError> {
-        create_private_dir_all(&self.read_root).map_err(|source| PathError::Io {
+        create_private_dir_all(&self.read_root).map_err(|error| PathError::Io {
             path: self.read_root.display().to_string(),
-            source,
+            error,
         })?;
         ReadRoot::new(&self.read_root)?.with_base(&self.read_base)
     }
@@ -254,10 +254,10 @@ impl Layout {
         match fs::remove_dir_all(dir) {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
-            Err(source) => Err(LayoutError::Io {
+            Err(error) => Err(LayoutError::Io {
                 action: "remove",
                 dir: dir.clone(),
-                source,
+                error,
             }),
         }
     }

@@ -8,7 +8,9 @@
 //! by the `cap-std` crate), so a symlink may lead anywhere inside the root but never out of
 //! it, whatever is swapped in during the lookup. [`ReadRoot::open`] opens the file in that
 //! same lookup and checks its type on the open descriptor: the check and the read are one file
-//! descriptor, and nothing is ever reopened by name.
+//! descriptor, and nothing is ever reopened by name. A file with more than one hard link is
+//! refused on that descriptor too: a link is a second name of the file, which may lie outside
+//! the root (docs/storage.md, "Hard links are refused").
 //!
 //! When the lookup fails, the path is judged once more by name, only to say why: a symlink
 //! pointing out (`Escapes`, even when nothing exists behind it, so nothing can be probed), a
@@ -27,7 +29,7 @@ use cap_std::fs::Dir;
 
 use crate::atomic::RESERVED_PREFIX;
 use crate::error::PathError;
-use crate::root_file::{OpenFailure, RootFile, open_regular};
+use crate::root_file::{Links, OpenFailure, RootFile, open_regular};
 
 /// The longest path below the root that [`ReadRoot::resolve`] looks up; longer is `NotFound`.
 const MAX_PATH_BYTES: usize = 4096;
@@ -66,9 +68,9 @@ impl ReadRoot {
     /// A read root at `dir`, which must be an existing directory (a symlink to one is fine).
     pub fn new(dir: impl Into<PathBuf>) -> Result<ReadRoot, PathError> {
         let dir = dir.into();
-        let io_error = |source| PathError::Io {
+        let io_error = |error| PathError::Io {
             path: dir.display().to_string(),
-            source,
+            error,
         };
         let canonical = match fs::canonicalize(&dir) {
             Ok(canonical) => canonical,
@@ -133,7 +135,9 @@ impl ReadRoot {
     ///
     /// The open never blocks: a FIFO, socket or device is refused as
     /// [`PathError::NotRegular`], a directory as [`PathError::Directory`], without waiting for
-    /// a writer or opening the device. Read the file through the returned handle.
+    /// a writer or opening the device. A regular file with more than one hard link is refused as
+    /// [`PathError::HardLinks`], judged on the open descriptor: another of its names may lie
+    /// outside the root. Read the file through the returned handle.
     pub fn open(&self, user_path: &str) -> Result<RootFile, PathError> {
         let parts = self.parts(user_path)?;
         let (dir, below) = self.locate(&parts, user_path)?;
@@ -143,11 +147,14 @@ impl ReadRoot {
         } else {
             below.as_path()
         };
-        open_regular(&dir, name, path, FollowSymlinks::Yes).map_err(|failure| match failure {
-            OpenFailure::Directory => PathError::Directory,
-            OpenFailure::Special(kind) => PathError::NotRegular { kind },
-            // Changed since the lookup (removed, swapped): say what stands there now.
-            OpenFailure::Io(error) => self.explain(&parts, user_path, error),
+        open_regular(&dir, name, path, FollowSymlinks::Yes, Links::One).map_err(|failure| {
+            match failure {
+                OpenFailure::Directory => PathError::Directory,
+                OpenFailure::Special(kind) => PathError::NotRegular { kind },
+                OpenFailure::Linked(links) => PathError::HardLinks { links },
+                // Changed since the lookup (removed, swapped): say what stands there now.
+                OpenFailure::Io(error) => self.explain(&parts, user_path, error),
+            }
         })
     }
 
@@ -204,13 +211,13 @@ impl ReadRoot {
     /// (`Scratchpad::cleanup`) keeps working.
     fn locate(&self, parts: &[OsString], user_path: &str) -> Result<(Dir, PathBuf), PathError> {
         let dir = Dir::open_ambient_dir(&self.canonical, cap_std::ambient_authority()).map_err(
-            |source| {
-                if is_missing(&source) {
+            |error| {
+                if is_missing(&error) {
                     PathError::NotFound
                 } else {
                     PathError::Io {
                         path: user_path.to_owned(),
-                        source,
+                        error,
                     }
                 }
             },
@@ -264,9 +271,9 @@ impl ReadRoot {
     /// when a lookup beneath the root's handle failed, to say why or to find the name to look
     /// up instead; never to read.
     fn judge_by_name(&self, parts: &[OsString], user_path: &str) -> Result<PathBuf, PathError> {
-        let io_error = |source| PathError::Io {
+        let io_error = |error| PathError::Io {
             path: user_path.to_owned(),
-            source,
+            error,
         };
         let candidate = parts.iter().fold(self.canonical.clone(), |p, c| p.join(c));
         match fs::canonicalize(&candidate) {
@@ -375,7 +382,7 @@ fn classify(failure: io::Error, user_path: &str) -> PathError {
     } else {
         PathError::Io {
             path: user_path.to_owned(),
-            source: failure,
+            error: failure,
         }
     }
 }

@@ -44,10 +44,10 @@ impl Layout {
             ));
         };
         self.create_dirs()?;
-        create_private_dir_all(run_dir).map_err(|source| LayoutError::Io {
+        create_private_dir_all(run_dir).map_err(|error| LayoutError::Io {
             action: "create",
             dir: run_dir.to_owned(),
-            source,
+            error,
         })?;
         if !run_dir.join(RUN_MARKER).exists() {
             let now = SystemTime::now()
@@ -55,10 +55,10 @@ impl Layout {
                 .unwrap_or_default()
                 .as_nanos();
             write_if_absent(run_dir, RUN_MARKER, format!("{now}\n").as_bytes()).map_err(
-                |source| LayoutError::Io {
+                |error| LayoutError::Io {
                     action: "create",
                     dir: run_dir.to_owned(),
-                    source,
+                    error,
                 },
             )?;
         }
@@ -71,10 +71,10 @@ impl Layout {
 
 /// Removes the oldest runs in `session_dir` other than `current` so that at most `max` remain.
 fn prune(session_dir: &Path, current: &str, max: usize) -> Result<RunStarted, LayoutError> {
-    let read_error = |source| LayoutError::Io {
+    let read_error = |error| LayoutError::Io {
         action: "read",
         dir: session_dir.to_owned(),
-        source,
+        error,
     };
     let mut runs: Vec<(SystemTime, String)> = Vec::new();
     for entry in fs::read_dir(session_dir).map_err(read_error)? {

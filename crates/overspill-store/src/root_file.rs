@@ -1,8 +1,9 @@
 //! A regular file opened beneath a directory handle, and the one way its bytes are read.
 //!
-//! Opening is one operation on handles: the type is checked on the open descriptor, so what is
-//! read is what was checked. The open never waits: a FIFO opened for reading with `O_NONBLOCK`
-//! returns at once (and is then refused), where a plain open waits for a writer forever.
+//! Opening is one operation on handles: the type (and, for the read root, the link count) is
+//! checked on the open descriptor, so what is read is what was checked. The open never waits: a
+//! FIFO opened for reading with `O_NONBLOCK` returns at once (and is then refused), where a
+//! plain open waits for a writer forever.
 
 use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom};
@@ -97,6 +98,18 @@ impl RootFile {
     }
 }
 
+/// Which regular files [`open_regular`] accepts, by their number of hard links.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Links {
+    /// Only a file with one name: what the read root serves. Another name of the file may lie
+    /// outside the root or be a reserved record, and nothing overspill writes has a second
+    /// name (docs/storage.md, "Hard links are refused").
+    One,
+    /// Any number: the host's own small files in its own directories (metadata records, run
+    /// markers), which a backup made with `cp -al` links and `overspill ls` must still read.
+    Any,
+}
+
 /// Why [`open_regular`] opened nothing.
 #[derive(Debug)]
 pub(crate) enum OpenFailure {
@@ -104,6 +117,8 @@ pub(crate) enum OpenFailure {
     Directory,
     /// A FIFO, socket or device stands at the name; the kind, for the message.
     Special(&'static str),
+    /// A regular file with this many hard links, opened with [`Links::One`].
+    Linked(u64),
     /// The lookup or the open failed.
     Io(io::Error),
 }
@@ -116,16 +131,19 @@ impl From<io::Error> for OpenFailure {
 
 /// Opens `name` beneath `dir` for reading as a regular file, without blocking, following a
 /// symlink at the end of `name` only when `follow` says so (and never out of `dir`: the
-/// handle's lookup stays beneath it).
+/// handle's lookup stays beneath it), with as many hard links as `links` accepts.
 ///
 /// The type is checked twice: by `stat` before the open, so that a device is not opened at all
 /// in the ordinary case, and on the open descriptor, which settles it when the name was
-/// swapped in between.
+/// swapped in between. The link count is checked once, on the descriptor's `fstat`, the
+/// metadata the returned file keeps: a link made or removed by name afterwards changes nothing
+/// that was judged.
 pub(crate) fn open_regular(
     dir: &Dir,
     name: &Path,
     path: PathBuf,
     follow: FollowSymlinks,
+    links: Links,
 ) -> Result<RootFile, OpenFailure> {
     let before = match follow {
         FollowSymlinks::Yes => dir.metadata(name)?,
@@ -138,6 +156,9 @@ pub(crate) fn open_regular(
     check_regular(file.metadata()?.file_type())?;
     let file = file.into_std();
     let metadata = file.metadata()?;
+    if links == Links::One {
+        check_one_link(&metadata)?;
+    }
     Ok(RootFile {
         file,
         path,
@@ -163,11 +184,14 @@ pub(crate) fn read_small_in(dir: &Dir, name: &str, max_bytes: u64) -> io::Result
         Path::new(name),
         PathBuf::from(name),
         FollowSymlinks::No,
+        Links::Any,
     ) {
         Ok(file) => file,
         Err(OpenFailure::Io(error)) => return Err(error),
         Err(OpenFailure::Directory) => return Err(not_small("a directory")),
         Err(OpenFailure::Special(kind)) => return Err(not_small(kind)),
+        // `Links::Any` accepts every count.
+        Err(OpenFailure::Linked(_)) => return Err(not_small("a file with hard links")),
     };
     if file.len() > max_bytes {
         return Err(not_small("larger than overspill ever writes one"));
@@ -218,6 +242,22 @@ fn check_regular(file_type: FileType) -> Result<(), OpenFailure> {
     }
 }
 
+/// `Ok` for a file with one name, per the open descriptor's metadata.
+///
+/// Off Unix the count is not available in stable Rust, and every file passes.
+fn check_one_link(metadata: &fs::Metadata) -> Result<(), OpenFailure> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if metadata.nlink() > 1 {
+            return Err(OpenFailure::Linked(metadata.nlink()));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = metadata;
+    Ok(())
+}
+
 /// Whether two looks at one open file saw the same version: same size, modification time and,
 /// on Unix, change time (which every write moves and no user can set back).
 fn same_version(a: &fs::Metadata, b: &fs::Metadata) -> bool {
@@ -242,7 +282,13 @@ mod tests {
     }
 
     fn open(dir: &Dir, name: &str, follow: FollowSymlinks) -> Result<RootFile, OpenFailure> {
-        open_regular(dir, Path::new(name), PathBuf::from(name), follow)
+        open_regular(
+            dir,
+            Path::new(name),
+            PathBuf::from(name),
+            follow,
+            Links::One,
+        )
     }
 
     #[test]
@@ -304,6 +350,21 @@ mod tests {
         ));
         let mut file = open(&dir, "link", FollowSymlinks::Yes).unwrap();
         assert_eq!(file.read_to_end().unwrap(), b"a");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_with_two_links_is_refused_with_links_one_and_read_with_links_any() {
+        let (tmp, dir) = dir_with("a.txt", b"a");
+        fs::hard_link(tmp.path().join("a.txt"), tmp.path().join("b.txt")).unwrap();
+        for name in ["a.txt", "b.txt"] {
+            assert!(matches!(
+                open(&dir, name, FollowSymlinks::Yes),
+                Err(OpenFailure::Linked(2))
+            ));
+        }
+        // The host's own small files are read whatever their links (a `cp -al` backup).
+        assert_eq!(read_small_in(&dir, "a.txt", 64).unwrap(), b"a");
     }
 
     #[cfg(unix)]

@@ -82,9 +82,9 @@ impl Store {
     /// are removed.
     pub fn open(dir: impl Into<PathBuf>) -> Result<Store, StoreError> {
         let dir = dir.into();
-        create_private_dir_all(&dir).map_err(|source| StoreError::CreateDir {
+        create_private_dir_all(&dir).map_err(|error| StoreError::CreateDir {
             dir: dir.clone(),
-            source,
+            error,
         })?;
         sweep_stale_temp_files(&dir);
         sweep_stale_temp_files(&dir.join(METADATA_DIR));
@@ -147,14 +147,14 @@ impl Store {
     /// be read are skipped with a warning; a store with nothing written yet lists nothing.
     pub fn list(&self) -> Result<Vec<Metadata>, StoreError> {
         let dir = self.metadata_dir();
-        let read_error = |source| StoreError::ReadMetadata {
+        let read_error = |error| StoreError::ReadMetadata {
             dir: dir.clone(),
-            source,
+            error,
         };
         let handle = match cap_std::fs::Dir::open_ambient_dir(&dir, cap_std::ambient_authority()) {
             Ok(handle) => handle,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => return Err(read_error(source)),
+            Err(error) => return Err(read_error(error)),
         };
         let entries = handle.entries().map_err(read_error)?;
         let mut all = Vec::new();
@@ -209,9 +209,9 @@ impl Store {
             companions: stored.companions.clone(),
         };
         let dir = self.metadata_dir();
-        create_private_dir_all(&dir).map_err(|source| StoreError::CreateDir {
+        create_private_dir_all(&dir).map_err(|error| StoreError::CreateDir {
             dir: dir.clone(),
-            source,
+            error,
         })?;
         let name = metadata::record_name(&stored.file_name);
         if dir.join(&name).is_file() {
@@ -226,17 +226,17 @@ impl Store {
         // The directory may have been removed (e.g. by `cleanup()`) since `open`; recreate once.
         let attempt = match attempt {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                create_private_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                create_private_dir_all(dir).map_err(|error| StoreError::CreateDir {
                     dir: dir.to_owned(),
-                    source,
+                    error,
                 })?;
                 write_if_absent(dir, name, content)
             }
             other => other,
         };
-        attempt.map_err(|source| StoreError::Write {
+        attempt.map_err(|error| StoreError::Write {
             path: dir.join(name),
-            source,
+            error,
         })
     }
 }

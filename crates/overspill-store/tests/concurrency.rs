@@ -197,3 +197,70 @@ fn a_reader_polling_a_name_never_sees_a_partial_file() {
     });
     assert_eq!(reads, expected.len());
 }
+
+#[test]
+fn a_reader_through_the_read_root_never_meets_a_hard_link_refusal_while_writers_race_on_one_name() {
+    // Every name is given in one rename that refuses to replace, never by a link then an
+    // unlink: a reader that opens the name the moment it appears finds one link, so the read
+    // root's refusal of linked files (docs/storage.md, "Hard links are refused") never meets
+    // a file overspill is writing.
+    const NAMES: usize = 100;
+    const WRITERS: usize = 4;
+    let contents: Vec<String> = (0..NAMES)
+        .map(|i| format!("race {i}\n{}", "a line of the output\n".repeat(400)))
+        .collect();
+    let scratch = tempfile::tempdir().unwrap();
+    let scratch_store = Store::open(scratch.path()).unwrap();
+    let names: Vec<String> = contents
+        .iter()
+        .map(|c| {
+            scratch_store
+                .write_content(&Output {
+                    tool: "race",
+                    server: None,
+                    content: c,
+                    tokens: None,
+                })
+                .unwrap()
+                .file_name
+        })
+        .collect();
+
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let root = overspill_store::ReadRoot::new(dir.path()).unwrap();
+    let barrier = Barrier::new(WRITERS + 1);
+    let mut opened = 0usize;
+    std::thread::scope(|s| {
+        for _ in 0..WRITERS {
+            s.spawn(|| {
+                barrier.wait();
+                for c in &contents {
+                    store
+                        .write_content(&Output {
+                            tool: "race",
+                            server: None,
+                            content: c,
+                            tokens: None,
+                        })
+                        .unwrap();
+                }
+            });
+        }
+        barrier.wait();
+        for (name, content) in names.iter().zip(&contents) {
+            loop {
+                match root.open(name) {
+                    Ok(mut file) => {
+                        assert_eq!(file.read_to_end().unwrap(), content.as_bytes(), "{name}");
+                        opened += 1;
+                        break;
+                    }
+                    Err(overspill_store::PathError::NotFound) => std::hint::spin_loop(),
+                    Err(error) => panic!("{name}: {error}"),
+                }
+            }
+        }
+    });
+    assert_eq!(opened, NAMES);
+}

@@ -1,10 +1,11 @@
 //! `ReadRoot::open` and the store's own reads against a hostile file system (issue 22, items
-//! 1 and 3): names flipped to symlinks out while files are opened, hard links, and FIFOs,
-//! sockets and devices planted where overspill reads.
+//! 1 and 3; issue 28, item 6): names flipped to symlinks out while files are opened, hard
+//! links, and FIFOs, sockets and devices planted where overspill reads.
 //!
 //! Defences guarded: the lookup and the open are one descriptor beneath the root's handle
-//! (`cap-std`); the type is checked before a non-blocking open and on the open descriptor;
-//! metadata records are read as small regular files, never followed or waited on.
+//! (`cap-std`); the type is checked before a non-blocking open and on the open descriptor, and
+//! so is the link count (a file with more than one hard link is refused); metadata records are
+//! read as small regular files, never followed or waited on.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 #![cfg(unix)]
@@ -85,23 +86,39 @@ fn open_never_returns_an_outside_file_while_names_flip_to_symlinks_out() {
 }
 
 #[test]
-fn a_hard_link_inside_the_root_to_an_outside_file_is_served_as_the_file_it_is() {
-    // Decision (docs/security.md): a hard link is not a path that leads out; it is a name of
-    // the file inside the root, as good as the first. Making one needs write access to the
-    // root and, under Linux's `fs.protected_hardlinks`, ownership of or read-write access to
-    // the file: it gives no one a file they could not read already.
+fn a_hard_link_inside_the_root_to_an_outside_file_is_refused_with_its_link_count() {
+    // Decision (docs/security.md, docs/storage.md "Hard links are refused"): a regular file
+    // with more than one name is never served, judged by `fstat` on the open descriptor. The
+    // file system cannot say where the other name is, so a link to a file outside the root
+    // and one to a file inside it (`cp -l` within the root) are refused alike.
     let (_tmp, root, outside) = tree();
     fs::hard_link(outside.join("f.txt"), root.join("linked.txt")).unwrap();
-    let mut file = ReadRoot::new(&root).unwrap().open("linked.txt").unwrap();
-    assert_eq!(file.read_to_end().unwrap(), b"secret");
+    fs::hard_link(root.join("f.txt"), root.join("d/copy.txt")).unwrap();
+    let read_root = ReadRoot::new(&root).unwrap();
+    for name in ["linked.txt", "f.txt", "d/copy.txt"] {
+        match read_root.open(name) {
+            Err(error @ PathError::HardLinks { links: 2 }) => {
+                assert_eq!(error.code(), "invalid_argument");
+                let message = error.to_string();
+                assert!(
+                    message.contains("2 hard links") && message.contains("`cp` without `-l`"),
+                    "{message}"
+                );
+            }
+            other => panic!("{name}: expected a refusal, got {other:?}"),
+        }
+    }
+    // Once the other name is gone, the file has one name again and is served.
+    fs::remove_file(root.join("d/copy.txt")).unwrap();
+    let mut file = read_root.open("f.txt").unwrap();
+    assert_eq!(file.read_to_end().unwrap(), b"inside");
 }
 
 #[test]
-fn a_hard_link_to_a_metadata_record_is_served_under_its_own_name_and_the_record_name_stays_hidden()
+fn a_hard_link_to_a_metadata_record_is_refused_under_its_own_name_and_the_record_name_stays_hidden()
 {
-    // Decision: reserved names hide overspill's names, not its inodes. A record holds the
-    // tool, server, sizes and times of an output, nothing more, and whoever can link it can
-    // read it already.
+    // The same rule as for any file: the record now has two names, so the name outside the
+    // reserved directory is refused, and the record's own name is still not found.
     let tmp = tempfile::tempdir().unwrap();
     let store = Store::open(tmp.path()).unwrap();
     let stored = store
@@ -115,13 +132,57 @@ fn a_hard_link_to_a_metadata_record_is_served_under_its_own_name_and_the_record_
     let record = format!(".overspill-meta/{}.json", stored.file_name);
     fs::hard_link(tmp.path().join(&record), tmp.path().join("record.json")).unwrap();
     let read_root = ReadRoot::new(tmp.path()).unwrap();
-    let bytes = read_root
-        .open("record.json")
-        .unwrap()
-        .read_to_end()
-        .unwrap();
-    assert!(String::from_utf8(bytes).unwrap().contains("k8s_list_pods"));
+    assert!(matches!(
+        read_root.open("record.json"),
+        Err(PathError::HardLinks { links: 2 })
+    ));
     assert!(matches!(read_root.open(&record), Err(PathError::NotFound)));
+    // The host still reads its own record (`overspill ls`): records are the store's files,
+    // read by name in its own directory, and a backup made with `cp -al` links them too.
+    let listed = store.list().unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].tool, "k8s_list_pods");
+}
+
+#[test]
+fn a_stored_output_linked_elsewhere_is_refused_listed_and_replaced_by_the_next_write_of_it() {
+    // A backup made with `cp -al pad backup` gives every stored file a second name.
+    let tmp = tempfile::tempdir().unwrap();
+    let pad = tmp.path().join("pad");
+    let backup = tmp.path().join("backup");
+    fs::create_dir_all(&backup).unwrap();
+    let store = Store::open(&pad).unwrap();
+    let output = Output {
+        tool: "fetch_logs",
+        server: None,
+        content: "line 1\nline 2\n",
+        tokens: None,
+    };
+    let stored = store.write_output(&output).unwrap();
+    fs::hard_link(&stored.path, backup.join(&stored.file_name)).unwrap();
+    let read_root = ReadRoot::new(&pad).unwrap();
+    assert!(matches!(
+        read_root.open(&stored.file_name),
+        Err(PathError::HardLinks { links: 2 })
+    ));
+    // `Store::list` reads records, not outputs: the output is still listed.
+    assert_eq!(store.list().unwrap().len(), 1);
+
+    // Storing the same output again gives the store a fresh copy with one name; the backup
+    // keeps the old one, untouched.
+    let again = store.write_output(&output).unwrap();
+    assert_eq!(again.file_name, stored.file_name);
+    assert!(!again.already_existed);
+    let mut file = read_root.open(&stored.file_name).unwrap();
+    assert_eq!(file.read_to_end().unwrap(), b"line 1\nline 2\n");
+    let kept = backup.join(&stored.file_name);
+    assert_eq!(fs::read(&kept).unwrap(), b"line 1\nline 2\n");
+    assert_eq!(
+        std::os::unix::fs::MetadataExt::nlink(&fs::metadata(&kept).unwrap()),
+        1
+    );
+    // A third write finds the copy as it should be and changes nothing.
+    assert!(store.write_output(&output).unwrap().already_existed);
 }
 
 /// Runs `f` on a thread; fails the test if it has not answered within `limit`.

@@ -339,9 +339,9 @@ impl ScratchpadBuilder {
                 let store = Store::open(run.worker_scratchpad_dir())?;
                 let root = run
                     .open_worker_read_root()
-                    .map_err(|source| BuildError::ReadRoot {
+                    .map_err(|error| BuildError::ReadRoot {
                         dir: run.worker_read_root_dir().to_owned(),
-                        source,
+                        error,
                     })?;
                 let explorer = self.explorer(
                     &agent,
@@ -361,9 +361,9 @@ impl ScratchpadBuilder {
                 let (dir, root) = match (&self.scratchpad_dir, &memory_dir) {
                     (Some(dir), _) => {
                         let store = Store::open(dir)?;
-                        let root = ReadRoot::new(dir).map_err(|source| BuildError::ReadRoot {
+                        let root = ReadRoot::new(dir).map_err(|error| BuildError::ReadRoot {
                             dir: dir.clone(),
-                            source,
+                            error,
                         })?;
                         (store, root)
                     }
@@ -374,9 +374,9 @@ impl ScratchpadBuilder {
                         let root =
                             layout
                                 .open_read_root()
-                                .map_err(|source| BuildError::ReadRoot {
+                                .map_err(|error| BuildError::ReadRoot {
                                     dir: layout.read_root_dir().to_owned(),
-                                    source,
+                                    error,
                                 })?;
                         single_layout = Some(layout);
                         (store, root)

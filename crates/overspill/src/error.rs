@@ -69,12 +69,11 @@ pub enum BuildError {
     #[error(transparent)]
     Store(#[from] StoreError),
     /// The read root cannot be opened.
-    #[error("cannot open the read root {}: {source}", dir.display())]
+    #[error("cannot open the read root {}: {error}", dir.display())]
     ReadRoot {
         /// The directory.
         dir: PathBuf,
-        /// Why.
-        #[source]
-        source: PathError,
+        /// Why, stated in the message (not returned by `source()`).
+        error: PathError,
     },
 }

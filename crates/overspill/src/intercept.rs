@@ -206,8 +206,7 @@ fn count_while<T: Send>(
 /// the operating system's error only: the host's paths stay out of the model's context.
 pub(crate) fn failure_notice(tool: &str, bytes: usize, tokens: u64, error: &StoreError) -> String {
     let tool = crate::explore::tool_label(tool);
-    let cause =
-        std::error::Error::source(error).map_or_else(|| error.to_string(), ToString::to_string);
+    let cause = error.io_error();
     format!(
         "[overspill] The result of `{tool}` ({} bytes, {} tokens) was too large to show you and \
          could not be stored, so it is left out: {cause}. Do not rely on its content. Tell the \
@@ -226,7 +225,7 @@ mod tests {
     fn the_failure_notice_names_tool_size_and_cause_but_no_path() {
         let error = StoreError::Write {
             path: "/srv/secret/place/x.json".into(),
-            source: std::io::Error::from_raw_os_error(20),
+            error: std::io::Error::from_raw_os_error(20),
         };
         let notice = failure_notice("k8s_list_pods", 1_234_567, 312_345, &error);
         assert!(notice.starts_with(

@@ -53,15 +53,14 @@ pub enum RefError {
         reason: String,
     },
     /// The read root refused the file (outside the root, not found, …).
-    #[error("cannot resolve `{}`: {code}: {source}", shown(.reference))]
+    #[error("cannot resolve `{}`: {code}: {error}", shown(.reference))]
     Path {
         /// The reference as written.
         reference: String,
         /// The error code, as the exploration tools report it (`path_outside_root`, …).
         code: &'static str,
-        /// Why the read root refused it.
-        #[source]
-        source: PathError,
+        /// Why the read root refused it, stated in the message (not returned by `source()`).
+        error: PathError,
     },
     /// The file could not be read, or is not text.
     #[error("cannot resolve `{}`: cannot read the file: {}", shown(.reference), shown(.reason))]
@@ -96,8 +95,7 @@ pub enum RefError {
     Tool {
         /// The reference as written.
         reference: String,
-        /// The tool error.
-        #[source]
+        /// The tool error, stated in the message (not returned by `source()`).
         error: ToolError,
     },
     /// The line range is outside the file.
@@ -412,10 +410,10 @@ impl Scratchpad {
                 })?;
         // Judged and opened in one lookup beneath the root: nothing outside it, and never a
         // FIFO or device waited on.
-        let mut handle = root.open(file).map_err(|source| RefError::Path {
+        let mut handle = root.open(file).map_err(|error| RefError::Path {
             reference: reference.to_owned(),
-            code: source.code(),
-            source,
+            code: error.code(),
+            error,
         })?;
         let cap = self.inner.max_reference_bytes;
         if handle.len() > cap {

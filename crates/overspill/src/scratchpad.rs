@@ -309,10 +309,10 @@ impl Scratchpad {
             } => match std::fs::remove_dir_all(explorer.store.dir()) {
                 Ok(()) => Ok(true),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-                Err(source) => Err(LayoutError::Io {
+                Err(error) => Err(LayoutError::Io {
                     action: "remove",
                     dir: explorer.store.dir().to_owned(),
-                    source,
+                    error,
                 }),
             },
             _ => Err(LayoutError::WrongRole(

@@ -6,10 +6,11 @@ use std::process::ExitCode;
 
 use clap::Args;
 use overspill::budget::thousands;
-use overspill::store::{Metadata, Store};
+use overspill::store::{Metadata, ReadRoot, Store};
 use serde_json::{Value, json};
 
-pub const EXAMPLES: &str = "Oldest first. Companion files are listed under the output they came from.\n\n\
+pub const EXAMPLES: &str = "Oldest first. Companion files are listed under the output they came from; \
+a file the exploration tools would refuse (a second hard link, say) is marked with `!` and why.\n\n\
 Examples:\n  \
 overspill ls --dir ./pad\n  \
 overspill ls --dir ./pad --json | jq '.[] | select(.tokens > 100000) | .file'";
@@ -34,18 +35,51 @@ pub fn run(args: LsArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let stored = Store::open(&args.dir)?.list()?;
+    // The dir is the tools' read root (as for `overspill tool --dir`): each listed file is
+    // opened as they open it, so a file they refuse is marked with their reason.
+    let root = ReadRoot::new(&args.dir)?;
+    let listed: Vec<Listed<'_>> = stored
+        .iter()
+        .map(|meta| Listed::judged(meta, &root))
+        .collect();
     if args.json {
-        let records: Vec<Value> = stored.iter().map(record).collect();
+        let records: Vec<Value> = listed.iter().map(record).collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&records)?)?;
     } else if stored.is_empty() {
         eprintln!("overspill: no stored outputs in {}", args.dir.display());
     } else {
-        write!(out, "{}", table(&stored))?;
+        write!(out, "{}", table(&listed))?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn record(meta: &Metadata) -> Value {
+/// One stored output as listed: its record, and why the tools refuse it or any of its
+/// companions, in the record's order (`None` for a file they read).
+struct Listed<'a> {
+    meta: &'a Metadata,
+    refused: Option<String>,
+    companions_refused: Vec<Option<String>>,
+}
+
+impl<'a> Listed<'a> {
+    fn judged(meta: &'a Metadata, root: &ReadRoot) -> Listed<'a> {
+        // Opened and closed at once: `open` judges the descriptor (type, hard links) without
+        // reading a byte.
+        let refusal = |file: &str| root.open(file).err().map(|error| error.to_string());
+        Listed {
+            meta,
+            refused: refusal(&meta.file_name),
+            companions_refused: meta
+                .companions
+                .iter()
+                .map(|c| refusal(&c.file_name))
+                .collect(),
+        }
+    }
+}
+
+fn record(listed: &Listed<'_>) -> Value {
+    let meta = listed.meta;
     json!({
         "file": meta.file_name,
         "tool": meta.tool,
@@ -56,20 +90,23 @@ fn record(meta: &Metadata) -> Value {
         "tokens": meta.tokens.as_ref().map(|t| t.tokens),
         "counter": meta.tokens.as_ref().map(|t| t.counter.as_str()),
         "format": meta.format.to_string(),
-        "companions": meta.companions.iter().map(|c| json!({
+        "refused": listed.refused,
+        "companions": meta.companions.iter().zip(&listed.companions_refused).map(|(c, refused)| json!({
             "file": c.file_name, "key": c.key, "format": c.format.to_string(), "lines": c.lines,
+            "refused": refused,
         })).collect::<Vec<_>>(),
     })
 }
 
-/// Left-aligned text columns, right-aligned numbers, companions indented under their output.
-fn table(stored: &[Metadata]) -> String {
+/// Left-aligned text columns, right-aligned numbers, companions indented under their output,
+/// and under each file the tools refuse, a `!` line saying why.
+fn table(listed: &[Listed<'_>]) -> String {
     let header = [
         "FILE", "TOOL", "SERVER", "CREATED", "BYTES", "LINES", "TOKENS", "FORMAT",
     ];
-    let rows: Vec<[String; 8]> = stored
+    let rows: Vec<[String; 8]> = listed
         .iter()
-        .map(|m| {
+        .map(|Listed { meta: m, .. }| {
             [
                 m.file_name.clone(),
                 m.tool.clone(),
@@ -113,9 +150,20 @@ fn table(stored: &[Metadata]) -> String {
         out
     };
     let mut out = line(header);
-    for (meta, row) in stored.iter().zip(&rows) {
+    let refused = |out: &mut String, refused: &Option<String>| {
+        if let Some(reason) = refused {
+            out.push_str(&format!("  ! the exploration tools refuse it: {reason}\n"));
+        }
+    };
+    for (listed, row) in listed.iter().zip(&rows) {
         out.push_str(&line(row.each_ref().map(String::as_str)));
-        for companion in &meta.companions {
+        refused(&mut out, &listed.refused);
+        for (companion, companion_refused) in listed
+            .meta
+            .companions
+            .iter()
+            .zip(&listed.companions_refused)
+        {
             out.push_str(&format!(
                 "  └ {} ({}, {} lines) from key {:?}\n",
                 companion.file_name,
@@ -123,6 +171,7 @@ fn table(stored: &[Metadata]) -> String {
                 thousands(companion.lines as u64),
                 companion.key
             ));
+            refused(&mut out, companion_refused);
         }
     }
     out

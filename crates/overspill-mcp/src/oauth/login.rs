@@ -266,15 +266,15 @@ pub async fn login(
 
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", login.callback_port))
         .await
-        .map_err(|source| OAuthError::Callback {
+        .map_err(|error| OAuthError::Callback {
             port: login.callback_port,
-            source,
+            error,
         })?;
     let port = listener
         .local_addr()
-        .map_err(|source| OAuthError::Callback {
+        .map_err(|error| OAuthError::Callback {
             port: login.callback_port,
-            source,
+            error,
         })?
         .port();
     let redirect_uri = format!("http://127.0.0.1:{port}/callback");

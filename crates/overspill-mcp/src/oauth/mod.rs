@@ -31,13 +31,12 @@ pub enum OAuthError {
     )]
     NoConfigDir,
     /// A token file or the token dir cannot be read or written.
-    #[error("cannot use the sign-in file {}: {source}; check its owner and permissions", path.display())]
+    #[error("cannot use the sign-in file {}: {error}; check its owner and permissions", path.display())]
     Store {
         /// The file or dir.
         path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
+        /// Why, stated in the message (not returned by `source()`).
+        error: std::io::Error,
     },
     /// A token file is not one this overspill wrote.
     #[error(
@@ -105,15 +104,14 @@ pub enum OAuthError {
     },
     /// The loopback redirect cannot be served.
     #[error(
-        "cannot receive the sign-in on 127.0.0.1:{port}: {source}; pick a free port with \
+        "cannot receive the sign-in on 127.0.0.1:{port}: {error}; pick a free port with \
          --callback-port, or leave it out for a random one"
     )]
     Callback {
         /// The port asked for (0: any).
         port: u16,
-        /// Why.
-        #[source]
-        source: std::io::Error,
+        /// Why, stated in the message (not returned by `source()`).
+        error: std::io::Error,
     },
     /// Nobody completed the sign-in in the browser in time.
     #[error(
@@ -173,7 +171,7 @@ pub enum OAuthError {
     },
     /// No tokio runtime could be started.
     #[error("cannot start the async runtime: {0}; free some threads or file descriptors")]
-    Runtime(#[source] std::io::Error),
+    Runtime(std::io::Error),
 }
 
 /// One stored sign-in as `overspill auth status` shows it; never a token.

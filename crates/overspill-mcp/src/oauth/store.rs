@@ -124,27 +124,27 @@ impl TokenStore {
     /// Writes the sign-in (0600, atomically), creating the dir (0700) when needed.
     pub(crate) fn save(&self, file: &SignInFile) -> Result<(), OAuthError> {
         let path = self.file_for(&file.server_url);
-        let error = |source| OAuthError::Store {
+        let failed = |error| OAuthError::Store {
             path: path.clone(),
-            source,
+            error,
         };
-        create_private_dir(&self.dir).map_err(|source| OAuthError::Store {
+        create_private_dir(&self.dir).map_err(|error| OAuthError::Store {
             path: self.dir.clone(),
-            source,
+            error,
         })?;
         let text = serde_json::to_vec_pretty(file)
             .map_err(std::io::Error::from)
-            .map_err(error)?;
+            .map_err(failed)?;
         // tempfile creates the file 0600 on Unix, in the same dir so the rename is atomic.
         let mut temp = tempfile::Builder::new()
             .prefix(".signin-")
             .suffix(".tmp")
             .tempfile_in(&self.dir)
-            .map_err(error)?;
-        temp.write_all(&text).map_err(error)?;
-        temp.as_file().sync_all().map_err(error)?;
+            .map_err(failed)?;
+        temp.write_all(&text).map_err(failed)?;
+        temp.as_file().sync_all().map_err(failed)?;
         temp.persist(&path)
-            .map_err(|persist| error(persist.error))?;
+            .map_err(|persist| failed(persist.error))?;
         Ok(())
     }
 
@@ -161,7 +161,7 @@ impl TokenStore {
                 Ok(true)
             }
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(source) => Err(OAuthError::Store { path, source }),
+            Err(error) => Err(OAuthError::Store { path, error }),
         }
     }
 
@@ -171,10 +171,10 @@ impl TokenStore {
         let entries = match fs::read_dir(&self.dir) {
             Ok(entries) => entries,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => {
+            Err(error) => {
                 return Err(OAuthError::Store {
                     path: self.dir.clone(),
-                    source,
+                    error,
                 });
             }
         };
@@ -226,19 +226,19 @@ fn read_file(path: &Path) -> Result<Option<SignInFile>, OAuthError> {
     let file = match File::open(path) {
         Ok(file) => file,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
+        Err(error) => {
             return Err(OAuthError::Store {
                 path: path.to_owned(),
-                source,
+                error,
             });
         }
     };
     let mut text = Vec::new();
     file.take(MAX_FILE_BYTES)
         .read_to_end(&mut text)
-        .map_err(|source| OAuthError::Store {
+        .map_err(|error| OAuthError::Store {
             path: path.to_owned(),
-            source,
+            error,
         })?;
     let corrupt = |reason: String| OAuthError::Corrupt {
         path: path.to_owned(),
