@@ -1,12 +1,12 @@
 //! `cargo xtask`: the workspace's maintenance commands.
 //!
 //! - `cargo xtask ci`: what `.ci/run` checks (fmt, clippy `-D warnings`, tidy, the tests).
-//! - `cargo xtask tidy`: the layer graph of SPEC §1, crate docs, and that `.ci/run`
+//! - `cargo xtask tidy`: the layer graph of docs/architecture.md#allowed-dependency-graph, crate docs, and that `.ci/run`
 //!   still runs the README's test command.
-//! - `cargo xtask bench [--quick]`: every performance scenario of SPEC §12 beside its
+//! - `cargo xtask bench [--quick]`: every performance scenario of docs/performance.md beside its
 //!   baseline in one run, as a PASS/FAIL table (docs/performance.md).
 //! - `cargo xtask release [--dry-run] [--version X.Y.Z]`: the release checks,
-//!   packaging, version bump, changelog date and tag of SPEC §14 (docs/releasing.md).
+//!   packaging, version bump, changelog date and tag of docs/releasing.md (docs/releasing.md).
 
 mod bench;
 mod release;

@@ -1,4 +1,4 @@
-//! Workspace hygiene checks that a compiler cannot make (SPEC §1).
+//! Workspace hygiene checks that a compiler cannot make (docs/architecture.md#allowed-dependency-graph).
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-/// The allowed internal dependencies of each crate (SPEC §1). A crate absent
+mod circles;
+mod links;
+
+/// The allowed internal dependencies of each crate (docs/architecture.md#allowed-dependency-graph). A crate absent
 /// from this table is not a layered crate and is not checked.
 pub const LAYERS: &[(&str, &[&str])] = &[
     ("overspill-tokens", &[]),
@@ -58,9 +61,9 @@ const LAYER_TABLE_HEADING: &str = "## Allowed dependency graph";
 const TEST_HEADING: &str = "## Running the tests";
 
 /// One thing tidy found wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Problem {
-    /// `krate` depends on `dependency`, which SPEC §1 does not allow.
+    /// `krate` depends on `dependency`, which docs/architecture.md#allowed-dependency-graph does not allow.
     ForbiddenEdge {
         krate: String,
         dependency: String,
@@ -68,7 +71,7 @@ pub enum Problem {
     },
     /// A library crate's `src/lib.rs` does not open with a `//!` doc comment.
     MissingCrateDoc { krate: String },
-    /// A layered crate of SPEC §1 is not in the workspace.
+    /// A layered crate of docs/architecture.md#allowed-dependency-graph is not in the workspace.
     MissingCrate { krate: String },
     /// `.ci/run` no longer runs the README's test command.
     CiSkipsTests { command: String },
@@ -81,6 +84,15 @@ pub enum Problem {
     },
     /// A source file does not open with a `//!` doc saying what the module is for.
     MissingModuleDoc { file: String },
+    /// A doc or a source file names a repository path (or a source file, in backticks) that
+    /// does not exist.
+    MissingPath { at: String, path: String },
+    /// A `docs/<page>.md#anchor` link whose page has no such heading.
+    MissingAnchor { at: String, link: String },
+    /// Code cites the old specification, which is not in the repository.
+    OutsideSpec { at: String },
+    /// Modules of `krate` that use each other in a circle.
+    ModuleCircle { krate: String, modules: Vec<String> },
     /// A `thiserror` error (`item`: `Enum::Variant` or `Struct`) returns a cause from
     /// `source()` without being `#[error(transparent)]`, where the workspace's errors state
     /// their cause in the message only.
@@ -96,7 +108,7 @@ impl fmt::Display for Problem {
                 section,
             } => write!(
                 f,
-                "{krate} -> {dependency} ([{section}]) breaks the layer graph of SPEC §1; \
+                "{krate} -> {dependency} ([{section}]) breaks the layer graph of docs/architecture.md#allowed-dependency-graph; \
                  move the shared code down a layer or depend on the facade instead"
             ),
             Problem::MissingCrateDoc { krate } => write!(
@@ -104,7 +116,10 @@ impl fmt::Display for Problem {
                 "{krate}: src/lib.rs must open with a `//!` crate doc saying what it owns, with a `# Architecture invariant` section"
             ),
             Problem::MissingCrate { krate } => {
-                write!(f, "{krate}: the crate of SPEC §1 is missing from crates/")
+                write!(
+                    f,
+                    "{krate}: the crate of docs/architecture.md#allowed-dependency-graph is missing from crates/"
+                )
             }
             Problem::CiSkipsTests { command } => write!(
                 f,
@@ -131,6 +146,25 @@ impl fmt::Display for Problem {
             Problem::MissingModuleDoc { file } => write!(
                 f,
                 "{file} must open with a `//!` doc saying what the module is for"
+            ),
+            Problem::MissingPath { at, path } => write!(
+                f,
+                "{at}: `{path}` does not exist; name the file as it is now, or drop the mention"
+            ),
+            Problem::MissingAnchor { at, link } => write!(
+                f,
+                "{at}: {link} names a heading the page does not have; link a heading it has"
+            ),
+            Problem::OutsideSpec { at } => write!(
+                f,
+                "{at}: cites the specification, which is not in the repository; cite the page of \
+                 docs/ that says it (docs/<page>.md#section), and write it there if it is not"
+            ),
+            Problem::ModuleCircle { krate, modules } => write!(
+                f,
+                "{krate}: the modules {} use each other in a circle; give the shared concept \
+                 one owner that the others use",
+                modules.join(", ")
             ),
             Problem::ErrorSourceChained { file, item } => write!(
                 f,
@@ -175,6 +209,18 @@ pub fn check(root: &Path) -> Result<Vec<Problem>> {
             let files = source_files(root, &dir)?;
             problems.extend(module_doc_problems(root, &files)?);
             problems.extend(error_source_problems(root, &files)?);
+        }
+    }
+    problems.extend(links::problems(root)?);
+    for krate in fs::read_dir(root.join("crates")).context("listing crates/")? {
+        let dir = krate?.path();
+        let name = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        if dir.join("src").is_dir() {
+            problems.extend(circles::problems(&name, &dir.join("src"))?);
         }
     }
     let command = readme_test_command(root)?;
@@ -340,7 +386,7 @@ fn source_files(root: &Path, dir: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// `path` relative to `root`, for a problem's message.
-fn shown(root: &Path, path: &Path) -> String {
+pub(crate) fn shown(root: &Path, path: &Path) -> String {
     path.strip_prefix(root)
         .unwrap_or(path)
         .display()
@@ -636,7 +682,7 @@ overspill-tokens = { workspace = true }
         assert!(problems.is_empty(), "{text:#?}");
     }
 
-    const TABLE: &str = "# A\n\n## Allowed dependency graph (SPEC §1)\n\n| crate | may depend on (internal) |\n|---|---|\n| `overspill-tokens` | — |\n| `overspill-json` | — |\n| `overspill-store` | json |\n\n## Next\n| `overspill-x` | y |\n";
+    const TABLE: &str = "# A\n\n## Allowed dependency graph (docs/architecture.md#allowed-dependency-graph)\n\n| crate | may depend on (internal) |\n|---|---|\n| `overspill-tokens` | — |\n| `overspill-json` | — |\n| `overspill-store` | json |\n\n## Next\n| `overspill-x` | y |\n";
 
     #[test]
     fn a_layer_table_that_differs_from_layers_is_reported_per_crate() {

@@ -1,6 +1,6 @@
 //! The definitions of `write_artifact` and `read_artifact`, in the exploration tools' shape
 //! ([`overspill_explore::Definition`]), so a host exports them as MCP, OpenAI or Anthropic tools
-//! alongside the exploration tools (SPEC §6.3, §8).
+//! alongside the exploration tools (docs/tools.md#4-definitions-and-export, docs/artifacts.md).
 
 use overspill_explore::Definition;
 use serde_json::json;

@@ -1,7 +1,7 @@
 //! Orchestration artifacts.
 //!
 //! `overspill-artifacts` owns how a coordinator and its workers hand large
-//! content to each other (SPEC §8): the run layout, `write_artifact`,
+//! content to each other (docs/artifacts.md): the run layout, `write_artifact`,
 //! `read_artifact`, plan artifact validation and the `INPUT ARTIFACTS` prompt
 //! section. `docs/artifacts.md` describes the handoff, the naming rules and every JSON
 //! shape.

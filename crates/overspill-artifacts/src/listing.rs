@@ -1,5 +1,5 @@
 //! The artifacts a run holds, newest first: what a "not found" answer and a rejected plan list
-//! so the model can correct a name (SPEC §8).
+//! so the model can correct a name (docs/artifacts.md).
 
 use std::fs;
 use std::io;

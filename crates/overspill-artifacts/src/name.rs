@@ -1,5 +1,5 @@
 //! Artifact file names: the sanitised name a coordinator's write gets, and the plain-name check
-//! every name or id a model sends must pass (SPEC §8).
+//! every name or id a model sends must pass (docs/artifacts.md).
 //!
 //! Two rules, on purpose different. A coordinator *chooses* a name for new content, so its name
 //! is cleaned up into something safe ([`coordinator_file_name`]). A file name the model sends to

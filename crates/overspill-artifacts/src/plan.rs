@@ -1,4 +1,4 @@
-//! Plan validation: a coordinator's plan may hand workers only artifacts that exist (SPEC §8).
+//! Plan validation: a coordinator's plan may hand workers only artifacts that exist (docs/artifacts.md).
 
 use serde_json::{Map, Value, json};
 

@@ -1,4 +1,4 @@
-//! The `INPUT ARTIFACTS` section of a worker's prompt (SPEC §8).
+//! The `INPUT ARTIFACTS` section of a worker's prompt (docs/artifacts.md).
 
 /// The heading the section starts with.
 pub const INPUT_ARTIFACTS_HEADING: &str = "INPUT ARTIFACTS";

@@ -1,4 +1,4 @@
-//! `read_artifact`: a worker (or the coordinator) loads an artifact of the run (SPEC §8).
+//! `read_artifact`: a worker (or the coordinator) loads an artifact of the run (docs/artifacts.md).
 //!
 //! For a worker the answer depends on its budget:
 //!

@@ -1,4 +1,4 @@
-//! Tests of `read_artifact` (SPEC §8 acceptance).
+//! Tests of `read_artifact` (docs/artifacts.md acceptance).
 
 use std::fs;
 use std::path::Path;

@@ -1,5 +1,5 @@
 //! One orchestration run, seen from one iteration: where its artifacts live and what its
-//! workers may read (SPEC §4 "Layout", §8).
+//! workers may read (docs/storage.md "Layout", §8).
 
 use std::path::{Path, PathBuf};
 
@@ -104,7 +104,7 @@ impl Run {
 
     /// Starts the run: creates its directories (mode 0700) and, in a session, prunes the
     /// session's oldest runs so that at most `max_session_runs` remain, this one included
-    /// (SPEC §4 retention; [`overspill_store::DEFAULT_MAX_SESSION_RUNS`] is the usual value).
+    /// (docs/storage.md retention; [`overspill_store::DEFAULT_MAX_SESSION_RUNS`] is the usual value).
     /// Starting the same run again is harmless.
     ///
     /// # Errors

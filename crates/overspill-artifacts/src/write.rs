@@ -1,4 +1,4 @@
-//! `write_artifact`: the coordinator stores content for its workers (SPEC §8).
+//! `write_artifact`: the coordinator stores content for its workers (docs/artifacts.md).
 
 use std::fs;
 use std::io;
@@ -131,7 +131,7 @@ impl Run {
 
     /// Stores a worker's result for later tasks, as the host does after a task finishes:
     /// `task-{id}-result.txt`, where `id` is sanitised like a tool name (anything outside
-    /// `[A-Za-z0-9_-]` becomes `_`, at most 64 characters; SPEC §4). Same atomic write as
+    /// `[A-Za-z0-9_-]` becomes `_`, at most 64 characters; docs/storage.md). Same atomic write as
     /// [`Run::write_artifact`]; a second result for the same task replaces the first.
     ///
     /// ```

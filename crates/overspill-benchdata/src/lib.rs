@@ -1,4 +1,4 @@
-//! Deterministic large tool outputs for overspill's benches (SPEC §12).
+//! Deterministic large tool outputs for overspill's benches (docs/performance.md).
 //!
 //! `overspill-benchdata` owns the inputs every bench and `cargo xtask bench` measure: pod lists
 //! like `kubectl get pods -A -o json`, service logs, and log-search results with escaped JSON
@@ -27,7 +27,7 @@
 //! # Architecture invariant
 //!
 //! This crate depends on no overspill crate and is never published: benches and `xtask` use it
-//! as a dev-dependency, so no layer of SPEC §1 can reach it from its normal dependencies.
+//! as a dev-dependency, so no layer of docs/architecture.md#allowed-dependency-graph can reach it from its normal dependencies.
 
 mod logs;
 mod pods;

@@ -1,4 +1,4 @@
-//! What an agent's context holds before its first extraction (SPEC §7).
+//! What an agent's context holds before its first extraction (docs/budget.md).
 
 use std::fmt;
 

@@ -1,5 +1,5 @@
 //! The token account of one agent: the estimate, check-and-charge, LLM-reported
-//! usage and the usage counters (SPEC §7).
+//! usage and the usage counters (docs/budget.md).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -214,7 +214,7 @@ impl Budget {
         base.saturating_add(self.settings.turn_depth_bonus)
     }
 
-    /// The usage event for this agent (SPEC §9), or `None` when nothing was
+    /// The usage event for this agent (docs/budget.md#the-usage-event), or `None` when nothing was
     /// intercepted or extracted.
     ///
     /// `agent_id` is `"main"` ([`MAIN_AGENT_ID`](crate::MAIN_AGENT_ID)) for a

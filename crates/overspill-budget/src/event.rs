@@ -1,4 +1,4 @@
-//! The `aura.scratchpad_usage` event an agent emits when it finishes (SPEC §9).
+//! The `aura.scratchpad_usage` event an agent emits when it finishes (docs/budget.md#the-usage-event).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -1,9 +1,9 @@
 //! The per-agent context budget.
 //!
-//! `overspill-budget` owns the token account of one agent (SPEC §7): the usable
+//! `overspill-budget` owns the token account of one agent (docs/budget.md): the usable
 //! window, the baseline, atomic check-and-charge of extractions, LLM-reported
 //! usage as ground truth, the interception and extraction counters, and the
-//! `aura.scratchpad_usage` event (SPEC §9).
+//! `aura.scratchpad_usage` event (docs/budget.md#the-usage-event).
 //!
 //! ```
 //! use overspill_budget::{Budget, BudgetSettings, MAIN_AGENT_ID};

@@ -1,5 +1,5 @@
 //! What a charge returns: the charge, or the refusal that a `<tool>_too_large`
-//! error is built from (SPEC §6.1).
+//! error is built from (docs/tools.md#1-common-rules).
 
 use std::fmt;
 
@@ -14,7 +14,7 @@ pub struct Charged {
     pub remaining: u64,
 }
 
-/// A refused charge: what the `<tool>_too_large` error needs (SPEC §6.1).
+/// A refused charge: what the `<tool>_too_large` error needs (docs/tools.md#1-common-rules).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Refusal {
     /// Which limit the charge broke.

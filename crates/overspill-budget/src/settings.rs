@@ -1,4 +1,4 @@
-//! The numbers a budget is built from, and the exact usable window (SPEC §7).
+//! The numbers a budget is built from, and the exact usable window (docs/budget.md).
 
 use thiserror::Error;
 
@@ -18,7 +18,7 @@ const PPM: u64 = 1_000_000;
 /// The scratchpad settings of one agent, as far as its budget needs them.
 ///
 /// The field names are those of `[agent.scratchpad]` and `[agent.llm]`
-/// (SPEC §2). [`BudgetSettings::for_window`] fills in the defaults.
+/// (docs/configuration.md). [`BudgetSettings::for_window`] fills in the defaults.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BudgetSettings {
     /// The model's context size in tokens (at least 1).

@@ -1,4 +1,4 @@
-//! The budget invariant under concurrent charges (SPEC §7, §13): however
+//! The budget invariant under concurrent charges (docs/budget.md, docs/security.md): however
 //! threads interleave, the charged extractions never add up to more than
 //! `usable − baseline`, and `tokens_extracted` is exactly their sum.
 

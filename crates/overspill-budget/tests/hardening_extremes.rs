@@ -1,4 +1,4 @@
-//! The budget at the edges `concurrency.rs` does not reach (SPEC §13): windows, caps,
+//! The budget at the edges `concurrency.rs` does not reach (docs/security.md): windows, caps,
 //! baselines, charges and reported usage up to `u64::MAX`, margins that are not numbers,
 //! sixteen threads racing. Nothing panics or overflows, invalid settings are refused with an
 //! error, and the invariant holds: the charged extractions never add up to more than

@@ -1,4 +1,4 @@
-//! The `overspill` command line (SPEC §10).
+//! The `overspill` command line (docs/cli.md).
 //!
 //! The binary only drives the `overspill` facade: argument parsing, printing
 //! and exit codes live here, behaviour lives in the libraries.
@@ -33,7 +33,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    // clap exits with status 2 on usage errors, as SPEC §10 asks.
+    // clap exits with status 2 on usage errors, as docs/cli.md asks.
     let cli = Cli::parse();
     match cli.command.run() {
         Ok(code) => code,

@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::error::ConfigError;
 use crate::rules::ServerRules;
 use crate::settings::AgentSettings;
 
@@ -85,32 +84,6 @@ pub enum MemoryDirSource {
 }
 
 impl Config {
-    /// Parses and validates a configuration.
-    ///
-    /// # Errors
-    ///
-    /// [`ConfigError::Syntax`] for invalid TOML (with toml's line and column),
-    /// otherwise the first problem found, naming its key path and position.
-    pub fn from_toml_str(text: &str) -> Result<Self, ConfigError> {
-        crate::load::load(text, None)
-    }
-
-    /// Reads, parses and validates a configuration file. Error positions
-    /// name the file (`overspill.toml:12:5`).
-    ///
-    /// # Errors
-    ///
-    /// [`ConfigError::Read`] when the file cannot be read (or is not UTF-8),
-    /// else as [`from_toml_str`](Self::from_toml_str).
-    pub fn from_path(path: impl AsRef<Path>) -> Result<Self, ConfigError> {
-        let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|cause| ConfigError::Read {
-            path: path.to_path_buf(),
-            cause,
-        })?;
-        crate::load::load(&text, Some(path))
-    }
-
     /// The persistence root, if configured.
     pub fn memory_dir(&self) -> Option<&Path> {
         self.memory_dir.as_ref().map(|dir| dir.path.as_path())

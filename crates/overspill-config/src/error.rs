@@ -48,7 +48,7 @@ pub enum ConfigError {
         problem: PatternError,
     },
 
-    /// A key that a scratchpad table does not know (SPEC §2: typos must not
+    /// A key that a scratchpad table does not know (docs/configuration.md: typos must not
     /// silently disable interception). The table is `key.parent()`.
     #[error("{at}: {key}: unknown key in [{}]{}", .key.parent(), unknown_key_hint(.did_you_mean, .belongs_in, .accepted))]
     UnknownKey {

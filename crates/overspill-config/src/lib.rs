@@ -1,6 +1,6 @@
 //! The overspill configuration.
 //!
-//! `overspill-config` owns the TOML configuration of SPEC §2: the scratchpad
+//! `overspill-config` owns the TOML configuration of docs/configuration.md: the scratchpad
 //! settings of an agent and its workers, tool-name patterns, and the per-tool
 //! interception thresholds resolved from `[mcp.servers.<name>.scratchpad]`.
 //!

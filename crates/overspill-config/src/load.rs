@@ -1,4 +1,4 @@
-//! From TOML text to a validated [`Config`] (SPEC §2).
+//! From TOML text to a validated [`Config`] (docs/configuration.md).
 //!
 //! The walk reads only overspill's keys. Scratchpad tables (`[agent.scratchpad]`,
 //! a worker's `scratchpad`, each pattern entry) reject unknown keys; every
@@ -466,6 +466,34 @@ fn check_enabled(
         });
     }
     Ok(())
+}
+
+impl Config {
+    /// Parses and validates a configuration.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Syntax`] for invalid TOML (with toml's line and column),
+    /// otherwise the first problem found, naming its key path and position.
+    pub fn from_toml_str(text: &str) -> Result<Self, ConfigError> {
+        load(text, None)
+    }
+
+    /// Reads, parses and validates a configuration file. Error positions
+    /// name the file (`overspill.toml:12:5`).
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Read`] when the file cannot be read (or is not UTF-8),
+    /// else as [`from_toml_str`](Self::from_toml_str).
+    pub fn from_path(path: impl AsRef<Path>) -> Result<Self, ConfigError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|cause| ConfigError::Read {
+            path: path.to_path_buf(),
+            cause,
+        })?;
+        load(&text, Some(path))
+    }
 }
 
 #[cfg(test)]

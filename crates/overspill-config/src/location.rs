@@ -1,7 +1,7 @@
 //! Where a setting lives: its TOML key path and its line and column.
 //!
 //! Every validation error names both, so a reader can jump to the line and
-//! see which table the key belongs to (SPEC §2: "validation errors name the
+//! see which table the key belongs to (docs/configuration.md: "validation errors name the
 //! exact key path").
 
 use std::fmt;

@@ -1,4 +1,4 @@
-//! Tool-name patterns (SPEC §2.1) and the `mcp_filter` built from them.
+//! Tool-name patterns (docs/configuration.md#tool-name-patterns) and the `mcp_filter` built from them.
 //!
 //! One syntax serves both the keys of `[mcp.servers.<name>.scratchpad]` and
 //! the entries of an agent's `mcp_filter`: a glob anchored to the whole tool
@@ -85,7 +85,7 @@ pub enum PatternError {
 }
 
 impl ToolPattern {
-    /// Compiles `text` with the syntax of SPEC §2.1.
+    /// Compiles `text` with the syntax of docs/configuration.md#tool-name-patterns.
     ///
     /// # Errors
     ///
@@ -115,7 +115,7 @@ impl ToolPattern {
         self.glob.glob()
     }
 
-    /// The length of the pattern in characters: the measure of SPEC §2.2's
+    /// The length of the pattern in characters: the measure of docs/configuration.md#threshold-resolution's
     /// "longest pattern wins".
     pub fn len_chars(&self) -> usize {
         self.chars
@@ -254,7 +254,7 @@ impl serde::Serialize for ToolFilter {
 }
 
 /// The tools among `tools` that `filter` lets an agent use: all of them when
-/// the filter is absent, none when it is empty (SPEC §2.2).
+/// the filter is absent, none when it is empty (docs/configuration.md#threshold-resolution).
 ///
 /// Pass the intercepted tools to learn whether an agent has anything to
 /// intercept at all.

@@ -4,7 +4,7 @@
 //! [`CheckReport`] from the loaded [`Config`] and prints it: the settings of
 //! each agent, each server's patterns in the order they win, each given
 //! tool's resolved threshold and winning pattern, and the warnings of
-//! SPEC §2.2 (cross-server name clashes, an `mcp_filter` that reaches no
+//! docs/configuration.md#threshold-resolution (cross-server name clashes, an `mcp_filter` that reaches no
 //! intercepted tool).
 
 use std::collections::BTreeMap;

@@ -1,5 +1,5 @@
 //! One server's interception rules: `[mcp.servers.<name>.scratchpad]`, a
-//! table of tool-name pattern → `{ min_tokens }` (SPEC §2, §2.2).
+//! table of tool-name pattern → `{ min_tokens }` (docs/configuration.md, docs/configuration.md#threshold-resolution).
 
 use std::cmp::Ordering;
 
@@ -32,7 +32,7 @@ impl Rule {
         }
     }
 
-    /// SPEC §2.2's precedence: the longer pattern (in characters) first, then
+    /// docs/configuration.md#threshold-resolution's precedence: the longer pattern (in characters) first, then
     /// the smaller threshold. `Less` means `self` wins.
     pub fn precedence(&self, other: &Self) -> Ordering {
         other
@@ -71,7 +71,7 @@ impl ServerRules {
 
     /// The rules used when there is no configuration at all:
     /// `"*" = { min_tokens = 5120 }`, every tool intercepted from 5120 tokens
-    /// (what the MCP proxy applies without `--config`, SPEC §11).
+    /// (what the MCP proxy applies without `--config`, docs/mcp-proxy.md).
     ///
     /// ```
     /// use overspill_config::ServerRules;
@@ -104,7 +104,7 @@ impl ServerRules {
         self.rules.is_empty()
     }
 
-    /// The rule that decides `tool`'s threshold (SPEC §2.2): among the
+    /// The rule that decides `tool`'s threshold (docs/configuration.md#threshold-resolution): among the
     /// matching patterns the longest wins, a length tie goes to the smallest
     /// threshold. `None`: no pattern matches and the tool is never
     /// intercepted.

@@ -1,4 +1,4 @@
-//! The settings of one agent: its LLM and its scratchpad (SPEC §2).
+//! The settings of one agent: its LLM and its scratchpad (docs/configuration.md).
 //!
 //! `[agent.llm]` and `[agent.scratchpad]` give the main agent's values; a
 //! worker's `[orchestration.worker.<name>.llm]` and `.scratchpad` tables

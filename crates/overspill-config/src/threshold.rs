@@ -1,4 +1,4 @@
-//! Per-tool interception thresholds, resolved once (SPEC §2.2).
+//! Per-tool interception thresholds, resolved once (docs/configuration.md#threshold-resolution).
 //!
 //! A host knows which tools each server offers only at run time (after
 //! `tools/list`). [`ThresholdTable::resolve`] takes those lists, applies the

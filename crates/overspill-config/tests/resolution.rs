@@ -1,5 +1,5 @@
 //! Property tests: threshold resolution equals a naive reference
-//! implementation of SPEC §2.1–2.2, built here from scratch (its own glob
+//! implementation of docs/configuration.md#tool-name-patterns–2.2, built here from scratch (its own glob
 //! matcher, its own longest-then-smallest rule, its own clash rule), and the
 //! loader never panics on arbitrary input.
 
@@ -119,7 +119,7 @@ fn server_rules() -> impl Strategy<Value = Vec<(Pattern, u64)>> {
     })
 }
 
-/// SPEC §2.2 for one server, naively: the longest matching pattern (in
+/// docs/configuration.md#threshold-resolution for one server, naively: the longest matching pattern (in
 /// characters), a tie to the smallest threshold.
 fn reference_threshold(rules: &[(Pattern, u64)], tool: &str) -> Option<u64> {
     let name: Vec<char> = tool.chars().collect();

@@ -231,14 +231,7 @@ fn headings(dir: &Path) -> PathBuf {
 }
 
 fn log(dir: &Path) -> PathBuf {
-    let path = overspill_benchdata::ensure(Shape::Log, bench_bytes(100 * MB)).unwrap();
-    // The cases read it under the hostile directory: link it there once.
-    let name = path.file_name().unwrap();
-    let linked = dir.join(name);
-    if !linked.is_file() {
-        std::fs::hard_link(&path, &linked)
-            .or_else(|_| std::fs::copy(&path, &linked).map(drop))
-            .unwrap();
-    }
-    linked
+    // Generated in the hostile directory itself: a hard link to the shared copy would give that
+    // copy a second name, and the tools refuse files with more than one (docs/security.md).
+    overspill_benchdata::ensure_in(dir, Shape::Log, bench_bytes(100 * MB)).unwrap()
 }

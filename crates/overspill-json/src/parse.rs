@@ -1,7 +1,7 @@
 //! The JSON parser behind every JSON tool: bytes in, a [`Tape`] with line positions out.
 //!
 //! It is iterative (an explicit stack, no recursion), so a document nested 100,000 levels
-//! deep parses like any other (SPEC §6.2); it validates exactly what JSON allows (RFC 8259:
+//! deep parses like any other (docs/tools.md); it validates exactly what JSON allows (RFC 8259:
 //! strings are UTF-8 with escaped control characters, numbers follow the grammar, one value
 //! per document), reading its tokens with the crate's one lexer, which also gives every node
 //! its line.

@@ -1,4 +1,4 @@
-//! JSON paths as the tools take them (SPEC §6.1): `$`, `$.a.b`, `$.items[3].name`,
+//! JSON paths as the tools take them (docs/tools.md#1-common-rules): `$`, `$.a.b`, `$.items[3].name`,
 //! `$["key.with.dots"]`, and the bare dotted form `items.3.name`.
 //!
 //! ```

@@ -1,6 +1,6 @@
 //! A streaming JSON validator and re-indenter that keeps every token byte for byte.
 //!
-//! Stored JSON is pretty-printed (SPEC §4) by re-indenting the original text rather than by
+//! Stored JSON is pretty-printed (docs/storage.md) by re-indenting the original text rather than by
 //! parsing it into a `serde_json::Value` and printing that value again. Going through a value
 //! would rewrite numbers (`1.0` → `1`, a 30-digit integer → a float, `1e400` → an error) and
 //! escapes (`\u00e9` → `é`); re-indenting changes only the whitespace between tokens, so any

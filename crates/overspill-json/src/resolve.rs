@@ -2,7 +2,7 @@
 //!
 //! On a miss the caller learns the longest prefix that exists, the first segment that does
 //! not, and what the prefix holds instead: its keys (the first [`MAX_KEYS_LISTED`], with the
-//! total), its length, or its kind (SPEC §6.1 `path_not_found`). Saying so to the model is the
+//! total), its length, or its kind (docs/tools.md#1-common-rules `path_not_found`). Saying so to the model is the
 //! tools' business.
 
 use crate::path::{JsonPath, Segment};

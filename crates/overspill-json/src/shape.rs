@@ -1,12 +1,12 @@
 //! Merged shapes: what many JSON values at the same position look like together.
 //!
 //! `schema` summarises an array by the merged shape of its items, and `item_schema` lists
-//! the keys of that merged shape with how many items hold each (SPEC §6.2). A [`Shape`] is
+//! the keys of that merged shape with how many items hold each (docs/tools.md). A [`Shape`] is
 //! built by [`Shape::merge`]-ing values one by one: it counts kinds, keeps size ranges,
 //! merges the fields of objects by key and the items of arrays into one item shape, and
 //! records how many distinct *top-level items* reached each position (for `k/N items`).
 //!
-//! Merging walks at most [`MAX_DEPTH`] levels (SPEC §6.2 depth cap) and remembers where it
+//! Merging walks at most [`MAX_DEPTH`] levels (docs/tools.md depth cap) and remembers where it
 //! stopped ([`Shape::truncated`]); keys are compared as borrowed bytes of the file, so a
 //! merge allocates only per distinct key.
 
@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use crate::tape::{Kind, NodeRef};
 
-/// The deepest any walk over JSON goes (SPEC §6.2).
+/// The deepest any walk over JSON goes (docs/tools.md).
 pub const MAX_DEPTH: usize = 64;
 
 /// Distinct keys tracked per position; more are counted in [`Shape::untracked_keys`].

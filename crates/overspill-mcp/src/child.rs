@@ -12,8 +12,9 @@ use tokio::sync::watch;
 
 use crate::error::ProxyError;
 use crate::lines;
+use crate::lines::{Side, read_side};
 use crate::relay::Relay;
-use crate::session::{DRAIN, Side, UpstreamPorts, read_side};
+use crate::relay::{DRAIN, UpstreamPorts};
 
 /// How long the server may take to exit after its stdin closes, before it is killed.
 const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(2);

@@ -1,4 +1,4 @@
-//! A transparent MCP proxy that gives any MCP client the overspill scratchpad (SPEC §11).
+//! A transparent MCP proxy that gives any MCP client the overspill scratchpad (docs/mcp-proxy.md).
 //!
 //! `overspill mcp -- <server command>` runs the real server as a child process over stdio and
 //! relays the client's own MCP session to it, message by message: every JSON-RPC message is

@@ -1,8 +1,11 @@
 //! Newline-delimited JSON-RPC over byte streams (the stdio transport): reading lines with a
-//! length limit, and writing queued messages in order.
+//! length limit and handing them to the relay, and writing queued messages in order.
 
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, watch};
+
+use crate::MAX_LINE_BYTES;
+use crate::relay::{Relay, Unreadable};
 
 /// How much of the start and of the end of a line over the limit is kept: enough to find the
 /// id of the message it held, at its start or at its end.
@@ -95,6 +98,41 @@ fn finish(mut line: Vec<u8>, ends: Option<(Vec<u8>, Vec<u8>)>) -> Option<Line> {
         Ok(text) => Line::Text(text),
         Err(error) => Line::NotUtf8(error.into_bytes()),
     })
+}
+
+/// The read buffer per side: large results arrive in few reads.
+const READ_BUFFER: usize = 1 << 20;
+
+/// Which side a reader reads.
+#[derive(Clone, Copy)]
+pub(crate) enum Side {
+    Client,
+    Server,
+}
+
+/// Hands each line of one side to the relay until the stream ends.
+pub(crate) async fn read_side<R: AsyncRead + Unpin>(read: R, relay: Relay, side: Side) {
+    let mut reader = BufReader::with_capacity(READ_BUFFER, read);
+    loop {
+        let unreadable = match next_line(&mut reader, MAX_LINE_BYTES).await {
+            Ok(Some(Line::Text(text))) => {
+                match side {
+                    Side::Client => relay.client_says(text).await,
+                    Side::Server => relay.server_says(text).await,
+                }
+                continue;
+            }
+            Ok(Some(Line::TooLong { head, tail })) => {
+                Unreadable::too_long(MAX_LINE_BYTES, &head, &tail)
+            }
+            Ok(Some(Line::NotUtf8(line))) => Unreadable::not_utf8(&line),
+            Ok(None) | Err(_) => return,
+        };
+        match side {
+            Side::Client => relay.client_unreadable(unreadable).await,
+            Side::Server => relay.server_unreadable(unreadable).await,
+        }
+    }
 }
 
 /// Writes each queued message as one line, flushing whenever the queue is empty, until the

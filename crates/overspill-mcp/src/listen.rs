@@ -494,7 +494,7 @@ impl Server {
                 if let Err(error) = session::run_upstream(&options, &relay, upstream, gone).await {
                     tracing::warn!(session = %id, %error, "a session's upstream ended");
                 }
-                session::drain(&relay).await;
+                relay.drain().await;
                 server
                     .sessions
                     .lock()

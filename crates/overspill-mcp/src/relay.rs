@@ -49,6 +49,16 @@ pub(crate) struct Ports {
     pub(crate) stop: mpsc::UnboundedSender<ProxyError>,
 }
 
+/// How long answers already under way may take to reach the client once the session ends.
+pub(crate) const DRAIN: Duration = Duration::from_secs(2);
+
+/// The upstream's end of the queues the relay writes to, and where it reports a reason to
+/// stop the session.
+pub(crate) struct UpstreamPorts {
+    pub(crate) queue: mpsc::Receiver<String>,
+    pub(crate) stopped: mpsc::UnboundedReceiver<ProxyError>,
+}
+
 /// One client session's relay. Cheap to clone.
 #[derive(Clone)]
 pub(crate) struct Relay(Arc<Shared>);
@@ -166,6 +176,14 @@ impl Relay {
             jobs: Arc::new(Semaphore::new(CONCURRENT_JOBS)),
             busy: Arc::new(AtomicUsize::new(0)),
         })))
+    }
+
+    /// Waits until no scratchpad work is under way, for at most [`DRAIN`].
+    pub(crate) async fn drain(&self) {
+        let deadline = tokio::time::Instant::now() + DRAIN;
+        while self.busy() > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
     }
 
     /// Scratchpad work in progress.

@@ -24,7 +24,7 @@ use crate::error::ProxyError;
 use crate::message::{self, Kind};
 use crate::oauth::{Authorizer, Login, TokenStore};
 use crate::relay::Relay;
-use crate::session::UpstreamPorts;
+use crate::relay::UpstreamPorts;
 
 /// Where a remote server's diagnostics are: in its HTTP answers, which the proxy reports.
 pub(crate) const DIAGNOSTICS: &str =

@@ -5,39 +5,18 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, watch};
 
 use crate::error::ProxyError;
-use crate::lines::{self, Line};
-use crate::relay::{Ports, Relay, Settings, Unreadable};
+use crate::lines::{self, Side, read_side};
+use crate::relay::{DRAIN, Ports, Relay, Settings, UpstreamPorts};
 use crate::scratch::Scratch;
-use crate::{MAX_LINE_BYTES, ProxyOptions, Upstream, child, remote};
+use crate::{ProxyOptions, Upstream, child, remote};
 
 /// Messages queued towards one side before the other side's reader waits (back-pressure).
 pub(crate) const QUEUE: usize = 256;
-
-/// The read buffer per side: large results arrive in few reads.
-const READ_BUFFER: usize = 1 << 20;
-
-/// How long answers already under way may take to reach the client once the session ends.
-pub(crate) const DRAIN: Duration = Duration::from_secs(2);
-
-/// Which side a reader reads.
-#[derive(Clone, Copy)]
-pub(crate) enum Side {
-    Client,
-    Server,
-}
-
-/// The upstream's end of the queues the relay writes to, and where it reports a reason to
-/// stop the session.
-pub(crate) struct UpstreamPorts {
-    pub(crate) queue: mpsc::Receiver<String>,
-    pub(crate) stopped: mpsc::UnboundedReceiver<ProxyError>,
-}
 
 /// A session's relay and the queues around it, before any transport is attached.
 pub(crate) struct Wiring {
@@ -128,42 +107,9 @@ where
     };
     tokio::pin!(gone);
     let outcome = run_upstream(&options, &relay, upstream, gone).await;
-    drain(&relay).await;
+    relay.drain().await;
     reader.abort();
     let _ = close.send(true);
     let _ = tokio::time::timeout(DRAIN, writer).await;
     outcome
-}
-
-/// Hands each line of one side to the relay until the stream ends.
-pub(crate) async fn read_side<R: AsyncRead + Unpin>(read: R, relay: Relay, side: Side) {
-    let mut reader = BufReader::with_capacity(READ_BUFFER, read);
-    loop {
-        let unreadable = match lines::next_line(&mut reader, MAX_LINE_BYTES).await {
-            Ok(Some(Line::Text(text))) => {
-                match side {
-                    Side::Client => relay.client_says(text).await,
-                    Side::Server => relay.server_says(text).await,
-                }
-                continue;
-            }
-            Ok(Some(Line::TooLong { head, tail })) => {
-                Unreadable::too_long(MAX_LINE_BYTES, &head, &tail)
-            }
-            Ok(Some(Line::NotUtf8(line))) => Unreadable::not_utf8(&line),
-            Ok(None) | Err(_) => return,
-        };
-        match side {
-            Side::Client => relay.client_unreadable(unreadable).await,
-            Side::Server => relay.server_unreadable(unreadable).await,
-        }
-    }
-}
-
-/// Waits until no scratchpad work is under way, for at most [`DRAIN`].
-pub(crate) async fn drain(relay: &Relay) {
-    let deadline = tokio::time::Instant::now() + DRAIN;
-    while relay.busy() > 0 && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
 }

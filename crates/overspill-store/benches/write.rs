@@ -1,4 +1,4 @@
-//! Storing a 10 MB one-line JSON pod list (`overspill-benchdata`): the store's share of an interception (SPEC §12).
+//! Storing a 10 MB one-line JSON pod list (`overspill-benchdata`): the store's share of an interception (docs/performance.md).
 //!
 //! Baselines in the same run: validating the text with `serde_json` (`IgnoredAny`, the
 //! cheapest parse) and writing the same bytes with `fs::write`.

@@ -1,4 +1,4 @@
-//! Atomic, no-clobber file writes and private directories (SPEC §4, §13).
+//! Atomic, no-clobber file writes and private directories (docs/storage.md, docs/security.md).
 //!
 //! A file is written to a hidden temporary file in its final directory, flushed to disk, then
 //! given its final name in one step that fails if the name is taken (`renameat2(NOREPLACE)`).

@@ -2,7 +2,7 @@
 //!
 //! Tools often return `{"status": "ok", "body": "{\"items\": [...]}"}` or a report in a
 //! `"markdown"` field. Line tools cannot see the structure of an escaped string, so such a value
-//! is also stored on its own (SPEC §4) as `{tool}-{hash}.{slug}.{json|md}`.
+//! is also stored on its own (docs/storage.md) as `{tool}-{hash}.{slug}.{json|md}`.
 
 use std::collections::HashSet;
 use std::ops::Range;

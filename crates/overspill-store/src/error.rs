@@ -75,7 +75,7 @@ pub enum PathError {
 }
 
 impl PathError {
-    /// The SPEC §6.1 error code a tool reports for this error: `not_found`,
+    /// The docs/tools.md#1-common-rules error code a tool reports for this error: `not_found`,
     /// `path_outside_root`, `io_error` or `invalid_argument` (a malformed path, or one naming
     /// something other than a regular file with one link).
     ///

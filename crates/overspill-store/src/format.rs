@@ -1,4 +1,4 @@
-//! The three formats a stored output can have, and how to tell them apart (SPEC §4).
+//! The three formats a stored output can have, and how to tell them apart (docs/storage.md).
 
 use std::fmt;
 use std::path::Path;

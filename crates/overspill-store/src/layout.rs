@@ -1,4 +1,4 @@
-//! Where each agent's files go under `memory_dir` (SPEC §4 "Layout" and "Read roots").
+//! Where each agent's files go under `memory_dir` (docs/storage.md "Layout" and "Read roots").
 //!
 //! ```text
 //! {memory_dir}/scratchpad/                                    single agent (read root)

@@ -3,7 +3,7 @@
 //! `overspill-store` owns the scratchpad and artifact directory layout ([`Layout`]),
 //! content-addressed atomic writes of intercepted outputs ([`Store`]), format detection
 //! ([`Format`]), and the read root ([`ReadRoot`]): the one validation every read goes through
-//! (SPEC §4), which hands out open files ([`RootFile`]), never paths to reopen.
+//! (docs/storage.md), which hands out open files ([`RootFile`]), never paths to reopen.
 //! `docs/storage.md` describes the on-disk result.
 //!
 //! ```

@@ -1,6 +1,6 @@
 //! File-name pieces: sanitised tool names and slugs, the content hash, line counts.
 
-/// Longest sanitised tool name or slug, in characters (SPEC §4).
+/// Longest sanitised tool name or slug, in characters (docs/storage.md).
 pub const MAX_NAME_CHARS: usize = 64;
 
 /// Hex characters of the BLAKE3 hash used in a file name.

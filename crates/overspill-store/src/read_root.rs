@@ -1,4 +1,4 @@
-//! The read root: the one validation every exploration read goes through (SPEC §4 "Path
+//! The read root: the one validation every exploration read goes through (docs/storage.md "Path
 //! safety").
 //!
 //! A user path is judged in two steps. First lexically, against the read root: it must be

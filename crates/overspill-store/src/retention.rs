@@ -1,4 +1,4 @@
-//! Retention: a session keeps its newest `max_session_runs` run directories (SPEC §4).
+//! Retention: a session keeps its newest `max_session_runs` run directories (docs/storage.md).
 //!
 //! [`Layout::start_run`] stamps the run dir with a start marker (`.overspill-run`, holding the
 //! start time in nanoseconds since the Unix epoch) and then removes the session's oldest runs

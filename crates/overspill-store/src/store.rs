@@ -1,4 +1,4 @@
-//! The store: a scratchpad directory that intercepted outputs are written into (SPEC §4).
+//! The store: a scratchpad directory that intercepted outputs are written into (docs/storage.md).
 
 use std::borrow::Cow;
 use std::io;

@@ -1,4 +1,4 @@
-//! Many writers and readers on one store directory (SPEC §13 "Concurrency").
+//! Many writers and readers on one store directory (docs/security.md "Concurrency").
 
 // Helpers outside #[test] fns panic on fixture failures like the tests do.
 #![allow(clippy::unwrap_used, clippy::expect_used)]

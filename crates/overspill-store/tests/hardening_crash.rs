@@ -1,4 +1,4 @@
-//! A crash mid-write never leaves a partial file under a final name (SPEC §13).
+//! A crash mid-write never leaves a partial file under a final name (docs/security.md).
 //!
 //! The test runs its own binary again as a child that writes large outputs in a loop, kills
 //! it with SIGKILL at a random moment (several times, into the same directory), then checks

@@ -1,4 +1,4 @@
-//! Path resolution against what `resolve_properties.rs` does not generate (SPEC §13 "never
+//! Path resolution against what `resolve_properties.rs` does not generate (docs/security.md "never
 //! follow a path out of the read root"): symlinks planted at random places with random
 //! targets (chains, loops, absolute targets in and out), NUL bytes, backslashes, names past
 //! the file system's limits, and arbitrary unicode. Whatever the tree and the path, `resolve`

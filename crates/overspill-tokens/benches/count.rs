@@ -1,4 +1,4 @@
-//! Counting throughput on 10 MB tool outputs against `tiktoken-rs` (SPEC §12): pretty JSON,
+//! Counting throughput on 10 MB tool outputs against `tiktoken-rs` (docs/performance.md): pretty JSON,
 //! compact JSON and log text, from `overspill-benchdata`.
 //!
 //! `cargo bench -p overspill-tokens`, or `cargo xtask bench` for the report with ratios. With

@@ -2,7 +2,7 @@
 //!
 //! Anthropic publishes no tokenizer for its current models. Scaling the
 //! `cl100k_base` count by 1.1 and rounding up is a calibrated approximation
-//! that errs towards more tokens (SPEC §3). The formula itself is applied
+//! that errs towards more tokens (docs/tokens.md). The formula itself is applied
 //! exactly, in integer arithmetic, by every method.
 
 use crate::TokenCounter;

@@ -17,7 +17,7 @@
 /// | [`fits_within`](Self::fits_within) | whether the count is ≤ `limit` | O(1) when the byte length settles it, else O(limit) |
 /// | [`is_below`](Self::is_below) | whether the count is < `threshold` | as `fits_within` |
 ///
-/// `fits_within` and `is_below` are the interception fast path (SPEC §5): no
+/// `fits_within` and `is_below` are the interception fast path (docs/facade.md#2-intercepting): no
 /// token covers less than one byte of text, so a text of at most `limit`
 /// bytes has at most `limit` tokens and needs no tokenizing at all to be
 /// known to fit.
@@ -49,7 +49,7 @@ pub trait TokenCounter: Send + Sync {
 
     /// Whether `text` has fewer than `threshold` tokens: the interception
     /// decision, where an output of exactly `min_tokens` is intercepted
-    /// (SPEC §5). A threshold of 0 is never undercut.
+    /// (docs/facade.md#2-intercepting). A threshold of 0 is never undercut.
     ///
     /// ```
     /// use overspill_tokens::{TokenCounter, o200k};

@@ -3,7 +3,7 @@
 //! `overspill-tokens` owns every token count overspill makes: the counters for
 //! OpenAI's `o200k_base` and `cl100k_base`, the embedded Gemma 3 SentencePiece
 //! model for Gemini, the calibrated Claude approximation, and the dispatch from
-//! a provider and model id to the right counter (SPEC §3).
+//! a provider and model id to the right counter (docs/tokens.md).
 //!
 //! # Architecture invariant
 //!

@@ -1,4 +1,4 @@
-//! Which counter a provider and model id use (SPEC §3).
+//! Which counter a provider and model id use (docs/tokens.md).
 
 use std::fmt;
 use std::str::FromStr;

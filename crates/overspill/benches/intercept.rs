@@ -1,4 +1,4 @@
-//! Intercepting a 10 MB JSON tool output (SPEC §12): what [`Scratchpad::intercept`] costs
+//! Intercepting a 10 MB JSON tool output (docs/performance.md): what [`Scratchpad::intercept`] costs
 //! beside the least any interceptor must do, counting the tokens and writing the bytes.
 //!
 //! Group `intercept/<input>`: `count + fs::write` (the baseline: `o200k_base` count, then

@@ -18,7 +18,8 @@ use crate::explore::FileCache;
 use crate::explore::{Definition, ExploreContext, Registry};
 use crate::prompt;
 use crate::role::{Explorer, Kind, Role};
-use crate::scratchpad::{Inner, Scratchpad};
+use crate::scratchpad::Scratchpad;
+use crate::session::Session;
 use crate::store::{DEFAULT_MAX_SESSION_RUNS, Layout, ReadRoot, Store};
 use crate::thresholds::Thresholds;
 use crate::tokens::{TokenCounter, counter_for};
@@ -91,7 +92,7 @@ impl ScratchpadBuilder {
         self
     }
 
-    /// The persistence root; the directories of SPEC §4 are laid out under it.
+    /// The persistence root; the directories of docs/storage.md are laid out under it.
     pub fn memory_dir(mut self, dir: impl Into<PathBuf>) -> ScratchpadBuilder {
         self.memory_dir = Some(dir.into());
         self
@@ -410,7 +411,7 @@ impl ScratchpadBuilder {
         for (server, tools) in &self.server_tools {
             thresholds.set_server_tools(server, tools.clone());
         }
-        Ok(Scratchpad::from_inner(Inner {
+        Ok(Scratchpad::from_inner(Session {
             role,
             agent_id: self.agent_id.clone().unwrap_or(agent),
             session_id: self.session_id,
@@ -566,5 +567,18 @@ impl std::fmt::Debug for ScratchpadBuilder {
             .field("run", &self.run)
             .field("context_window", &self.context_window)
             .finish_non_exhaustive()
+    }
+}
+
+impl Scratchpad {
+    /// A builder with nothing set; see [`ScratchpadBuilder`].
+    pub fn builder() -> ScratchpadBuilder {
+        ScratchpadBuilder::default()
+    }
+
+    /// A builder with `config`'s settings for the main agent (call
+    /// [`ScratchpadBuilder::worker`] for a worker's).
+    pub fn from_config(config: &Config) -> ScratchpadBuilder {
+        ScratchpadBuilder::default().config(config)
     }
 }

@@ -1,4 +1,4 @@
-//! The three shapes tool definitions are exported in (SPEC §6.3).
+//! The three shapes tool definitions are exported in (docs/tools.md#4-definitions-and-export).
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,10 +1,10 @@
-//! Interception: the decision of SPEC §5, step by step, and what the model gets instead.
+//! Interception: the decision of docs/facade.md#2-intercepting, step by step, and what the model gets instead.
 
 use crate::budget::thousands;
 use crate::explore::{Pointer, Summary};
 use crate::mcp_result::Normalised;
 use crate::output::ToolOutput;
-use crate::scratchpad::Inner;
+use crate::session::Session;
 use crate::store::{Output, StoreError, TokenTally};
 use crate::tokens::TokenCounter;
 
@@ -59,8 +59,8 @@ impl Intercepted {
     }
 }
 
-impl Inner {
-    /// [`Inner::decide`] for an output the host holds as a [`ToolOutput`], handed back inline.
+impl Session {
+    /// [`Session::decide`] for an output the host holds as a [`ToolOutput`], handed back inline.
     pub(crate) fn intercept(&self, server: &str, tool: &str, output: ToolOutput) -> Intercepted {
         let decided = self.decide(
             server,
@@ -164,7 +164,7 @@ impl Inner {
 const PARALLEL_COUNT_BYTES: usize = 1 << 20;
 
 /// `counter.count(text)` and `write()`, side by side on two threads when `text` is large (an
-/// interception then costs about the longer of the two, not their sum; SPEC §12), one after
+/// interception then costs about the longer of the two, not their sum; docs/performance.md), one after
 /// the other otherwise. The count stays on the caller's thread: it allocates as it goes, and a
 /// new thread starts with a cold allocator arena, which made a count on it ~25 % slower (see
 /// docs/performance.md). A panic in `write` is resumed on the caller's thread; when no thread

@@ -2,7 +2,7 @@
 //!
 //! `overspill` is the facade: it composes the layered crates into a [`Scratchpad`] session
 //! that intercepts large tool outputs, hands the model a short pointer, and answers the
-//! exploration tools within a per-agent token budget (SPEC §5, §7, §9).
+//! exploration tools within a per-agent token budget (docs/facade.md#2-intercepting, docs/budget.md, docs/budget.md#the-usage-event).
 //!
 //! A host adds four things to its agent loop:
 //!
@@ -99,6 +99,7 @@ mod prompt;
 pub mod references;
 mod role;
 mod scratchpad;
+mod session;
 mod thresholds;
 
 pub use budget::ScratchpadUsage;

@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::scratchpad::Inner;
+use crate::session::Session;
 
 /// What the scratchpad stores of a result, or why the result passes through.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,7 +51,7 @@ pub fn created_task(response: &str) -> Option<String> {
 }
 
 /// [`crate::Scratchpad::intercept_mcp_response`].
-pub(crate) fn respond(inner: &Inner, server: &str, tool: &str, response: String) -> String {
+pub(crate) fn respond(inner: &Session, server: &str, tool: &str, response: String) -> String {
     let response = match in_place::take(response) {
         Ok(taken) => return taken.respond(inner, server, tool),
         Err(response) => response,
@@ -60,7 +60,7 @@ pub(crate) fn respond(inner: &Inner, server: &str, tool: &str, response: String)
 }
 
 /// The response that replaces `response`, or `None` when it goes out as it came.
-fn replacement(inner: &Inner, server: &str, tool: &str, response: &str) -> Option<String> {
+fn replacement(inner: &Session, server: &str, tool: &str, response: &str) -> Option<String> {
     let envelope = serde_json::from_str::<Envelope>(response).ok()?;
     let fields = serde_json::from_str::<Fields>(envelope.result?.get()).ok()?;
     if !is_final(|name| fields.get(name).map(|raw| raw.get())) {

@@ -1,4 +1,4 @@
-//! What a tool returned, and the text of it overspill would store (SPEC §5 steps 3–4).
+//! What a tool returned, and the text of it overspill would store (docs/facade.md#2-intercepting steps 3–4).
 
 use std::borrow::Cow;
 
@@ -57,7 +57,7 @@ impl ToolOutput {
     }
 
     /// The same output, marked as an error result (or not). Error results are never
-    /// intercepted: the model must see them as they are (SPEC §5 step 1).
+    /// intercepted: the model must see them as they are (docs/facade.md#2-intercepting step 1).
     #[must_use]
     pub fn with_error(mut self, is_error: bool) -> ToolOutput {
         self.is_error = is_error;
@@ -113,7 +113,7 @@ impl ToolOutput {
         }
     }
 
-    /// The text to store, or why the output passes through (SPEC §5 steps 3–4):
+    /// The text to store, or why the output passes through (docs/facade.md#2-intercepting steps 3–4):
     ///
     /// - any block that is not text (an image, audio, a binary resource, a link) → pass through,
     ///   so nothing the model should see is ever lost;

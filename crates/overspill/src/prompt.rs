@@ -1,7 +1,7 @@
 //! The system-prompt section that tells the model how pointers and tools work.
 //!
 //! Its text depends only on the tools exposed and the agent's role, so it is the same on every
-//! turn and its tokens are counted once, into the baseline (SPEC §7).
+//! turn and its tokens are counted once, into the baseline (docs/budget.md).
 
 use crate::role::Kind;
 

@@ -1,23 +1,22 @@
 //! [`Scratchpad`]: one agent's session — intercept, explore, account.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, PoisonError};
 
 use serde_json::Value;
 
 use crate::artifacts::{self, Run};
 use crate::budget::{Budget, ScratchpadUsage, WindowHint};
-use crate::builder::ScratchpadBuilder;
-use crate::config::{Config, ThresholdClash};
-use crate::explore::{Definition, ExploreContext, Registry, ToolError};
+use crate::config::ThresholdClash;
+use crate::explore::{Definition, ToolError};
 use crate::format::ToolFormat;
 use crate::intercept::Intercepted;
 use crate::mcp_result;
 use crate::output::ToolOutput;
 use crate::role::{Kind, Role};
+use crate::session::Session;
 use crate::store::Store;
-use crate::thresholds::Thresholds;
 use crate::tokens::TokenCounter;
 
 /// One agent's scratchpad: it intercepts the agent's large tool outputs, answers the
@@ -52,75 +51,17 @@ use crate::tokens::TokenCounter;
 /// ```
 #[derive(Clone)]
 pub struct Scratchpad {
-    pub(crate) inner: Arc<Inner>,
-}
-
-/// The shared state behind a [`Scratchpad`].
-pub(crate) struct Inner {
-    /// Single agent, worker or coordinator, with what that role has.
-    pub(crate) role: Role,
-    pub(crate) agent_id: String,
-    pub(crate) session_id: Option<String>,
-    pub(crate) trace_id: Option<String>,
-    pub(crate) counter: &'static dyn TokenCounter,
-    pub(crate) registry: Registry,
-    pub(crate) thresholds: Thresholds,
-    pub(crate) footer: Option<String>,
-    pub(crate) prompt: String,
-    pub(crate) finished: AtomicBool,
-    /// The largest content an `overspill://` reference may insert.
-    pub(crate) max_reference_bytes: u64,
-    /// What the host puts before the exploration tools' names (`""` for nothing); the MCP
-    /// proxy changes it when a server's tool takes an exploration tool's name.
-    pub(crate) tool_prefix: RwLock<Arc<str>>,
-}
-
-impl Inner {
-    /// The prefix of the exploration tools' names.
-    pub(crate) fn tool_prefix(&self) -> Arc<str> {
-        Arc::clone(
-            &self
-                .tool_prefix
-                .read()
-                .unwrap_or_else(PoisonError::into_inner),
-        )
-    }
-
-    /// The agent's budget (`None` for the coordinator).
-    pub(crate) fn budget(&self) -> Option<&Arc<Budget>> {
-        self.role.explorer().map(|explorer| &explorer.budget)
-    }
-
-    /// Where the agent's outputs are stored (`None` for the coordinator).
-    pub(crate) fn store(&self) -> Option<&Store> {
-        self.role.explorer().map(|explorer| &explorer.store)
-    }
-
-    /// What the exploration tools read with (`None` for the coordinator).
-    pub(crate) fn ctx(&self) -> Option<&ExploreContext> {
-        self.role.explorer().map(|explorer| &explorer.ctx)
-    }
+    pub(crate) inner: Arc<Session>,
 }
 
 impl Scratchpad {
-    /// A builder with nothing set; see [`ScratchpadBuilder`].
-    pub fn builder() -> ScratchpadBuilder {
-        ScratchpadBuilder::default()
-    }
-
-    /// A builder with `config`'s settings for the main agent (call
-    /// [`ScratchpadBuilder::worker`] for a worker's).
-    pub fn from_config(config: &Config) -> ScratchpadBuilder {
-        ScratchpadBuilder::default().config(config)
-    }
-
-    pub(crate) fn from_inner(inner: Inner) -> Scratchpad {
+    pub(crate) fn from_inner(inner: Session) -> Scratchpad {
         Scratchpad {
             inner: Arc::new(inner),
         }
     }
 
-    /// Decides what the model gets for `server`'s `tool` output (SPEC §5): the output itself,
+    /// Decides what the model gets for `server`'s `tool` output (docs/facade.md#2-intercepting): the output itself,
     /// a pointer to where it was stored, or — if storing failed — a short notice.
     ///
     /// In order: an error result passes through; a tool without a threshold passes through
@@ -252,7 +193,7 @@ impl Scratchpad {
             .map_or(base, |budget| budget.effective_turn_limit(base))
     }
 
-    /// The usage event (SPEC §9), once: `None` when nothing was intercepted or extracted, or
+    /// The usage event (docs/budget.md#the-usage-event), once: `None` when nothing was intercepted or extracted, or
     /// when `finish` was already called. `agent_id` is `main` for a single agent, the
     /// worker's name for a worker.
     pub fn finish(&self) -> Option<ScratchpadUsage> {
@@ -289,7 +230,7 @@ impl Scratchpad {
         self.inner.thresholds.threshold(server, tool)
     }
 
-    /// Removes a single agent's scratchpad dir and everything stored in it (SPEC §4
+    /// Removes a single agent's scratchpad dir and everything stored in it (docs/storage.md
     /// retention); returns whether there was anything to remove. Stored files the model was
     /// pointed at are gone afterwards, so call it when the agent's conversation is over.
     ///

@@ -1,4 +1,4 @@
-//! Which tools are intercepted, from what size (SPEC §2.2, §5 step 2).
+//! Which tools are intercepted, from what size (docs/configuration.md#threshold-resolution, docs/facade.md#2-intercepting step 2).
 //!
 //! The rules come from `[mcp.servers.<name>.scratchpad]` (or the builder). Once the host says
 //! which tools a server offers, they are resolved into an exact [`ThresholdTable`]; a tool the

@@ -1,4 +1,4 @@
-//! The acceptance points of interception (issue 10, SPEC §5), one named test each.
+//! The acceptance points of interception (issue 10, docs/facade.md#2-intercepting), one named test each.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -1,4 +1,4 @@
-//! `cargo xtask bench [--quick]`: every scenario of SPEC §12 beside its baseline, in one run,
+//! `cargo xtask bench [--quick]`: every scenario of docs/performance.md beside its baseline, in one run,
 //! with a PASS/FAIL table (docs/performance.md says what each row means).
 //!
 //! 1. The inputs are generated once into `target/bench-data` by `overspill-benchdata`.
@@ -29,7 +29,7 @@ use scenarios::{Measured, PEAK_RSS, PEAK_RSS_FILE, Row, Verdict, mcp};
 /// `cargo xtask bench --help`.
 pub const USAGE: &str = "usage: cargo xtask bench [--quick]
 
-Runs every benchmark scenario of SPEC §12 next to its baseline in one run and prints
+Runs every benchmark scenario of docs/performance.md next to its baseline in one run and prints
 a table (also written to target/bench-report.md): scenario, overspill, baseline,
 ratio, target, PASS/FAIL.
 

@@ -1,4 +1,4 @@
-//! The scenarios of SPEC §12 and issues 12, 19 and 20: which measurement is ours, which is its
+//! The scenarios of docs/performance.md and issues 12, 19 and 20: which measurement is ours, which is its
 //! baseline, and the target that decides PASS or FAIL.
 
 use std::collections::BTreeMap;

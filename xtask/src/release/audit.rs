@@ -21,7 +21,7 @@ pub struct RequiredFile {
 }
 
 /// The files crates embed at build time (`include_bytes!`/`include_str!`) and
-/// the notices that must travel with them (SPEC §3: the Gemma 3 model ships
+/// the notices that must travel with them (docs/tokens.md: the Gemma 3 model ships
 /// with its NOTICE). The only place that allows a large file into a package.
 pub const REQUIRED_FILES: &[RequiredFile] = &[
     RequiredFile {
@@ -39,7 +39,7 @@ pub const REQUIRED_FILES: &[RequiredFile] = &[
         path: "assets/gemma3/LICENSE-APACHE-2.0",
         large: false,
     },
-    // The pod list `overspill tour` intercepts (SPEC §10); generated, so no notice.
+    // The pod list `overspill tour` intercepts (docs/cli.md); generated, so no notice.
     RequiredFile {
         krate: "overspill-cli",
         path: "assets/tour/pods.json",

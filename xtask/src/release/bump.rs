@@ -138,7 +138,7 @@ mod tests {
 members = ["crates/a"]
 
 [workspace.package]
-version = "0.1.0"   # lock-step (SPEC §14)
+version = "0.1.0"   # lock-step (docs/releasing.md)
 edition = "2024"
 
 [workspace.dependencies]

@@ -1,4 +1,4 @@
-//! `cargo xtask release` (SPEC §14): checks that the workspace can be released
+//! `cargo xtask release` (docs/releasing.md): checks that the workspace can be released
 //! as a set of crates, then (without `--dry-run`) bumps the version, dates the
 //! changelog, commits and tags. It never publishes: it prints the
 //! `cargo publish` commands, in order, for a person to run.
@@ -226,7 +226,10 @@ fn check(root: &Path, options: &Options) -> Result<Checked> {
         }
     };
     if problems.len() == before {
-        ok.push("layer graph (SPEC §1) gives the publish order".to_owned());
+        ok.push(
+            "layer graph (docs/architecture.md#allowed-dependency-graph) gives the publish order"
+                .to_owned(),
+        );
     }
 
     let label = target.map_or_else(|| "?".to_owned(), |t| t.to_string());

@@ -1,6 +1,6 @@
 //! The order `cargo publish` must upload the crates in: every crate after the
 //! crates it may depend on, read from tidy's [`LAYERS`](crate::tidy::LAYERS)
-//! table, the one statement of the layer graph (SPEC §1).
+//! table, the one statement of the layer graph (docs/architecture.md#allowed-dependency-graph).
 
 use std::collections::BTreeSet;
 

@@ -1,4 +1,4 @@
-//! Release versions and the lock-step rule (SPEC §14): every publishable crate
+//! Release versions and the lock-step rule (docs/releasing.md): every publishable crate
 //! carries the workspace version, inherits it, and every internal dependency
 //! requirement names that same version.
 

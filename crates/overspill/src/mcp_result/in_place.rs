@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{Normalised, is_final, replaced_response, response, strip_footer};
-use crate::scratchpad::Inner;
+use crate::session::Session;
 
 /// Responses at least this long take the in-place path.
 pub(crate) const IN_PLACE_BYTES: usize = 4 << 20;
@@ -58,7 +58,7 @@ pub(crate) fn take(response: String) -> Result<Taken, String> {
 
 impl Taken {
     /// The response to send: the same result written anew when it passes, else the pointer's.
-    pub(crate) fn respond(self, inner: &Inner, server: &str, tool: &str) -> String {
+    pub(crate) fn respond(self, inner: &Session, server: &str, tool: &str) -> String {
         let field = |name: &str| {
             self.others
                 .iter()

@@ -1,0 +1,283 @@
+//! No circles between a crate's modules: a module that uses a sibling (or a sibling's child)
+//! which, directly or through others, uses it back is one concept in two files, or two
+//! concepts without an owner (docs/architecture.md, "Cross-cutting rules"). A module and its
+//! own children may refer to each other (`super::` in a child is how Rust nests code).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use super::Problem;
+
+/// The module circles of the crate whose `src` is `src`.
+pub fn problems(krate: &str, src: &Path) -> Result<Vec<Problem>> {
+    let modules = modules(src)?;
+    let known: BTreeSet<&str> = modules.keys().map(String::as_str).collect();
+    let mut edges: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for (module, file) in &modules {
+        let text = fs::read_to_string(file).with_context(|| format!("reading {file}"))?;
+        for target in references(module, &code_of(&text)) {
+            let Some(found) = longest_module(&known, &target) else {
+                continue;
+            };
+            if !related(module, found) {
+                edges.entry(module.as_str()).or_default().insert(found);
+            }
+        }
+    }
+    Ok(cycles(&known, &edges)
+        .into_iter()
+        .map(|modules| Problem::ModuleCircle {
+            krate: krate.to_owned(),
+            modules,
+        })
+        .collect())
+}
+
+/// Every module of a crate (`""` for the root, `a::b` for `a/b.rs` or `a/b/mod.rs`) and the
+/// file that holds it. Test files (`tests.rs`, `*_tests.rs`) are left out.
+fn modules(src: &Path) -> Result<BTreeMap<String, String>> {
+    let mut found = BTreeMap::new();
+    let mut pending = vec![src.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in fs::read_dir(&dir).with_context(|| format!("listing {}", dir.display()))? {
+            let path = entry?.path();
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            let Some(relative) = path.strip_prefix(src).ok().and_then(|p| p.to_str()) else {
+                continue;
+            };
+            let Some(stem) = relative.strip_suffix(".rs") else {
+                continue;
+            };
+            if stem == "tests" || stem.ends_with("/tests") || stem.ends_with("_tests") {
+                continue;
+            }
+            let stem = stem
+                .trim_end_matches("/mod")
+                .trim_start_matches("lib")
+                .trim_start_matches("main");
+            let module = stem.replace('/', "::");
+            found.insert(module, path.display().to_string());
+        }
+    }
+    Ok(found)
+}
+
+/// A file's code without its comments and its `#[cfg(test)]` part (which starts at the first
+/// such line at the left margin).
+fn code_of(text: &str) -> String {
+    text.lines()
+        .take_while(|line| !line.starts_with("#[cfg(test)]"))
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The module paths a module's code names through `crate::`, `super::` and `self::`, with
+/// `use` groups (`crate::{a, b::{c, d}}`) spread out.
+fn references(module: &str, code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (keyword, base) in [
+        ("crate::", String::new()),
+        ("super::", parent(module).to_owned()),
+        ("self::", module.to_owned()),
+    ] {
+        let mut rest = code;
+        while let Some(at) = rest.find(keyword) {
+            let before = rest[..at].chars().next_back();
+            rest = &rest[at + keyword.len()..];
+            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let mut paths = Vec::new();
+            tree(rest, &base, &mut paths);
+            found.extend(paths);
+        }
+    }
+    found
+}
+
+/// Reads a use tree (or a plain path) at the start of `text` under `prefix` into `out`.
+/// Returns how many bytes it took.
+fn tree(text: &str, prefix: &str, out: &mut Vec<String>) -> usize {
+    let join = |prefix: &str, segment: &str| {
+        if prefix.is_empty() {
+            segment.to_owned()
+        } else {
+            format!("{prefix}::{segment}")
+        }
+    };
+    let mut at = 0;
+    let mut path = prefix.to_owned();
+    loop {
+        let rest = &text[at..];
+        let trimmed = rest.trim_start();
+        at += rest.len() - trimmed.len();
+        if let Some(group) = trimmed.strip_prefix('{') {
+            at += 1;
+            let mut inner = group;
+            loop {
+                let used = tree(inner, &path, out);
+                at += used;
+                inner = &inner[used..];
+                let skipped = inner.trim_start();
+                at += inner.len() - skipped.len();
+                inner = skipped;
+                if let Some(after) = inner.strip_prefix(',') {
+                    at += 1;
+                    inner = after;
+                    continue;
+                }
+                if inner.starts_with('}') {
+                    at += 1;
+                }
+                return at;
+            }
+        }
+        let ident: String = trimmed
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if ident.is_empty() {
+            out.push(path);
+            return at;
+        }
+        at += ident.len();
+        if ident != "self" {
+            path = join(&path, &ident);
+        }
+        if text[at..].starts_with("::") {
+            at += 2;
+        } else {
+            out.push(path);
+            return at;
+        }
+    }
+}
+
+/// The parent of a module (`""` is the root's, and its own).
+fn parent(module: &str) -> &str {
+    module.rsplit_once("::").map_or("", |(parent, _)| parent)
+}
+
+/// The longest known module that `path` is or lies in; `None` for the root.
+fn longest_module<'a>(known: &BTreeSet<&'a str>, path: &str) -> Option<&'a str> {
+    let mut candidate = path;
+    loop {
+        if let Some(found) = known.get(candidate) {
+            return (!found.is_empty()).then_some(*found);
+        }
+        candidate = candidate.rsplit_once("::")?.0;
+    }
+}
+
+/// Whether one module is the other, or an ancestor of it.
+fn related(a: &str, b: &str) -> bool {
+    let within = |inner: &str, outer: &str| {
+        outer.is_empty() || inner == outer || inner.starts_with(&format!("{outer}::"))
+    };
+    within(a, b) || within(b, a)
+}
+
+/// The strongly connected groups of more than one module (Tarjan's algorithm), each sorted.
+fn cycles(nodes: &BTreeSet<&str>, edges: &BTreeMap<&str, BTreeSet<&str>>) -> Vec<Vec<String>> {
+    struct State<'a> {
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        found: Vec<Vec<String>>,
+    }
+    fn visit<'a>(node: &'a str, edges: &BTreeMap<&'a str, BTreeSet<&'a str>>, s: &mut State<'a>) {
+        let next = s.index.len();
+        s.index.insert(node, next);
+        s.low.insert(node, next);
+        s.stack.push(node);
+        s.on_stack.insert(node);
+        for &to in edges.get(node).into_iter().flatten() {
+            if !s.index.contains_key(to) {
+                visit(to, edges, s);
+                let low = s.low[node].min(s.low[to]);
+                s.low.insert(node, low);
+            } else if s.on_stack.contains(to) {
+                let low = s.low[node].min(s.index[to]);
+                s.low.insert(node, low);
+            }
+        }
+        if s.low[node] == s.index[node] {
+            let mut group = Vec::new();
+            while let Some(top) = s.stack.pop() {
+                s.on_stack.remove(top);
+                group.push(top.to_owned());
+                if top == node {
+                    break;
+                }
+            }
+            if group.len() > 1 {
+                group.sort();
+                s.found.push(group);
+            }
+        }
+    }
+    let mut state = State {
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        found: Vec::new(),
+    };
+    for &node in nodes {
+        if !state.index.contains_key(node) {
+            visit(node, edges, &mut state);
+        }
+    }
+    state.found.sort();
+    state.found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn use_groups_are_spread_into_paths() {
+        let mut out = Vec::new();
+        tree("{a, b::{c, self}, d::e}; rest", "", &mut out);
+        assert_eq!(out, ["a", "b::c", "b", "d::e"]);
+    }
+
+    #[test]
+    fn a_circle_between_siblings_is_found_and_a_parent_child_pair_is_not() {
+        let src = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let path = src.path().join(name);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        };
+        write("lib.rs", "//! x\nmod a;\nmod b;\nmod c;\nmod p;\n");
+        write("a.rs", "//! a\nuse crate::b::Thing;\n");
+        write(
+            "b.rs",
+            "//! b\nuse crate::{c::Other, p};\n// crate::a in a comment is no use\n",
+        );
+        write(
+            "c.rs",
+            "//! c\nfn f() { crate::a::g() }\n#[cfg(test)]\nmod tests { use crate::p; }\n",
+        );
+        write("p/mod.rs", "//! p\nmod q;\nuse self::q::Q;\n");
+        write("p/q.rs", "//! q\nuse super::P;\n");
+        let found = problems("k", src.path()).unwrap();
+        assert_eq!(
+            found,
+            [Problem::ModuleCircle {
+                krate: "k".to_owned(),
+                modules: vec!["a".to_owned(), "b".to_owned(), "c".to_owned()],
+            }]
+        );
+    }
+}

@@ -1,0 +1,323 @@
+//! Docs are checked like code: every `docs/<page>.md` (with its `#anchor`) and every
+//! repository path that the docs, the READMEs and the code name must exist, every source file
+//! a doc names in backticks must be in the tree, and no code cites a specification outside the
+//! repository (docs/architecture.md, "Cross-cutting rules").
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use super::Problem;
+
+/// The directories whose paths the docs and the code may name.
+const ROOTS: [&str; 7] = [
+    "crates/",
+    "xtask/",
+    "tests/",
+    "fuzz/",
+    "docs/",
+    ".ci/",
+    "examples/",
+];
+
+/// The citation of the old specification, which is not in the repository (built from two
+/// pieces so that this file does not cite it).
+fn outside_spec() -> String {
+    ["SPEC", " §"].concat()
+}
+
+/// The link problems of the workspace at `root`.
+pub fn problems(root: &Path) -> Result<Vec<Problem>> {
+    let mut texts: Vec<(PathBuf, String)> = Vec::new();
+    for path in markdown_files(root)? {
+        let text =
+            fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        texts.push((path, text));
+    }
+    let markdown_count = texts.len();
+    for dir in ["crates", "xtask"] {
+        for path in rust_files(&root.join(dir))? {
+            let text =
+                fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+            texts.push((path, text));
+        }
+    }
+    let mut anchors: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
+    let tree = file_names(root)?;
+    let crates: Vec<PathBuf> = fs::read_dir(root.join("crates"))
+        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    let mut problems = BTreeSet::new();
+    for (index, (path, text)) in texts.iter().enumerate() {
+        let file = super::shown(root, path);
+        let is_doc = index < markdown_count;
+        for (line_no, line) in text.lines().enumerate() {
+            let at = format!("{file}:{}", line_no + 1);
+            if !is_doc && line.contains(&outside_spec()) {
+                problems.insert(Problem::OutsideSpec { at: at.clone() });
+            }
+            // Code names docs in its comments; its strings are data (test fixtures, examples).
+            if !is_doc && !line.trim_start().starts_with("//") {
+                continue;
+            }
+            for named in named_paths(line) {
+                let (target, anchor) = match named.split_once('#') {
+                    Some((target, anchor)) => (target, Some(anchor)),
+                    None => (named.as_str(), None),
+                };
+                // A path may be the repository's, or a crate's own (`tests/agent.rs`).
+                let Some(full) = located(root, &crates, target) else {
+                    problems.insert(Problem::MissingPath {
+                        at: at.clone(),
+                        path: named.clone(),
+                    });
+                    continue;
+                };
+                if let Some(anchor) = anchor.filter(|_| target.ends_with(".md")) {
+                    let known = match anchors.get(&full) {
+                        Some(known) => known,
+                        None => {
+                            let page = fs::read_to_string(&full).unwrap_or_default();
+                            anchors.entry(full.clone()).or_insert(headings(&page))
+                        }
+                    };
+                    if !known.contains(anchor) {
+                        problems.insert(Problem::MissingAnchor {
+                            at: at.clone(),
+                            link: named.clone(),
+                        });
+                    }
+                }
+            }
+            if is_doc {
+                for name in backticked_source_files(line) {
+                    if !tree.iter().any(|known| ends_with_path(known, &name)) {
+                        problems.insert(Problem::MissingPath {
+                            at: at.clone(),
+                            path: name,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    Ok(problems.into_iter().collect())
+}
+
+/// The repository paths a line names: text starting with one of [`ROOTS`], up to a character
+/// a path does not hold, without trailing punctuation.
+pub fn named_paths(line: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for root in ROOTS {
+        let mut rest = line;
+        let mut offset = 0;
+        while let Some(at) = rest.find(root) {
+            let start = offset + at;
+            let before = line[..start].chars().next_back();
+            let path: String = line[start..]
+                .chars()
+                .take_while(|c| {
+                    c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '#')
+                })
+                .collect();
+            let path = path.trim_end_matches(['.', '#', '-']).to_owned();
+            // A path that continues another word (`../crates/`, `target/tests/`) or holds a
+            // placeholder (`crates/<name>/`) is not one of this repository's.
+            let standalone = before
+                .is_none_or(|c| !(c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-')));
+            let placeholder = line[start + path.len()..].starts_with(['<', '*', '{']);
+            if standalone && !placeholder && path.len() > root.len() {
+                found.push(path);
+            }
+            offset = start + root.len();
+            rest = &line[offset..];
+        }
+    }
+    found
+}
+
+/// Where `target` is: under `root`, or under one of the `crates`.
+fn located(root: &Path, crates: &[PathBuf], target: &str) -> Option<PathBuf> {
+    std::iter::once(root.to_path_buf())
+        .chain(crates.iter().cloned())
+        .map(|base| base.join(target))
+        .find(|path| path.exists())
+}
+
+/// The `*.rs` file names a doc line puts in backticks (`relay.rs`, `oauth/store.rs`).
+fn backticked_source_files(line: &str) -> Vec<String> {
+    line.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|token| {
+            token.ends_with(".rs")
+                && token.len() > 3
+                && token
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '/' | '-' | '.'))
+                && !ROOTS.iter().any(|root| token.starts_with(root))
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether `path` ends with the path `name` (whole components).
+fn ends_with_path(path: &str, name: &str) -> bool {
+    path == name || path.ends_with(&format!("/{name}"))
+}
+
+/// The anchors of a Markdown page's headings, as GitHub makes them: lowercase, punctuation
+/// dropped (but `-` and `_`), spaces as `-`, a repeated one numbered (`-1`, `-2`).
+pub fn headings(page: &str) -> BTreeSet<String> {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut anchors = BTreeSet::new();
+    let mut fenced = false;
+    for line in page.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced || !line.starts_with('#') {
+            continue;
+        }
+        let title = line.trim_start_matches('#').trim();
+        let slug: String = title
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let count = seen.entry(slug.clone()).or_default();
+        let anchor = match *count {
+            0 => slug.clone(),
+            n => format!("{slug}-{n}"),
+        };
+        *count += 1;
+        anchors.insert(anchor);
+    }
+    anchors
+}
+
+/// docs/*.md, README.md and every crate's README.md.
+fn markdown_files(root: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = vec![root.join("README.md")];
+    for dir in [root.join("docs"), root.join("crates")] {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry?.path();
+            if path.extension().is_some_and(|e| e == "md") {
+                files.push(path);
+            } else if path.join("README.md").exists() {
+                files.push(path.join("README.md"));
+            }
+        }
+    }
+    files.retain(|path| path.exists());
+    files.sort();
+    Ok(files)
+}
+
+/// Every `.rs` file below `dir`, tests and benches included (their comments cite docs too).
+fn rust_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    Ok(walk(dir)?
+        .into_iter()
+        .filter(|path| path.extension().is_some_and(|e| e == "rs"))
+        .collect())
+}
+
+/// Every file of the tree (outside `target`, hidden directories and `node_modules`), as paths
+/// relative to `root`.
+fn file_names(root: &Path) -> Result<Vec<String>> {
+    Ok(walk(root)?
+        .iter()
+        .map(|path| super::shown(root, path))
+        .collect())
+}
+
+fn walk(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(at) = pending.pop() {
+        let Ok(entries) = fs::read_dir(&at) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry?.path();
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            if path.is_dir() {
+                if !matches!(name, "target" | "node_modules") && !name.starts_with('.') {
+                    pending.push(path);
+                }
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_read_up_to_their_last_character() {
+        assert_eq!(
+            named_paths("see `crates/overspill-mcp/src/relay.rs`, and docs/tools.md#windows."),
+            ["crates/overspill-mcp/src/relay.rs", "docs/tools.md#windows"]
+        );
+        assert!(
+            named_paths("../shared/crates/x and target/tests/y and crates/<name>/z").is_empty()
+        );
+    }
+
+    #[test]
+    fn anchors_are_made_as_github_makes_them() {
+        let page = "# The MCP proxy: `overspill mcp`\n## Sessions\n```\n# not a heading\n```\n## Sessions\n";
+        let anchors = headings(page);
+        assert!(anchors.contains("the-mcp-proxy-overspill-mcp"));
+        assert!(anchors.contains("sessions") && anchors.contains("sessions-1"));
+        assert!(!anchors.contains("not-a-heading"));
+    }
+
+    #[test]
+    fn a_missing_page_anchor_or_source_file_is_reported_with_where_it_is_named() {
+        let root = tempfile::tempdir().unwrap();
+        fs::create_dir_all(root.path().join("docs")).unwrap();
+        fs::create_dir_all(root.path().join("crates/a/src")).unwrap();
+        fs::write(root.path().join("README.md"), "# R\n").unwrap();
+        fs::write(
+            root.path().join("docs/a.md"),
+            "# A\n## Here\nsee docs/a.md#here, docs/a.md#gone, docs/b.md and `stdio.rs`, `lib.rs`\n",
+        )
+        .unwrap();
+        let spec = outside_spec();
+        fs::write(
+            root.path().join("crates/a/src/lib.rs"),
+            format!("//! A ({spec}4), docs/a.md#here\n"),
+        )
+        .unwrap();
+        let found: Vec<String> = problems(root.path())
+            .unwrap()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(found.len(), 4, "{found:#?}");
+        assert!(
+            found
+                .iter()
+                .any(|p| p.contains("docs/a.md:3") && p.contains("#gone"))
+        );
+        assert!(found.iter().any(|p| p.contains("docs/b.md")));
+        assert!(found.iter().any(|p| p.contains("stdio.rs")));
+        assert!(found.iter().any(|p| p.contains("crates/a/src/lib.rs:1")));
+    }
+}
