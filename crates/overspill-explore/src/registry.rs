@@ -166,7 +166,9 @@ impl Registry {
             }
             suggestions.push(
                 match retry {
-                    Some((_, true)) => "The `retry` call fits what you can take now; run it as it is.",
+                    Some((_, true)) => {
+                        "The `retry` call fits what you can take now; run it as it is."
+                    }
                     Some((_, false)) => {
                         "Nothing smaller fits what is left of your budget; finish with what you \
                          already know."

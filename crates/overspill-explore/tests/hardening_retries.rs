@@ -165,9 +165,8 @@ impl Hostile {
                 chars,
                 flavour,
             } => {
-                let text: Vec<String> = (0..lines)
-                    .map(|i| word(flavour, i).repeat(chars))
-                    .collect();
+                let text: Vec<String> =
+                    (0..lines).map(|i| word(flavour, i).repeat(chars)).collect();
                 ("text.json", json!(text.join("\n")).to_string())
             }
             Hostile::Pods { bytes, pretty } => {
@@ -314,10 +313,16 @@ fn greedy_calls(file: &str) -> Vec<(&'static str, Value)> {
     }
     // Windows a model pages with: past the first result, and one result at a time.
     calls.extend([
-        ("query", json!({"file": file, "filter": ".[]", "offset": 1, "limit": 3})),
+        (
+            "query",
+            json!({"file": file, "filter": ".[]", "offset": 1, "limit": 3}),
+        ),
         ("query", json!({"file": file, "filter": "..", "offset": 1})),
         ("query", json!({"file": file, "filter": ".", "limit": 1})),
-        ("query", json!({"file": file, "filter": ".items[]", "offset": 2, "limit": 1})),
+        (
+            "query",
+            json!({"file": file, "filter": ".items[]", "offset": 2, "limit": 1}),
+        ),
     ]);
     calls
 }
@@ -382,7 +387,9 @@ fn check_retry(
     let text = registry.dispatch_value(ctx, tool, arguments);
     let tokens = overspill_tokens::o200k().count(&text) as u64;
     if tokens > CAP {
-        return fail(format!("{tool} {arguments}: the answer has {tokens} tokens"));
+        return fail(format!(
+            "{tool} {arguments}: the answer has {tokens} tokens"
+        ));
     }
     let Some(code) = serde_json::from_str::<Value>(&text)
         .ok()

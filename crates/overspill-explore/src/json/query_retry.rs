@@ -1,28 +1,30 @@
 //! The smaller call that a refused `query` offers as its retry (docs/tools.md#query): never
 //! the refused call, and a call that fits when run as it is.
 //!
-//! A window of several results is halved from what was rendered, as every windowed tool's is.
-//! A window whose first result is too large on its own cannot shrink that way: the retry
+//! A window of several results asks for as many as the rendered ones show fit (counted, where
+//! halving again would run the filter again), or for half when rendering stopped at the byte
+//! cap. A window whose first result is too large on its own cannot shrink that way: the retry
 //! shows part of that result instead, in query's own terms, chosen by what the result is (one
 //! probe evaluation tells):
 //!
 //! | the result | the retry's filter | its window |
 //! |---|---|---|
-//! | an array | `F \| .[]`, one element per result | the first elements (the chain halves `limit`) |
-//! | an object | `F \| keys_unsorted[] as $k \| {($k): .[$k]}`, one key and its value per result | the first keys |
+//! | an array | `F \| .[]`, one element per result | the first elements that fit |
+//! | an object | `F \| keys_unsorted[] as $k \| {($k): .[$k]}`, one key and its value per result | the first keys that fit |
 //! | an array of one element, an object of one key | `F \| .[0]`, `F \| .key` | |
 //! | a string | `F \| .[:n]` | `n` characters, computed to fit |
 //! | a number | `F \| tojson \| .[:n]` | `n` digits, computed to fit |
 //!
 //! `F` is the refused filter when it has one result (`.`, `keys`, `.items`); the result at
-//! `offset` of a filter with several is `first(F)` or `nth(offset; F)`. Elements and keys are
-//! paged with `offset` and `limit` like any results, so a model reads on from the retry.
+//! `offset` of a filter with several is `X[offset]` for a filter `X[]` over one array, else
+//! `first(F)` or `nth(offset; F)`. Elements and keys are paged with `offset` and `limit` like
+//! any results, so a model reads on from the retry. With a 10,000-token cap:
 //!
 //! ```text
-//! refused: {"filter": "keys"}               (a million keys in one array)
-//! retry:   {"filter": "keys | .[]", "offset": 0, "limit": 187}
-//! refused: {"filter": ".log"}               (a 50 MB string)
-//! retry:   {"filter": ".log | .[:3210]", "offset": 0}
+//! refused: {"filter": "keys"}       (a million keys)
+//! retry:   {"filter": "keys | .[]", "offset": 0, "limit": 1392}
+//! refused: {"filter": "."}          (a document that is one 50 MB string)
+//! retry:   {"filter": ".[:21257]", "offset": 0}
 //! ```
 
 use serde_json::Value;
@@ -39,9 +41,9 @@ use crate::tool::{Call, Extraction};
 /// The filter that shows an object one key and its value per result.
 const ENTRIES: &str = "keys_unsorted[] as $k | {($k): .[$k]}";
 
-/// The next smaller call after `args` was refused with `returned` results rendered: fewer
-/// results, or part of the one result that is too large on its own. `None` when the result
-/// cannot be cut (or the filter that would cut it is too long to send).
+/// The next smaller call after `args` was refused, having produced `got`: fewer results, or
+/// part of the one result that is too large on its own. `None` when the result cannot be cut
+/// (or the filter that would cut it is too long to send).
 pub fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
     let returned = got.returned;
     // One result rendered in full is all the window holds: only cutting it shows less. One
@@ -190,7 +192,7 @@ fn results_that_fit(ctx: &ExploreContext, body: &str) -> Option<u64> {
 /// The largest `n` (at least 1, at most `most`) such that the first `n` characters of `start`,
 /// written as a JSON string, fit one call: a binary search over the counts.
 fn chars_that_fit(ctx: &ExploreContext, start: &str, most: u64) -> u64 {
-    // `ends[n]` is where the first `n` characters end.
+    // `ends[i]` is where the first `i + 1` characters end.
     let ends: Vec<usize> = start
         .char_indices()
         .map(|(at, _)| at)
@@ -226,7 +228,10 @@ fn selector(ctx: &ExploreContext, args: &Args, only: bool) -> String {
         return filter;
     }
     let offset = args.offset;
-    if let Some(iterated) = filter.strip_suffix("[]").filter(|_| !args.filter.contains('#')) {
+    if let Some(iterated) = filter
+        .strip_suffix("[]")
+        .filter(|_| !args.filter.contains('#'))
+    {
         match single(ctx, &args.file, iterated, offset) {
             Some(Container::Array) => return format!("{iterated}[{offset}]"),
             Some(Container::Object { key: Some(key) }) => return pipe(iterated, &key_path(&key)),
@@ -263,7 +268,9 @@ fn entries_of<'a>(ctx: &ExploreContext, args: &'a Args) -> Option<&'a str> {
 enum Container {
     Array,
     /// An object, with its key at the offset asked for.
-    Object { key: Option<String> },
+    Object {
+        key: Option<String>,
+    },
 }
 
 /// Whether `filter` has exactly one result on `file` and it is an array or an object (with its

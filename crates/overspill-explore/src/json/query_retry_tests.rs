@@ -64,7 +64,11 @@ fn an_object_retries_as_one_key_and_its_value_per_result() {
     let fixture = fixture("keys.json", &many_keys(5_000));
     let (retry, answer) = retried(&fixture, json!({"file": "keys.json", "filter": "."}));
     assert_eq!(retry["filter"], ENTRIES);
-    assert!(split(&answer).0.starts_with("{\"k0000000\":0}\n{\"k0000001\":1}\n"));
+    assert!(
+        split(&answer)
+            .0
+            .starts_with("{\"k0000000\":0}\n{\"k0000001\":1}\n")
+    );
 }
 
 #[test]
