@@ -16,8 +16,9 @@ pub enum ToolError {
     /// The result does not fit the per-call cap or the remaining budget (`<tool>_too_large`).
     #[error(
         "the {} result (~{} tokens) does not fit (per-call limit {}, {} budget tokens left); \
-         run the retry call instead",
-        .0.tool, .0.estimated_tokens, .0.per_call_limit, .0.remaining_budget_tokens
+         {}",
+        .0.tool, .0.estimated_tokens, .0.per_call_limit, .0.remaining_budget_tokens,
+        .0.next_step()
     )]
     TooLarge(Box<TooLarge>),
     /// The file does not exist under the read root (`not_found`).
@@ -123,10 +124,22 @@ pub struct TooLarge {
     pub per_call_limit: u64,
     /// What remained of the budget when the call was refused.
     pub remaining_budget_tokens: u64,
-    /// A ready-to-run smaller call.
-    pub retry: Call,
+    /// A ready-to-run smaller call, never the refused call itself; `None` (and no `retry` in
+    /// the JSON) when the tools the host exposes have nothing smaller to offer.
+    pub retry: Option<Call>,
     /// Plain-words advice.
     pub suggestions: Vec<String>,
+}
+
+impl TooLarge {
+    /// What the model should do next, in the error's message.
+    fn next_step(&self) -> &'static str {
+        if self.retry.is_some() {
+            "run the retry call instead"
+        } else {
+            "ask for a smaller part of it"
+        }
+    }
 }
 
 /// The body of a `path_not_found` error.
@@ -209,10 +222,12 @@ impl ToolError {
                     "remaining_budget_tokens".to_owned(),
                     json!(body.remaining_budget_tokens),
                 );
-                out.insert(
-                    "retry".to_owned(),
-                    json!({"tool": body.retry.tool, "arguments": body.retry.arguments}),
-                );
+                if let Some(retry) = &body.retry {
+                    out.insert(
+                        "retry".to_owned(),
+                        json!({"tool": retry.tool, "arguments": retry.arguments}),
+                    );
+                }
                 out.insert("suggestions".to_owned(), json!(body.suggestions));
                 return Value::Object(out);
             }
@@ -413,10 +428,10 @@ mod tests {
             estimated_tokens: 12_400,
             per_call_limit: 10_000,
             remaining_budget_tokens: 80_000,
-            retry: Call {
+            retry: Some(Call {
                 tool: "head".into(),
                 arguments: json!({"file": "a.txt", "lines": 25}),
-            },
+            }),
             suggestions: vec!["Ask for fewer lines.".into()],
         }));
         assert_eq!(

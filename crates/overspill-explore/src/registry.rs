@@ -155,7 +155,7 @@ impl Registry {
         })?;
         let extraction = tool.run(ctx, arguments)?;
         delivery::deliver(ctx, name, &extraction).map_err(|refused| {
-            let (retry, retry_fits) = self.retry(ctx, tool, arguments, &extraction);
+            let retry = self.retry(ctx, tool, arguments, &extraction);
             let mut suggestions = tool.suggestions(arguments);
             if refused.over_budget {
                 suggestions.push(format!(
@@ -164,19 +164,29 @@ impl Registry {
                     overspill_budget::thousands(refused.remaining_budget_tokens)
                 ));
             }
-            suggestions.push(if retry_fits {
-                "The `retry` call fits what you can take now; run it as it is.".to_owned()
-            } else {
-                "Nothing smaller fits what is left of your budget; finish with what you already \
-                 know."
-                    .to_owned()
-            });
+            suggestions.push(
+                match retry {
+                    Some((_, true)) => {
+                        "The `retry` call fits what you can take now; run it as it is."
+                    }
+                    Some((_, false)) => {
+                        "Nothing smaller fits what is left of your budget; finish with what you \
+                         already know."
+                    }
+                    None => {
+                        "No smaller call of the tools you have shows part of this; ask for a \
+                         narrower part (a path, a pattern, a filter), or finish with what you \
+                         already know."
+                    }
+                }
+                .to_owned(),
+            );
             ToolError::TooLarge(Box::new(TooLarge {
                 tool: name.to_owned(),
                 estimated_tokens: refused.estimated_tokens,
                 per_call_limit: refused.per_call_limit,
                 remaining_budget_tokens: refused.remaining_budget_tokens,
-                retry,
+                retry: retry.map(|(call, _)| call),
                 suggestions,
             }))
         })
@@ -189,39 +199,46 @@ impl Registry {
             .find(|t| t.definition().name == name)
     }
 
-    /// The first call in the tool's chain of halvings that fits now; the smallest one tried
-    /// when none does (the budget is nearly spent), or the original call when the tool has no
-    /// smaller form. The chain stops at a call to a tool this registry does not expose: a
-    /// retry the same host would refuse is no retry.
+    /// The first call in the tool's chain of smaller calls that fits now, and `true`; the
+    /// smallest one tried and `false` when none does (the budget is nearly spent); `None` when
+    /// the chain has no call this registry can run. The chain stops at a call to a tool this
+    /// registry does not expose (a retry the same host would refuse is no retry) and at one
+    /// that is the refused call again: a model that follows such a retry loops
+    /// (docs/tools.md#errors, "Retry").
     fn retry(
         &self,
         ctx: &ExploreContext,
         tool: &dyn Runnable,
         arguments: &Value,
         got: &Extraction,
-    ) -> (Call, bool) {
-        let original = Call {
+    ) -> Option<(Call, bool)> {
+        let refused = Call {
             tool: tool.definition().name.to_owned(),
-            arguments: arguments.clone(),
+            arguments: tool.canonical(arguments)?,
         };
         let mut next = tool.smaller(ctx, arguments, got);
-        let mut smallest = original;
+        let mut smallest = None;
         for _ in 0..MAX_RETRY_STEPS {
             let Some(call) = next.take() else { break };
             // A retry may switch tools (read → head), but only to one this registry exposes.
             let Some(runner) = self.find(&call.tool) else {
                 break;
             };
+            if call.tool == refused.tool
+                && runner.canonical(&call.arguments).as_ref() == Some(&refused.arguments)
+            {
+                break;
+            }
             let Ok(extraction) = runner.run(ctx, &call.arguments) else {
                 break;
             };
             if let Measured::Fits { .. } = delivery::measure(ctx, &call.tool, &extraction) {
-                return (call, true);
+                return Some((call, true));
             }
             next = runner.smaller(ctx, &call.arguments, &extraction);
-            smallest = call;
+            smallest = Some(call);
         }
-        (smallest, false)
+        smallest.map(|call| (call, false))
     }
 }
 
@@ -255,6 +272,9 @@ trait Runnable: Send + Sync {
     fn run(&self, ctx: &ExploreContext, arguments: &Value) -> Result<Extraction, ToolError>;
     fn smaller(&self, ctx: &ExploreContext, arguments: &Value, got: &Extraction) -> Option<Call>;
     fn suggestions(&self, arguments: &Value) -> Vec<String>;
+    /// `arguments` as the tool reads them, written back (defaults filled in, numbers as
+    /// numbers): two calls are the same call when these are equal. `None` when they do not parse.
+    fn canonical(&self, arguments: &Value) -> Option<Value>;
     #[cfg(test)]
     fn accepted(&self) -> Vec<&'static str>;
 }
@@ -289,6 +309,11 @@ impl<T: Tool> Runnable for Entry<T> {
         args::parse::<T::Args>(T::DEFINITION.name, arguments)
             .map(|parsed| T::suggestions(&parsed))
             .unwrap_or_default()
+    }
+
+    fn canonical(&self, arguments: &Value) -> Option<Value> {
+        let parsed = args::parse::<T::Args>(T::DEFINITION.name, arguments).ok()?;
+        serde_json::to_value(parsed).ok()
     }
 
     #[cfg(test)]
@@ -405,6 +430,65 @@ mod tests {
         // Empty arguments are an empty object: the missing `file` is named.
         let text = Registry::new().dispatch(&fixture.ctx, "head", "");
         assert!(text.contains("head needs the argument `file`"), "{text}");
+    }
+
+    /// A tool whose only smaller form is itself, with its default written out.
+    struct Stubborn;
+
+    const STUBBORN: Definition = Definition {
+        name: "stubborn",
+        description: "Answers more than any call may take.",
+        parameters: || {
+            serde_json::json!({"type": "object", "properties": {
+                "file": {"type": "string"}, "lines": {"type": "integer", "default": 50}},
+                "required": ["file"], "additionalProperties": false})
+        },
+    };
+
+    #[derive(Clone, serde::Deserialize, serde::Serialize)]
+    #[serde(deny_unknown_fields)]
+    struct StubbornArgs {
+        file: String,
+        #[serde(default = "fifty")]
+        lines: u64,
+    }
+
+    fn fifty() -> u64 {
+        50
+    }
+
+    impl Tool for Stubborn {
+        const DEFINITION: &'static Definition = &STUBBORN;
+        type Args = StubbornArgs;
+
+        fn run(_: &ExploreContext, _: StubbornArgs) -> Result<Extraction, ToolError> {
+            Ok(Extraction::unrendered(1_000_000, "everything", 1))
+        }
+
+        fn smaller(_: &ExploreContext, args: &StubbornArgs, _: &Extraction) -> Option<Call> {
+            Some(Call::new("stubborn", args))
+        }
+    }
+
+    #[test]
+    fn a_retry_is_never_the_refused_call_even_written_differently() {
+        // Issue 28: a model that follows a retry repeating the refused call loops. Here the
+        // tool's chain offers `{"file": "a", "lines": 50}` for `{"file": "a"}`: the same call.
+        let registry = Registry {
+            tools: vec![register::<Stubborn>()],
+        };
+        let fixture = Fixture::new(&[]);
+        let text = registry.dispatch(&fixture.ctx, "stubborn", r#"{"file": "a"}"#);
+        let error: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(error["error"], "stubborn_too_large");
+        assert!(error.get("retry").is_none(), "{text}");
+        assert_eq!(
+            error["suggestions"],
+            serde_json::json!([
+                "No smaller call of the tools you have shows part of this; ask for a narrower \
+                 part (a path, a pattern, a filter), or finish with what you already know."
+            ])
+        );
     }
 
     proptest::proptest! {

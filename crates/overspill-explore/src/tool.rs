@@ -70,8 +70,10 @@ pub trait Tool: 'static {
     fn run(ctx: &ExploreContext, args: Self::Args) -> Result<Extraction, ToolError>;
 
     /// The next smaller call after `got` (the result of running `args`) was too large: the
-    /// same call with its window halved, or a different tool for a call with no window (`read`
-    /// offers `head`). `None` when nothing smaller exists.
+    /// same call with its window halved, a different tool for a call with no window (`read`
+    /// offers `head`), or a call that shows part of a unit too large on its own. Never `args`
+    /// again, however written: the registry ends the chain at such a call, since a model that
+    /// follows it loops. `None` when nothing smaller exists.
     fn smaller(ctx: &ExploreContext, args: &Self::Args, got: &Extraction) -> Option<Call> {
         let _ = (ctx, args, got);
         None

@@ -26,6 +26,7 @@ mod jq_text;
 pub(crate) mod keys;
 pub(crate) mod outline;
 pub(crate) mod query;
+mod query_retry;
 pub(crate) mod reference;
 pub(crate) mod render;
 pub(crate) mod schema;

@@ -34,7 +34,10 @@ const DOCUMENT_BYTES_PER_FILE_BYTE: u64 = 6;
 
 /// The file's document as jq sees it: parsed on the first query, then from the file cache
 /// (which drops it with the file, or when the file changes).
-fn cached_document(ctx: &ExploreContext, file: &Arc<CachedFile>) -> Result<Document, QueryError> {
+pub(super) fn cached_document(
+    ctx: &ExploreContext,
+    file: &Arc<CachedFile>,
+) -> Result<Document, QueryError> {
     let document = ctx.cache().derived(file, |f| {
         Document::parse(f.bytes())
             .map(|d| (d, f.size().saturating_mul(DOCUMENT_BYTES_PER_FILE_BYTE)))
@@ -140,16 +143,8 @@ impl Tool for Query {
         Ok(extraction)
     }
 
-    fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
-        (got.returned > 1).then(|| {
-            Call::new(
-                "query",
-                &Args {
-                    limit: Some(got.returned / 2),
-                    ..args.clone()
-                },
-            )
-        })
+    fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
+        super::query_retry::smaller(ctx, args, got)
     }
 
     fn suggestions(_: &Args) -> Vec<String> {
