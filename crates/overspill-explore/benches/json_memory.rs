@@ -1,4 +1,4 @@
-//! Peak memory of the JSON exploration sequence of SPEC §12 on the 110 MB pod list: the same
+//! Peak memory of the JSON exploration sequence of docs/performance.md on the 110 MB pod list: the same
 //! calls as the `json_tools` bench, once, in a process that does nothing else, then the
 //! process's peak resident set (`VmHWM`) against the file size. Target: ≤ 4×.
 //!

@@ -1,4 +1,4 @@
-//! The JSON exploration sequence of SPEC §12 on a 110 MB pod list from `overspill-benchdata`,
+//! The JSON exploration sequence of docs/performance.md on a 110 MB pod list from `overspill-benchdata`,
 //! pretty-printed as the store writes it.
 //!
 //! Group `json/<input>`:

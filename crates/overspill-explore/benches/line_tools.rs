@@ -1,4 +1,4 @@
-//! Line tools over service logs from `overspill-benchdata` (SPEC §12).
+//! Line tools over service logs from `overspill-benchdata` (docs/performance.md).
 //!
 //! - `grep/<input>/<pattern>`: `GNU grep -n -C3` (the baseline: the same file and pattern, its
 //!   output read through a pipe) beside overspill's `grep` on a fresh file cache, which counts

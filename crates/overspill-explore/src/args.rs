@@ -1,4 +1,4 @@
-//! Tool arguments: a JSON object in, a typed `Args` struct out (SPEC §6.1).
+//! Tool arguments: a JSON object in, a typed `Args` struct out (docs/tools.md#1-common-rules).
 //!
 //! Every tool's `Args` derives `serde::Deserialize` with `#[serde(deny_unknown_fields)]` and is
 //! read through [`parse`], which gives the model errors it can act on:

@@ -1,5 +1,5 @@
 //! The file cache: each file's bytes, its line index, and whatever a tool derives from it
-//! (a parsed `serde_json::Value`, …), kept across calls (SPEC §6.1).
+//! (a parsed `serde_json::Value`, …), kept across calls (docs/tools.md#1-common-rules).
 //!
 //! Files come in open ([`RootFile`], from [`overspill_store::ReadRoot::open`]) and are read
 //! through that handle, never reopened by name. Entries are keyed by canonical path and checked

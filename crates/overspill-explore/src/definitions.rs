@@ -1,4 +1,4 @@
-//! The nine tool definitions the model sees: name, description and JSON Schema (SPEC §6.3).
+//! The nine tool definitions the model sees: name, description and JSON Schema (docs/tools.md#4-definitions-and-export).
 //!
 //! Descriptions are written for an LLM: what the tool is for, when to reach for it, what it
 //! returns and how it pages. Every schema is a closed object (`additionalProperties: false`).

@@ -1,4 +1,4 @@
-//! The budget rule (SPEC §6.1): a result is judged on its final text, body plus footer.
+//! The budget rule (docs/tools.md#1-common-rules): a result is judged on its final text, body plus footer.
 //!
 //! 1. Over `max_extraction_tokens` → `<tool>_too_large`.
 //! 2. Else over what remains of the budget → `<tool>_too_large` with the remaining figure.

@@ -1,4 +1,4 @@
-//! Tool errors and the one renderer of their JSON (SPEC §6.1).
+//! Tool errors and the one renderer of their JSON (docs/tools.md#1-common-rules).
 //!
 //! A tool error is not a failure of the call: it is returned to the model as a *successful*
 //! tool result holding a JSON object, so the model can read it and react. [`ToolError::render`]
@@ -7,7 +7,7 @@
 use overspill_tokens::TokenCounter;
 use serde_json::{Map, Value, json};
 
-use crate::tool::Call;
+use crate::call::Call;
 
 /// Why a tool produced no extraction. Rendered for the model by [`ToolError::render`].
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -395,7 +395,7 @@ fn cut_values(value: &mut Value) {
 }
 
 /// The most characters of a value the model sent (a file name, a path) that an error quotes
-/// back: a hostile 200 KB argument must not come back as a 100,000-token error (SPEC §13).
+/// back: a hostile 200 KB argument must not come back as a 100,000-token error (docs/security.md).
 pub const MAX_ECHO_CHARS: usize = 256;
 
 /// The most characters of an error's `message`.

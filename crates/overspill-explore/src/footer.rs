@@ -1,4 +1,4 @@
-//! The one-line footer under every extraction (SPEC §6.1) — the only place it is formatted.
+//! The one-line footer under every extraction (docs/tools.md#1-common-rules) — the only place it is formatted.
 //!
 //! ```text
 //! --- head: lines 1-50 of 1,204 | ~412 tokens | ~93,210 of 102,400 budget tokens left ---

@@ -3,7 +3,7 @@
 //! `overspill-explore` owns the tools a model uses to look into a stored
 //! output (`head`, `slice`, `grep`, `schema`, `item_schema`, `get_in`,
 //! `iterate_over`, `read`, `query`), their definitions, schema inference,
-//! footers, error JSON and the pointer text (SPEC §5, §6).
+//! footers, error JSON and the pointer text (docs/facade.md#2-intercepting, docs/tools.md).
 //!
 //! A host builds one [`ExploreContext`] per agent (read root, token counter,
 //! budget, file cache) and hands each tool call to a [`Registry`]. What comes
@@ -42,6 +42,7 @@
 
 pub mod args;
 mod cache;
+mod call;
 mod context;
 mod definitions;
 pub mod delivery;
@@ -64,6 +65,7 @@ mod tool;
 mod test_support;
 
 pub use cache::{CachedFile, FileCache};
+pub use call::Call;
 pub use context::ExploreContext;
 pub use definitions::{Definition, reads_format};
 pub use error::{
@@ -73,4 +75,4 @@ pub use json::jq;
 pub use json::reference::{Referenced, referenced_value};
 pub use pointer::{MAX_POINTER_TOKENS, Pointer, Summary, tool_label};
 pub use registry::{Registry, dispatch, tools};
-pub use tool::{Call, Extraction, Tool};
+pub use tool::{Extraction, Tool};

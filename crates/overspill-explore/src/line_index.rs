@@ -1,4 +1,4 @@
-//! Where each line of a file starts, so `head` and `slice` cost what they return (SPEC §12).
+//! Where each line of a file starts, so `head` and `slice` cost what they return (docs/performance.md).
 //!
 //! Built once per file with `memchr` (GB/s) and cached with it. The index is sparse: it keeps
 //! the start of every [`STRIDE`]th line and finds the others with a short forward `memchr`,

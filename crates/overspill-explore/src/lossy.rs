@@ -1,4 +1,4 @@
-//! Bytes → text for display: invalid UTF-8 becomes U+FFFD (SPEC §6.1), counted in characters.
+//! Bytes → text for display: invalid UTF-8 becomes U+FFFD (docs/tools.md#1-common-rules), counted in characters.
 //!
 //! "Characters" are the Unicode scalar values of the lossy text, where each maximal invalid
 //! byte sequence is one U+FFFD — exactly what `String::from_utf8_lossy` yields — so `slice`'s
@@ -19,14 +19,12 @@ pub struct Piece {
     pub truncated: bool,
 }
 
-/// The number of characters in the lossy decoding of `bytes`.
-pub fn char_count(bytes: &[u8]) -> u64 {
+/// The number of characters in the lossy decoding of `bytes`: each run of invalid bytes is
+/// one U+FFFD, as the tools show it and as jaq counts it.
+pub fn char_count(bytes: &[u8]) -> usize {
     bytes
         .utf8_chunks()
-        .map(|chunk| {
-            let valid = chunk.valid().chars().count() as u64;
-            valid + u64::from(!chunk.invalid().is_empty())
-        })
+        .map(|chunk| chunk.valid().chars().count() + usize::from(!chunk.invalid().is_empty()))
         .sum()
 }
 
@@ -107,7 +105,7 @@ mod tests {
         assert_eq!(char_count("héllo".as_bytes()), 5);
         assert_eq!(
             char_count(b"a\xff\xfeb"),
-            String::from_utf8_lossy(b"a\xff\xfeb").chars().count() as u64
+            String::from_utf8_lossy(b"a\xff\xfeb").chars().count()
         );
         assert_eq!(char_count(b""), 0);
     }
@@ -168,7 +166,7 @@ mod tests {
             let std_text: Vec<char> = String::from_utf8_lossy(&bytes).chars().collect();
             let expected: String = std_text.iter().skip(start as usize).take(max as usize).collect();
             proptest::prop_assert_eq!(piece(&bytes, start, Some(max), usize::MAX).text, expected);
-            proptest::prop_assert_eq!(char_count(&bytes), std_text.len() as u64);
+            proptest::prop_assert_eq!(char_count(&bytes), std_text.len());
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Numbered lines as the line tools show them: absolute 1-based numbers, lossy UTF-8, and a
-//! line too long for one call cut with a note saying how to read the rest (SPEC §6.1).
+//! line too long for one call cut with a note saying how to read the rest (docs/tools.md#1-common-rules).
 //!
 //! ```text
 //!  98: {
@@ -126,12 +126,12 @@ impl<'a> NumberedLines<'a> {
             lossy::prefix(bytes, probe_bytes)
         };
         self.lossy |= piece.lossy;
-        let mut total_chars = self.chars.map(|_| lossy::char_count(bytes));
+        let mut total_chars = self.chars.map(|_| lossy::char_count(bytes) as u64);
         let kept = fit_prefix(self.ctx, &piece.text, cap);
         let shown_chars = piece.text[..kept].chars().count() as u64;
         self.body.push_str(&piece.text[..kept]);
         if kept < piece.text.len() || piece.truncated {
-            let total = *total_chars.get_or_insert_with(|| lossy::char_count(bytes));
+            let total = *total_chars.get_or_insert_with(|| lossy::char_count(bytes) as u64);
             self.cut.push(number);
             let next = start + shown_chars;
             let call = json!({

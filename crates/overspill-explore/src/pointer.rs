@@ -1,4 +1,4 @@
-//! The pointer: the text a model receives in place of an intercepted output (SPEC §5).
+//! The pointer: the text a model receives in place of an intercepted output (docs/facade.md#2-intercepting).
 //!
 //! ```text
 //! [overspill] The result of `k8s_list_pods` was too large for your context, so it was stored instead of shown.

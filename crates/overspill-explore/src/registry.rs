@@ -1,5 +1,5 @@
 //! The registry: which tools exist, their definitions in three export formats, and dispatch
-//! of a call by name (SPEC §6.3).
+//! of a call by name (docs/tools.md#4-definitions-and-export).
 //!
 //! Adding a tool is one line in the `RUNNABLE` list of this module. A host picks what to expose with
 //! [`Registry::without`] (e.g. no `query`) or [`Registry::only`]; an excluded tool is neither
@@ -20,13 +20,14 @@ use std::marker::PhantomData;
 use serde_json::Value;
 
 use crate::args;
+use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::definitions::Definition;
 use crate::delivery::{self, Measured};
 use crate::error::{TooLarge, ToolError};
 use crate::json;
 use crate::line_tools;
-use crate::tool::{Call, Extraction, Tool};
+use crate::tool::{Extraction, Tool};
 
 /// Every runnable tool, in the order they are listed to the model. One line per tool.
 const RUNNABLE: &[&dyn Runnable] = &[

@@ -1,5 +1,5 @@
 //! The line search behind `grep`: one bounded regex over the buffer, `memchr` for line
-//! numbers, and matches grouped into merged context regions (SPEC §6.2).
+//! numbers, and matches grouped into merged context regions (docs/tools.md).
 //!
 //! Searching the buffer with `regex-automata`'s meta regex (rather than line by line) runs at
 //! memory speed, as fast as `grep-searcher` in `research/deps.md` §5. After a match the search

@@ -1,4 +1,4 @@
-//! The one-line shape summary a pointer carries (SPEC §5): the top of a JSON document with
+//! The one-line shape summary a pointer carries (docs/facade.md#2-intercepting): the top of a JSON document with
 //! array lengths and item keys, the top headings of Markdown, the first line of text.
 //!
 //! The JSON walk is shallow and streaming: [`MAX_DEPTH`] levels are kept, everything below is

@@ -9,8 +9,8 @@
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 
+use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::definitions::Definition;
 use crate::error::ToolError;
@@ -142,24 +142,5 @@ impl Extraction {
     pub fn with_notes(mut self, notes: impl IntoIterator<Item = String>) -> Extraction {
         self.notes.extend(notes);
         self
-    }
-}
-
-/// A ready-to-run tool call: what a `*_too_large` error offers as `retry`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Call {
-    /// The tool to call.
-    pub tool: String,
-    /// Its arguments, a JSON object.
-    pub arguments: Value,
-}
-
-impl Call {
-    /// A call of `tool` with `arguments` serialized to a JSON object.
-    pub fn new(tool: &str, arguments: &impl Serialize) -> Call {
-        Call {
-            tool: tool.to_owned(),
-            arguments: serde_json::to_value(arguments).unwrap_or(Value::Null),
-        }
     }
 }

@@ -1,4 +1,4 @@
-//! Hostile arguments (SPEC §13 "No panic on any input: arbitrary tool arguments"): every
+//! Hostile arguments (docs/security.md "No panic on any input: arbitrary tool arguments"): every
 //! registered tool, every argument it declares, random JSON values of every type. Whatever
 //! the model sends, dispatch answers with either a well-formed error object or a result whose
 //! last line is the `--- … ---` footer, and either one fits the per-call cap.

@@ -1,4 +1,4 @@
-//! Hostile content (SPEC §13 "No panic on any input"): each file below is explored with every
+//! Hostile content (docs/security.md "No panic on any input"): each file below is explored with every
 //! registered tool, through dispatch as a model would, with the plain call and with each
 //! optional argument pushed to a large value. Every answer must be a well-formed error object
 //! with a message or a footed result, and no answer may cost more than the per-call cap
@@ -8,7 +8,7 @@
 //! tools are covered as soon as they are registered.
 //!
 //! Sizes: the single-line file is 100 MB, the wide object has 1,000,000 keys and the deep
-//! JSON 100,000 levels, as SPEC §13 names them; each is generated once per test in a
+//! JSON 100,000 levels, as docs/security.md names them; each is generated once per test in a
 //! temporary directory.
 
 // Helpers outside #[test] fns panic on fixture failures like the tests do.

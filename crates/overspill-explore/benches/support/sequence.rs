@@ -1,4 +1,4 @@
-//! The JSON exploration sequence of SPEC §12, shared by the `json_tools` (time) and
+//! The JSON exploration sequence of docs/performance.md, shared by the `json_tools` (time) and
 //! `json_memory` (peak memory) benches so both measure the same calls.
 
 // Each bench uses its part: `json_memory` neither names the steps nor streams.
@@ -49,7 +49,7 @@ pub const STREAMED: Step = Step(
 );
 
 /// A jq filter over every item, run after a first `query` has parsed the file for jq, so it
-/// measures the evaluation on the cached document (not part of SPEC §12's sequence, and kept
+/// measures the evaluation on the cached document (not part of docs/performance.md's sequence, and kept
 /// out of `json_memory`: jaq's value is several times the file).
 pub const QUERY: Step = Step(
     "query failed pods' names",

@@ -1,7 +1,7 @@
 //! A stored file opened as JSON: parsed once, kept with the file in the cache, and the
 //! errors every JSON tool shares (`not_json`, `path_not_found`, `not_an_array`).
 //!
-//! The parsed tape is a derived value of the cached file (SPEC §6.1), so a sequence of
+//! The parsed tape is a derived value of the cached file (docs/tools.md#1-common-rules), so a sequence of
 //! calls on one file parses it once. A file whose parsed form would not fit the cache is
 //! never kept; for it, a windowed call takes the streaming path instead
 //! (`overspill_json::parse_window`), which keeps only the window in memory.

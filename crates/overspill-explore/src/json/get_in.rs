@@ -1,5 +1,5 @@
 //! `get_in`: the value at a path, pretty-printed with the file's line numbers; a string
-//! value paged by line (SPEC §6.2).
+//! value paged by line (docs/tools.md).
 //!
 //! ```text
 //! 41:     {
@@ -24,11 +24,12 @@ use super::document;
 use super::render::{self, StringCut, Style};
 use super::window::{STREAMED_NOTE, estimate_tokens, render_cap, validate_limit};
 use crate::args;
+use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::definitions::{self, Definition};
 use crate::error::ToolError;
 use crate::numbered::{Mark, NumberedLines, thousands};
-use crate::tool::{Call, Extraction, Tool};
+use crate::tool::{Extraction, Tool};
 
 /// Lines of a string value shown when `limit` is not given.
 pub const DEFAULT_STRING_LINES: u64 = 100;

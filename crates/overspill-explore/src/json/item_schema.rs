@@ -1,5 +1,5 @@
 //! `item_schema`: every key of an array's items, with its types and how many items hold it
-//! (SPEC §6.2); see [`super::keys`] for the listing.
+//! (docs/tools.md); see [`super::keys`] for the listing.
 //!
 //! ```text
 //! window: items [0..120) of 120 total
@@ -15,12 +15,13 @@ use super::document::{self, ArrayWindow};
 use super::keys;
 use super::window::{STREAMED_NOTE, full_scan, validate_limit, window_summary};
 use crate::args;
+use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::definitions::{self, Definition};
 use crate::error::ToolError;
 use crate::fit;
 use crate::numbered::thousands;
-use crate::tool::{Call, Extraction, Tool};
+use crate::tool::{Extraction, Tool};
 
 /// The `item_schema` tool.
 #[derive(Debug)]

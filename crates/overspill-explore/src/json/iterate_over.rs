@@ -1,5 +1,5 @@
 //! `iterate_over`: one compact row per array item, holding only the fields asked for
-//! (SPEC §6.2).
+//! (docs/tools.md).
 //!
 //! ```text
 //! [
@@ -25,11 +25,12 @@ use super::window::{
     STREAMED_NOTE, estimate_tokens, full_scan, render_cap, validate_limit, window_summary,
 };
 use crate::args;
+use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::definitions::{self, Definition};
 use crate::error::ToolError;
 use crate::numbered::thousands;
-use crate::tool::{Call, Extraction, Tool};
+use crate::tool::{Extraction, Tool};
 
 /// Lines of a string shown in a row before it is cut.
 pub const MAX_STRING_LINES: u64 = 5;

@@ -1,4 +1,4 @@
-//! What keeps a jq filter bounded and blind to everything but its input (SPEC §6.2, §13).
+//! What keeps a jq filter bounded and blind to everything but its input (docs/tools.md, docs/security.md).
 //!
 //! jaq evaluates lazily and has no hook for interruption, so the bounds are woven into the
 //! program itself before it is compiled (`super::jq_rewrite`), and the natives that can run
@@ -573,7 +573,7 @@ fn split_pieces(lhs: &Val, rhs: &Val) -> Option<u64> {
     };
     let pieces = if sep.is_empty() {
         // jaq splits on characters then.
-        super::jq_text::char_count(text)
+        crate::lossy::char_count(text)
     } else {
         memchr::memmem::find_iter(&text[..], &sep[..]).count() + 1
     };

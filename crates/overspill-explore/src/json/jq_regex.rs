@@ -30,7 +30,8 @@ use regex_automata::meta::Regex;
 use regex_automata::util::syntax;
 
 use super::jq_guard::{Data, Meter, PIECE_BYTES, Tripped, fits_value, halt, reserve};
-use super::jq_text::{CharStarts, char_count};
+use super::jq_text::CharStarts;
+use crate::lossy::char_count;
 
 /// The longest pattern compiled.
 pub(crate) const MAX_PATTERN_BYTES: usize = 16 << 10;

@@ -148,13 +148,6 @@ fn explode<'a>(value: Val) -> BoxIter<'a, ValX<'a, Val>> {
     box_once(Ok(codes.into_iter().collect()))
 }
 
-/// How many characters `text` holds, as jaq counts them.
-pub(crate) fn char_count(text: &[u8]) -> usize {
-    text.utf8_chunks()
-        .map(|chunk| chunk.valid().chars().count() + usize::from(!chunk.invalid().is_empty()))
-        .sum()
-}
-
 /// Converts byte offsets into character indices, for offsets given in increasing order.
 pub(crate) struct CharStarts<'t> {
     text: &'t [u8],
@@ -179,7 +172,7 @@ impl<'t> CharStarts<'t> {
             return None;
         }
         let between = self.text.get(self.byte..at)?;
-        let counted = char_count(between);
+        let counted = crate::lossy::char_count(between);
         // `at` starts a character if the text up to it ends on a character boundary: the
         // characters counted up to `at` do not change when one more byte is added at a
         // start, and they do inside a sequence.
@@ -197,7 +190,7 @@ impl<'t> CharStarts<'t> {
         if at > self.byte
             && let Some(between) = self.text.get(self.byte..at)
         {
-            self.index += char_count(between);
+            self.index += crate::lossy::char_count(between);
             self.byte = at;
         }
         self.index

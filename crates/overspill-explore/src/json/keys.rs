@@ -1,5 +1,5 @@
 //! The key listing of `item_schema`: every key found in an array's items, dotted, with its
-//! types and how many items hold it (SPEC §6.2).
+//! types and how many items hold it (docs/tools.md).
 //!
 //! ```text
 //! metadata.name: string (120/120 items)

@@ -1,5 +1,5 @@
 //! The JSON tools (`schema`, `item_schema`, `get_in`, `iterate_over`, `query`) and the JSON
-//! machinery under them (SPEC §6.1, §6.2).
+//! machinery under them (docs/tools.md#1-common-rules, docs/tools.md).
 //!
 //! The JSON itself — the lexer, the tape parser, paths and their resolution, merged shapes —
 //! is `overspill-json`'s. A stored JSON file is parsed once into an `overspill_json::Tape` — a
@@ -26,7 +26,6 @@ mod jq_text;
 pub(crate) mod keys;
 pub(crate) mod outline;
 pub(crate) mod query;
-mod query_retry;
 pub(crate) mod reference;
 pub(crate) mod render;
 pub(crate) mod schema;

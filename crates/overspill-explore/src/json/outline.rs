@@ -1,4 +1,4 @@
-//! What `schema` shows for files that are not JSON (SPEC §6.2): the heading tree of a
+//! What `schema` shows for files that are not JSON (docs/tools.md): the heading tree of a
 //! Markdown file, and a summary of a text file.
 //!
 //! ```text
@@ -205,7 +205,7 @@ fn text_outline(bytes: &[u8], index: &LineIndex) -> Outline {
     for (number, line) in index.lines(bytes, 1, total) {
         // A line's characters never exceed its bytes: count only lines that could win.
         if line.len() as u64 > longest.1 {
-            let chars = lossy::char_count(line);
+            let chars = lossy::char_count(line) as u64;
             if chars > longest.1 {
                 longest = (number, chars);
             }

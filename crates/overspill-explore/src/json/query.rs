@@ -1,5 +1,5 @@
 //! `query` (beyond the reference tools): a jq filter over a stored JSON file, one compact
-//! result per line, windowed like `iterate_over` (SPEC §6.2). The evaluation and its bounds
+//! result per line, windowed like `iterate_over` (docs/tools.md). The evaluation and its bounds
 //! are [`super::jq`]'s.
 //!
 //! ```text
@@ -12,16 +12,19 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+mod retry;
+
 use super::document;
 use super::jq::{self, Document, Limits, QueryError, Window};
 use super::window::{render_cap, validate_limit, window_summary};
 use crate::args;
 use crate::cache::CachedFile;
+use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::definitions::{self, Definition};
 use crate::error::ToolError;
 use crate::numbered::thousands;
-use crate::tool::{Call, Extraction, Tool};
+use crate::tool::{Extraction, Tool};
 
 /// The deepest document `query` evaluates (jaq's reader and printer recurse).
 pub const MAX_DOCUMENT_DEPTH: u32 = 10_000;
@@ -144,7 +147,7 @@ impl Tool for Query {
     }
 
     fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
-        super::query_retry::smaller(ctx, args, got)
+        retry::smaller(ctx, args, got)
     }
 
     fn suggestions(_: &Args) -> Vec<String> {

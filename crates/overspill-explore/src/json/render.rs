@@ -4,7 +4,7 @@
 //! Numbers and strings are copied as they are written in the file, so nothing is reformatted
 //! or lost. Two limits keep a rendering bounded whatever the value:
 //! - nesting deeper than the style's depth (at most [`MAX_DEPTH`]) is replaced by a string
-//!   saying what was cut and which path reads on (SPEC §6.2 `…truncated`);
+//!   saying what was cut and which path reads on (docs/tools.md `…truncated`);
 //! - a string longer than the style's [`StringCut`] is shortened to its first lines or
 //!   characters, with a note naming the exact `get_in` path that pages the whole string.
 //!

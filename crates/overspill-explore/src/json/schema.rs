@@ -1,4 +1,4 @@
-//! `schema`: the structure of a stored output without its content (SPEC §6.2).
+//! `schema`: the structure of a stored output without its content (docs/tools.md).
 //!
 //! JSON files get the tree of [`super::tree`] (kinds, sizes, line ranges, merged array
 //! items); Markdown files their heading tree and text files a summary ([`super::outline`]).
@@ -13,12 +13,13 @@ use super::document;
 use super::outline;
 use super::tree;
 use crate::args;
+use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::definitions::{self, Definition};
 use crate::error::ToolError;
 use crate::fit;
 use crate::numbered::thousands;
-use crate::tool::{Call, Extraction, Tool};
+use crate::tool::{Extraction, Tool};
 
 /// Levels shown when `max_depth` is not given.
 pub const DEFAULT_MAX_DEPTH: u64 = 4;

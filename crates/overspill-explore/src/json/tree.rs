@@ -1,4 +1,4 @@
-//! The schema tree of a JSON value, as `schema` shows it (SPEC §6.2).
+//! The schema tree of a JSON value, as `schema` shows it (docs/tools.md).
 //!
 //! ```text
 //! $: object(3 keys) [L1-L312]

@@ -1,7 +1,7 @@
 //! What the windowed JSON tools share: validating `limit`, the window part of their
 //! footers, and refusing early a rendering that certainly cannot fit.
 //!
-//! Windows are half-open (SPEC §6.1): `items [3..7) of 120 total` holds items 3, 4, 5 and 6.
+//! Windows are half-open (docs/tools.md#1-common-rules): `items [3..7) of 120 total` holds items 3, 4, 5 and 6.
 //! A call with no `offset` and no `limit` reports a full scan instead: `(120 items, …)`.
 
 use crate::context::ExploreContext;

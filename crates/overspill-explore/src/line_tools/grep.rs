@@ -1,4 +1,4 @@
-//! `grep`: lines matching a pattern, with merged context regions (SPEC §6.2).
+//! `grep`: lines matching a pattern, with merged context regions (docs/tools.md).
 //!
 //! ```text
 //!   97:       "state": {
@@ -16,13 +16,14 @@ use serde_json::Value;
 
 use crate::args;
 use crate::cache::CachedFile;
+use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::definitions::{self, Definition};
 use crate::error::ToolError;
 use crate::line_tools::plural;
 use crate::numbered::{Mark, NumberedLines, thousands};
 use crate::search::{self, Deadline, Found, Pattern};
-use crate::tool::{Call, Extraction, Tool};
+use crate::tool::{Extraction, Tool};
 
 /// Context lines when `context` is not given.
 pub const DEFAULT_CONTEXT: u64 = 3;

@@ -1,15 +1,16 @@
-//! `head`: the first lines of a stored output, numbered (SPEC §6.2).
+//! `head`: the first lines of a stored output, numbered (docs/tools.md).
 
 use serde::{Deserialize, Serialize};
 
 use crate::args;
+use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::definitions::{self, Definition};
 use crate::error::ToolError;
 use crate::line_index;
 use crate::line_tools::line_window;
 use crate::numbered::{Mark, NumberedLines};
-use crate::tool::{Call, Extraction, Tool};
+use crate::tool::{Extraction, Tool};
 
 /// Lines shown when `lines` is not given.
 pub const DEFAULT_LINES: u64 = 50;

@@ -1,4 +1,4 @@
-//! The line tools of SPEC §6.2, one module each: `head`, `slice`, `grep`, `read`.
+//! The line tools of docs/tools.md, one module each: `head`, `slice`, `grep`, `read`.
 //!
 //! (The JSON tools live in [`crate::json`].)
 

@@ -1,4 +1,4 @@
-//! `read`: a whole stored output, numbered — refused up front when it cannot fit (SPEC §6.2).
+//! `read`: a whole stored output, numbered — refused up front when it cannot fit (docs/tools.md).
 //!
 //! "Up front" means before rendering or counting the file: a file larger than
 //! [`SAMPLE_BYTES`] is judged from its first lines, counted and scaled by the file size; one
@@ -7,13 +7,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::definitions::{self, Definition};
 use crate::error::ToolError;
 use crate::line_tools::{head, line_window};
 use crate::lossy;
 use crate::numbered::{Mark, NumberedLines};
-use crate::tool::{Call, Extraction, Tool};
+use crate::tool::{Extraction, Tool};
 
 /// Files up to this size are rendered and measured exactly; larger ones are estimated from
 /// this many bytes of samples first.

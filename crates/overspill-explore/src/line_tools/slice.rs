@@ -1,15 +1,16 @@
 //! `slice`: lines `start..=end` of a stored output, numbered, optionally a character window of
-//! each line for reading a huge line in pieces (SPEC §6.2).
+//! each line for reading a huge line in pieces (docs/tools.md).
 
 use serde::{Deserialize, Serialize};
 
 use crate::args;
+use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::definitions::{self, Definition};
 use crate::error::ToolError;
 use crate::line_tools::line_window;
 use crate::numbered::{CharWindow, Mark, NumberedLines, thousands};
-use crate::tool::{Call, Extraction, Tool};
+use crate::tool::{Extraction, Tool};
 
 /// The `slice` tool.
 #[derive(Debug)]

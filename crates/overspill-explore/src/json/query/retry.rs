@@ -29,14 +29,15 @@
 
 use serde_json::Value;
 
-use super::document;
-use super::jq::{self, Limits, Window};
-use super::query::{Args, cached_document};
-use super::window::render_cap;
+use super::{Args, cached_document};
 use crate::args::MAX_STRING_BYTES;
+use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::fit;
-use crate::tool::{Call, Extraction};
+use crate::json::document;
+use crate::json::jq::{self, Limits, Window};
+use crate::json::window::render_cap;
+use crate::tool::Extraction;
 
 /// The filter that shows an object one key and its value per result.
 const ENTRIES: &str = "keys_unsorted[] as $k | {($k): .[$k]}";
@@ -351,5 +352,5 @@ fn key_path(key: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "query_retry_tests.rs"]
+#[path = "retry_tests.rs"]
 mod tests;
