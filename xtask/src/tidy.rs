@@ -356,6 +356,20 @@ pub fn layer_table_problems(architecture: &str) -> Result<Vec<Problem>> {
 /// Every `src/**/*.rs` file below `dir` (skipping `target`, `tests`, `benches`, `fixtures`
 /// and hidden directories), in path order.
 fn source_files(root: &Path, dir: &Path) -> Result<Vec<PathBuf>> {
+    let skipped = |name: &str| matches!(name, "target" | "tests" | "benches" | "fixtures");
+    Ok(files_below(dir, skipped)?
+        .into_iter()
+        .filter(|path| {
+            path.strip_prefix(root)
+                .is_ok_and(|rel| rel.components().any(|c| c.as_os_str() == "src"))
+                && path.extension().is_some_and(|e| e == "rs")
+        })
+        .collect())
+}
+
+/// Every file below `dir`, in path order, leaving out hidden directories and those `skipped`
+/// says to.
+pub(crate) fn files_below(dir: &Path, skipped: impl Fn(&str) -> bool) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(at) = pending.pop() {
@@ -366,17 +380,10 @@ fn source_files(root: &Path, dir: &Path) -> Result<Vec<PathBuf>> {
                 .and_then(|n| n.to_str())
                 .unwrap_or_default();
             if path.is_dir() {
-                if !matches!(name, "target" | "tests" | "benches" | "fixtures")
-                    && !name.starts_with('.')
-                {
+                if !skipped(name) && !name.starts_with('.') {
                     pending.push(path);
                 }
-                continue;
-            }
-            let in_src = path
-                .strip_prefix(root)
-                .is_ok_and(|rel| rel.components().any(|c| c.as_os_str() == "src"));
-            if in_src && path.extension().is_some_and(|e| e == "rs") {
+            } else {
                 files.push(path);
             }
         }

@@ -293,6 +293,22 @@ fn start_announcing(mut command: Command, marker: &str) -> (Running, String) {
     (running, url)
 }
 
+/// Starts this project's conformance server (conformance/server.mjs) over Streamable HTTP;
+/// returns it and its URL.
+fn serve_conformance_server(outside: &Outside) -> (Running, String) {
+    let (node, _) = suite(outside);
+    let mut direct = Command::new(&node);
+    direct
+        .arg(
+            outside
+                .root
+                .join("tests/fixtures/mcp/conformance/server.mjs"),
+        )
+        .arg(outside.prepared.join("node_modules"))
+        .arg("http");
+    start_announcing(direct, "listening on ")
+}
+
 /// Runs the suite's server scenarios (`--suite all`) against `url`; their checks by scenario.
 fn server_suite(outside: &Outside, url: &str, results: &Path) -> Vec<(String, Option<Checks>)> {
     let (node, cli) = suite(outside);
@@ -401,9 +417,7 @@ fn conformance_server_scenarios_pass_through_listen_as_they_pass_directly() {
         .join("tests/fixtures/mcp/conformance/server.mjs");
     let work = tempfile::tempdir().expect("a temporary directory");
 
-    let mut direct = Command::new(&node);
-    direct.arg(&server).arg(&modules).arg("http");
-    let (direct_server, direct_url) = start_announcing(direct, "listening on ");
+    let (direct_server, direct_url) = serve_conformance_server(&outside);
     let alone = server_suite(&outside, &direct_url, &work.path().join("direct"));
     drop(direct_server);
 
@@ -465,15 +479,8 @@ fn conformance_server_requests_are_never_lost_through_url() {
         return;
     };
     let (node, cli) = suite(&outside);
-    let modules = outside.prepared.join("node_modules");
-    let server = outside
-        .root
-        .join("tests/fixtures/mcp/conformance/server.mjs");
     let work = tempfile::tempdir().expect("a temporary directory");
-
-    let mut direct = Command::new(&node);
-    direct.arg(&server).arg(&modules).arg("http");
-    let (_server, server_url) = start_announcing(direct, "listening on ");
+    let (_server, server_url) = serve_conformance_server(&outside);
 
     let mut listen_url = Command::new(&outside.overspill);
     listen_url

@@ -238,30 +238,12 @@ fn file_names(root: &Path) -> Result<Vec<String>> {
         .collect())
 }
 
+/// Every file below `dir` but in `target` and `node_modules`.
 fn walk(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(at) = pending.pop() {
-        let Ok(entries) = fs::read_dir(&at) else {
-            continue;
-        };
-        for entry in entries {
-            let path = entry?.path();
-            let name = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default();
-            if path.is_dir() {
-                if !matches!(name, "target" | "node_modules") && !name.starts_with('.') {
-                    pending.push(path);
-                }
-            } else {
-                files.push(path);
-            }
-        }
+    if !dir.is_dir() {
+        return Ok(Vec::new());
     }
-    files.sort();
-    Ok(files)
+    super::files_below(dir, |name| matches!(name, "target" | "node_modules"))
 }
 
 #[cfg(test)]
