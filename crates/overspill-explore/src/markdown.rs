@@ -1,4 +1,5 @@
-//! The one reading of Markdown structure: ATX headings outside fenced code blocks.
+//! The one reading of Markdown structure: ATX headings (as `overspill_store::atx_heading`
+//! reads them, the rule format detection uses too) outside fenced code blocks.
 //!
 //! The pointer's summary ([`crate::shape_summary`]) and `schema`'s outline
 //! ([`crate::json::outline`]) both read a document line by line through [`Blocks`], so they
@@ -48,36 +49,11 @@ impl Blocks {
         if self.fence.is_some() {
             return Line::Code;
         }
-        if indent <= 3
-            && let Some((level, title)) = atx_heading(trimmed)
-        {
+        if let Some((level, title)) = overspill_store::atx_heading(line) {
             return Line::Heading { level, title };
         }
         Line::Text(trimmed)
     }
-}
-
-/// `(level, title)` of an ATX heading line (leading whitespace already removed).
-fn atx_heading(line: &str) -> Option<(usize, &str)> {
-    let level = line.bytes().take_while(|&b| b == b'#').count();
-    if !(1..=6).contains(&level) {
-        return None;
-    }
-    let rest = &line[level..];
-    if !rest.is_empty() && !rest.starts_with([' ', '\t']) {
-        return None;
-    }
-    let title = rest.trim();
-    // A closing sequence of `#`s is not part of the title; a `#` ending a word (`C#`) is.
-    Some((
-        level,
-        match title.trim_end_matches('#') {
-            stripped if stripped.is_empty() || stripped.ends_with([' ', '\t']) => {
-                stripped.trim_end()
-            }
-            _ => title,
-        },
-    ))
 }
 
 /// `(fence char, length)` of a code fence line.

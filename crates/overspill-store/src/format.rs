@@ -85,23 +85,49 @@ impl fmt::Display for Format {
     }
 }
 
-/// True iff one of the first 50 lines is an ATX heading.
+/// True iff one of the first 50 lines is an ATX heading with a title (a bare `#`, as a
+/// script's comment line might be, does not make a file Markdown).
 pub(crate) fn is_markdown(text: &str) -> bool {
     text.split('\n')
         .take(MARKDOWN_PROBE_LINES)
-        .any(is_atx_heading)
+        .any(|line| atx_heading(line).is_some_and(|(_, title)| !title.is_empty()))
 }
 
-/// `   ## Title`: at most 3 spaces, 1–6 `#`, then a space or a tab (so `#!/bin/sh`, `#tag`
-/// and a bare `#` are not headings).
-fn is_atx_heading(line: &str) -> bool {
-    let bytes = line.as_bytes();
-    let indent = bytes.iter().take_while(|&&b| b == b' ').count();
+/// The one reading of an ATX heading in the workspace (format detection here, the pointer and
+/// `schema`'s outline in the exploration tools): `(level, title)` of `   ## Title ##`, as
+/// CommonMark reads it — at most 3 spaces of indentation, 1 to 6 `#`, then a space, a tab or
+/// the end of the line (so `#!/bin/sh` and `#tag` are not headings); the title trimmed and
+/// without a closing run of `#`, which counts only after a space (`## Notes on C#` is titled
+/// `Notes on C#`).
+///
+/// ```
+/// use overspill_store::atx_heading;
+///
+/// assert_eq!(atx_heading("## Notes on C#"), Some((2, "Notes on C#")));
+/// assert_eq!(atx_heading("   # Title ##"), Some((1, "Title")));
+/// assert_eq!(atx_heading("#!/bin/sh"), None);
+/// assert_eq!(atx_heading("    # code"), None);
+/// ```
+pub fn atx_heading(line: &str) -> Option<(usize, &str)> {
+    let indent = line.bytes().take_while(|&b| b == b' ').count();
     if indent > 3 {
-        return false;
+        return None;
     }
-    let hashes = bytes[indent..].iter().take_while(|&&b| b == b'#').count();
-    (1..=6).contains(&hashes) && matches!(bytes.get(indent + hashes), Some(b' ' | b'\t'))
+    let line = &line[indent..];
+    let level = line.bytes().take_while(|&b| b == b'#').count();
+    if !(1..=6).contains(&level) {
+        return None;
+    }
+    let rest = &line[level..];
+    if !rest.is_empty() && !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let title = rest.trim();
+    let title = match title.trim_end_matches('#') {
+        stripped if stripped.is_empty() || stripped.ends_with([' ', '\t']) => stripped.trim_end(),
+        _ => title,
+    };
+    Some((level, title))
 }
 
 #[cfg(test)]

@@ -51,7 +51,7 @@ mod time;
 pub use atomic::{RESERVED_PREFIX, write_replacing};
 pub use companion::{COMPANION_MIN_LINES, Companion, MAX_COMPANIONS};
 pub use error::{LayoutError, PathError, StoreError};
-pub use format::Format;
+pub use format::{Format, atx_heading};
 pub use layout::{Layout, Role, validate_id};
 pub use metadata::{METADATA_DIR, Metadata, TokenTally};
 pub use name::{HASH_HEX_CHARS, MAX_NAME_CHARS, content_hash, count_lines, sanitize_name};
