@@ -7,7 +7,7 @@
 //!
 //! A response is read as text: its `result` member by member, each field kept as the text it
 //! was sent as, so numbers no `f64` holds (`1e400`, 5,000 digits) and unknown fields survive; a
-//! large result with one text block has its text decoded in place ([`in_place`]).
+//! large result with one text block has its text decoded in place (`mcp_result/in_place.rs`).
 
 mod in_place;
 

@@ -294,7 +294,7 @@ impl Scratchpad {
     }
 
     /// The prefix the host puts before the exploration tools' names (see
-    /// [`ScratchpadBuilder::tool_prefix`]); `""` when there is none.
+    /// [`ScratchpadBuilder::tool_prefix`](crate::ScratchpadBuilder::tool_prefix)); `""` when there is none.
     pub fn tool_prefix(&self) -> Arc<str> {
         self.inner.tool_prefix()
     }
