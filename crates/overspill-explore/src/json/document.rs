@@ -47,6 +47,11 @@ impl Json {
     pub fn max_depth(&self) -> u32 {
         self.doc.tape.max_depth()
     }
+
+    /// The parsed tape.
+    pub fn tape(&self) -> &Tape {
+        &self.doc.tape
+    }
 }
 
 /// Opens `file` (as the caller named it) and parses it as JSON, from the cache when it was

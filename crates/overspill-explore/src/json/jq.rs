@@ -24,6 +24,7 @@ use jaq_core::load::{self, Arena, File, Loader};
 use jaq_core::{Ctx, Vars};
 use jaq_json::Val;
 
+pub use super::jq_document::Document;
 use super::jq_guard::{self as guard, Data};
 pub use super::jq_guard::{Limits, Tripped};
 use super::jq_natives;
@@ -203,26 +204,6 @@ pub fn run_with(
     })
 }
 
-/// A JSON document as jq sees it, parsed once and shared by every query on it (cloning is a
-/// reference count).
-#[derive(Debug, Clone)]
-pub struct Document(Val);
-
-impl Document {
-    /// Parses one JSON document. Deep documents recurse in the parser: call this where the
-    /// stack is large, as [`run_with`] does with its `load`.
-    ///
-    /// # Errors
-    /// [`QueryError::Invalid`] when jq cannot read the bytes.
-    pub fn parse(bytes: &[u8]) -> Result<Document, QueryError> {
-        jaq_json::read::parse_single(bytes)
-            .map(Document)
-            .map_err(|error| {
-                QueryError::Invalid(format!("the file is not JSON jq can read: {error}"))
-            })
-    }
-}
-
 type Filter = jaq_core::compile::Filter<jaq_core::Native<Data>>;
 
 fn evaluate(
@@ -232,7 +213,10 @@ fn evaluate(
     limits: Limits,
 ) -> Result<Outcome, QueryError> {
     let program = compile(filter)?;
-    let Document(input) = load()?;
+    let input = load()?.into_value();
+    // Held while the filter runs, so the guard sees the document as shared, never as a value
+    // the filter built (`jq_guard::fresh_bytes`).
+    let _document = input.clone();
     guard::arm(limits);
     let outcome = drive(&program, input, window, &limits);
     let tripped = guard::disarm();

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::json::jq::{LimitKind, Limits, QueryError, Tripped, Window, run};
+use crate::json::jq::{Document, LimitKind, Limits, QueryError, Tripped, Window, run, run_with};
 
 fn numbers(n: usize) -> Vec<u8> {
     let items: Vec<String> = (0..n)
@@ -15,10 +15,12 @@ fn numbers(n: usize) -> Vec<u8> {
     format!("[{}]", items.join(",")).into_bytes()
 }
 
-/// The limit `filter` on `input` stops at, and how long it took.
+/// The limit `filter` on `input` stops at, and how long it took (the document is built
+/// first, as the query tool has it cached: the time is the filter's).
 fn stopped_by(filter: &str, input: &[u8], limits: &Limits) -> (Tripped, Duration) {
+    let document = Document::parse(input).unwrap();
     let started = Instant::now();
-    let outcome = run(filter, input, Window::all(), limits);
+    let outcome = run_with(filter, move || Ok(document), Window::all(), limits);
     let took = started.elapsed();
     match outcome {
         Err(QueryError::Limit {

@@ -156,6 +156,7 @@ pub(crate) fn natives() -> Vec<Fun<Data>> {
         })
         .collect();
     funs.extend(ours);
+    funs.extend(super::jq_iterate::natives());
     funs.extend(guards());
     funs
 }
