@@ -285,7 +285,11 @@ fn run_case(dir: &Path, index: usize) {
                 overspill::tokens::o200k(),
                 budget,
             );
-            vec![answer(&Registry::new().dispatch_value(&ctx, tool, &arguments(file)))]
+            let mut a = arguments(file);
+            if let Ok(f) = std::env::var("DBG_FILTER") { a["filter"] = json!(f); }
+            let t = Registry::new().dispatch_value(&ctx, tool, &a);
+            eprintln!("DEBUG {}", &t[..t.len().min(300)]);
+            vec![answer(&t)]
         }
         Run::Session { calls } => session(dir, index, &input.path, calls),
     };

@@ -24,6 +24,10 @@ use jaq_json::{Map, Num, Rc, Val};
 use overspill_json::{Entries, Items, Kind, NodeRef, Tape};
 
 use super::jq::QueryError;
+use super::jq_guard::{
+    ARRAY_BYTES, ENTRY_BYTES, NUMBER_TEXT_BYTES, OBJECT_BYTES, SLOT_BYTES, STRING_BUFFER_BYTES,
+    STRING_BYTES,
+};
 
 /// A JSON document as jq sees it, built once and shared by every query on it (cloning is a
 /// reference count).
@@ -57,20 +61,6 @@ impl Document {
         self.0
     }
 }
-
-/// What one value costs beside its slot, by the allocations jaq's types make (the
-/// allocator's header and rounding included): a string's box, an array's or an object's
-/// shared header, an object entry (the entry and its share of the hash table).
-pub(crate) const STRING_BYTES: u64 = 48;
-/// See [`STRING_BYTES`].
-pub(crate) const ARRAY_BYTES: u64 = 64;
-/// See [`STRING_BYTES`].
-pub(crate) const OBJECT_BYTES: u64 = 160;
-/// See [`STRING_BYTES`]: an object entry's key and value slots, its hash, and its share of
-/// the hash table.
-pub(crate) const ENTRY_BYTES: u64 = 64;
-/// A value's slot in an array.
-pub(crate) const SLOT_BYTES: u64 = 16;
 
 /// A container being filled, with what is left of it on the tape.
 enum Open<'a> {
@@ -150,12 +140,18 @@ impl Builder<'_> {
                     // No escape: the token itself, in the source.
                     Cow::Borrowed(raw) => Val::TStr(Box::new(self.src.slice_ref(raw.as_bytes()))),
                     Cow::Owned(decoded) => {
-                        self.bytes += decoded.len() as u64;
+                        self.bytes += STRING_BUFFER_BYTES + decoded.len() as u64;
                         Val::utf8_str(decoded)
                     }
                 }
             }
-            Kind::Number => Val::Num(number(node.raw_str())),
+            Kind::Number => {
+                let number = number(node.raw_str());
+                if !matches!(number, Num::Int(_)) {
+                    self.bytes += NUMBER_TEXT_BYTES;
+                }
+                Val::Num(number)
+            }
             Kind::Bool => Val::Bool(node.is_true()),
             Kind::Null | Kind::Object | Kind::Array => Val::Null,
         }

@@ -7,11 +7,14 @@
 //! way down. These natives yield the same items, in the same order, with the same paths, from
 //! the shared container itself, one at a time (docs/performance.md, "Memory"). An update
 //! through them (`.[] |= f`) is jaq's own: it builds the new container anyway.
+//!
+//! `keys_unsorted` and `key_values` (under `keys` and `to_entries`) are replaced for the same
+//! reason: jaq's took the container out of its handle before listing it.
 
 use jaq_core::box_iter::box_once;
 use jaq_core::native::{Fun, v};
 use jaq_core::path::Opt;
-use jaq_core::{Exn, Native, ValT, ValXs};
+use jaq_core::{Exn, Native, ValT, ValX, ValXs};
 use jaq_json::Val;
 
 use super::jq_guard::Data;
@@ -62,7 +65,37 @@ pub(crate) fn natives() -> Vec<Fun<Data>> {
                 })
                 .with_update(|cv, f| box_once(cv.1.map_values(Opt::Optional, f))),
         ),
+        (
+            "keys_unsorted",
+            v(0),
+            Native::new(|cv| box_once(pairs(cv.1, |key, _| key))),
+        ),
+        (
+            "key_values",
+            v(0),
+            Native::new(|cv| box_once(pairs(cv.1, |key, value| [key, value].into_iter().collect()))),
+        ),
     ]
+}
+
+/// `pair(key, value)` for each item of an array (its index as the key) or entry of an
+/// object, as one array; jaq's error for anything else.
+fn pairs<'a>(value: Val, pair: impl Fn(Val, Val) -> Val) -> ValX<'a, Val> {
+    match &value {
+        Val::Arr(items) => Ok(items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| pair(Val::from(i as isize), item.clone()))
+            .collect()),
+        Val::Obj(map) => Ok(map
+            .iter()
+            .map(|(key, value)| pair(key.clone(), value.clone()))
+            .collect()),
+        _ => match value.key_values().find_map(Result::err) {
+            Some(error) => Err(Exn::from(error)),
+            None => Ok(Val::Arr(jaq_json::Rc::new(Vec::new()))),
+        },
+    }
 }
 
 /// The items of `value`, read from its shared handle.

@@ -1,7 +1,8 @@
 //! The native filters a query may call: jaq's, with those that reach the environment, the
 //! clock or the log replaced, those that loop or allocate without bound in one call replaced
-//! by bounded ones ([`super::jq_text`], [`super::jq_ordering`], [`super::jq_regex`]), plus the
-//! guards of [`super::jq_guard`].
+//! by bounded ones ([`super::jq_text`], [`super::jq_ordering`], [`super::jq_regex`]), those
+//! that copy a shared container before reading it by ones that do not
+//! ([`super::jq_iterate`]), plus the guards of [`super::jq_guard`].
 //!
 //! Every jaq native is accounted for: it is either replaced, or listed in [`KEPT`] with why
 //! it is safe as it is. A jaq upgrade that adds a native fails the test that checks this,
@@ -30,8 +31,9 @@ use super::jq_guard::{self as guard, Data, HALT, fail, guards, tick};
 /// - strings (`ascii_downcase`, `ltrimstr`, `trim`, `utf8bytelength`, `implode`,
 ///   `tobytes`, …): at most the input's size; `escape_html` 6×, `escape_sh` 4×,
 ///   `encode_uri` 3×, `encode_base64` 4/3× (the only ones above 1×);
-/// - arrays and objects (`length`, `reverse`, `keys_unsorted`, `key_values`, `has`,
-///   `bsearch`): one pass or a binary search; `key_values` is checked for nesting;
+/// - arrays and objects (`length`, `reverse`, `has`, `bsearch`): one pass or a binary
+///   search (`keys_unsorted` and `key_values` are replaced by `super::jq_iterate`'s, which
+///   do not copy the container first);
 /// - control (`error_empty`, `halt`, `first`, `last`, `limit`, `skip`, `path`,
 ///   `path_value`): their work is their argument filter's, which ticks; `path_value` is
 ///   checked for nesting.
@@ -46,8 +48,6 @@ pub(crate) const KEPT: &[(&str, usize)] = &[
     ("limit", 2),
     ("skip", 2),
     // Arrays, objects, any value.
-    ("keys_unsorted", 0),
-    ("key_values", 0),
     ("reverse", 0),
     ("length", 0),
     ("has", 1),
@@ -143,6 +143,7 @@ pub(crate) fn natives() -> Vec<Fun<Data>> {
     ours.extend(super::jq_text::natives());
     ours.extend(super::jq_ordering::natives());
     ours.extend(super::jq_regex::natives());
+    ours.extend(super::jq_iterate::natives());
     let replaced: HashSet<(&str, usize)> = ours
         .iter()
         .map(|(name, args, _)| (*name, args.len()))
@@ -156,7 +157,6 @@ pub(crate) fn natives() -> Vec<Fun<Data>> {
         })
         .collect();
     funs.extend(ours);
-    funs.extend(super::jq_iterate::natives());
     funs.extend(guards());
     funs
 }

@@ -19,6 +19,7 @@ fn every_jaq_native_is_replaced_or_audited() {
         .chain(super::super::jq_text::natives())
         .chain(super::super::jq_ordering::natives())
         .chain(super::super::jq_regex::natives())
+        .chain(super::super::jq_iterate::natives())
         .map(|(name, args, _)| (name, args.len()))
         .collect();
     let kept: HashSet<(&str, usize)> = KEPT.iter().copied().collect();

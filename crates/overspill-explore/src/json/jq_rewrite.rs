@@ -13,7 +13,7 @@ use jaq_core::ops::Math;
 use jaq_core::path::{Part, Path};
 
 use super::jq_guard::{
-    BUILT, DIV, Data, FORMAT_ROOM, MUL, NEST, ORDER_ROOM, SHOWN, SIZE, SIZE_NESTED, TICK,
+    BUILT, DIV, Data, FORMAT_ROOM, MUL, NEST, ORDER_ROOM, SHOWN, SIZE, SIZE_NESTED, SUM, TICK,
 };
 use super::jq_iterate::{EACH, EACH_OPTIONAL};
 
@@ -205,7 +205,7 @@ impl NativeNames {
             // the bindings keep jaq's order (`l` outer, `r` inner).
             BinaryOp::Math(Math::Mul) => bind(l, LHS, bind(r, RHS, checked(MUL, Term::Var(LHS)))),
             BinaryOp::Math(Math::Div) => bind(l, LHS, bind(r, RHS, checked(DIV, Term::Var(LHS)))),
-            BinaryOp::Math(Math::Add) => pipe(Term::BinOp(l.into(), op, r.into()), call(SIZE)),
+            BinaryOp::Math(Math::Add) => pipe(Term::BinOp(l.into(), op, r.into()), call(SUM)),
             // `l op= r` is `r as $x | l |= . op $x`.
             // The value an update writes is checked for nesting: `.a = .` in a loop would
             // otherwise nest one level deeper per step, unseen.
@@ -231,7 +231,7 @@ impl NativeNames {
                             BinaryOp::Math(Math::Add),
                             Term::Var(RHS).into(),
                         ),
-                        call(SIZE),
+                        call(SUM),
                     )
                     .into(),
                 ),

@@ -212,7 +212,7 @@ fn query_parses_a_file_once_and_again_when_it_changes() {
     assert_eq!(fixture.body("query", length.clone()), "3");
     let with_document = cache.cost();
     // One object with one key, and an array of three numbers (held inline).
-    use crate::json::jq_document::{ARRAY_BYTES, ENTRY_BYTES, OBJECT_BYTES, SLOT_BYTES, STRING_BYTES};
+    use crate::json::jq_guard::{ARRAY_BYTES, ENTRY_BYTES, OBJECT_BYTES, SLOT_BYTES, STRING_BYTES};
     assert_eq!(
         with_document - parsed_for_tools,
         OBJECT_BYTES + ENTRY_BYTES + STRING_BYTES + ARRAY_BYTES + 3 * SLOT_BYTES,
