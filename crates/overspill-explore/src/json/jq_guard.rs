@@ -541,31 +541,42 @@ pub(crate) fn nests_deeper_within(value: &Val, limit: usize, values: usize) -> b
 
 /// Whether `value` nests deeper than `limit`, visiting values in the order they are written
 /// (each container before its items, the first item first) and at most `budget` of them.
+/// The walk keeps one iterator per open container, never a container's items: a check of
+/// an array of millions of items holds a few pointers, not a list of them all.
 fn exceeds_nesting(value: &Val, limit: usize, budget: usize) -> bool {
-    let mut stack: Vec<(&Val, usize)> = vec![(value, 0)];
-    let mut seen = 0usize;
-    while let Some((value, depth)) = stack.pop() {
+    type Children<'v> = Box<dyn Iterator<Item = &'v Val> + 'v>;
+    fn children(value: &Val) -> Option<Children<'_>> {
+        match value {
+            Val::Arr(items) => Some(Box::new(items.iter())),
+            // Keys may be any value too.
+            Val::Obj(map) => Some(Box::new(map.iter().flat_map(|(k, v)| [k, v]))),
+            _ => None,
+        }
+    }
+    // A container nests one level deeper than where it stands, empty or not.
+    let Some(root) = children(value) else {
+        return false;
+    };
+    if limit < 1 {
+        return true;
+    }
+    let mut open: Vec<Children<'_>> = vec![root];
+    let mut seen = 1usize;
+    while let Some(items) = open.last_mut() {
+        let Some(item) = items.next() else {
+            open.pop();
+            continue;
+        };
         seen += 1;
         if seen > budget {
             return false;
         }
-        let mark = stack.len();
-        match value {
-            Val::Arr(items) => stack.extend(items.iter().map(|item| (item, depth + 1))),
-            // Keys may be any value too.
-            Val::Obj(map) => stack.extend(
-                map.iter()
-                    .flat_map(|(k, v)| [k, v])
-                    .map(|item| (item, depth + 1)),
-            ),
-            _ => continue,
+        if let Some(inner) = children(item) {
+            if open.len() + 1 > limit {
+                return true;
+            }
+            open.push(inner);
         }
-        // A container nests one level deeper than where it stands, empty or not.
-        if depth + 1 > limit {
-            return true;
-        }
-        // Popped last-in first: reversed, the first item comes next.
-        stack[mark..].reverse();
     }
     false
 }
