@@ -344,11 +344,12 @@ enum Measure {
     /// ([`value_bytes`]). A native builds nested values of its own (each path of `paths`,
     /// each pair of `key_values`, each group of `group_by`).
     Made,
-    /// An array or object just constructed (`[f]`, `{k: v}`): its own allocation and a new
-    /// box for each string put in it ([`constructed_bytes`]). What else it holds was built,
-    /// and counted, by the filters that made its items, or is the document's: measuring it
-    /// again would count a value once per level it is wrapped in (`reduce` building a
-    /// nested value would count its whole depth at every step).
+    /// An array or object just constructed (`[f]`, `{k: v}`): its own allocation, and for
+    /// an object its entries and a new box for each string put in it ([`constructed_bytes`];
+    /// an array's items were counted one by one as they were collected, [`collected`]).
+    /// What else it holds was built, and counted, by the filters that made its items, or is
+    /// the document's: measuring it again would count a value once per level it is wrapped
+    /// in (`reduce` building a nested value would count its whole depth at every step).
     Constructed,
 }
 
@@ -358,6 +359,25 @@ fn measure(value: &Val, how: Measure) -> u64 {
         Measure::Made => value_bytes(value),
         Measure::Constructed => constructed_bytes(value),
     }
+}
+
+/// Accounts for one item an array construction (`[f]`) collects, as it is collected: its
+/// slot, and a box if it is a string (a copy of a string is a new box). jaq collects all the
+/// items before the array exists, so `[..]` or `[paths]` over a large document would
+/// otherwise hold them all before anything was measured.
+fn collected(item: &Val) -> Result<(), Tripped> {
+    let bytes = SLOT_BYTES
+        + if matches!(item, Val::TStr(_) | Val::BStr(_)) {
+            STRING_BYTES
+        } else {
+            0
+        };
+    with_guard(|g| {
+        g.produced = g.produced.saturating_add(bytes);
+        if g.produced > g.limits.max_produced_bytes {
+            g.tripped = Some(Tripped::Produced);
+        }
+    })
 }
 
 /// Accounts for the result of `+`: its top level only ([`top_level_bytes`]), less what the
@@ -484,9 +504,9 @@ fn estimated<'v>(values: impl Iterator<Item = &'v Val>, count: usize, room: &mut
         as u64
 }
 
-/// An array or object just constructed: its allocation, its slots or entries, and a new box
-/// for each string in it (see [`Measure::Constructed`]). Any other value: as
-/// [`value_bytes`].
+/// An array just constructed: its header (its items were counted as they were collected).
+/// An object just constructed: its allocation, its entries and a new box for each string in
+/// it (see [`Measure::Constructed`]). Any other value: as [`value_bytes`].
 pub(crate) fn constructed_bytes(value: &Val) -> u64 {
     let boxes = |values: &mut dyn Iterator<Item = &Val>| {
         values
@@ -495,9 +515,7 @@ pub(crate) fn constructed_bytes(value: &Val) -> u64 {
             * STRING_BYTES
     };
     match value {
-        Val::Arr(items) => {
-            ARRAY_BYTES + items.len() as u64 * SLOT_BYTES + boxes(&mut items.iter())
-        }
+        Val::Arr(_) => ARRAY_BYTES,
         Val::Obj(map) => {
             OBJECT_BYTES
                 + map.len() as u64 * ENTRY_BYTES
@@ -662,6 +680,7 @@ pub(crate) const SIZE: &str = "__overspill_size";
 pub(crate) const SIZE_NESTED: &str = "__overspill_size_nested";
 pub(crate) const BUILT: &str = "__overspill_built";
 pub(crate) const SUM: &str = "__overspill_sum";
+pub(crate) const ITEM: &str = "__overspill_item";
 pub(crate) const NEST: &str = "__overspill_nest";
 pub(crate) const SHOWN: &str = "__overspill_shown";
 pub(crate) const MUL: &str = "__overspill_mul";
@@ -713,6 +732,10 @@ pub(crate) fn guards() -> Vec<Fun<Data>> {
             Ok(()) => box_once(Ok(cv.1)),
             Err(_) => halt(),
         }
+    });
+    let item = Native::new(|cv| match collected(&cv.1) {
+        Ok(()) => box_once(Ok(cv.1)),
+        Err(_) => halt(),
     });
     let sum = Native::new(|cv| {
         match summed(&cv.1).and_then(|()| tick()) {
@@ -797,6 +820,7 @@ pub(crate) fn guards() -> Vec<Fun<Data>> {
         (SIZE_NESTED, v(0), size_nested),
         (BUILT, v(0), built_native),
         (SUM, v(0), sum),
+        (ITEM, v(0), item),
         (NEST, v(0), nest),
         (SHOWN, v(0), shown),
         (MUL, v(2), mul),

@@ -17,7 +17,7 @@ use jaq_core::path::Opt;
 use jaq_core::{Exn, Native, ValT, ValX, ValXs};
 use jaq_json::Val;
 
-use super::jq_guard::Data;
+use super::jq_guard::{ARRAY_BYTES, Data, HALT, SLOT_BYTES, STRING_BYTES, reserve};
 
 /// `.[]`: the items of an array, the values of an object; jaq's error for anything else.
 pub(crate) const EACH: &str = "__overspill_each";
@@ -68,19 +68,34 @@ pub(crate) fn natives() -> Vec<Fun<Data>> {
         (
             "keys_unsorted",
             v(0),
-            Native::new(|cv| box_once(pairs(cv.1, |key, _| key))),
+            Native::new(|cv| box_once(pairs(cv.1, STRING_BYTES, |key, _| key))),
         ),
         (
             "key_values",
             v(0),
-            Native::new(|cv| box_once(pairs(cv.1, |key, value| [key, value].into_iter().collect()))),
+            Native::new(|cv| {
+                // A pair is an array of two, with a box for its key.
+                let each = ARRAY_BYTES + 2 * SLOT_BYTES + STRING_BYTES;
+                box_once(pairs(cv.1, each, |key, value| {
+                    [key, value].into_iter().collect()
+                }))
+            }),
         ),
     ]
 }
 
 /// `pair(key, value)` for each item of an array (its index as the key) or entry of an
-/// object, as one array; jaq's error for anything else.
-fn pairs<'a>(value: Val, pair: impl Fn(Val, Val) -> Val) -> ValX<'a, Val> {
+/// object, as one array; jaq's error for anything else. What the list will hold (`each`
+/// bytes an item, besides its slot) is accounted for before it is built.
+fn pairs<'a>(value: Val, each: u64, pair: impl Fn(Val, Val) -> Val) -> ValX<'a, Val> {
+    let len = match &value {
+        Val::Arr(items) => items.len(),
+        Val::Obj(map) => map.len(),
+        _ => 0,
+    } as u64;
+    if reserve(len.saturating_mul(SLOT_BYTES + each)).is_err() {
+        return Err(Exn::halt(HALT));
+    }
     match &value {
         Val::Arr(items) => Ok(items
             .iter()

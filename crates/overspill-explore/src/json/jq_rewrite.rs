@@ -13,7 +13,8 @@ use jaq_core::ops::Math;
 use jaq_core::path::{Part, Path};
 
 use super::jq_guard::{
-    BUILT, DIV, Data, FORMAT_ROOM, MUL, NEST, ORDER_ROOM, SHOWN, SIZE, SIZE_NESTED, SUM, TICK,
+    BUILT, DIV, Data, FORMAT_ROOM, ITEM, MUL, NEST, ORDER_ROOM, SHOWN, SIZE, SIZE_NESTED, SUM,
+    TICK,
 };
 use super::jq_iterate::{EACH, EACH_OPTIONAL};
 
@@ -108,7 +109,11 @@ impl NativeNames {
                     string
                 }
             }
-            Term::Arr(Some(inner)) => pipe(Term::Arr(Some(t(inner))), call(BUILT)),
+            // Each item is accounted for as it is collected, the array once it is built.
+            Term::Arr(Some(inner)) => pipe(
+                Term::Arr(Some(Box::new(pipe(self.term(*inner), call(ITEM))))),
+                call(BUILT),
+            ),
             Term::Obj(entries) if !entries.is_empty() => {
                 let entries = entries
                     .into_iter()
