@@ -173,7 +173,11 @@ fn query_memory_guard_stops_each_bomb_holding_no_more_than_its_limit_and_iterate
 
     // `[]` reads the shared container: jaq's own copied the 200,000 entries first.
     let keys = Document::parse(&keys(200_000)).unwrap();
-    for filter in ["first(.[])", "[.[] | select(. == 7)]", "first(keys_unsorted[])"] {
+    for filter in [
+        "first(.[])",
+        "[.[] | select(. == 7)]",
+        "first(keys_unsorted[])",
+    ] {
         let held = run_counted(filter, &keys, &Limits::default());
         assert!(held.outcome.is_ok(), "{filter}: {:?}", held.outcome.err());
         let most = if filter.contains("keys_unsorted") {
@@ -182,10 +186,6 @@ fn query_memory_guard_stops_each_bomb_holding_no_more_than_its_limit_and_iterate
         } else {
             MB
         };
-        assert!(
-            held.peak <= most,
-            "{filter} held {} KB",
-            held.peak >> 10
-        );
+        assert!(held.peak <= most, "{filter} held {} KB", held.peak >> 10);
     }
 }

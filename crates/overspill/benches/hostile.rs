@@ -46,8 +46,8 @@ use serde_json::{Value, json};
 /// 10^18, the count a hostile model sends for `lines`, `context` or `max_matches`.
 const HUGE: u64 = 1_000_000_000_000_000_000;
 
-/// The bound a `bounded` case's peak must stay within: `TIMES` × the input + `PLUS` bytes
-/// (docs/security.md).
+/// The bound a `bounded` case's peak must stay within: 4 times the input plus 256 MB
+/// (docs/security.md), as `cargo xtask bench` reads it.
 const MEMORY_BOUND: &str = "4x+256MB";
 
 /// One hostile case: what it is called in the report (`{}` stands for the input's
@@ -130,9 +130,7 @@ const CASES: &[Case] = &[
         input: log,
         run: Run::Call {
             tool: "grep",
-            arguments: |file| {
-                json!({"file": file, "pattern": "GET", "context": HUGE, "max_matches": HUGE})
-            },
+            arguments: |file| json!({"file": file, "pattern": "GET", "context": HUGE, "max_matches": HUGE}),
         },
         bounded: false,
     },
@@ -233,9 +231,12 @@ fn every_tool(file: &str, array: &str, filter: &str) -> Vec<(&'static str, Value
     vec![
         ("schema", json!({"file": file})),
         ("item_schema", json!({"file": file, "path": array})),
-        ("iterate_over", json!({"file": file, "path": array, "limit": 20})),
+        (
+            "iterate_over",
+            json!({"file": file, "path": array, "limit": 20}),
+        ),
         ("get_in", json!({"file": file, "path": array})),
-        ("query", json!({"file": file, "filter": std::env::var("DBG_FILTER").unwrap_or(filter.to_owned())})),
+        ("query", json!({"file": file, "filter": filter})),
         ("grep", json!({"file": file, "pattern": "99"})),
         ("head", json!({"file": file})),
         ("slice", json!({"file": file, "start": 1_000, "end": 1_100})),
@@ -285,11 +286,11 @@ fn run_case(dir: &Path, index: usize) {
                 overspill::tokens::o200k(),
                 budget,
             );
-            let mut a = arguments(file);
-            if let Ok(f) = std::env::var("DBG_FILTER") { a["filter"] = json!(f); }
-            let t = Registry::new().dispatch_value(&ctx, tool, &a);
-            eprintln!("DEBUG {}", &t[..t.len().min(300)]);
-            vec![answer(&t)]
+            vec![answer(&Registry::new().dispatch_value(
+                &ctx,
+                tool,
+                &arguments(file),
+            ))]
         }
         Run::Session { calls } => session(dir, index, &input.path, calls),
     };
@@ -337,7 +338,6 @@ fn session(
     let Intercepted::Pointer(pointer) = pad.intercept("", "hostile", output) else {
         panic!("the input was not stored");
     };
-    eprintln!("DEBUG intercept hwm={:?} rss={:?}", peak_rss_bytes().map(|b| b >> 20), rss().map(|b| b >> 20));
     let file = pointer
         .lines()
         .find_map(|l| l.strip_prefix("file: "))
@@ -345,11 +345,7 @@ fn session(
         .to_owned();
     let answers = calls(&file)
         .into_iter()
-        .map(|(tool, arguments)| {
-            let a = answer(&pad.call_value(tool, &arguments));
-            eprintln!("DEBUG {tool} {a} hwm={:?} rss={:?}", peak_rss_bytes().map(|b| b >> 20), rss().map(|b| b >> 20));
-            a
-        })
+        .map(|(tool, arguments)| answer(&pad.call_value(tool, &arguments)))
         .collect();
     let _ = std::fs::remove_dir_all(&pad_dir);
     answers
@@ -367,13 +363,6 @@ fn answer(text: &str) -> String {
 fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
-fn rss() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
 }
@@ -397,7 +386,11 @@ fn bounded_count(n: u64) -> u64 {
     } else {
         n
     };
-    if bench_bytes(MB) < MB { n.min(10_000) } else { n }
+    if bench_bytes(MB) < MB {
+        n.min(10_000)
+    } else {
+        n
+    }
 }
 
 /// `1,000,000`.

@@ -727,21 +727,20 @@ pub(crate) fn guards() -> Vec<Fun<Data>> {
     })
     .with_paths(|cv| box_once(Ok(cv.1)))
     .with_update(|cv, f| f(cv.1));
-    let built_native = Native::new(|cv| {
-        match account(&cv.1, measure(&cv.1, Measure::Constructed), true) {
-            Ok(()) => box_once(Ok(cv.1)),
-            Err(_) => halt(),
-        }
-    });
+    let built_native =
+        Native::new(
+            |cv| match account(&cv.1, measure(&cv.1, Measure::Constructed), true) {
+                Ok(()) => box_once(Ok(cv.1)),
+                Err(_) => halt(),
+            },
+        );
     let item = Native::new(|cv| match collected(&cv.1) {
         Ok(()) => box_once(Ok(cv.1)),
         Err(_) => halt(),
     });
-    let sum = Native::new(|cv| {
-        match summed(&cv.1).and_then(|()| tick()) {
-            Ok(()) => box_once(Ok(cv.1)),
-            Err(_) => halt(),
-        }
+    let sum = Native::new(|cv| match summed(&cv.1).and_then(|()| tick()) {
+        Ok(()) => box_once(Ok(cv.1)),
+        Err(_) => halt(),
     })
     .with_paths(|cv| box_once(Ok(cv.1)))
     .with_update(|cv, f| f(cv.1));

@@ -118,7 +118,8 @@ fn items<'a>(value: Val, opt: Opt) -> ValXs<'a, Val> {
     match value {
         Val::Arr(items) => Box::new((0..items.len()).map(move |i| Ok(items[i].clone()))),
         Val::Obj(map) => Box::new(
-            (0..map.len()).filter_map(move |i| map.get_index(i).map(|(_, value)| Ok(value.clone()))),
+            (0..map.len())
+                .filter_map(move |i| map.get_index(i).map(|(_, value)| Ok(value.clone()))),
         ),
         _ if matches!(opt, Opt::Optional) => Box::new(std::iter::empty()),
         other => not_iterable(other),

@@ -255,11 +255,12 @@ fn grouped(keyed: &[(Key, Val)], order: &[usize], meter: &mut Meter) -> Result<V
             pending += ARRAY_BYTES + SLOT_BYTES;
         }
         current = Some(key);
-        pending += SLOT_BYTES + if matches!(item, Val::TStr(_) | Val::BStr(_)) {
-            STRING_BYTES
-        } else {
-            0
-        };
+        pending += SLOT_BYTES
+            + if matches!(item, Val::TStr(_) | Val::BStr(_)) {
+                STRING_BYTES
+            } else {
+                0
+            };
         if pending >= GROUP_BATCH_BYTES {
             reserve(std::mem::take(&mut pending))?;
         }

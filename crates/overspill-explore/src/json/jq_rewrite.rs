@@ -13,8 +13,7 @@ use jaq_core::ops::Math;
 use jaq_core::path::{Part, Path};
 
 use super::jq_guard::{
-    BUILT, DIV, Data, FORMAT_ROOM, ITEM, MUL, NEST, ORDER_ROOM, SHOWN, SIZE, SIZE_NESTED, SUM,
-    TICK,
+    BUILT, DIV, Data, FORMAT_ROOM, ITEM, MUL, NEST, ORDER_ROOM, SHOWN, SIZE, SIZE_NESTED, SUM, TICK,
 };
 use super::jq_iterate::{EACH, EACH_OPTIONAL};
 
