@@ -445,10 +445,12 @@ fn pods(dir: &Path) -> Input {
         dir,
         overspill_benchdata::ensure(Shape::PodsPretty, bench_bytes(bytes)).unwrap(),
     );
-    Input {
-        what: format!("a {} MB pod list", bytes / MB),
-        path,
-    }
+    let what = if bytes >= MB {
+        format!("a {} MB pod list", bytes / MB)
+    } else {
+        format!("a {} KB pod list", bytes / 1_000)
+    };
+    Input { what, path }
 }
 
 /// An array of 5,000,000 distinct numbers, shuffled (`[0, 7919, 15838, …]`).

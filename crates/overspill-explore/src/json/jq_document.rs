@@ -13,8 +13,8 @@
 //! - numbers are jaq's: an integer is held inline, any other number keeps its text (so `1.10`
 //!   prints as written).
 //!
-//! On the 1,000,000-key object of the hostile bench this is 105 MB where jaq's own reader took
-//! 180 MB; see docs/performance.md for the figures. The walk is iterative, so a document as
+//! On the 1,000,000-key object of the hostile bench this is 108 MB where jaq's own reader left
+//! 239 MB; see docs/performance.md for the figures. The walk is iterative, so a document as
 //! deep as `query` accepts builds without recursing.
 
 use std::borrow::Cow;

@@ -61,7 +61,7 @@ pub struct Limits {
     /// Bytes of one built value: what building it allocated, as the size check counts it.
     pub max_value_bytes: u64,
     /// Bytes of built values over the whole run. The default, 128 MB, keeps a query on a
-    /// 30 MB pod list (whose document jq holds in about 170 MB) within 4 times the file
+    /// 30 MB pod list (whose document jq holds in about 150 MB) within 4 times the file
     /// plus 256 MB (docs/security.md).
     pub max_produced_bytes: u64,
     /// Nesting of a built value.
@@ -405,16 +405,18 @@ fn summed(value: &Val) -> Result<(), Tripped> {
 }
 
 /// Accounts for `bytes` just built into `value`.
+/// The value is at least as large as its top level, whatever part of it was new.
 fn account(value: &Val, bytes: u64, check_nesting: bool) -> Result<(), Tripped> {
+    let size = bytes.max(top_level_bytes(value));
     with_guard(|g| {
         g.produced = g.produced.saturating_add(bytes);
-        if bytes > g.limits.max_value_bytes {
+        if size > g.limits.max_value_bytes {
             g.tripped = Some(Tripped::ValueSize);
         } else if g.produced > g.limits.max_produced_bytes {
             g.tripped = Some(Tripped::Produced);
         } else if check_nesting && nests_deeper(value, g.limits.max_nesting) {
             g.tripped = Some(Tripped::Nesting);
-        } else if bytes >= LARGE_VALUE_BYTES && g.out_of_time() {
+        } else if size >= LARGE_VALUE_BYTES && g.out_of_time() {
             g.tripped = Some(Tripped::Time);
         }
     })
