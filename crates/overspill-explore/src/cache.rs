@@ -72,7 +72,7 @@ pub struct CachedFile {
     path: PathBuf,
     size: u64,
     stamp: Stamp,
-    bytes: Bytes,
+    bytes: bytes::Bytes,
     lines: OnceLock<LineIndex>,
     derived: Mutex<Vec<(TypeId, Arc<dyn Any + Send + Sync>)>>,
     derived_bytes: AtomicU64,
@@ -106,36 +106,25 @@ impl Stamp {
     }
 }
 
-/// A file's bytes: on the heap, or for a large file in an anonymous mapping (private memory,
-/// not the file's pages: nothing another process does to the file can reach it).
-enum Bytes {
-    Heap(Vec<u8>),
-    /// The mapping, and how many of its bytes are the file's.
-    Anonymous(memmap2::Mmap, usize),
-}
-
-impl Bytes {
-    /// Reads `file` into the kind of memory its size calls for.
-    fn read(file: &mut RootFile) -> io::Result<Bytes> {
-        if file.len() < LARGE_FILE as u64 {
-            return file.read_to_end().map(Bytes::Heap);
-        }
-        let map = file.read_with(|size| {
-            let map = memmap2::MmapMut::map_anon(size.max(1))?;
-            // A hint: huge pages fault in 2 MiB at a time; refused, the read just costs more.
-            #[cfg(target_os = "linux")]
-            let _ = map.advise(memmap2::Advice::HugePage);
-            Ok(AnonymousBuffer { map, len: size })
-        })?;
-        Ok(Bytes::Anonymous(map.map.make_read_only()?, map.len))
+/// A file's bytes, shareable: on the heap, or for a large file in an anonymous mapping
+/// (private memory, not the file's pages: nothing another process does to the file can reach
+/// it). `query`'s document takes its strings as slices of them rather than copies
+/// (`json::jq::Document`), so they live as long as the file or that document.
+fn read_bytes(file: &mut RootFile) -> io::Result<bytes::Bytes> {
+    if file.len() < LARGE_FILE as u64 {
+        return file.read_to_end().map(bytes::Bytes::from);
     }
-
-    fn as_slice(&self) -> &[u8] {
-        match self {
-            Bytes::Heap(bytes) => bytes,
-            Bytes::Anonymous(map, len) => &map[..*len],
-        }
-    }
+    let map = file.read_with(|size| {
+        let map = memmap2::MmapMut::map_anon(size.max(1))?;
+        // A hint: huge pages fault in 2 MiB at a time; refused, the read just costs more.
+        #[cfg(target_os = "linux")]
+        let _ = map.advise(memmap2::Advice::HugePage);
+        Ok(AnonymousBuffer { map, len: size })
+    })?;
+    Ok(bytes::Bytes::from_owner(ReadOnly {
+        map: map.map.make_read_only()?,
+        len: map.len,
+    }))
 }
 
 /// An anonymous mapping of at least one page standing for `len` bytes (a mapping cannot be
@@ -148,6 +137,18 @@ struct AnonymousBuffer {
 impl AsMut<[u8]> for AnonymousBuffer {
     fn as_mut(&mut self) -> &mut [u8] {
         &mut self.map[..self.len]
+    }
+}
+
+/// The same mapping once read, made read-only.
+struct ReadOnly {
+    map: memmap2::Mmap,
+    len: usize,
+}
+
+impl AsRef<[u8]> for ReadOnly {
+    fn as_ref(&self) -> &[u8] {
+        &self.map[..self.len]
     }
 }
 
@@ -182,10 +183,10 @@ impl FileCache {
                 return Ok(Arc::clone(&entry.file));
             }
         }
-        let bytes = Bytes::read(&mut file)?;
+        let bytes = read_bytes(&mut file)?;
         let file = Arc::new(CachedFile {
             path: path.clone(),
-            size: bytes.as_slice().len() as u64,
+            size: bytes.len() as u64,
             // Of the version read: the snapshot's, which may differ from the open's.
             stamp: Stamp::of(file.metadata()),
             bytes,
@@ -297,7 +298,12 @@ impl Default for FileCache {
 impl CachedFile {
     /// The file's bytes.
     pub fn bytes(&self) -> &[u8] {
-        self.bytes.as_slice()
+        &self.bytes
+    }
+
+    /// The file's bytes as a shared handle: slices of it keep the bytes alive without a copy.
+    pub(crate) fn shared_bytes(&self) -> bytes::Bytes {
+        self.bytes.clone()
     }
 
     /// The file's size in bytes.

@@ -13,7 +13,7 @@
 
 use crate::lex::{Lexer, ParseError};
 use crate::path::Segment;
-use crate::tape::{ESCAPED, Kind, Node, TRUE, Tape};
+use crate::tape::{Container, ESCAPED, Kind, Node, TRUE, Tape};
 
 /// The largest file the parser accepts: positions are 32-bit.
 pub const MAX_BYTES: usize = u32::MAX as usize;
@@ -139,6 +139,7 @@ const NO_NODE: u32 = u32::MAX;
 struct Parser<'s, 'p> {
     lx: Lexer<'s>,
     nodes: Vec<Node>,
+    containers: Vec<Container>,
     stack: Vec<Frame>,
     max_depth: u32,
     plan: Plan<'p>,
@@ -161,6 +162,7 @@ impl<'s, 'p> Parser<'s, 'p> {
         Ok(Parser {
             lx: Lexer::new(src),
             nodes: Vec::with_capacity(capacity),
+            containers: Vec::new(),
             stack: Vec::new(),
             max_depth: 0,
             plan,
@@ -171,6 +173,7 @@ impl<'s, 'p> Parser<'s, 'p> {
     fn finish(self) -> Tape {
         Tape {
             nodes: self.nodes,
+            containers: self.containers,
             max_depth: self.max_depth,
         }
     }
@@ -243,7 +246,6 @@ impl<'s, 'p> Parser<'s, 'p> {
                     line,
                     a: start as u32,
                     b: end as u32,
-                    end_line: line,
                 });
                 Mode::Record
             }
@@ -299,7 +301,10 @@ impl<'s, 'p> Parser<'s, 'p> {
                             flags: 0,
                             line,
                             a: 0,
-                            b: 0,
+                            b: self.containers.len() as u32,
+                        });
+                        self.containers.push(Container {
+                            len: 0,
                             end_line: line,
                         });
                         id
@@ -418,6 +423,7 @@ impl<'s, 'p> Parser<'s, 'p> {
         };
         // A repeated key: the last occurrence wins, as in a full parse.
         self.nodes.clear();
+        self.containers.clear();
         self.max_depth = 0;
         match target {
             Target::Value => {
@@ -450,7 +456,6 @@ impl<'s, 'p> Parser<'s, 'p> {
                 line,
                 a: start as u32,
                 b: end as u32,
-                end_line: line,
             });
         }
     }
@@ -486,8 +491,9 @@ impl<'s, 'p> Parser<'s, 'p> {
         let line = self.lx.line;
         let node = &mut self.nodes[frame.node as usize];
         node.a = end;
-        node.b = kept;
-        node.end_line = line;
+        let container = &mut self.containers[node.b as usize];
+        container.len = kept;
+        container.end_line = line;
     }
 }
 

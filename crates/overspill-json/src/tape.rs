@@ -3,10 +3,11 @@
 //! A [`Tape`] holds one node per value and per object key, in document order (pre-order).
 //! A container records where its subtree ends, so a sibling is one step away whatever the
 //! size of what lies between; strings and numbers record the byte range of their token in the
-//! file instead of a copy, so the tape costs about 20 bytes per value on top of the file bytes
-//! (about the size of the file for pretty-printed JSON). Every node knows the line it starts
-//! on and containers the line they end on, taken from the parser's own position
-//! ([`crate::parse`]), which is what `schema` prints as `[L10-L80]`.
+//! file instead of a copy, so the tape costs 16 bytes per value and per key, and 8 more per
+//! container, on top of the file bytes (about 0.8 times the file for pretty-printed JSON; 16
+//! bytes per value matters on arrays of millions of numbers, docs/performance.md). Every node
+//! knows the line it starts on and containers the line they end on, taken from the parser's
+//! own position ([`crate::parse`]), which is what `schema` prints as `[L10-L80]`.
 //!
 //! Navigation goes through [`NodeRef`], a cursor pairing the tape with the file bytes.
 
@@ -62,11 +63,12 @@ pub(crate) const NON_ASCII: u8 = 2;
 /// A boolean node is `true`.
 pub(crate) const TRUE: u8 = 4;
 
-/// One value (or object key) on the tape.
+/// One value (or object key) on the tape: 16 bytes.
 ///
 /// For a scalar, `a..b` is the byte range of its token (for a string, between the quotes).
-/// For a container, `a` is the index one past its subtree, `b` its number of items (entries
-/// for an object) and `end_line` the line of its closing bracket.
+/// For a container, `a` is the index one past its subtree and `b` the index of its
+/// [`Container`] (what only containers need lives beside the nodes, so a scalar, the most
+/// common node by far, does not carry it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Node {
     pub(crate) kind: Kind,
@@ -74,6 +76,16 @@ pub(crate) struct Node {
     pub(crate) line: u32,
     pub(crate) a: u32,
     pub(crate) b: u32,
+}
+
+// The tape's size is 16 bytes a node: keep it so (docs/performance.md, "Memory").
+const _: () = assert!(std::mem::size_of::<Node>() == 16);
+
+/// What a container has besides its node: its number of items (entries for an object) and
+/// the line of its closing bracket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Container {
+    pub(crate) len: u32,
     pub(crate) end_line: u32,
 }
 
@@ -81,6 +93,7 @@ pub(crate) struct Node {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tape {
     pub(crate) nodes: Vec<Node>,
+    pub(crate) containers: Vec<Container>,
     pub(crate) max_depth: u32,
 }
 
@@ -115,7 +128,8 @@ impl Tape {
 
     /// Bytes the tape occupies, for the file cache's accounting.
     pub fn heap_bytes(&self) -> u64 {
-        (self.nodes.capacity() * std::mem::size_of::<Node>()) as u64
+        (self.nodes.capacity() * std::mem::size_of::<Node>()
+            + self.containers.capacity() * std::mem::size_of::<Container>()) as u64
     }
 }
 
@@ -142,6 +156,11 @@ impl<'a> NodeRef<'a> {
         &self.tape.nodes[self.id as usize]
     }
 
+    /// The container part of a container's node.
+    fn container(&self) -> Container {
+        self.tape.containers[self.node().b as usize]
+    }
+
     fn at(&self, id: u32) -> NodeRef<'a> {
         NodeRef { id, ..*self }
     }
@@ -165,7 +184,7 @@ impl<'a> NodeRef<'a> {
     pub fn end_line(&self) -> u32 {
         let node = self.node();
         match node.kind {
-            Kind::Object | Kind::Array => node.end_line,
+            Kind::Object | Kind::Array => self.container().end_line,
             _ => node.line,
         }
     }
@@ -173,7 +192,7 @@ impl<'a> NodeRef<'a> {
     /// Items of an array, entries of an object, 0 for a scalar.
     pub fn len(&self) -> u64 {
         match self.kind() {
-            Kind::Object | Kind::Array => u64::from(self.node().b),
+            Kind::Object | Kind::Array => u64::from(self.container().len),
             _ => 0,
         }
     }
@@ -200,7 +219,7 @@ impl<'a> NodeRef<'a> {
     /// The items of an array (nothing for any other kind).
     pub fn items(&self) -> Items<'a> {
         let remaining = if self.kind() == Kind::Array {
-            self.node().b
+            self.container().len
         } else {
             0
         };
@@ -213,7 +232,7 @@ impl<'a> NodeRef<'a> {
     /// The entries of an object, key first (nothing for any other kind).
     pub fn entries(&self) -> Entries<'a> {
         let remaining = if self.kind() == Kind::Object {
-            self.node().b
+            self.container().len
         } else {
             0
         };
@@ -285,7 +304,7 @@ impl<'a> NodeRef<'a> {
                 kind @ (Kind::Object | Kind::Array) => {
                     let object = kind == Kind::Object;
                     out.push(if object { '{' } else { '[' });
-                    let left = node.node().b;
+                    let left = node.container().len;
                     if left > 0 {
                         stack.push(Open {
                             object,

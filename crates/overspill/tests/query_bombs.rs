@@ -12,7 +12,9 @@
 //! - `fromjson` of a string nested 1,000,000 deep (it overflowed the stack: SIGABRT);
 //! - `[match(""; "g")]` and `gsub(""; "y")` on a 20 MB string (7 GB allocated, then an
 //!   abort on allocation failure after 20 s and more);
-//! - `group_by(.)` on 5,000,000 numbers (17 s past the 5 s time limit).
+//! - `group_by(.)` on 5,000,000 numbers (17 s past the 5 s time limit);
+//! - `[paths]` on a 10 MB pod list (issue 28: each path array and its keys went uncounted, and
+//!   `[paths]` on a 30 MB list held 495 MB before a limit stopped it).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -22,6 +24,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use overspill::Scratchpad;
+use overspill_benchdata::Shape;
 use serde_json::{Value, json};
 
 /// The environment variable that makes [`bomb_in_this_process`] run a bomb.
@@ -71,6 +74,15 @@ fn bomb(name: &str) -> Bomb {
             },
             filter: "group_by(.) | length",
             length: "5000000",
+        },
+        "paths" => Bomb {
+            file: "pods.json",
+            write: |path| {
+                let mut file = std::fs::File::create(path).unwrap();
+                overspill_benchdata::generate(Shape::PodsCompact, 10_000_000, &mut file).unwrap();
+            },
+            filter: "[paths]",
+            length: "4",
         },
         other => panic!("no bomb {other}"),
     }
@@ -229,4 +241,16 @@ fn group_by_on_5_000_000_numbers_stops_within_the_time_limit() {
     // The limit is 5 s; jaq's own group_by ran 17 s past it. How long this took is reported,
     // not asserted (no timing assertions in tests: `cargo xtask bench` has the time rows).
     eprintln!("group_by bomb answered after {} ms", report.elapsed_ms);
+}
+
+#[test]
+fn paths_of_a_10_mb_pod_list_stop_at_the_memory_limit_and_the_scratchpad_answers() {
+    // Defence guarded: the memory guard counts each path `paths` makes (its array and a box
+    // for each key in it) and each item `[…]` collects, as they are made.
+    let report = explode("paths");
+    assert_contained("paths", &report, &["memory"]);
+    eprintln!(
+        "[paths] bomb answered after {} ms, peak {:?} MB",
+        report.elapsed_ms, report.peak_rss_mb
+    );
 }

@@ -1,10 +1,13 @@
-//! The `hostile` bench's rows (issue 22, item 5): one tool call per hostile input, its time
-//! and its process's peak memory beside the input's size, as `info` rows. The bounds they
-//! show are stated in docs/security.md; the tests check the answers, never the time.
+//! The `hostile` bench's rows (issue 22, item 5; issue 28, item 5): one tool call per hostile
+//! input, or a session (the input intercepted, then every tool), its time and its process's
+//! peak memory beside the input's size. The bounds they show are stated in
+//! docs/security.md; the tests check the answers, never the time.
 //!
-//! The bench prints one line per case (see `crates/overspill-explore/benches/hostile.rs`):
-//! `hostile: case=<name> file_bytes=N seconds=S peak_rss_bytes=M answer=<code>`. The rows are
-//! built from those lines, so a case added to the bench needs no change here.
+//! The bench prints one line per case (see `crates/overspill/benches/hostile.rs`):
+//! `hostile: case=<name> file_bytes=N seconds=S peak_rss_bytes=M answer=<code>`, and
+//! ` memory_bound=<T>x+<P>MB` at the end for a case whose peak must stay within `T` times the
+//! input plus `P` MB: its memory row is then a PASS/FAIL row, every other row is `info`. The
+//! rows are built from those lines, so a case added to the bench needs no change here.
 
 use std::collections::BTreeMap;
 
@@ -36,7 +39,7 @@ pub fn read(stdout: &str) -> Result<(Vec<Scenario>, BTreeMap<String, Measured>)>
             name: format!("hostile: {}, peak memory against the file", case.name),
             ours: id("peak_rss"),
             baseline: Some(id("file")),
-            target: Target::Info,
+            target: case.memory_bound.unwrap_or(Target::Info),
         });
         measured.insert(
             id("seconds"),
@@ -61,6 +64,8 @@ struct Case<'a> {
     seconds: f64,
     peak_rss_bytes: u64,
     answer: &'a str,
+    /// `memory_bound=4x+256MB`, when the line has it.
+    memory_bound: Option<Target>,
 }
 
 impl<'a> Case<'a> {
@@ -89,8 +94,26 @@ impl<'a> Case<'a> {
                 .parse()
                 .context("peak_rss_bytes")?,
             answer: number("answer")?,
+            memory_bound: fields
+                .get("memory_bound")
+                .map(|bound| memory_bound(bound))
+                .transpose()?,
         })
     }
+}
+
+/// `4x+256MB` as a target.
+fn memory_bound(text: &str) -> Result<Target> {
+    let (times, plus) = text
+        .split_once("x+")
+        .with_context(|| format!("memory_bound={text} is not <T>x+<P>MB"))?;
+    let plus = plus
+        .strip_suffix("MB")
+        .with_context(|| format!("memory_bound={text} does not end in MB"))?;
+    Ok(Target::MemoryWithin {
+        times: times.parse().context("memory_bound's times")?,
+        plus_mb: plus.parse().context("memory_bound's MB")?,
+    })
 }
 
 #[cfg(test)]
@@ -124,9 +147,35 @@ mod tests {
     }
 
     #[test]
+    fn a_memory_bound_makes_the_memory_row_pass_or_fail() {
+        let stdout = "hostile: case=query [paths], a 30 MB pod list file_bytes=30000000 seconds=1.2 peak_rss_bytes=331000000 answer=query_limit memory_bound=4x+256MB\nhostile: case=intercept + every tool, x file_bytes=10000000 seconds=2 peak_rss_bytes=300000000 answer=result memory_bound=4x+256MB\n";
+        let (rows, measured) = read(stdout).unwrap();
+        let bound = Target::MemoryWithin {
+            times: 4.0,
+            plus_mb: 256,
+        };
+        assert_eq!(rows[1].target, bound);
+        assert_eq!(rows[0].target, Target::Info, "the time row stays info");
+        let rows = super::super::scenarios::evaluate(&rows, &measured).unwrap();
+        // 331 MB ≤ 4 × 30 MB + 256 MB; 300 MB > 4 × 10 MB + 256 MB.
+        assert_eq!(rows[1].verdict, super::super::scenarios::Verdict::Pass);
+        assert_eq!(rows[3].verdict, super::super::scenarios::Verdict::Fail);
+        assert_eq!(
+            rows[1].scenario.target.to_string(),
+            "≤ 4× the input + 256 MB"
+        );
+    }
+
+    #[test]
     fn a_malformed_or_missing_line_is_an_error() {
         assert!(read("nothing").is_err());
         assert!(read("hostile: case=x file_bytes=1 seconds=a peak_rss_bytes=1 answer=y").is_err());
         assert!(read("hostile: case=x seconds=1").is_err());
+        assert!(
+            read(
+                "hostile: case=x file_bytes=1 seconds=1 peak_rss_bytes=1 answer=y memory_bound=4x"
+            )
+            .is_err()
+        );
     }
 }

@@ -47,6 +47,11 @@ impl Json {
     pub fn max_depth(&self) -> u32 {
         self.doc.tape.max_depth()
     }
+
+    /// The parsed tape.
+    pub fn tape(&self) -> &Tape {
+        &self.doc.tape
+    }
 }
 
 /// Opens `file` (as the caller named it) and parses it as JSON, from the cache when it was
@@ -340,29 +345,36 @@ impl ArrayWindow {
         })
     }
 
-    /// The window's items with their absolute indexes.
-    pub fn items(&self) -> Vec<(u64, NodeRef<'_>)> {
+    /// The window's items with their absolute indexes, one at a time (a window may be
+    /// millions of items, of which a call renders a few before its cap).
+    pub fn items(&self) -> Box<dyn Iterator<Item = (u64, NodeRef<'_>)> + '_> {
         match &self.source {
-            Source::Streamed(tape) => tape
-                .root(self.file.bytes())
-                .items()
-                .enumerate()
-                .map(|(i, item)| (self.start + i as u64, item))
-                .collect(),
+            Source::Streamed(tape) => Box::new(
+                tape.root(self.file.bytes())
+                    .items()
+                    .enumerate()
+                    .map(|(i, item)| (self.start + i as u64, item)),
+            ),
             Source::Parsed(doc, path) => {
                 let Ok(array) = overspill_json::resolve(doc.tape.root(self.file.bytes()), path)
                 else {
-                    return Vec::new();
+                    return Box::new(std::iter::empty());
                 };
-                array
-                    .items()
-                    .enumerate()
-                    .skip(usize::try_from(self.start).unwrap_or(usize::MAX))
-                    .take(usize::try_from(self.end - self.start).unwrap_or(usize::MAX))
-                    .map(|(i, item)| (i as u64, item))
-                    .collect()
+                Box::new(
+                    array
+                        .items()
+                        .enumerate()
+                        .skip(usize::try_from(self.start).unwrap_or(usize::MAX))
+                        .take(usize::try_from(self.end - self.start).unwrap_or(usize::MAX))
+                        .map(|(i, item)| (i as u64, item)),
+                )
             }
         }
+    }
+
+    /// How many items the window holds.
+    pub fn count(&self) -> u64 {
+        self.end - self.start
     }
 
     /// The merged shape of the window's items: remembered for the whole array, merged

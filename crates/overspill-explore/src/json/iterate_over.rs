@@ -108,16 +108,15 @@ impl Tool for IterateOver {
                 &shown_fields
             )
         );
-        let items = window.items();
-        let wanted = items.len() as u64;
+        let wanted = window.count();
         let cap = render_cap(ctx);
         let mut body = String::from("[");
         let mut cut_strings = 0u64;
         let mut truncated = false;
-        for (n, (index, item)) in items.iter().enumerate() {
-            let item_path = path.child(Segment::Index(*index));
+        for (n, (index, item)) in window.items().enumerate() {
+            let item_path = path.child(Segment::Index(index));
             body.push_str(if n == 0 { "\n  " } else { ",\n  " });
-            let marks = row(&mut body, *index, *item, &item_path, &fields);
+            let marks = row(&mut body, index, item, &item_path, &fields);
             cut_strings += marks.cut_strings;
             truncated |= marks.truncated;
             if body.len() > cap {
@@ -127,7 +126,7 @@ impl Tool for IterateOver {
                 return Ok(Extraction::unrendered(estimate, summary, n as u64 + 1));
             }
         }
-        body.push_str(if items.is_empty() { "]" } else { "\n]" });
+        body.push_str(if wanted == 0 { "]" } else { "\n]" });
         let mut extraction = Extraction::new(body, summary, wanted);
         if cut_strings > 0 {
             extraction = extraction.with_note(format!(

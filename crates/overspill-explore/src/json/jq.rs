@@ -1,7 +1,7 @@
 //! Running a jq filter over one stored JSON file, bounded, with errors in plain words.
 //!
 //! [`run`] compiles the filter (`jaq-core` with `jaq-std` and `jaq-json`), instruments it
-//! (`jq_guard`), and evaluates it on a thread of its own with a large stack, so
+//! (`guard`), and evaluates it on a thread of its own with a large stack, so
 //! deep recursion inside jaq cannot overflow the caller's stack. It returns the results of
 //! the requested window as compact JSON lines and how many results there are in all.
 //!
@@ -17,6 +17,15 @@
 //! assert!(error.to_string().starts_with("the filter calls `frobnicate`, which jq does not define"));
 //! ```
 
+mod document;
+pub(crate) mod guard;
+mod iterate;
+mod natives;
+mod ordering;
+mod regex;
+mod rewrite;
+mod text;
+
 use std::fmt::{self, Write as _};
 
 use jaq_core::compile::Compiler;
@@ -24,10 +33,10 @@ use jaq_core::load::{self, Arena, File, Loader};
 use jaq_core::{Ctx, Vars};
 use jaq_json::Val;
 
-use super::jq_guard::{self as guard, Data};
-pub use super::jq_guard::{Limits, Tripped};
-use super::jq_natives;
-use super::jq_rewrite::{self as rewrite, NativeNames};
+pub use self::document::Document;
+use self::guard::Data;
+pub use self::guard::{Limits, Tripped};
+use self::rewrite::NativeNames;
 
 /// The longest filter accepted.
 pub const MAX_FILTER_BYTES: usize = 16 << 10;
@@ -203,26 +212,6 @@ pub fn run_with(
     })
 }
 
-/// A JSON document as jq sees it, parsed once and shared by every query on it (cloning is a
-/// reference count).
-#[derive(Debug, Clone)]
-pub struct Document(Val);
-
-impl Document {
-    /// Parses one JSON document. Deep documents recurse in the parser: call this where the
-    /// stack is large, as [`run_with`] does with its `load`.
-    ///
-    /// # Errors
-    /// [`QueryError::Invalid`] when jq cannot read the bytes.
-    pub fn parse(bytes: &[u8]) -> Result<Document, QueryError> {
-        jaq_json::read::parse_single(bytes)
-            .map(Document)
-            .map_err(|error| {
-                QueryError::Invalid(format!("the file is not JSON jq can read: {error}"))
-            })
-    }
-}
-
 type Filter = jaq_core::compile::Filter<jaq_core::Native<Data>>;
 
 fn evaluate(
@@ -232,7 +221,10 @@ fn evaluate(
     limits: Limits,
 ) -> Result<Outcome, QueryError> {
     let program = compile(filter)?;
-    let Document(input) = load()?;
+    let input = load()?.into_value();
+    // Held while the filter runs, so the guard sees the document as shared, never as a value
+    // the filter built (`guard::fresh_bytes`).
+    let _document = input.clone();
     guard::arm(limits);
     let outcome = drive(&program, input, window, &limits);
     let tripped = guard::disarm();
@@ -458,7 +450,7 @@ fn compile(code: &str) -> Result<Filter, QueryError> {
             "the filter does not parse; check its brackets and quotes".to_owned(),
         ));
     };
-    let funs = jq_natives::natives();
+    let funs = natives::natives();
     let names = NativeNames::of(&funs);
     let main = load::parse::Def {
         name: "__overspill_main",

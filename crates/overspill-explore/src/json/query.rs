@@ -8,8 +8,6 @@
 //! --- query: .items[] | select(.status.phase == "Failed") | .metadata.name (2 results) | …
 //! ```
 
-use std::sync::Arc;
-
 use serde::{Deserialize, Serialize};
 
 mod retry;
@@ -18,7 +16,6 @@ use super::document;
 use super::jq::{self, Document, Limits, QueryError, Window};
 use super::window::{render_cap, validate_limit, window_summary};
 use crate::args;
-use crate::cache::CachedFile;
 use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::definitions::{self, Definition};
@@ -29,21 +26,11 @@ use crate::tool::{Extraction, Tool};
 /// The deepest document `query` evaluates (jaq's reader and printer recurse).
 pub const MAX_DOCUMENT_DEPTH: u32 = 10_000;
 
-/// What the file cache is told a parsed jq document costs, per byte of the file: jaq keeps
-/// every string, number and container as a value of its own. Measured 5.8× on the 110 MB
-/// pretty-printed pod list of the benches (whose parse takes about 3 s, which is what the cache
-/// saves on every later query); the cache's byte bound then decides whether it stays.
-const DOCUMENT_BYTES_PER_FILE_BYTE: u64 = 6;
-
-/// The file's document as jq sees it: parsed on the first query, then from the file cache
-/// (which drops it with the file, or when the file changes).
-pub(super) fn cached_document(
-    ctx: &ExploreContext,
-    file: &Arc<CachedFile>,
-) -> Result<Document, QueryError> {
-    let document = ctx.cache().derived(file, |f| {
-        Document::parse(f.bytes())
-            .map(|d| (d, f.size().saturating_mul(DOCUMENT_BYTES_PER_FILE_BYTE)))
+/// The file's document as jq sees it: built from the file's tape on the first query, then
+/// from the file cache (which drops it with the file, or when the file changes).
+fn cached_document(ctx: &ExploreContext, json: &document::Json) -> Result<Document, QueryError> {
+    let document = ctx.cache().derived(&json.file, |f| {
+        Ok::<_, QueryError>(Document::from_tape(json.tape(), &f.shared_bytes()))
     })?;
     Ok(Document::clone(&document))
 }
@@ -103,7 +90,7 @@ impl Tool for Query {
             limit: args.limit,
         };
         let echo = echo(&args.filter);
-        let load = || cached_document(ctx, &json.file);
+        let load = || cached_document(ctx, &json);
         let outcome = match jq::run_with(&args.filter, load, window, &limits) {
             Ok(outcome) => outcome,
             Err(QueryError::TooLarge { bytes, results }) => {

@@ -211,10 +211,14 @@ fn query_parses_a_file_once_and_again_when_it_changes() {
     let length = json!({"file": "d.json", "filter": ".items | length"});
     assert_eq!(fixture.body("query", length.clone()), "3");
     let with_document = cache.cost();
+    // One object with one key, and an array of three numbers (held inline).
+    use crate::json::jq::guard::{
+        ARRAY_BYTES, ENTRY_BYTES, OBJECT_BYTES, SLOT_BYTES, STRING_BYTES,
+    };
     assert_eq!(
         with_document - parsed_for_tools,
-        content.len() as u64 * super::DOCUMENT_BYTES_PER_FILE_BYTE,
-        "the first query keeps jq's document in the cache"
+        OBJECT_BYTES + ENTRY_BYTES + STRING_BYTES + ARRAY_BYTES + 3 * SLOT_BYTES,
+        "the first query keeps jq's document in the cache, at what it holds"
     );
     let first = json!({"file": "d.json", "filter": ".items[0]"});
     assert_eq!(fixture.body("query", first), "1");

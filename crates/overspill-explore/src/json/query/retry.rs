@@ -306,7 +306,7 @@ fn evaluate(ctx: &ExploreContext, file: &str, filter: &str, offset: u64) -> Opti
     let bounded = format!("limit({}; {filter})", offset.saturating_add(2));
     jq::run_with(
         &bounded,
-        || cached_document(ctx, &json.file),
+        || cached_document(ctx, &json),
         window,
         &Limits::default(),
     )

@@ -7,7 +7,7 @@
 //! ([`fits_value`]), and toward the run's total ([`reserve`]) — and the clock is read as
 //! matches are found ([`Meter`]).
 //!
-//! [`Limits::max_value_bytes`]: super::jq_guard::Limits::max_value_bytes
+//! [`Limits::max_value_bytes`]: super::guard::Limits::max_value_bytes
 //!
 //! The engine is `regex-automata`'s meta regex (a lazy DFA that finds where a match is, then
 //! a capture engine on that match only), where jaq uses `regex-bites` (a Pike VM over the
@@ -29,8 +29,8 @@ use regex_automata::PatternID;
 use regex_automata::meta::Regex;
 use regex_automata::util::syntax;
 
-use super::jq_guard::{Data, Meter, PIECE_BYTES, Tripped, fits_value, halt, reserve};
-use super::jq_text::CharStarts;
+use super::guard::{Data, Meter, PIECE_BYTES, Tripped, fits_value, halt, reserve};
+use super::text::CharStarts;
 use crate::lossy::char_count;
 
 /// The longest pattern compiled.
@@ -266,7 +266,7 @@ fn split(value: &Val, regex: &Regex, flags: Flags, parts: Parts) -> Result<Val, 
 /// as one value, so its size is checked against [`Limits::max_value_bytes`] before each
 /// match is built (and added to the run's total).
 ///
-/// [`Limits::max_value_bytes`]: super::jq_guard::Limits::max_value_bytes
+/// [`Limits::max_value_bytes`]: super::guard::Limits::max_value_bytes
 struct Output {
     items: Vec<Val>,
     /// Bytes accounted for so far.

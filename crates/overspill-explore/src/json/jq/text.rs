@@ -13,7 +13,7 @@ use jaq_core::native::{Fun, v};
 use jaq_core::{Error, Exn, Native, ValX};
 use jaq_json::Val;
 
-use super::jq_guard::{
+use super::guard::{
     Data, Tripped, fits_value, halt, limits, once_or_halt, render_json, reserve, trip,
 };
 

@@ -1,8 +1,8 @@
-//! How a filter is instrumented before it is compiled (see [`super::jq_guard`]): a tick at
+//! How a filter is instrumented before it is compiled (see [`super::guard`]): a tick at
 //! the start of every definition, of every `reduce`/`foreach` step and of every 16 steps of a
-//! literal path, a ticking `..`, a size check after every operation that builds a value, a
-//! nesting check on every value an update writes, and interpolated values rendered by the
-//! guard.
+//! literal path, a ticking `..`, `[]` iterated in place rather than on a copy
+//! (`super::iterate`), a size check after every operation that builds a value, a nesting
+//! check on every value an update writes, and interpolated values rendered by the guard.
 
 use std::collections::HashSet;
 
@@ -12,9 +12,10 @@ use jaq_core::native::Fun;
 use jaq_core::ops::Math;
 use jaq_core::path::{Part, Path};
 
-use super::jq_guard::{
-    BUILT, DIV, Data, FORMAT_ROOM, MUL, NEST, ORDER_ROOM, SHOWN, SIZE, SIZE_NESTED, TICK,
+use super::guard::{
+    BUILT, DIV, Data, FORMAT_ROOM, ITEM, MUL, NEST, ORDER_ROOM, SHOWN, SIZE, SIZE_NESTED, SUM, TICK,
 };
+use super::iterate::{EACH, EACH_OPTIONAL};
 
 const RECURSE: &str = "__overspill_recurse";
 const LHS: &str = "$__overspill_lhs";
@@ -107,7 +108,11 @@ impl NativeNames {
                     string
                 }
             }
-            Term::Arr(Some(inner)) => pipe(Term::Arr(Some(t(inner))), call(BUILT)),
+            // Each item is accounted for as it is collected, the array once it is built.
+            Term::Arr(Some(inner)) => pipe(
+                Term::Arr(Some(Box::new(pipe(self.term(*inner), call(ITEM))))),
+                call(BUILT),
+            ),
             Term::Obj(entries) if !entries.is_empty() => {
                 let entries = entries
                     .into_iter()
@@ -182,7 +187,7 @@ impl NativeNames {
                         (part, optional)
                     })
                     .collect();
-                path_in_pieces(self.term(*base), parts)
+                path_iterating_in_place(self.term(*base), parts)
             }
             other @ (Term::Id
             | Term::Num(_)
@@ -204,7 +209,7 @@ impl NativeNames {
             // the bindings keep jaq's order (`l` outer, `r` inner).
             BinaryOp::Math(Math::Mul) => bind(l, LHS, bind(r, RHS, checked(MUL, Term::Var(LHS)))),
             BinaryOp::Math(Math::Div) => bind(l, LHS, bind(r, RHS, checked(DIV, Term::Var(LHS)))),
-            BinaryOp::Math(Math::Add) => pipe(Term::BinOp(l.into(), op, r.into()), call(SIZE)),
+            BinaryOp::Math(Math::Add) => pipe(Term::BinOp(l.into(), op, r.into()), call(SUM)),
             // `l op= r` is `r as $x | l |= . op $x`.
             // The value an update writes is checked for nesting: `.a = .` in a loop would
             // otherwise nest one level deeper per step, unseen.
@@ -230,7 +235,7 @@ impl NativeNames {
                             BinaryOp::Math(Math::Add),
                             Term::Var(RHS).into(),
                         ),
-                        call(SIZE),
+                        call(SUM),
                     )
                     .into(),
                 ),
@@ -284,6 +289,60 @@ fn bind<'s>(value: Term<&'s str>, name: &'static str, body: Term<&'s str>) -> Te
 /// `__overspill_mul(lhs; $rhs)` or `__overspill_div(lhs; $rhs)`.
 fn checked<'s>(native: &'static str, lhs: Term<&'s str>) -> Term<&'s str> {
     Term::Call(native, vec![lhs, Term::Var(RHS)])
+}
+
+/// `base` followed by `parts`, each `[]` in them iterated in place (`super::iterate`):
+/// `.a[].b[]?` becomes `.a | __overspill_each | .b | __overspill_each_opt`. The pieces are
+/// piped, so a part after the first `[]` is evaluated on an item rather than on the path's
+/// input: the path is kept whole when such a part depends on its input (`.a[][.i]`).
+fn path_iterating_in_place<'s>(base: Term<&'s str>, parts: Vec<PathPart<'s>>) -> Term<&'s str> {
+    let first_each = parts.iter().position(|(part, _)| is_each(part));
+    let later_constant = first_each.is_some_and(|at| {
+        parts[at..].iter().all(|(part, _)| match part {
+            Part::Index(i) => is_constant(i),
+            Part::Range(from, upto) => {
+                from.as_ref().is_none_or(is_constant) && upto.as_ref().is_none_or(is_constant)
+            }
+        })
+    });
+    if !later_constant {
+        return path_in_pieces(base, parts);
+    }
+    let mut term = base;
+    let mut piece = Vec::new();
+    for (part, optional) in parts {
+        if !is_each(&part) {
+            piece.push((part, optional));
+            continue;
+        }
+        if !piece.is_empty() {
+            term = path_in_pieces(term, std::mem::take(&mut piece));
+        }
+        let each = match optional {
+            jaq_core::path::Opt::Optional => EACH_OPTIONAL,
+            jaq_core::path::Opt::Essential => EACH,
+        };
+        term = pipe(term, call(each));
+    }
+    if piece.is_empty() {
+        term
+    } else {
+        pipe(term, path_in_pieces(Term::Id, piece))
+    }
+}
+
+/// `[]`: every item.
+fn is_each<T>(part: &Part<T>) -> bool {
+    matches!(part, Part::Range(None, None))
+}
+
+/// A term whose value does not depend on its input: a literal or a variable.
+fn is_constant(term: &Term<&str>) -> bool {
+    match term {
+        Term::Num(_) | Term::Var(_) => true,
+        Term::Str(None, parts) => parts.iter().all(|p| !matches!(p, StrPart::Term(_))),
+        _ => false,
+    }
 }
 
 /// `base` followed by `parts`, cut into pieces of [`PATH_PIECE`] steps with a tick between

@@ -9,9 +9,12 @@ use jaq_core::box_iter::{BoxIter, box_once};
 use jaq_core::native::{Fun, v};
 use jaq_core::{Bind, Error, Exn, Native, ValX};
 use jaq_json::Val;
-use jaq_std::ValT as _;
 
-use super::jq_guard::{Data, Meter, Tripped, fits_value, halt, reserve};
+use jaq_json::Rc;
+
+use super::guard::{
+    ARRAY_BYTES, Data, Meter, SLOT_BYTES, STRING_BYTES, Tripped, fits_value, halt, reserve,
+};
 
 /// Work units one comparison counts: a comparison can walk a whole value, so the clock is
 /// read every 16 of them.
@@ -50,7 +53,7 @@ pub(crate) fn natives() -> Vec<Fun<Data>> {
                 let result = into_vec(cv.1).and_then(|items| {
                     fits_value(items.len() as u64 * 16).map_err(tripped)?;
                     let mut meter = Meter::default();
-                    let keyed = keyed(items, key, &mut meter)?;
+                    let keyed = keyed(&items, key, &mut meter)?;
                     let order = sorted_by_key(&keyed, &mut meter).map_err(tripped)?;
                     Ok(order
                         .into_iter()
@@ -68,7 +71,7 @@ pub(crate) fn natives() -> Vec<Fun<Data>> {
                 let key = move |x: Val| f.run((fc.clone(), x)).collect::<Result<Vec<_>, _>>();
                 let result = into_vec(cv.1).and_then(|items| {
                     let mut meter = Meter::default();
-                    let keyed = keyed(items, key, &mut meter)?;
+                    let keyed = keyed(&items, key, &mut meter)?;
                     let order = sorted_by_key(&keyed, &mut meter).map_err(tripped)?;
                     grouped(&keyed, &order, &mut meter).map_err(tripped)
                 });
@@ -83,7 +86,7 @@ pub(crate) fn natives() -> Vec<Fun<Data>> {
                 let key = move |x: Val| f.run((fc.clone(), x)).collect::<Result<Vec<_>, _>>();
                 // jaq keeps the first of equal minima.
                 let result =
-                    into_vec(cv.1).and_then(|items| extreme(items, key, |best, y| y < best));
+                    into_vec(cv.1).and_then(|items| extreme(&items, key, |best, y| y < best));
                 Box::new(result.transpose().into_iter())
             }),
         ),
@@ -95,7 +98,7 @@ pub(crate) fn natives() -> Vec<Fun<Data>> {
                 let key = move |x: Val| f.run((fc.clone(), x)).collect::<Result<Vec<_>, _>>();
                 // jaq keeps the last of equal maxima.
                 let result =
-                    into_vec(cv.1).and_then(|items| extreme(items, key, |best, y| y >= best));
+                    into_vec(cv.1).and_then(|items| extreme(&items, key, |best, y| y >= best));
                 Box::new(result.transpose().into_iter())
             }),
         ),
@@ -133,14 +136,16 @@ fn outcome<'a>(result: Result<Val, Tripped>) -> BoxIter<'a, ValX<'a, Val>> {
 
 /// What a tripped limit becomes inside a native that may also fail: the halt.
 fn tripped<'a>(_: Tripped) -> Exn<'a, Val> {
-    Exn::halt(super::jq_guard::HALT)
+    Exn::halt(super::guard::HALT)
 }
 
-/// The items of an array, as jaq takes them (its error otherwise).
-fn into_vec<'a>(value: Val) -> Result<Vec<Val>, Exn<'a, Val>> {
-    value
-        .into_seq()
-        .map_err(|other| Exn::from(Error::typ(other, "array")))
+/// The items of an array, read from its shared handle (jaq's natives took them out of it,
+/// which copied the array whenever the document held it too); jaq's error otherwise.
+fn into_vec<'a>(value: Val) -> Result<Rc<Vec<Val>>, Exn<'a, Val>> {
+    match value {
+        Val::Arr(items) => Ok(items),
+        other => Err(Exn::from(Error::typ(other, "array"))),
+    }
 }
 
 /// The order (indices into the items) that sorts `len` items by `cmp`, stable, as the
@@ -198,7 +203,7 @@ fn sorted_order(
 
 fn finish<T>(value: T, meter: &Meter) -> Result<T, Tripped> {
     if meter.stopped() {
-        Err(super::jq_guard::tripped().unwrap_or(Tripped::Time))
+        Err(super::guard::tripped().unwrap_or(Tripped::Time))
     } else {
         Ok(value)
     }
@@ -209,19 +214,25 @@ type Key = Vec<Val>;
 /// Each item with its key (all outputs of `f`, as jaq compares them); the first error of
 /// `f`, or the halt once a limit trips.
 fn keyed<'a>(
-    items: Vec<Val>,
+    items: &[Val],
     key: impl Fn(Val) -> Result<Key, Exn<'a, Val>>,
     meter: &mut Meter,
 ) -> Result<Vec<(Key, Val)>, Exn<'a, Val>> {
-    // Each key is a vector of its own beside a copy of the item.
-    reserve(items.len() as u64 * 96).map_err(tripped)?;
+    reserve(items.len() as u64 * KEYED_BYTES).map_err(tripped)?;
     let mut keyed = Vec::with_capacity(items.len());
     for item in items {
         meter.add(COMPARISON).map_err(tripped)?;
-        keyed.push((key(item.clone())?, item));
+        keyed.push((key(item.clone())?, item.clone()));
     }
     Ok(keyed)
 }
+
+/// What one keyed item costs: its place in the list (a vector and a value), its key's vector
+/// with one value in it, and a copy of the item and of the key (a new box each if strings).
+const KEYED_BYTES: u64 = 24 + SLOT_BYTES + 32 + 2 * STRING_BYTES;
+
+/// Bytes of groups built between two reservations.
+const GROUP_BATCH_BYTES: u64 = 64 << 10;
 
 /// The order of the items by their keys: stable, as jaq's `sort_by` and `group_by` are.
 fn sorted_by_key(keyed: &[(Key, Val)], meter: &mut Meter) -> Result<Vec<usize>, Tripped> {
@@ -233,15 +244,29 @@ fn grouped(keyed: &[(Key, Val)], order: &[usize], meter: &mut Meter) -> Result<V
     let mut groups: Vec<Val> = Vec::new();
     let mut group: Vec<Val> = Vec::new();
     let mut current: Option<&Key> = None;
+    // Each group is an array of its own: accounted for as the groups are built, a batch at a
+    // time, so grouping millions of distinct values stops at the limit rather than after.
+    let mut pending = ARRAY_BYTES + SLOT_BYTES;
     for &i in order {
         let (key, item) = &keyed[i];
         meter.add(COMPARISON)?;
         if current.is_some_and(|c| c != key) {
             groups.push(std::mem::take(&mut group).into_iter().collect());
+            pending += ARRAY_BYTES + SLOT_BYTES;
         }
         current = Some(key);
+        pending += SLOT_BYTES
+            + if matches!(item, Val::TStr(_) | Val::BStr(_)) {
+                STRING_BYTES
+            } else {
+                0
+            };
+        if pending >= GROUP_BATCH_BYTES {
+            reserve(std::mem::take(&mut pending))?;
+        }
         group.push(item.clone());
     }
+    reserve(pending)?;
     if !group.is_empty() {
         groups.push(group.into_iter().collect());
     }
@@ -251,7 +276,7 @@ fn grouped(keyed: &[(Key, Val)], order: &[usize], meter: &mut Meter) -> Result<V
 /// The item whose key `replaces` every other in turn (`min_by`, `max_by`); `None` for an
 /// empty array.
 fn extreme<'a>(
-    items: Vec<Val>,
+    items: &[Val],
     key: impl Fn(Val) -> Result<Key, Exn<'a, Val>>,
     replaces: impl Fn(&Key, &Key) -> bool,
 ) -> Result<Option<Val>, Exn<'a, Val>> {
@@ -262,7 +287,7 @@ fn extreme<'a>(
         let y = key(item.clone())?;
         match &best {
             Some((best_key, _)) if !replaces(best_key, &y) => {}
-            _ => best = Some((y, item)),
+            _ => best = Some((y, item.clone())),
         }
     }
     Ok(best.map(|(_, item)| item))
@@ -338,7 +363,7 @@ fn indices(hay: &Val, needle: &Val) -> Result<Result<Val, Error<Val>>, Tripped> 
     match (hay, needle) {
         (Val::BStr(_), Val::BStr(n)) | (Val::TStr(_), Val::TStr(n)) if n.is_empty() => {}
         (Val::TStr(h), Val::TStr(n)) => {
-            let mut chars = super::jq_text::CharStarts::new(h);
+            let mut chars = super::text::CharStarts::new(h);
             for at in overlapping(h, n) {
                 meter.add(1)?;
                 if let Some(index) = chars.index_of(at) {

@@ -1,7 +1,8 @@
 //! The native filters a query may call: jaq's, with those that reach the environment, the
 //! clock or the log replaced, those that loop or allocate without bound in one call replaced
-//! by bounded ones ([`super::jq_text`], [`super::jq_ordering`], [`super::jq_regex`]), plus the
-//! guards of [`super::jq_guard`].
+//! by bounded ones ([`super::text`], [`super::ordering`], [`super::regex`]), those
+//! that copy a shared container before reading it by ones that do not
+//! ([`super::iterate`]), plus the guards of [`super::guard`].
 //!
 //! Every jaq native is accounted for: it is either replaced, or listed in [`KEPT`] with why
 //! it is safe as it is. A jaq upgrade that adds a native fails the test that checks this,
@@ -14,7 +15,7 @@ use jaq_core::native::{Fun, v};
 use jaq_core::{Exn, Native, ValX};
 use jaq_json::Val;
 
-use super::jq_guard::{self as guard, Data, HALT, fail, guards, tick};
+use super::guard::{self as guard, Data, HALT, fail, guards, tick};
 
 /// jaq's natives kept as they are, by name and arity. Each runs in time linear in its input
 /// (or in its argument filter, whose steps are ticked), cannot make a value nest deeper than
@@ -24,14 +25,15 @@ use super::jq_guard::{self as guard, Data, HALT, fail, guards, tick};
 /// - numbers and dates (`floor` … `yn`, `fromdateiso8601`, `strptime`, `mktime`, …): a
 ///   number or a fixed-size array from a number or a string, in constant or linear time;
 ///   `jn` and `yn` loop once per unit of their order, so the rewrite checks the order
-///   first (at most [`super::jq_guard::MAX_BESSEL_ORDER`]);
+///   first (at most [`super::guard::MAX_BESSEL_ORDER`]);
 /// - `strftime`: its format is checked first (the rewrite calls the guard's format check),
 ///   as a directive may widen to 255 characters;
 /// - strings (`ascii_downcase`, `ltrimstr`, `trim`, `utf8bytelength`, `implode`,
 ///   `tobytes`, …): at most the input's size; `escape_html` 6×, `escape_sh` 4×,
 ///   `encode_uri` 3×, `encode_base64` 4/3× (the only ones above 1×);
-/// - arrays and objects (`length`, `reverse`, `keys_unsorted`, `key_values`, `has`,
-///   `bsearch`): one pass or a binary search; `key_values` is checked for nesting;
+/// - arrays and objects (`length`, `reverse`, `has`, `bsearch`): one pass or a binary
+///   search (`keys_unsorted` and `key_values` are replaced by `super::iterate`'s, which
+///   do not copy the container first);
 /// - control (`error_empty`, `halt`, `first`, `last`, `limit`, `skip`, `path`,
 ///   `path_value`): their work is their argument filter's, which ticks; `path_value` is
 ///   checked for nesting.
@@ -46,8 +48,6 @@ pub(crate) const KEPT: &[(&str, usize)] = &[
     ("limit", 2),
     ("skip", 2),
     // Arrays, objects, any value.
-    ("keys_unsorted", 0),
-    ("key_values", 0),
     ("reverse", 0),
     ("length", 0),
     ("has", 1),
@@ -140,9 +140,10 @@ pub(crate) const KEPT: &[(&str, usize)] = &[
 /// The native filters a query may call.
 pub(crate) fn natives() -> Vec<Fun<Data>> {
     let mut ours: Vec<Fun<Data>> = replacements();
-    ours.extend(super::jq_text::natives());
-    ours.extend(super::jq_ordering::natives());
-    ours.extend(super::jq_regex::natives());
+    ours.extend(super::text::natives());
+    ours.extend(super::ordering::natives());
+    ours.extend(super::regex::natives());
+    ours.extend(super::iterate::natives());
     let replaced: HashSet<(&str, usize)> = ours
         .iter()
         .map(|(name, args, _)| (*name, args.len()))
@@ -233,5 +234,5 @@ fn ticking_range<'a>(from: Val, upto: Val, by: Val) -> impl Iterator<Item = ValX
 }
 
 #[cfg(test)]
-#[path = "jq_natives_tests.rs"]
+#[path = "natives_tests.rs"]
 mod tests;

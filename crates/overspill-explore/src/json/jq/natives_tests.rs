@@ -16,9 +16,10 @@ use crate::json::jq::{Limits, Window, run};
 fn every_jaq_native_is_replaced_or_audited() {
     let ours: HashSet<(&str, usize)> = replacements()
         .into_iter()
-        .chain(super::super::jq_text::natives())
-        .chain(super::super::jq_ordering::natives())
-        .chain(super::super::jq_regex::natives())
+        .chain(super::super::text::natives())
+        .chain(super::super::ordering::natives())
+        .chain(super::super::regex::natives())
+        .chain(super::super::iterate::natives())
         .map(|(name, args, _)| (name, args.len()))
         .collect();
     let kept: HashSet<(&str, usize)> = KEPT.iter().copied().collect();
@@ -147,6 +148,12 @@ const ON_ARRAYS: &[&str] = &[
     ".[0] |= [.]",
     "map(select(type == \"number\") * 2)",
     "to_entries | map(.value) | .[0] += 1",
+    "[..]",
+    "[paths]",
+    "[paths(type == \"number\")]",
+    ".[]? |= 1",
+    "walk(.)",
+    "[.[][]?]",
 ];
 
 /// Hand-picked inputs: mixed types, Unicode, nesting, duplicates.
@@ -208,6 +215,50 @@ fn perl_classes_and_case_folding_are_unicode_aware_as_in_jq() {
         ours("[match(\".\"; \"g\") | .length]", r#""éa""#),
         ["[1,1]"]
     );
+}
+
+#[test]
+fn iterating_in_place_gives_jaq_s_items_paths_updates_and_errors() {
+    // The rewrite iterates `[]` on the shared container instead of jaq's copy of it.
+    for input in [
+        r#"{"a": [1, {"b": 2}], "i": 0, "c": "x", "d": {}}"#,
+        r#"[[1, 2], {"k": [3]}, "s", null]"#,
+        "1",
+        "null",
+        r#""s""#,
+    ] {
+        for filter in [
+            ".[]",
+            "[.[]?]",
+            "[.[][]?]",
+            ".a[]",
+            ".a[].b?",
+            ".a[1].b",
+            "[.a[]?.b?]",
+            "[.[][0]?]",
+            "[..]",
+            "[paths]",
+            "[path(..)]",
+            "[path(.[]?[]?)]",
+            "[paths(type == \"number\")]",
+            "getpath([\"a\", 1, \"b\"])?",
+            ".[] |= [.]",
+            ".[]? |= 7",
+            ".a[]? += 1",
+            "(.. | numbers) |= . + 1",
+            "walk(if type == \"number\" then . * 10 else . end)",
+            "map_values(type)",
+            "to_entries",
+            "with_entries(.value |= type)",
+            "del(.[0])",
+            "del(.a[])",
+            "reduce .[] as $x (0; . + 1)",
+            ".a[][.i]?",
+            "[.[] as $x | $x] == [.[]]",
+        ] {
+            assert_same(filter, input);
+        }
+    }
 }
 
 #[test]

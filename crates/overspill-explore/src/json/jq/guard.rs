@@ -1,8 +1,8 @@
 //! What keeps a jq filter bounded and blind to everything but its input (docs/tools.md, docs/security.md).
 //!
 //! jaq evaluates lazily and has no hook for interruption, so the bounds are woven into the
-//! program itself before it is compiled (`super::jq_rewrite`), and the natives that can run
-//! long or allocate much in one call are replaced by bounded ones (`super::jq_natives`):
+//! program itself before it is compiled (`super::rewrite`), and the natives that can run
+//! long or allocate much in one call are replaced by bounded ones (`super::natives`):
 //!
 //! - every definition (the standard library's and the filter's own), every step of `range`,
 //!   `..`, `reduce` and `foreach`, and every 16 steps of a literal path start with a native
@@ -14,10 +14,15 @@
 //!   units, so the time limit holds inside them too;
 //! - operations that can build large values — native functions, `+`, `*`, `/`, string
 //!   interpolation, array and object construction — pass their result through a *size*
-//!   check (a string or array over [`Limits::max_value_bytes`], more than
-//!   [`Limits::max_produced_bytes`] built in total); string repetition, string splitting,
-//!   `explode`, `fromjson`, `tojson`, `indices` and regular expressions account for what they
-//!   will allocate *before* they allocate it (`reserve`, `fits_value`);
+//!   check (a value over [`Limits::max_value_bytes`], more than [`Limits::max_produced_bytes`]
+//!   built in total). The size is what building the value allocated ([`value_bytes`]): every
+//!   container held nowhere else with what it holds, every string's box, by the allocations
+//!   jaq's types make, so `[paths]` counts each path array and its keys, `[..]` each string
+//!   it copies, `to_entries` each pair and entry. String repetition, string splitting,
+//!   `explode`, `fromjson`, `tojson`, `tostring`, `indices`, regular expressions, `sort_by`,
+//!   `group_by` and `unique_by` account for what they will allocate *before* they allocate it
+//!   (`reserve`, `fits_value`, a text rendered into what is left of the allowance), and no
+//!   `[]` copies the container it reads (`super::iterate`);
 //! - every operation that can make a value deeper — array and object construction, the value
 //!   an update writes, `group_by`, `to_entries`, `path_value`, `fromjson` — checks its
 //!   nesting ([`Limits::max_nesting`]), and text is rendered (`tojson`, interpolation, the
@@ -53,9 +58,11 @@ pub struct Limits {
     pub max_results: u64,
     /// Bytes of rendered results.
     pub max_output_bytes: usize,
-    /// Bytes of one built string (or one array's items, at 16 bytes each).
+    /// Bytes of one built value: what building it allocated, as the size check counts it.
     pub max_value_bytes: u64,
-    /// Bytes of built values over the whole run.
+    /// Bytes of built values over the whole run. The default, 128 MB, keeps a query on a
+    /// 30 MB pod list (whose document jq holds in about 150 MB) within 4 times the file
+    /// plus 256 MB (docs/security.md).
     pub max_produced_bytes: u64,
     /// Nesting of a built value.
     pub max_nesting: usize,
@@ -71,7 +78,7 @@ impl Default for Limits {
             max_results: 100_000,
             max_output_bytes: 16 << 20,
             max_value_bytes: 64 << 20,
-            max_produced_bytes: 512 << 20,
+            max_produced_bytes: 128 << 20,
             max_nesting: 512,
             max_stack_bytes: 64 << 20,
         }
@@ -115,6 +122,44 @@ struct Guard {
     tripped: Option<Tripped>,
     /// A native that is not available in `query` was called (`input_filename`, `now`, …).
     refused: Option<String>,
+    /// The sums measured last, by where they live and what they counted for (see
+    /// [`Sums`]).
+    sums: Sums,
+}
+
+/// Slots of [`Sums`].
+const SUM_SLOTS: usize = 256;
+
+/// Where the results of recent `+` operations live and what their top level counted for:
+/// `reduce … ([]; . + [$x])` and `.[$k] += [$x]` grow a value in place, and only the growth
+/// is new. A value at the address a sum had is that same value, or that one is gone (two
+/// live values cannot share an address): either way, counting what it has beyond what was
+/// counted there keeps the count at or above what is held. A slot is overwritten by the
+/// next sum that maps to it; a lost slot only means a full count.
+struct Sums([(usize, u64); SUM_SLOTS]);
+
+impl Sums {
+    /// The bytes of a sum at `address` whose top level is `bytes`, remembered for the next.
+    fn new_bytes(&mut self, address: usize, bytes: u64) -> u64 {
+        let slot = &mut self.0[(address >> 4) % SUM_SLOTS];
+        let new = if slot.0 == address {
+            bytes.saturating_sub(slot.1)
+        } else {
+            bytes
+        };
+        *slot = (address, bytes);
+        new
+    }
+}
+
+/// Where a value's allocation lives (0 for a value held inline).
+fn address(value: &Val) -> usize {
+    match value {
+        Val::TStr(text) | Val::BStr(text) => std::ptr::from_ref::<bytes::Bytes>(text) as usize,
+        Val::Arr(items) => jaq_json::Rc::as_ptr(items) as usize,
+        Val::Obj(map) => jaq_json::Rc::as_ptr(map) as usize,
+        _ => 0,
+    }
 }
 
 impl Guard {
@@ -138,6 +183,7 @@ pub(crate) fn arm(limits: Limits) {
         stack_base: stack_position(),
         tripped: None,
         refused: None,
+        sums: Sums([(0, 0); SUM_SLOTS]),
     };
     GUARD.with(|g| *g.borrow_mut() = Some(guard));
 }
@@ -286,30 +332,209 @@ pub(crate) fn fits_value(bytes: u64) -> Result<(), Tripped> {
     })
 }
 
-/// Accounts for a value just built.
+/// Accounts for a value a native or an operator just built, as [`value_bytes`] counts it.
 pub(crate) fn built(value: &Val, check_nesting: bool) -> Result<(), Tripped> {
-    let bytes = value_bytes(value);
+    account(value, measure(value, Measure::Made), check_nesting)
+}
+
+/// How a size check measures the value it is handed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Measure {
+    /// What a native or an operator made: the value and all it holds alone
+    /// ([`value_bytes`]). A native builds nested values of its own (each path of `paths`,
+    /// each pair of `key_values`, each group of `group_by`).
+    Made,
+    /// An array or object just constructed (`[f]`, `{k: v}`): its own allocation, and for
+    /// an object its entries and a new box for each string put in it ([`constructed_bytes`];
+    /// an array's items were counted one by one as they were collected, [`collected`]).
+    /// What else it holds was built, and counted, by the filters that made its items, or is
+    /// the document's: measuring it again would count a value once per level it is wrapped
+    /// in (`reduce` building a nested value would count its whole depth at every step).
+    Constructed,
+}
+
+/// What `value` counts for under `how`.
+fn measure(value: &Val, how: Measure) -> u64 {
+    match how {
+        Measure::Made => value_bytes(value),
+        Measure::Constructed => constructed_bytes(value),
+    }
+}
+
+/// Accounts for one item an array construction (`[f]`) collects, as it is collected: its
+/// slot, and a box if it is a string (a copy of a string is a new box). jaq collects all the
+/// items before the array exists, so `[..]` or `[paths]` over a large document would
+/// otherwise hold them all before anything was measured.
+fn collected(item: &Val) -> Result<(), Tripped> {
+    let bytes = SLOT_BYTES
+        + if matches!(item, Val::TStr(_) | Val::BStr(_)) {
+            STRING_BYTES
+        } else {
+            0
+        };
     with_guard(|g| {
         g.produced = g.produced.saturating_add(bytes);
-        if bytes > g.limits.max_value_bytes {
+        if g.produced > g.limits.max_produced_bytes {
+            g.tripped = Some(Tripped::Produced);
+        }
+    })
+}
+
+/// Accounts for the result of `+`: its top level only ([`top_level_bytes`]), less what the
+/// same allocation counted for at the last sum there ([`Sums`]). In `reduce … (.; . + [$x])`
+/// the accumulator grows in place; counting all it holds at every step would count it
+/// quadratically.
+fn summed(value: &Val) -> Result<(), Tripped> {
+    let size = top_level_bytes(value);
+    let at = address(value);
+    with_guard(|g| {
+        let new = if at == 0 {
+            size
+        } else {
+            g.sums.new_bytes(at, size)
+        };
+        g.produced = g.produced.saturating_add(new);
+        if size > g.limits.max_value_bytes {
             g.tripped = Some(Tripped::ValueSize);
         } else if g.produced > g.limits.max_produced_bytes {
             g.tripped = Some(Tripped::Produced);
-        } else if check_nesting && nests_deeper(value, g.limits.max_nesting) {
-            g.tripped = Some(Tripped::Nesting);
-        } else if bytes >= LARGE_VALUE_BYTES && g.out_of_time() {
+        } else if new >= LARGE_VALUE_BYTES && g.out_of_time() {
             g.tripped = Some(Tripped::Time);
         }
     })
 }
 
-/// The bytes a value's top level holds (strings by length, containers by items).
+/// Accounts for `bytes` just built into `value`.
+/// The value is at least as large as its top level, whatever part of it was new.
+fn account(value: &Val, bytes: u64, check_nesting: bool) -> Result<(), Tripped> {
+    let size = bytes.max(top_level_bytes(value));
+    with_guard(|g| {
+        g.produced = g.produced.saturating_add(bytes);
+        if size > g.limits.max_value_bytes {
+            g.tripped = Some(Tripped::ValueSize);
+        } else if g.produced > g.limits.max_produced_bytes {
+            g.tripped = Some(Tripped::Produced);
+        } else if check_nesting && nests_deeper(value, g.limits.max_nesting) {
+            g.tripped = Some(Tripped::Nesting);
+        } else if size >= LARGE_VALUE_BYTES && g.out_of_time() {
+            g.tripped = Some(Tripped::Time);
+        }
+    })
+}
+
+/// What jaq's values cost in memory, by the allocations its types make (the allocator's
+/// header and rounding included; docs/performance.md, "Memory"): a value's slot in an array;
+/// a string's box (jaq boxes every string handle, and a copy of a string is a new box), and
+/// the buffer of a string made anew; an array's shared header; an object's shared header and
+/// its smallest tables; an object entry (key and value slots, hash, its share of the table);
+/// a decimal or big number's shared text.
+pub(crate) const SLOT_BYTES: u64 = 16;
+/// See [`SLOT_BYTES`].
+pub(crate) const STRING_BYTES: u64 = 48;
+/// See [`SLOT_BYTES`].
+pub(crate) const STRING_BUFFER_BYTES: u64 = 32;
+/// See [`SLOT_BYTES`].
+pub(crate) const ARRAY_BYTES: u64 = 64;
+/// See [`SLOT_BYTES`].
+pub(crate) const OBJECT_BYTES: u64 = 160;
+/// See [`SLOT_BYTES`].
+pub(crate) const ENTRY_BYTES: u64 = 64;
+/// See [`SLOT_BYTES`].
+pub(crate) const NUMBER_TEXT_BYTES: u64 = 80;
+
+/// Values a size check looks at in one value before it estimates the rest from them: the
+/// check runs on every value an operation builds, so its cost must not grow with the value.
+const MEASURED_VALUES: usize = 4_096;
+
+/// The bytes `value` holds that nothing else holds: what building it allocated.
+///
+/// A container that something else also holds (the document, a variable, a value built
+/// before) was counted when it was made and costs nothing here but its slot; one held only
+/// here is counted with what it holds, and so on down. A string is a new box wherever it is;
+/// the text of the outermost one is counted as new (a string operation made it), the text of
+/// a string inside a container is shared with the string it was copied from. Past
+/// [`MEASURED_VALUES`] values, the rest of a container is estimated from the average of its
+/// measured items, so the check costs the same for a value of any size.
 pub(crate) fn value_bytes(value: &Val) -> u64 {
+    let mut room = MEASURED_VALUES;
+    held_bytes(value, true, &mut room)
+}
+
+fn held_bytes(value: &Val, outermost: bool, room: &mut usize) -> u64 {
     match value {
-        Val::TStr(s) | Val::BStr(s) => s.len() as u64,
-        Val::Arr(items) => items.len() as u64 * 16,
-        Val::Obj(map) => map.len() as u64 * 48,
-        _ => 16,
+        Val::TStr(text) | Val::BStr(text) if outermost => {
+            STRING_BYTES + STRING_BUFFER_BYTES + text.len() as u64
+        }
+        Val::TStr(_) | Val::BStr(_) => STRING_BYTES,
+        Val::Arr(items) if jaq_json::Rc::strong_count(items) == 1 => {
+            let len = items.len() as u64;
+            ARRAY_BYTES + len * SLOT_BYTES + estimated(items.iter(), items.len(), room)
+        }
+        Val::Obj(map) if jaq_json::Rc::strong_count(map) == 1 => {
+            let len = map.len() as u64;
+            let values = map.iter().flat_map(|(key, value)| [key, value]);
+            OBJECT_BYTES + len * ENTRY_BYTES + estimated(values, 2 * map.len(), room)
+        }
+        Val::Num(jaq_json::Num::Dec(text)) if jaq_json::Rc::strong_count(text) == 1 => {
+            NUMBER_TEXT_BYTES + text.len() as u64
+        }
+        Val::Num(jaq_json::Num::BigInt(number)) if jaq_json::Rc::strong_count(number) == 1 => {
+            NUMBER_TEXT_BYTES
+        }
+        _ if outermost => SLOT_BYTES,
+        _ => 0,
+    }
+}
+
+/// What `count` values hold, measured one by one while there is `room`, the rest estimated
+/// at the average of those measured.
+fn estimated<'v>(values: impl Iterator<Item = &'v Val>, count: usize, room: &mut usize) -> u64 {
+    let (mut measured, mut bytes) = (0u64, 0u64);
+    for value in values {
+        if *room == 0 {
+            break;
+        }
+        *room -= 1;
+        bytes = bytes.saturating_add(held_bytes(value, false, room));
+        measured += 1;
+    }
+    if measured == 0 {
+        return 0;
+    }
+    let count = count as u64;
+    ((u128::from(bytes) * u128::from(count)) / u128::from(measured)).min(u128::from(u64::MAX))
+        as u64
+}
+
+/// An array just constructed: its header (its items were counted as they were collected).
+/// An object just constructed: its allocation, its entries and a new box for each string in
+/// it (see [`Measure::Constructed`]). Any other value: as [`value_bytes`].
+pub(crate) fn constructed_bytes(value: &Val) -> u64 {
+    let boxes = |values: &mut dyn Iterator<Item = &Val>| {
+        values
+            .filter(|v| matches!(v, Val::TStr(_) | Val::BStr(_)))
+            .count() as u64
+            * STRING_BYTES
+    };
+    match value {
+        Val::Arr(_) => ARRAY_BYTES,
+        Val::Obj(map) => {
+            OBJECT_BYTES
+                + map.len() as u64 * ENTRY_BYTES
+                + boxes(&mut map.iter().flat_map(|(k, v)| [k, v]))
+        }
+        other => value_bytes(other),
+    }
+}
+
+/// The top level of a value: a string's text, a container's slots or entries (see
+/// [`summed`]).
+pub(crate) fn top_level_bytes(value: &Val) -> u64 {
+    match value {
+        Val::TStr(text) | Val::BStr(text) => STRING_BYTES + text.len() as u64,
+        Val::Arr(items) => ARRAY_BYTES + items.len() as u64 * SLOT_BYTES,
+        Val::Obj(map) => OBJECT_BYTES + map.len() as u64 * ENTRY_BYTES,
+        _ => SLOT_BYTES,
     }
 }
 
@@ -336,31 +561,42 @@ pub(crate) fn nests_deeper_within(value: &Val, limit: usize, values: usize) -> b
 
 /// Whether `value` nests deeper than `limit`, visiting values in the order they are written
 /// (each container before its items, the first item first) and at most `budget` of them.
+/// The walk keeps one iterator per open container, never a container's items: a check of
+/// an array of millions of items holds a few pointers, not a list of them all.
 fn exceeds_nesting(value: &Val, limit: usize, budget: usize) -> bool {
-    let mut stack: Vec<(&Val, usize)> = vec![(value, 0)];
-    let mut seen = 0usize;
-    while let Some((value, depth)) = stack.pop() {
+    type Children<'v> = Box<dyn Iterator<Item = &'v Val> + 'v>;
+    fn children(value: &Val) -> Option<Children<'_>> {
+        match value {
+            Val::Arr(items) => Some(Box::new(items.iter())),
+            // Keys may be any value too.
+            Val::Obj(map) => Some(Box::new(map.iter().flat_map(|(k, v)| [k, v]))),
+            _ => None,
+        }
+    }
+    // A container nests one level deeper than where it stands, empty or not.
+    let Some(root) = children(value) else {
+        return false;
+    };
+    if limit < 1 {
+        return true;
+    }
+    let mut open: Vec<Children<'_>> = vec![root];
+    let mut seen = 1usize;
+    while let Some(items) = open.last_mut() {
+        let Some(item) = items.next() else {
+            open.pop();
+            continue;
+        };
         seen += 1;
         if seen > budget {
             return false;
         }
-        let mark = stack.len();
-        match value {
-            Val::Arr(items) => stack.extend(items.iter().map(|item| (item, depth + 1))),
-            // Keys may be any value too.
-            Val::Obj(map) => stack.extend(
-                map.iter()
-                    .flat_map(|(k, v)| [k, v])
-                    .map(|item| (item, depth + 1)),
-            ),
-            _ => continue,
+        if let Some(inner) = children(item) {
+            if open.len() + 1 > limit {
+                return true;
+            }
+            open.push(inner);
         }
-        // A container nests one level deeper than where it stands, empty or not.
-        if depth + 1 > limit {
-            return true;
-        }
-        // Popped last-in first: reversed, the first item comes next.
-        stack[mark..].reverse();
     }
     false
 }
@@ -374,16 +610,32 @@ pub(crate) fn render_json(value: &Val) -> Result<Vec<u8>, Tripped> {
     if nests_deeper_within(value, limits.max_nesting, room) {
         trip(Tripped::Nesting)?;
     }
+    // The text may take what is left of the run's allowance, and no more: it is accounted for
+    // as it grows, not after.
+    let left = usize::try_from(produced_left()).unwrap_or(usize::MAX);
     let mut out = CappedBytes {
         bytes: Vec::new(),
-        room,
+        room: room.min(left),
     };
     let pretty = jaq_json::write::Pp::default();
     if jaq_json::write::write(&mut out, &pretty, 0, value).is_err() {
-        trip(Tripped::ValueSize)?;
+        trip(if left < room {
+            Tripped::Produced
+        } else {
+            Tripped::ValueSize
+        })?;
     }
     reserve(out.bytes.len() as u64)?;
     Ok(out.bytes)
+}
+
+/// How many more bytes the run may build ([`Limits::max_produced_bytes`] less what it has).
+pub(crate) fn produced_left() -> u64 {
+    GUARD.with(|g| {
+        g.borrow().as_ref().map_or(u64::MAX, |g| {
+            g.limits.max_produced_bytes.saturating_sub(g.produced)
+        })
+    })
 }
 
 /// A byte buffer that refuses to grow past `room`.
@@ -429,6 +681,8 @@ pub(crate) const TICK: &str = "__overspill_tick";
 pub(crate) const SIZE: &str = "__overspill_size";
 pub(crate) const SIZE_NESTED: &str = "__overspill_size_nested";
 pub(crate) const BUILT: &str = "__overspill_built";
+pub(crate) const SUM: &str = "__overspill_sum";
+pub(crate) const ITEM: &str = "__overspill_item";
 pub(crate) const NEST: &str = "__overspill_nest";
 pub(crate) const SHOWN: &str = "__overspill_shown";
 pub(crate) const MUL: &str = "__overspill_mul";
@@ -475,10 +729,23 @@ pub(crate) fn guards() -> Vec<Fun<Data>> {
     })
     .with_paths(|cv| box_once(Ok(cv.1)))
     .with_update(|cv, f| f(cv.1));
-    let built_native = Native::new(|cv| match built(&cv.1, true) {
+    let built_native =
+        Native::new(
+            |cv| match account(&cv.1, measure(&cv.1, Measure::Constructed), true) {
+                Ok(()) => box_once(Ok(cv.1)),
+                Err(_) => halt(),
+            },
+        );
+    let item = Native::new(|cv| match collected(&cv.1) {
         Ok(()) => box_once(Ok(cv.1)),
         Err(_) => halt(),
     });
+    let sum = Native::new(|cv| match summed(&cv.1).and_then(|()| tick()) {
+        Ok(()) => box_once(Ok(cv.1)),
+        Err(_) => halt(),
+    })
+    .with_paths(|cv| box_once(Ok(cv.1)))
+    .with_update(|cv, f| f(cv.1));
     let nest = Native::new(|cv| {
         let deep = nests_deeper(&cv.1, limits().max_nesting);
         match (if deep { trip(Tripped::Nesting) } else { Ok(()) }).and_then(|()| tick()) {
@@ -553,6 +820,8 @@ pub(crate) fn guards() -> Vec<Fun<Data>> {
         (SIZE, v(0), size),
         (SIZE_NESTED, v(0), size_nested),
         (BUILT, v(0), built_native),
+        (SUM, v(0), sum),
+        (ITEM, v(0), item),
         (NEST, v(0), nest),
         (SHOWN, v(0), shown),
         (MUL, v(2), mul),
@@ -607,5 +876,5 @@ impl LossyFloat for Val {
 }
 
 #[cfg(test)]
-#[path = "jq_guard_tests.rs"]
+#[path = "guard_tests.rs"]
 mod tests;
