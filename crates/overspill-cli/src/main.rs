@@ -35,6 +35,7 @@ struct Cli {
 fn main() -> ExitCode {
     // clap exits with status 2 on usage errors, as docs/cli.md asks.
     let cli = Cli::parse();
+    log_to_stderr();
     match cli.command.run() {
         Ok(code) => code,
         // A reader that stopped early (`overspill tools | head`) is not a failure.
@@ -44,6 +45,23 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The libraries' diagnostics (`tracing`) go to stderr, one line each: warnings and errors by
+/// default (the proxy renaming its tools after a clash, a request a server left unanswered),
+/// more or less with `OVERSPILL_LOG=error|warn|info|debug|trace|off` (docs/cli.md).
+fn log_to_stderr() {
+    let level = std::env::var("OVERSPILL_LOG")
+        .ok()
+        .and_then(|level| level.parse::<tracing::level_filters::LevelFilter>().ok())
+        .unwrap_or(tracing::level_filters::LevelFilter::WARN);
+    let _ = tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .without_time()
+        .with_ansi(false)
+        .try_init();
 }
 
 /// The line a failed command prints on stderr: the error and each cause after it. Every

@@ -2,7 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::Write;
+use std::io::{BufRead, Write};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -434,6 +434,74 @@ fn mcp_with_a_server_that_never_answers_initialize_answers_the_client_and_exits_
         stderr(&out).contains("did not answer `initialize` within 1 s"),
         "{}",
         stderr(&out)
+    );
+}
+
+/// A server whose tool list has a `grep`, as a Python script of a few lines (python3 is on
+/// every machine the tests run on; docs/cli.md).
+const GREP_SERVER: &str = r#"
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    if message["method"] == "initialize":
+        result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "clash", "version": "0"}}
+    elif message["method"] == "tools/list":
+        result = {"tools": [{"name": "grep", "inputSchema": {"type": "object"}}]}
+    else:
+        result = {}
+    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+"#;
+
+#[test]
+fn mcp_renames_its_tools_after_a_name_clash_says_so_on_stderr_and_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_overspill"))
+        .args(["mcp", "--dir", path(dir.path())])
+        .args(["--", "python3", "-c", GREP_SERVER])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for message in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+    ] {
+        writeln!(stdin, "{message}").unwrap();
+    }
+    // The ping's answer comes after the listing's: then the client goes.
+    let stdout = child.stdout.take().unwrap();
+    let mut answers = Vec::new();
+    for line in std::io::BufReader::new(stdout).lines() {
+        let answer: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        let done = answer["id"] == 3;
+        answers.push(answer);
+        if done {
+            break;
+        }
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let listing = answers.iter().find(|a| a["id"] == 2).unwrap();
+    let names: Vec<&str> = listing["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert_eq!(names[0], "grep", "the server's tool first, its name kept: {names:?}");
+    assert!(names.contains(&"overspill_grep"), "{names:?}");
+    let said = stderr(&out);
+    assert!(
+        said.contains("overspill_grep") && said.contains("--tool-prefix"),
+        "the rename is announced on stderr: {said}"
     );
 }
 
