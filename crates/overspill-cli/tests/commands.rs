@@ -496,7 +496,10 @@ fn mcp_renames_its_tools_after_a_name_clash_says_so_on_stderr_and_goes_on() {
         .iter()
         .filter_map(|tool| tool["name"].as_str())
         .collect();
-    assert_eq!(names[0], "grep", "the server's tool first, its name kept: {names:?}");
+    assert_eq!(
+        names[0], "grep",
+        "the server's tool first, its name kept: {names:?}"
+    );
     assert!(names.contains(&"overspill_grep"), "{names:?}");
     let said = stderr(&out);
     assert!(

@@ -10,7 +10,7 @@
 //! | the result | the retry's filter | its window |
 //! |---|---|---|
 //! | an array | `F \| .[]`, one element per result | the first elements that fit |
-//! | an object | `F \| keys_unsorted[] as $k \| {($k): .[$k]}`, one key and its value per result | the first keys that fit |
+//! | an object | `F \| path(.[]) as [$k] \| {($k): .[$k]}`, one key and its value per result | the first keys that fit |
 //! | an array of one element, an object of one key | `F \| .[0]`, `F \| .key` | |
 //! | a string | `F \| .[:n]` | `n` characters, computed to fit |
 //! | a number | `F \| tojson \| .[:n]` | `n` digits, computed to fit |
@@ -39,8 +39,9 @@ use crate::json::jq::{self, Limits, Window};
 use crate::json::window::render_cap;
 use crate::tool::Extraction;
 
-/// The filter that shows an object one key and its value per result.
-const ENTRIES: &str = "keys_unsorted[] as $k | {($k): .[$k]}";
+/// The filter that shows an object one key and its value per result, walking the keys in place
+/// (`keys_unsorted` would build all of them first, which the memory guard refuses for a million).
+const ENTRIES: &str = "path(.[]) as [$k] | {($k): .[$k]}";
 
 /// The next smaller call after `args` was refused, having produced `got`: fewer results, or
 /// part of the one result that is too large on its own. `None` when the result cannot be cut
@@ -246,7 +247,7 @@ fn selector(ctx: &ExploreContext, args: &Args, only: bool) -> String {
     }
 }
 
-/// `X` when `args.filter` is `X | keys_unsorted[] as $k | {($k): .[$k]}` (the entries a retry
+/// `X` when `args.filter` is `X | path(.[]) as [$k] | {($k): .[$k]}` (the entries a retry
 /// lists) and `X` gives one object.
 fn entries_of<'a>(ctx: &ExploreContext, args: &'a Args) -> Option<&'a str> {
     let listed = args
