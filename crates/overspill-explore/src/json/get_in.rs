@@ -18,6 +18,7 @@
 
 use overspill_json::{JsonPath, Kind, MAX_DEPTH, NodeRef};
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use super::describe::describe_value;
 use super::document;
@@ -26,7 +27,7 @@ use super::window::{STREAMED_NOTE, estimate_tokens, render_cap, validate_limit};
 use crate::args;
 use crate::call::Call;
 use crate::context::ExploreContext;
-use crate::definitions::{self, Definition};
+use crate::definitions::{Definition, closed, count_property, file_property, path_property};
 use crate::error::ToolError;
 use crate::numbered::{Mark, NumberedLines, thousands};
 use crate::tool::{Extraction, Tool};
@@ -65,7 +66,25 @@ pub struct Args {
 }
 
 impl Tool for GetIn {
-    const DEFINITION: &'static Definition = &definitions::GET_IN;
+    const DEFINITION: &'static Definition = &Definition {
+        name: "get_in",
+        description: "Return the JSON value at a path, pretty-printed with line numbers. Paths look \
+            like `$.items[3].metadata.name`, `$[\"key.with.dots\"]`, or the bare form \
+            `items.3.metadata.name`. A long string value (a log, an embedded document) is paged by \
+            line with `offset` and `limit`. A path that does not exist returns the longest valid \
+            prefix and the keys or array length found there.",
+        parameters: || {
+            closed(
+                json!({
+                    "file": file_property(),
+                    "path": path_property("Where the value is, e.g. `$.items[3].status`."),
+                    "offset": count_property("For a long string value: the first line to return (0-based).", Some(0), 0),
+                    "limit": count_property("For a long string value: how many lines to return.", None, 1),
+                }),
+                &["file", "path"],
+            )
+        },
+    };
     type Args = Args;
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {

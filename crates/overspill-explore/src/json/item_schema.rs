@@ -10,6 +10,7 @@
 //! ```
 
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use super::document::{self, ArrayWindow};
 use super::keys;
@@ -17,7 +18,7 @@ use super::window::{STREAMED_NOTE, full_scan, validate_limit, window_summary};
 use crate::args;
 use crate::call::Call;
 use crate::context::ExploreContext;
-use crate::definitions::{self, Definition};
+use crate::definitions::{Definition, closed, count_property, file_property, path_property};
 use crate::error::ToolError;
 use crate::fit;
 use crate::numbered::thousands;
@@ -48,7 +49,24 @@ pub struct Args {
 }
 
 impl Tool for ItemSchema {
-    const DEFINITION: &'static Definition = &definitions::ITEM_SCHEMA;
+    const DEFINITION: &'static Definition = &Definition {
+        name: "item_schema",
+        description: "For a JSON array, list every key that appears in its items (nested keys \
+            dotted, like `metadata.name`), with the value types seen and how many items have each \
+            key. Use it to learn which fields exist and how consistently before choosing `fields` \
+            for `iterate_over`. `offset` and `limit` restrict it to a window of items.",
+        parameters: || {
+            closed(
+                json!({
+                    "file": file_property(),
+                    "path": path_property("The array, e.g. `$.items`."),
+                    "offset": count_property("First item to include (0-based).", Some(0), 0),
+                    "limit": count_property("How many items to include. Default: all.", None, 1),
+                }),
+                &["file", "path"],
+            )
+        },
+    };
     type Args = Args;
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {

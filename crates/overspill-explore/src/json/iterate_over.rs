@@ -16,6 +16,7 @@
 //! it whole. Without `fields`, rows hold whole items.
 
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use super::document::{self, ArrayWindow};
 use super::render::{self, StringCut, Style};
@@ -27,7 +28,7 @@ use super::window::{
 use crate::args;
 use crate::call::Call;
 use crate::context::ExploreContext;
-use crate::definitions::{self, Definition};
+use crate::definitions::{Definition, closed, count_property, file_property, path_property};
 use crate::error::ToolError;
 use crate::numbered::thousands;
 use crate::tool::{Extraction, Tool};
@@ -69,7 +70,27 @@ pub struct Args {
 }
 
 impl Tool for IterateOver {
-    const DEFINITION: &'static Definition = &definitions::ITERATE_OVER;
+    const DEFINITION: &'static Definition = &Definition {
+        name: "iterate_over",
+        description: "Walk the items of a JSON array and return one compact row per item holding \
+            only the `fields` you name (a comma-separated list of sub-paths, e.g. \
+            `metadata.name,status.phase`). Each row carries `_index`, the item's absolute position, \
+            so `$.items[_index]` stays a valid `get_in` path whichever window produced it. Page with \
+            `offset` and `limit`; the footer shows the window as a half-open range and the total. \
+            Strings longer than 5 lines are cut with a hint.",
+        parameters: || {
+            closed(
+                json!({
+                    "file": file_property(),
+                    "path": path_property("The array, e.g. `$.items`."),
+                    "fields": {"type": "string", "description": "Comma-separated sub-paths to keep in each row, e.g. `metadata.name,status.phase`. Default: whole items."},
+                    "offset": count_property("First item (0-based).", Some(0), 0),
+                    "limit": count_property("How many items.", None, 1),
+                }),
+                &["file", "path"],
+            )
+        },
+    };
     type Args = Args;
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {

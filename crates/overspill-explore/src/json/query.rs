@@ -9,6 +9,7 @@
 //! ```
 
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 mod retry;
 
@@ -18,7 +19,7 @@ use super::window::{render_cap, validate_limit, window_summary};
 use crate::args;
 use crate::call::Call;
 use crate::context::ExploreContext;
-use crate::definitions::{self, Definition};
+use crate::definitions::{Definition, closed, count_property, file_property};
 use crate::error::ToolError;
 use crate::numbered::thousands;
 use crate::tool::{Extraction, Tool};
@@ -63,7 +64,25 @@ pub struct Args {
 }
 
 impl Tool for Query {
-    const DEFINITION: &'static Definition = &definitions::QUERY;
+    const DEFINITION: &'static Definition = &Definition {
+        name: "query",
+        description: "Run a jq filter over a stored JSON output and return its results, one per \
+            line, for questions the other tools answer only in several steps: counting \
+            (`[.items[] | select(.status.phase == \"Failed\")] | length`), grouping, or projecting. \
+            The filter sees only this file: no environment, no other input, no clock. Results are \
+            paged with `offset` and `limit`; evaluation is bounded in time and output.",
+        parameters: || {
+            closed(
+                json!({
+                    "file": file_property(),
+                    "filter": {"type": "string", "description": "A jq filter, e.g. `.items | length`."},
+                    "offset": count_property("First result to return (0-based).", Some(0), 0),
+                    "limit": count_property("How many results to return.", None, 1),
+                }),
+                &["file", "filter"],
+            )
+        },
+    };
     type Args = Args;
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {

@@ -8,6 +8,7 @@
 use overspill_json::MAX_DEPTH;
 use overspill_store::Format;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use super::document;
 use super::outline;
@@ -15,7 +16,7 @@ use super::tree;
 use crate::args;
 use crate::call::Call;
 use crate::context::ExploreContext;
-use crate::definitions::{self, Definition};
+use crate::definitions::{Definition, closed, count_property, file_property, path_property};
 use crate::error::ToolError;
 use crate::fit;
 use crate::numbered::thousands;
@@ -47,7 +48,26 @@ fn default_max_depth() -> u64 {
 }
 
 impl Tool for Schema {
-    const DEFINITION: &'static Definition = &definitions::SCHEMA;
+    const DEFINITION: &'static Definition = &Definition {
+        name: "schema",
+        description: "Describe the structure of a stored output without its content: start here. \
+            For JSON it shows the tree of keys with each value's kind and size (object with N keys, \
+            array with N items, string length, number, boolean, null) and the line range each part \
+            occupies in the file, such as [L10-L80], so you can `slice` straight to it; the items of \
+            an array are merged into one shape. For Markdown it shows the heading tree with line \
+            ranges; for plain text, the line count, the longest line and a sample. `max_depth` \
+            (default 4) limits how deep the tree goes; `path` (default `$`) starts it at a sub-value.",
+        parameters: || {
+            closed(
+                json!({
+                    "file": file_property(),
+                    "max_depth": count_property("How many levels of the tree to show.", Some(4), 1),
+                    "path": path_property("Where to start, e.g. `$.items`. Default `$` (the whole document)."),
+                }),
+                &["file"],
+            )
+        },
+    };
     type Args = Args;
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {

@@ -18,7 +18,9 @@ use crate::args;
 use crate::cache::CachedFile;
 use crate::call::Call;
 use crate::context::ExploreContext;
-use crate::definitions::{self, Definition};
+use serde_json::json;
+
+use crate::definitions::{Definition, closed, count_property, file_property};
 use crate::error::ToolError;
 use crate::line_tools::plural;
 use crate::numbered::{Mark, NumberedLines, thousands};
@@ -65,7 +67,28 @@ fn default_max_matches() -> u64 {
 }
 
 impl Tool for Grep {
-    const DEFINITION: &'static Definition = &definitions::GREP;
+    const DEFINITION: &'static Definition = &Definition {
+        name: "grep",
+        description: "Search a stored output for lines matching a pattern (Rust regex syntax; a \
+            pattern that is not a valid regex is searched for as plain text, and the footer says \
+            so). Matching lines are marked with `>` and shown with `context` lines around them \
+            (default 3); nearby hits are merged into one region and regions are separated by `--`. \
+            Line numbers are absolute, ready for `slice`. At most `max_matches` matching lines are \
+            shown (default 200); the footer reports how many matched in total. Use `ignore_case` for \
+            case-insensitive search. Patterns are limited to 1024 bytes.",
+        parameters: || {
+            closed(
+                json!({
+                    "file": file_property(),
+                    "pattern": {"type": "string", "description": "Regex or plain text to search for (at most 1024 bytes).", "minLength": 1, "maxLength": 1024},
+                    "context": count_property("Lines to show before and after each match.", Some(3), 0),
+                    "ignore_case": {"type": "boolean", "description": "Match regardless of letter case.", "default": false},
+                    "max_matches": count_property("Show at most this many matching lines.", Some(200), 1),
+                }),
+                &["file", "pattern"],
+            )
+        },
+    };
     type Args = Args;
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {

@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 use crate::args;
 use crate::call::Call;
 use crate::context::ExploreContext;
-use crate::definitions::{self, Definition};
+use serde_json::json;
+
+use crate::definitions::{Definition, closed, count_property, file_property};
 use crate::error::ToolError;
 use crate::line_index;
 use crate::line_tools::line_window;
@@ -35,7 +37,23 @@ fn default_lines() -> u64 {
 }
 
 impl Tool for Head {
-    const DEFINITION: &'static Definition = &definitions::HEAD;
+    const DEFINITION: &'static Definition = &Definition {
+        name: "head",
+        description: "Show the first lines of a stored output, each prefixed with its line number. \
+            Use it to see what a text or log file looks like before searching it; for JSON, start \
+            with `schema` instead. `lines` defaults to 50. A line too long for one call is cut, and a \
+            note says how to read the rest with `slice`. The footer gives the file's total line count \
+            and your remaining token budget.",
+        parameters: || {
+            closed(
+                json!({
+                    "file": file_property(),
+                    "lines": count_property("How many lines to show from the top.", Some(50), 0),
+                }),
+                &["file"],
+            )
+        },
+    };
     type Args = Args;
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {

@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::call::Call;
 use crate::context::ExploreContext;
-use crate::definitions::{self, Definition};
+use serde_json::json;
+
+use crate::definitions::{Definition, closed, file_property};
 use crate::error::ToolError;
 use crate::line_tools::{head, line_window};
 use crate::lossy;
@@ -36,7 +38,14 @@ pub struct Args {
 }
 
 impl Tool for Read {
-    const DEFINITION: &'static Definition = &definitions::READ;
+    const DEFINITION: &'static Definition = &Definition {
+        name: "read",
+        description: "Return a whole stored output, every line numbered. Only for files small enough \
+            to fit your per-call limit and remaining budget: a larger file is refused at once with \
+            its estimated size and a ready-to-run `head` call that fits. For anything big, prefer \
+            `schema`, `grep` or `slice`.",
+        parameters: || closed(json!({"file": file_property()}), &["file"]),
+    };
     type Args = Args;
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {

@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize};
 use crate::args;
 use crate::call::Call;
 use crate::context::ExploreContext;
-use crate::definitions::{self, Definition};
+use serde_json::json;
+
+use crate::definitions::{Definition, closed, count_property, file_property};
 use crate::error::ToolError;
 use crate::line_tools::line_window;
 use crate::numbered::{CharWindow, Mark, NumberedLines, thousands};
@@ -45,7 +47,27 @@ pub struct Args {
 }
 
 impl Tool for Slice {
-    const DEFINITION: &'static Definition = &definitions::SLICE;
+    const DEFINITION: &'static Definition = &Definition {
+        name: "slice",
+        description: "Show lines `start` to `end` of a stored output (1-based, both inclusive), each \
+            prefixed with its line number. Use it to page through a file or to read the lines around \
+            a `grep` hit or a `schema` line range such as [L120-L180]. `end` past the last line is \
+            clamped; `start` past the last line returns nothing and the footer says how many lines \
+            the file has. For a line too long to read at once, add `start_char` and `max_chars` to \
+            read it in pieces.",
+        parameters: || {
+            closed(
+                json!({
+                    "file": file_property(),
+                    "start": count_property("First line to show (1 is the first line of the file).", None, 1),
+                    "end": count_property("Last line to show, inclusive.", None, 1),
+                    "start_char": count_property("Within each line, the first character to show (0-based). Default 0.", None, 0),
+                    "max_chars": count_property("Within each line, at most this many characters. Default: the whole line.", None, 1),
+                }),
+                &["file", "start", "end"],
+            )
+        },
+    };
     type Args = Args;
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
