@@ -33,16 +33,7 @@ pub(crate) fn natives() -> Vec<Fun<Data>> {
             Native::new(|cv| items(cv.1, Opt::Essential))
                 .with_paths(|cv| {
                     let (value, path) = cv.1;
-                    match value {
-                        Val::Arr(items) => Box::new((0..items.len()).map(move |i| {
-                            Ok((items[i].clone(), path.clone().cons(Val::from(i as isize))))
-                        })),
-                        Val::Obj(map) => Box::new((0..map.len()).filter_map(move |i| {
-                            let (key, value) = map.get_index(i)?;
-                            Some(Ok((value.clone(), path.clone().cons(key.clone()))))
-                        })),
-                        other => not_iterable(other),
-                    }
+                    items_at(value, path, |path, key| path.cons(key), Opt::Essential)
                 })
                 .with_update(|cv, f| box_once(cv.1.map_values(Opt::Essential, f))),
         ),
@@ -52,16 +43,7 @@ pub(crate) fn natives() -> Vec<Fun<Data>> {
             Native::new(|cv| items(cv.1, Opt::Optional))
                 .with_paths(|cv| {
                     let (value, path) = cv.1;
-                    match value {
-                        Val::Arr(items) => Box::new((0..items.len()).map(move |i| {
-                            Ok((items[i].clone(), path.clone().cons(Val::from(i as isize))))
-                        })),
-                        Val::Obj(map) => Box::new((0..map.len()).filter_map(move |i| {
-                            let (key, value) = map.get_index(i)?;
-                            Some(Ok((value.clone(), path.clone().cons(key.clone()))))
-                        })),
-                        _ => Box::new(std::iter::empty()),
-                    }
+                    items_at(value, path, |path, key| path.cons(key), Opt::Optional)
                 })
                 .with_update(|cv, f| box_once(cv.1.map_values(Opt::Optional, f))),
         ),
@@ -121,6 +103,28 @@ fn items<'a>(value: Val, opt: Opt) -> ValXs<'a, Val> {
             (0..map.len())
                 .filter_map(move |i| map.get_index(i).map(|(_, value)| Ok(value.clone()))),
         ),
+        _ if matches!(opt, Opt::Optional) => Box::new(std::iter::empty()),
+        other => not_iterable(other),
+    }
+}
+
+/// [`items`] with the path of each (`path` extended by its index or key with `cons`, jaq's
+/// path list, whose type jaq does not name outside itself).
+fn items_at<'a, P: Clone + 'a>(
+    value: Val,
+    path: P,
+    cons: impl Fn(P, Val) -> P + 'a,
+    opt: Opt,
+) -> ValXs<'a, (Val, P), Val> {
+    match value {
+        Val::Arr(items) => Box::new(
+            (0..items.len())
+                .map(move |i| Ok((items[i].clone(), cons(path.clone(), Val::from(i as isize))))),
+        ),
+        Val::Obj(map) => Box::new((0..map.len()).filter_map(move |i| {
+            let (key, value) = map.get_index(i)?;
+            Some(Ok((value.clone(), cons(path.clone(), key.clone()))))
+        })),
         _ if matches!(opt, Opt::Optional) => Box::new(std::iter::empty()),
         other => not_iterable(other),
     }
