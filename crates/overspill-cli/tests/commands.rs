@@ -6,38 +6,15 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+mod support;
+
+use support::{path, stderr, stdout};
+
 fn overspill(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_overspill"))
         .args(args)
         .output()
         .expect("the overspill binary runs")
-}
-
-fn overspill_with_stdin(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_overspill"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the overspill binary runs");
-    // A child that fails on its arguments exits without reading: that is not this test's error.
-    if let Err(error) = child.stdin.take().unwrap().write_all(stdin.as_bytes()) {
-        assert_eq!(error.kind(), std::io::ErrorKind::BrokenPipe, "{error}");
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8(out.stderr.clone()).unwrap()
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// A log of `lines` lines (about 14 tokens each).
@@ -54,7 +31,7 @@ fn log(lines: usize) -> String {
 
 /// Intercepts `text` into `dir` with a threshold of 100 tokens; returns the stored file name.
 fn intercept_into(dir: &Path, text: &str) -> String {
-    let out = overspill_with_stdin(
+    let out = support::run(
         &[
             "intercept",
             "--dir",
@@ -83,15 +60,15 @@ fn count_prints_the_count_a_tab_and_the_counter_name() {
     assert!(out.status.success(), "{out:?}");
     assert_eq!(stdout(&out), "4\to200k_base\n");
 
-    let piped = overspill_with_stdin(&["count", "--provider", "anthropic", "-"], "Hello, world!");
+    let piped = support::run(&["count", "--provider", "anthropic", "-"], "Hello, world!");
     assert_eq!(stdout(&piped), "5\tclaude≈cl100k×1.1\n");
-    let gpt4 = overspill_with_stdin(&["count", "--model", "gpt-4"], "Hello, world!");
+    let gpt4 = support::run(&["count", "--model", "gpt-4"], "Hello, world!");
     assert_eq!(stdout(&gpt4), "4\tcl100k_base\n");
 }
 
 #[test]
 fn count_with_an_unknown_provider_is_a_usage_error() {
-    let out = overspill_with_stdin(&["count", "--provider", "azure"], "x");
+    let out = support::run(&["count", "--provider", "azure"], "x");
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(
         stderr(&out).contains("unknown provider `azure`"),
@@ -112,7 +89,7 @@ fn count_of_a_missing_file_exits_1_with_the_cause_on_stderr() {
 fn intercept_prints_the_pointer_and_stores_the_output_in_dir_itself() {
     let dir = tempfile::tempdir().unwrap();
     let pad = dir.path().join("pad");
-    let out = overspill_with_stdin(
+    let out = support::run(
         &[
             "intercept",
             "--dir",
@@ -141,7 +118,7 @@ fn intercept_prints_the_pointer_and_stores_the_output_in_dir_itself() {
 fn intercept_below_the_threshold_prints_the_output_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
     let input = "short output\nwithout a final newline";
-    let out = overspill_with_stdin(
+    let out = support::run(
         &["intercept", "--dir", path(dir.path()), "--tool", "t"],
         input,
     );
@@ -159,7 +136,7 @@ fn intercept_of_an_mcp_result_stores_its_structured_content_and_passes_images_th
         r#"{{"content": [{{"type": "text", "text": "50 pods"}}], "structuredContent": {{"items": [{}]}}}}"#,
         items.join(",")
     );
-    let out = overspill_with_stdin(
+    let out = support::run(
         &[
             "intercept",
             "--dir",
@@ -179,7 +156,7 @@ fn intercept_of_an_mcp_result_stores_its_structured_content_and_passes_images_th
 
     let image =
         r#"{"content": [{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}]}"#;
-    let out = overspill_with_stdin(
+    let out = support::run(
         &[
             "intercept",
             "--dir",
@@ -200,7 +177,7 @@ fn intercept_into_a_path_that_is_a_file_exits_1_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("not-a-dir");
     std::fs::write(&file, "x").unwrap();
-    let out = overspill_with_stdin(
+    let out = support::run(
         &[
             "intercept",
             "--dir",

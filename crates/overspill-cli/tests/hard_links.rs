@@ -8,27 +8,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 #![cfg(unix)]
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
-fn overspill(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_overspill"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the overspill binary runs");
-    if let Err(error) = child.stdin.take().unwrap().write_all(stdin.as_bytes()) {
-        assert_eq!(error.kind(), std::io::ErrorKind::BrokenPipe, "{error}");
-    }
-    child.wait_with_output().unwrap()
-}
+mod support;
 
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use support::path;
 
 /// Intercepts a 200-line log into `dir`; returns the stored file's name.
 fn stored_log(dir: &Path) -> String {
@@ -44,9 +28,9 @@ fn stored_log(dir: &Path) -> String {
         "--min-tokens",
         "100",
     ];
-    let out = overspill(&args, &log);
+    let out = support::run(&args, &log);
     assert!(out.status.success(), "{out:?}");
-    let listed = overspill(&["ls", "--dir", path(dir), "--json"], "");
+    let listed = support::run(&["ls", "--dir", path(dir), "--json"], "");
     let records: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
     records[0]["file"].as_str().unwrap().to_owned()
 }
@@ -59,7 +43,7 @@ fn tool_refuses_a_stored_output_with_a_second_hard_link_saying_what_to_do() {
     // What `cp -al pad backup` does to each stored file.
     fs_link(&pad.join(&file), &tmp.path().join("backup.txt"));
     let args = format!(r#"{{"file": "{file}"}}"#);
-    let out = overspill(&["tool", "head", "--dir", path(&pad), "--args", &args], "");
+    let out = support::run(&["tool", "head", "--dir", path(&pad), "--args", &args], "");
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -76,11 +60,11 @@ fn ls_lists_an_output_with_a_second_hard_link_marked_with_the_tools_reason() {
     let tmp = tempfile::tempdir().unwrap();
     let pad = tmp.path().join("pad");
     let file = stored_log(&pad);
-    let listed = overspill(&["ls", "--dir", path(&pad)], "");
+    let listed = support::run(&["ls", "--dir", path(&pad)], "");
     assert!(!String::from_utf8(listed.stdout).unwrap().contains('!'));
     fs_link(&pad.join(&file), &tmp.path().join("backup.txt"));
 
-    let out = overspill(&["ls", "--dir", path(&pad)], "");
+    let out = support::run(&["ls", "--dir", path(&pad)], "");
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
@@ -90,7 +74,7 @@ fn ls_lists_an_output_with_a_second_hard_link_marked_with_the_tools_reason() {
         "{text}"
     );
 
-    let out = overspill(&["ls", "--dir", path(&pad), "--json"], "");
+    let out = support::run(&["ls", "--dir", path(&pad), "--json"], "");
     let records: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(records[0]["file"], file.as_str());
     let refused = records[0]["refused"].as_str().unwrap();

@@ -14,15 +14,14 @@
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
 use std::process::{Command, Stdio};
+
+mod support;
+
+use support::path;
 
 /// The uid and gid of `nobody` on Linux distributions.
 const NOBODY: u32 = 65_534;
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 #[test]
 fn ls_of_a_store_it_may_not_read_names_permission_denied_once() {

@@ -8,23 +8,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 #![cfg(unix)]
 
-use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod support;
+
+use support::path;
+
 /// Runs the binary; fails the test (and kills the child) if it has not exited within `limit`.
 fn overspill_within(limit: Duration, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_overspill"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the overspill binary runs");
-    if let Err(error) = child.stdin.take().unwrap().write_all(stdin.as_bytes()) {
-        assert_eq!(error.kind(), std::io::ErrorKind::BrokenPipe, "{error}");
-    }
+    let mut child = support::spawn(args, stdin);
     let started = Instant::now();
     while child.try_wait().unwrap().is_none() {
         if started.elapsed() > limit {
@@ -34,10 +28,6 @@ fn overspill_within(limit: Duration, args: &[&str], stdin: &str) -> Output {
         std::thread::sleep(Duration::from_millis(20));
     }
     child.wait_with_output().unwrap()
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// Plants a FIFO, a socket and (when permitted) a device named `<stem><suffix>` in `dir`;
