@@ -229,6 +229,19 @@ struct Streams {
     backlog: VecDeque<String>,
 }
 
+impl Streams {
+    /// Drops the POST streams whose client went away.
+    fn forget_closed_posts(&mut self) {
+        self.posts.retain(|post| !post.sender.is_closed());
+    }
+
+    /// Whether any stream to the client is still open.
+    fn open(&mut self) -> bool {
+        self.forget_closed_posts();
+        !self.posts.is_empty() || self.get.as_ref().is_some_and(|get| !get.is_closed())
+    }
+}
+
 /// One POST's SSE stream.
 struct PostStream {
     /// The requests of the POST not answered yet; the stream ends after the last answer.
@@ -557,11 +570,11 @@ impl HttpSession {
     /// Whether the session may be reclaimed: no stream open to its client (a POST stream
     /// whose client went away counts as closed) and no request or scratchpad work under way.
     fn idle(&self) -> bool {
-        let streaming = {
-            let mut streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
-            streams.posts.retain(|post| !post.sender.is_closed());
-            !streams.posts.is_empty() || streams.get.as_ref().is_some_and(|get| !get.is_closed())
-        };
+        let streaming = self
+            .streams
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .open();
         !streaming && !self.relay.in_flight()
     }
 
@@ -634,7 +647,7 @@ async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<String>) {
                 .streams
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
-            streams.posts.retain(|post| !post.sender.is_closed());
+            streams.forget_closed_posts();
             let own = match (&answered, &progress) {
                 (Some(id), _) => streams
                     .posts

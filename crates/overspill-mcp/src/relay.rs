@@ -839,16 +839,18 @@ impl Unreadable {
 
     /// The JSON-RPC error that answers it on the side that sent it.
     fn response(&self, id: &Value) -> String {
-        let code = match self.problem {
-            Problem::TooLong(_) => message::INVALID_REQUEST,
-            Problem::NotUtf8 => message::PARSE_ERROR,
-        };
-        let text = match self.problem {
-            Problem::TooLong(limit) => format!(
-                "a message longer than {} MiB was dropped unread",
-                limit >> 20
+        let (code, text) = match self.problem {
+            Problem::TooLong(limit) => (
+                message::INVALID_REQUEST,
+                format!(
+                    "a message longer than {} MiB was dropped unread",
+                    limit >> 20
+                ),
             ),
-            Problem::NotUtf8 => "parse error: the message is not UTF-8 text".to_owned(),
+            Problem::NotUtf8 => (
+                message::PARSE_ERROR,
+                "parse error: the message is not UTF-8 text".to_owned(),
+            ),
         };
         message::error_response(id, code, &text)
     }
