@@ -97,6 +97,9 @@ pub enum Problem {
     /// `source()` without being `#[error(transparent)]`, where the workspace's errors state
     /// their cause in the message only.
     ErrorSourceChained { file: String, item: String },
+    /// A module's unit tests are not where docs/architecture.md#where-tests-live puts them
+    /// (`mod tests;` in the module, its body in the module's `tests.rs`): `what` says how.
+    TestLayout { file: String, what: String },
 }
 
 impl fmt::Display for Problem {
@@ -174,6 +177,11 @@ impl fmt::Display for Problem {
                  name the field `error` and drop the attribute, or make the variant \
                  `#[error(transparent)]` (docs/architecture.md, Cross-cutting rules)"
             ),
+            Problem::TestLayout { file, what } => write!(
+                f,
+                "{file}: {what}; a module's unit tests are `#[cfg(test)] mod tests;` with their \
+                 body in the module's own `tests.rs` (docs/architecture.md#where-tests-live)"
+            ),
         }
     }
 }
@@ -209,6 +217,7 @@ pub fn check(root: &Path) -> Result<Vec<Problem>> {
             let files = source_files(root, &dir)?;
             problems.extend(module_doc_problems(root, &files)?);
             problems.extend(error_source_problems(root, &files)?);
+            problems.extend(test_layout_problems(root, &files)?);
         }
     }
     problems.extend(links::problems(root)?);
@@ -407,7 +416,8 @@ fn module_doc_problems(root: &Path, files: &[PathBuf]) -> Result<Vec<Problem>> {
     for path in files {
         let source =
             fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        if !opens_with_module_doc(&source) {
+        // A `tests.rs` is its module's tests, which the module's doc covers.
+        if !opens_with_module_doc(&source) && !path.ends_with("tests.rs") {
             problems.push(Problem::MissingModuleDoc {
                 file: shown(root, path),
             });
@@ -415,6 +425,51 @@ fn module_doc_problems(root: &Path, files: &[PathBuf]) -> Result<Vec<Problem>> {
     }
     problems.sort_by_key(ToString::to_string);
     Ok(problems)
+}
+
+/// Every unit-test module of `files` written inline (`mod tests { … }`) or read from another
+/// file (`#[path = …]`), where the layout is one: `mod tests;` and the module's `tests.rs`.
+fn test_layout_problems(root: &Path, files: &[PathBuf]) -> Result<Vec<Problem>> {
+    let mut problems = Vec::new();
+    for path in files {
+        let source =
+            fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let Ok(file) = syn::parse_file(&source) else {
+            continue;
+        };
+        problems.extend(
+            misplaced_tests(&file.items)
+                .into_iter()
+                .map(|what| Problem::TestLayout {
+                    file: shown(root, path),
+                    what,
+                }),
+        );
+    }
+    Ok(problems)
+}
+
+/// What is wrong with the test modules among `items`, one line each.
+fn misplaced_tests(items: &[syn::Item]) -> Vec<String> {
+    let mut found = Vec::new();
+    for item in items {
+        let syn::Item::Mod(module) = item else {
+            continue;
+        };
+        if module.attrs.iter().any(|attr| attr.path().is_ident("path")) {
+            found.push(format!(
+                "`mod {}` is read from another file through `#[path]`",
+                module.ident
+            ));
+        }
+        if module.ident == "tests" && module.content.is_some() {
+            found.push("`mod tests` is written inline".to_owned());
+        }
+        if let Some((_, inner)) = &module.content {
+            found.extend(misplaced_tests(inner));
+        }
+    }
+    found
 }
 
 /// Every `thiserror` error in `files` that returns a cause from `source()` other than through
@@ -537,222 +592,4 @@ fn runs_command(line: &str, command: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const STORE_ON_EXPLORE: &str = r#"
-[package]
-name = "overspill-store"
-version = "0.1.0"
-
-[dependencies]
-serde = "1"
-overspill-explore = { path = "../overspill-explore" }
-"#;
-
-    #[test]
-    fn store_depending_on_explore_is_a_forbidden_edge() {
-        let problems = layer_problems("overspill-store", &[], STORE_ON_EXPLORE).unwrap();
-        assert_eq!(
-            problems,
-            vec![Problem::ForbiddenEdge {
-                krate: "overspill-store".into(),
-                dependency: "overspill-explore".into(),
-                section: "dependencies".into(),
-            }]
-        );
-        let message = problems[0].to_string();
-        assert!(
-            message.contains("overspill-store -> overspill-explore"),
-            "{message}"
-        );
-    }
-
-    #[test]
-    fn renamed_and_dev_dependencies_are_checked() {
-        let manifest = r#"
-[dev-dependencies]
-tok = { package = "overspill-budget", path = "../overspill-budget" }
-"#;
-        let problems = layer_problems("overspill-tokens", &[], manifest).unwrap();
-        assert_eq!(problems.len(), 1);
-        assert!(
-            matches!(&problems[0], Problem::ForbiddenEdge { dependency, section, .. }
-            if dependency == "overspill-budget" && section == "dev-dependencies")
-        );
-    }
-
-    #[test]
-    fn allowed_edges_pass() {
-        let manifest = r#"
-[dependencies]
-overspill-tokens = { workspace = true }
-"#;
-        assert!(
-            layer_problems("overspill-budget", &["overspill-tokens"], manifest)
-                .unwrap()
-                .is_empty()
-        );
-    }
-
-    /// A whole synthetic workspace: tidy must fail on it, naming crate and edge.
-    #[test]
-    fn tidy_fails_on_a_synthetic_workspace_with_a_broken_layer() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        for (krate, _) in LAYERS {
-            let crate_dir = root.join("crates").join(krate);
-            fs::create_dir_all(crate_dir.join("src")).unwrap();
-            let manifest = if *krate == "overspill-store" {
-                STORE_ON_EXPLORE.to_owned()
-            } else {
-                format!("[package]\nname = \"{krate}\"\n")
-            };
-            fs::write(crate_dir.join("Cargo.toml"), manifest).unwrap();
-            let doc = match *krate {
-                "overspill-config" => "",
-                // A doc without its invariant section is as incomplete as no doc.
-                "overspill-budget" => "//! Owns a thing.\n",
-                _ => "//! Owns a thing.\n//!\n//! # Architecture invariant\n//!\n//! Never more.\n",
-            };
-            fs::write(crate_dir.join("src/lib.rs"), doc).unwrap();
-        }
-        fs::write(
-            root.join("README.md"),
-            "# x\n\n## Running the tests\n\n```sh\ncargo test --workspace\n```\n",
-        )
-        .unwrap();
-        let rows: String = LAYERS
-            .iter()
-            .map(|(krate, deps)| {
-                let deps = if deps.is_empty() {
-                    "—".to_owned()
-                } else {
-                    deps.join(", ")
-                };
-                format!("| `{krate}` | {deps} |\n")
-            })
-            .collect();
-        fs::create_dir_all(root.join("docs")).unwrap();
-        fs::write(
-            root.join("docs/architecture.md"),
-            format!("## Allowed dependency graph\n\n| crate | may depend on |\n|---|---|\n{rows}"),
-        )
-        .unwrap();
-        fs::create_dir_all(root.join(".ci")).unwrap();
-        fs::write(
-            root.join(".ci/run"),
-            "#!/bin/sh\n# cargo test --workspace\n",
-        )
-        .unwrap();
-
-        let problems = check(root).unwrap();
-        let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
-        assert!(
-            text.iter()
-                .any(|p| p.contains("overspill-store -> overspill-explore")),
-            "{text:?}"
-        );
-        assert!(problems.contains(&Problem::MissingCrateDoc {
-            krate: "overspill-config".into()
-        }));
-        assert!(problems.contains(&Problem::MissingCrateDoc {
-            krate: "overspill-budget".into()
-        }));
-        assert!(problems.contains(&Problem::CiSkipsTests {
-            command: "cargo test --workspace".into()
-        }));
-        // The empty lib.rs is a module without its doc too.
-        assert!(problems.contains(&Problem::MissingModuleDoc {
-            file: "crates/overspill-config/src/lib.rs".into()
-        }));
-        assert_eq!(problems.len(), 5, "{text:?}");
-    }
-
-    #[test]
-    fn readme_test_command_is_the_first_line_of_the_block() {
-        let dir = tempfile::tempdir().unwrap();
-        fs::write(
-            dir.path().join("README.md"),
-            "## Running the tests\n\nRun:\n\n```sh\ncargo xtask test\n```\n## Next\n",
-        )
-        .unwrap();
-        assert_eq!(readme_test_command(dir.path()).unwrap(), "cargo xtask test");
-    }
-
-    /// The real workspace is tidy: this is how tidy runs as part of the tests.
-    #[test]
-    fn this_workspace_is_tidy() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        let problems = check(root).unwrap();
-        let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
-        assert!(problems.is_empty(), "{text:#?}");
-    }
-
-    const TABLE: &str = "# A\n\n## Allowed dependency graph (docs/architecture.md#allowed-dependency-graph)\n\n| crate | may depend on (internal) |\n|---|---|\n| `overspill-tokens` | — |\n| `overspill-json` | — |\n| `overspill-store` | json |\n\n## Next\n| `overspill-x` | y |\n";
-
-    #[test]
-    fn a_layer_table_that_differs_from_layers_is_reported_per_crate() {
-        let problems = layer_table_problems(TABLE).unwrap();
-        let named: Vec<&str> = problems
-            .iter()
-            .map(|p| match p {
-                Problem::LayerTableDiffers { krate, .. } => krate.as_str(),
-                _ => "",
-            })
-            .collect();
-        // The three rows agree; every other crate of LAYERS has no row.
-        assert!(!named.contains(&"overspill-tokens") && !named.contains(&"overspill-store"));
-        assert!(named.contains(&"overspill-budget") && !named.contains(&"overspill-x"));
-        let wrong = TABLE.replace(
-            "| `overspill-store` | json |",
-            "| `overspill-store` | tokens |",
-        );
-        let problems = layer_table_problems(&wrong).unwrap();
-        assert!(problems.iter().any(|p| p.to_string().starts_with(
-            "docs/architecture.md's layer table gives overspill-store overspill-tokens but LAYERS"
-        )));
-    }
-
-    #[test]
-    fn an_error_that_returns_its_cause_from_source_is_reported_unless_transparent() {
-        let source = r#"
-            #[derive(Debug, thiserror::Error)]
-            pub enum E {
-                #[error("cannot read {}: {error}", path.display())]
-                Fine { path: std::path::PathBuf, error: std::io::Error },
-                #[error(transparent)]
-                Wrapped(#[from] Inner),
-                #[error("cannot write: {source}")]
-                Named { source: std::io::Error },
-                #[error("cannot list: {0}")]
-                Marked(#[source] std::io::Error),
-                #[error("{0}")]
-                Converted(#[from] Other),
-            }
-            mod inner {
-                #[derive(thiserror::Error, Debug)]
-                #[error("lost: {source}")]
-                pub struct Lost { source: std::io::Error }
-            }
-            #[derive(Debug)]
-            pub struct NotAnError { source: String }
-        "#;
-        let file = syn::parse_file(source).unwrap();
-        assert_eq!(
-            chained_errors(&file.items),
-            ["E::Named", "E::Marked", "E::Converted", "Lost"]
-        );
-    }
-
-    #[test]
-    fn a_module_without_a_doc_comment_is_reported() {
-        assert!(opens_with_module_doc(
-            "#![allow(x)]\n\n//! Owns a thing.\nfn f() {}\n"
-        ));
-        assert!(!opens_with_module_doc("use std::fs;\n//! Late.\n"));
-        assert!(!opens_with_module_doc(
-            "/// An item doc is not a module doc.\nfn f() {}\n"
-        ));
-    }
-}
+mod tests;

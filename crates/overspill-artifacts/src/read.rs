@@ -275,5 +275,4 @@ fn io_error(filename: &str, error: &std::io::Error) -> String {
 }
 
 #[cfg(test)]
-#[path = "read_tests.rs"]
 mod tests;

@@ -32,14 +32,8 @@
 // A bench is a test harness: failing loudly on setup errors is what it should do.
 #![allow(clippy::unwrap_used)]
 
-#[path = "support/http_client.rs"]
-mod http_client;
-#[path = "support/http_upstream.rs"]
-mod http_upstream;
-#[path = "support/session.rs"]
-mod session;
-#[path = "support/upstream.rs"]
-mod upstream;
+mod support;
+use support::{http_client, http_upstream, session, upstream};
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

@@ -13,10 +13,8 @@
 use overspill_benchdata::{MB, Shape, bench_bytes};
 use overspill_explore::Registry;
 
-#[path = "support/context.rs"]
-mod context;
-#[path = "support/sequence.rs"]
-mod sequence;
+mod support;
+use support::{context, sequence};
 
 use context::context;
 

@@ -24,10 +24,8 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use overspill_benchdata::{MB, Shape, bench_bytes};
 use overspill_explore::{ExploreContext, Registry};
 
-#[path = "support/context.rs"]
-mod context;
-#[path = "support/sequence.rs"]
-mod sequence;
+mod support;
+use support::{context, sequence};
 
 use context::context;
 

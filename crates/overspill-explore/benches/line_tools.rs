@@ -22,8 +22,8 @@ use overspill_benchdata::{MB, Shape, bench_bytes};
 use overspill_explore::Registry;
 
 /// The patterns of the grep scenario: (name in the report, pattern).
-#[path = "support/context.rs"]
-mod context;
+mod support;
+use support::context;
 
 use context::context;
 

@@ -5,14 +5,8 @@
 // A test binary without libtest (`harness = false`): clippy.toml's test allowance does not reach it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "support/fixture.rs"]
-mod fixture;
-#[path = "support/harness.rs"]
-#[allow(dead_code)]
-mod harness;
-#[path = "support/raw_server.rs"]
-#[allow(dead_code)]
-mod raw_server;
+mod support;
+use support::{fixture, harness};
 
 use std::path::Path;
 

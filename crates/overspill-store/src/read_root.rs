@@ -403,5 +403,4 @@ fn is_reserved(name: &std::ffi::OsStr) -> bool {
 }
 
 #[cfg(test)]
-#[path = "read_root_tests.rs"]
 mod tests;

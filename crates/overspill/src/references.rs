@@ -444,5 +444,4 @@ impl Scratchpad {
 }
 
 #[cfg(test)]
-#[path = "references_tests.rs"]
 mod tests;

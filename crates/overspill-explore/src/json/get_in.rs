@@ -335,5 +335,4 @@ fn file_lines(first: u32, last: u32) -> String {
 }
 
 #[cfg(test)]
-#[path = "get_in_tests.rs"]
 mod tests;

@@ -167,5 +167,4 @@ impl Tool for ItemSchema {
 }
 
 #[cfg(test)]
-#[path = "item_schema_tests.rs"]
 mod tests;

@@ -330,5 +330,4 @@ fn split_fields(text: &str) -> Vec<&str> {
 }
 
 #[cfg(test)]
-#[path = "iterate_over_tests.rs"]
 mod tests;

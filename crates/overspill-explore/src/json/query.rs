@@ -205,5 +205,4 @@ fn echo(filter: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "query_tests.rs"]
 mod tests;

@@ -196,5 +196,4 @@ fn is_txt(path: &std::path::Path) -> bool {
 }
 
 #[cfg(test)]
-#[path = "schema_tests.rs"]
 mod tests;

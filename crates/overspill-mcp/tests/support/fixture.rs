@@ -249,7 +249,7 @@ impl ServerHandler for Fixture {
 /// Serves the fixture on stdio until the proxy closes it (the raw server with `--raw`).
 pub fn run() {
     if std::env::args().any(|arg| arg == "--raw") {
-        return crate::raw_server::run();
+        return super::raw_server::run();
     }
     let clash = std::env::args().any(|arg| arg == "--clash");
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -876,5 +876,4 @@ impl LossyFloat for Val {
 }
 
 #[cfg(test)]
-#[path = "guard_tests.rs"]
 mod tests;

@@ -234,5 +234,4 @@ fn ticking_range<'a>(from: Val, upto: Val, by: Val) -> impl Iterator<Item = ValX
 }
 
 #[cfg(test)]
-#[path = "natives_tests.rs"]
 mod tests;

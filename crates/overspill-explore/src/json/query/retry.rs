@@ -353,5 +353,4 @@ fn key_path(key: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "retry_tests.rs"]
 mod tests;

@@ -9,7 +9,11 @@ use crate::test_support::{Fixture, footer_summary, split};
 fn schema_of_a_pod_list_shows_kinds_line_ranges_and_merged_items() {
     let fixture = Fixture::new(&[(
         "pods3.json",
-        include_bytes!("../../tests/fixtures/pods3.json").as_slice(),
+        include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/pods3.json"
+        ))
+        .as_slice(),
     )]);
     let text = fixture.call("schema", json!({"file": "pods3.json", "max_depth": 3}));
     let (body, footer) = split(&text);
@@ -40,7 +44,11 @@ fn schema_of_a_pod_list_shows_kinds_line_ranges_and_merged_items() {
 fn schema_line_ranges_point_at_the_lines_slice_shows() {
     let fixture = Fixture::new(&[(
         "pods3.json",
-        include_bytes!("../../tests/fixtures/pods3.json").as_slice(),
+        include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/pods3.json"
+        ))
+        .as_slice(),
     )]);
     let body = fixture.body(
         "schema",

@@ -1,0 +1,282 @@
+use super::*;
+
+/// usable 80,000, cap 10,000, bonus 6.
+fn budget(baseline: u64) -> Budget {
+    Budget::new(BudgetSettings::for_window(100_000), baseline).unwrap()
+}
+
+#[test]
+fn a_fresh_budget_starts_at_the_baseline() {
+    let b = budget(3_000);
+    assert_eq!(
+        (b.usable(), b.baseline(), b.used(), b.remaining()),
+        (80_000, 3_000, 3_000, 77_000)
+    );
+    assert_eq!((b.tokens_extracted(), b.tokens_intercepted()), (0, 0));
+    assert_eq!(b.max_extraction_tokens(), 10_000);
+}
+
+#[test]
+fn new_rejects_settings_that_cannot_make_a_budget() {
+    let bad = BudgetSettings {
+        context_safety_margin: 0.96,
+        ..BudgetSettings::for_window(1_000)
+    };
+    assert!(matches!(
+        Budget::new(bad, 0),
+        Err(BudgetError::MarginOutOfRange { .. })
+    ));
+    assert_eq!(
+        Budget::new(BudgetSettings::for_window(0), 0).unwrap_err(),
+        BudgetError::ZeroContextWindow
+    );
+}
+
+#[test]
+fn a_charge_within_cap_and_budget_is_charged() {
+    let b = budget(3_000);
+    assert_eq!(
+        b.try_charge(4_000),
+        Ok(Charged {
+            tokens: 4_000,
+            remaining: 73_000
+        })
+    );
+    assert_eq!(
+        (b.used(), b.remaining(), b.tokens_extracted()),
+        (7_000, 73_000, 4_000)
+    );
+}
+
+#[test]
+fn a_charge_of_exactly_the_cap_is_charged() {
+    let b = budget(0);
+    assert_eq!(b.try_charge(10_000).map(|c| c.tokens), Ok(10_000));
+}
+
+#[test]
+fn a_charge_over_the_cap_is_refused_even_when_the_budget_has_room() {
+    let b = budget(0);
+    let refusal = b.try_charge(10_001).unwrap_err();
+    assert_eq!(
+        refusal,
+        Refusal {
+            reason: RefusalReason::OverCallLimit,
+            estimated_tokens: 10_001,
+            per_call_limit: 10_000,
+            remaining_budget_tokens: 80_000,
+        }
+    );
+}
+
+#[test]
+fn the_cap_is_checked_before_the_remaining_budget() {
+    let b = budget(79_000); // 1,000 left, and 20,000 is over both limits
+    assert_eq!(
+        b.try_charge(20_000).unwrap_err().reason,
+        RefusalReason::OverCallLimit
+    );
+}
+
+#[test]
+fn a_charge_within_the_cap_but_over_the_remainder_is_refused_with_the_remaining_figure() {
+    let b = budget(72_000);
+    b.try_charge(5_000).unwrap(); // 3,000 left
+    let refusal = b.try_charge(3_001).unwrap_err();
+    assert_eq!(
+        refusal,
+        Refusal {
+            reason: RefusalReason::OverBudget,
+            estimated_tokens: 3_001,
+            per_call_limit: 10_000,
+            remaining_budget_tokens: 3_000,
+        }
+    );
+    assert_eq!(
+        b.try_charge(3_000),
+        Ok(Charged {
+            tokens: 3_000,
+            remaining: 0
+        })
+    );
+}
+
+#[test]
+fn refused_charges_change_nothing() {
+    let b = budget(70_000);
+    b.try_charge(2_000).unwrap();
+    b.record_intercepted(50_000);
+    let before = (
+        b.used(),
+        b.remaining(),
+        b.tokens_extracted(),
+        b.tokens_intercepted(),
+    );
+    b.try_charge(10_001).unwrap_err(); // over the cap
+    b.try_charge(9_000).unwrap_err(); // over the remainder
+    assert_eq!(
+        (
+            b.used(),
+            b.remaining(),
+            b.tokens_extracted(),
+            b.tokens_intercepted()
+        ),
+        before
+    );
+    assert_eq!(b.window_hint().remaining, 8_000);
+}
+
+#[test]
+fn a_baseline_at_or_over_usable_refuses_every_extraction() {
+    for baseline in [80_000, 95_000] {
+        let b = budget(baseline);
+        assert_eq!(b.remaining(), 0);
+        let refusal = b.try_charge(1).unwrap_err();
+        assert_eq!(refusal.reason, RefusalReason::OverBudget);
+        assert_eq!(refusal.remaining_budget_tokens, 0);
+        assert_eq!(b.tokens_extracted(), 0);
+    }
+}
+
+#[test]
+fn a_zero_charge_always_succeeds_and_changes_nothing() {
+    let b = budget(80_000);
+    assert_eq!(
+        b.try_charge(0),
+        Ok(Charged {
+            tokens: 0,
+            remaining: 0
+        })
+    );
+    assert_eq!((b.used(), b.tokens_extracted()), (80_000, 0));
+}
+
+#[test]
+fn llm_usage_above_the_estimate_raises_it_and_lower_usage_never_lowers_it() {
+    let b = budget(3_000);
+    assert_eq!(b.used(), 3_000);
+    b.observe_llm_usage(5_000, 200);
+    assert_eq!(b.used(), 5_200);
+    b.observe_llm_usage(3_900, 100);
+    assert_eq!(b.used(), 5_200);
+    assert_eq!(b.remaining(), 74_800);
+}
+
+#[test]
+fn llm_usage_of_zero_is_a_no_op() {
+    let b = budget(3_000);
+    b.observe_llm_usage(0, 0);
+    assert_eq!(b.used(), 3_000);
+    b.observe_llm_usage(5_000, 200);
+    b.observe_llm_usage(0, 0);
+    assert_eq!(b.used(), 5_200);
+}
+
+#[test]
+fn llm_usage_replaces_the_own_estimate_rather_than_adding_to_it() {
+    let b = budget(3_000);
+    b.try_charge(1_000).unwrap(); // estimate 4,000
+    b.observe_llm_usage(4_300, 200); // the report already holds baseline + extraction
+    assert_eq!(b.used(), 4_500);
+    b.try_charge(500).unwrap(); // sent after the report: adds on top
+    assert_eq!(b.used(), 5_000);
+    assert_eq!(b.tokens_extracted(), 1_500);
+}
+
+#[test]
+fn reported_usage_shrinks_what_later_charges_may_take() {
+    let b = budget(1_000);
+    b.observe_llm_usage(75_000, 1_000); // 4,000 left
+    let refusal = b.try_charge(4_001).unwrap_err();
+    assert_eq!(
+        (refusal.reason, refusal.remaining_budget_tokens),
+        (RefusalReason::OverBudget, 4_000)
+    );
+    assert_eq!(b.try_charge(4_000).map(|c| c.remaining), Ok(0));
+}
+
+#[test]
+fn reported_usage_past_usable_leaves_nothing_and_does_not_overflow() {
+    let b = budget(0);
+    b.observe_llm_usage(90_000, 5_000);
+    assert_eq!((b.used(), b.remaining()), (95_000, 0));
+    b.observe_llm_usage(u64::MAX, u64::MAX);
+    assert_eq!((b.used(), b.remaining()), (u64::MAX, 0));
+    assert_eq!(b.try_charge(1).unwrap_err().remaining_budget_tokens, 0);
+}
+
+#[test]
+fn interception_counts_tokens_but_leaves_the_estimate_alone() {
+    let b = budget(3_000);
+    b.record_intercepted(250_000);
+    b.record_intercepted(12_000);
+    assert_eq!(b.tokens_intercepted(), 262_000);
+    assert_eq!(b.used(), 3_000);
+    b.record_intercepted(u64::MAX);
+    assert_eq!(b.tokens_intercepted(), u64::MAX);
+}
+
+#[test]
+fn window_hint_reports_remaining_used_baseline_and_usable() {
+    let b = budget(4_000);
+    b.try_charge(3_000).unwrap();
+    let hint = b.window_hint();
+    assert_eq!(
+        hint,
+        WindowHint {
+            remaining: 73_000,
+            used: 7_000,
+            baseline: 4_000,
+            usable: 80_000
+        }
+    );
+    assert_eq!(hint.to_string(), "~73,000 of 80,000 budget tokens left");
+}
+
+#[test]
+fn effective_turn_limit_adds_the_bonus() {
+    let b = budget(0);
+    assert_eq!(b.effective_turn_limit(10), 16);
+    let big = BudgetSettings {
+        turn_depth_bonus: u32::MAX,
+        ..BudgetSettings::for_window(1_000)
+    };
+    assert_eq!(
+        Budget::new(big, 0).unwrap().effective_turn_limit(5),
+        u32::MAX
+    );
+}
+
+#[test]
+fn usage_event_is_absent_when_nothing_was_intercepted_or_extracted() {
+    let b = budget(3_000);
+    b.observe_llm_usage(9_000, 100);
+    b.try_charge(0).unwrap();
+    b.try_charge(50_000).unwrap_err();
+    assert_eq!(b.usage_event("main"), None);
+}
+
+#[test]
+fn usage_event_carries_both_counters() {
+    let b = budget(0);
+    b.record_intercepted(40_000);
+    assert_eq!(
+        b.usage_event("analyst"),
+        Some(ScratchpadUsage::new("analyst", 40_000, 0))
+    );
+    let only_extracted = budget(0);
+    only_extracted.try_charge(700).unwrap();
+    assert_eq!(
+        only_extracted
+            .usage_event("main")
+            .map(|e| (e.tokens_intercepted, e.tokens_extracted)),
+        Some((0, 700))
+    );
+}
+
+#[test]
+fn budget_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Budget>();
+    assert_send_sync::<std::sync::Arc<Budget>>();
+}

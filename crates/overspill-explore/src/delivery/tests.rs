@@ -1,0 +1,205 @@
+use overspill_tokens::TokenCounter;
+use serde_json::json;
+
+use super::*;
+use crate::test_support::{Fixture, counter, numbered_text, split};
+
+/// The figure a footer states: `~412 tokens` → 412.
+fn stated_tokens(text: &str) -> u64 {
+    let footer = split(text).1;
+    let at = footer.find(" | ~").unwrap();
+    let rest = &footer[at + 4..];
+    rest[..rest.find(" tokens").unwrap()]
+        .replace(',', "")
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn the_budget_is_charged_exactly_the_tokens_of_the_final_text() {
+    let fixture = Fixture::new(&[("a.txt", numbered_text(400).as_bytes())]);
+    let mut charged = 0;
+    for arguments in [
+        json!({"file": "a.txt", "lines": 7}),
+        json!({"file": "a.txt", "lines": 300}),
+        json!({"file": "a.txt"}),
+    ] {
+        let text = fixture.call("head", arguments);
+        let tokens = counter().count(&text) as u64;
+        assert_eq!(
+            stated_tokens(&text),
+            tokens,
+            "the footer states its own text's count"
+        );
+        charged += tokens;
+        assert_eq!(fixture.ctx.budget().tokens_extracted(), charged);
+        assert_eq!(fixture.ctx.budget().remaining(), 102_400 - charged);
+    }
+}
+
+#[test]
+fn the_footer_states_the_budget_left_after_the_charge() {
+    let fixture = Fixture::new(&[("a.txt", b"one\ntwo\n")]);
+    let text = fixture.call("read", json!({"file": "a.txt"}));
+    let left = fixture.ctx.budget().remaining();
+    assert!(
+        text.ends_with(&format!(
+            "| ~{} of 102,400 budget tokens left ---",
+            overspill_budget::thousands(left)
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn nothing_is_charged_for_an_error() {
+    let fixture = Fixture::with_budget(
+        &[("a.txt", numbered_text(5_000).as_bytes())],
+        128_000,
+        500,
+        0,
+    );
+    for (tool, arguments) in [
+        ("head", json!({"file": "a.txt", "lines": 4_000})),
+        ("head", json!({"file": "missing.txt"})),
+        ("head", json!({"file": "a.txt", "lines": -4})),
+        ("grep", json!({"file": "a.txt", "pattern": "line"})),
+        ("read", json!({"file": "a.txt"})),
+    ] {
+        assert!(fixture.call(tool, arguments).starts_with("{\"error\""));
+    }
+    assert_eq!(fixture.ctx.budget().tokens_extracted(), 0);
+    assert_eq!(fixture.ctx.budget().remaining(), 102_400);
+}
+
+#[test]
+fn over_the_remaining_budget_is_too_large_with_the_remaining_figure_and_a_fitting_retry() {
+    // 10,000 usable, 9,400 of it baseline: 600 left, under the 10,000 cap.
+    let fixture = Fixture::with_budget(
+        &[("a.txt", numbered_text(2_000).as_bytes())],
+        12_500,
+        10_000,
+        9_400,
+    );
+    assert_eq!(fixture.ctx.budget().remaining(), 600);
+    let error = fixture.error("head", json!({"file": "a.txt", "lines": 400}));
+    assert_eq!(error["error"], "head_too_large");
+    assert_eq!(error["per_call_limit"], 10_000);
+    assert_eq!(error["remaining_budget_tokens"], 600);
+    assert!(error["estimated_tokens"].as_u64().unwrap() > 600);
+    let suggestions = error["suggestions"].to_string();
+    assert!(
+        suggestions.contains("Only about 600 tokens of your budget are left"),
+        "{suggestions}"
+    );
+    let retried = fixture.call("head", error["retry"]["arguments"].clone());
+    assert!(retried.contains("--- head: lines 1-"), "{retried}");
+}
+
+#[test]
+fn a_spent_budget_refuses_everything_and_says_nothing_smaller_fits() {
+    let fixture = Fixture::with_budget(
+        &[("a.txt", numbered_text(50).as_bytes())],
+        1_000,
+        10_000,
+        800,
+    );
+    assert_eq!(fixture.ctx.budget().remaining(), 0);
+    let error = fixture.error("head", json!({"file": "a.txt", "lines": 8}));
+    assert_eq!(error["error"], "head_too_large");
+    assert_eq!(error["remaining_budget_tokens"], 0);
+    assert_eq!(error["retry"]["arguments"]["lines"], 1);
+    assert!(
+        error["suggestions"]
+            .to_string()
+            .contains("Nothing smaller fits")
+    );
+}
+
+/// A counter whose count flips between 10 and 11 depending on the figure the footer
+/// states, so no figure is self-consistent.
+struct Flipping;
+
+impl TokenCounter for Flipping {
+    fn count(&self, text: &str) -> usize {
+        if text.contains("~10 tokens") { 11 } else { 10 }
+    }
+    fn count_up_to(&self, text: &str, limit: usize) -> Option<usize> {
+        Some(self.count(text)).filter(|&n| n <= limit)
+    }
+    fn name(&self) -> &'static str {
+        "flipping"
+    }
+}
+
+static FLIPPING: Flipping = Flipping;
+
+#[test]
+fn an_oscillating_count_is_still_charged_exactly() {
+    let fixture = Fixture::with_counter(&[("a.txt", b"x\n")], 128_000, 10_000, 0, &FLIPPING);
+    let text = fixture.call("head", json!({"file": "a.txt"}));
+    let charged = fixture.ctx.budget().tokens_extracted();
+    assert_eq!(charged, FLIPPING.count(&text) as u64);
+    assert!(stated_tokens(&text).abs_diff(charged) <= 1);
+}
+
+#[test]
+fn large_refused_results_get_an_extrapolated_estimate() {
+    let text = "word ".repeat(2_000_000);
+    let fixture = Fixture::new(&[]);
+    let estimate = estimate(&fixture.ctx, &text);
+    let exact = counter().count(&text) as u64;
+    assert!(
+        estimate.abs_diff(exact) * 20 < exact,
+        "{estimate} vs {exact}"
+    );
+}
+
+#[test]
+fn concurrent_calls_never_overspend_the_budget_and_each_is_charged_its_text() {
+    // 8,000 usable, no baseline: far less than 8 threads × 10 calls of ~900 tokens.
+    let fixture = Fixture::with_budget(
+        &[("a.txt", numbered_text(2_000).as_bytes())],
+        10_000,
+        10_000,
+        0,
+    );
+    let charged: u64 = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8)
+            .map(|t| {
+                let fixture = &fixture;
+                scope.spawn(move || {
+                    let mut mine = 0;
+                    for i in 0..10 {
+                        let start = 1 + (t * 10 + i) * 20;
+                        let text = fixture.call(
+                            "slice",
+                            json!({"file": "a.txt", "start": start, "end": start + 79}),
+                        );
+                        if !text.starts_with("{\"error\"") {
+                            mine += counter().count(&text) as u64;
+                        }
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).sum()
+    });
+    let budget = fixture.ctx.budget();
+    assert_eq!(budget.tokens_extracted(), charged);
+    assert!(charged <= budget.usable() - budget.baseline());
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+    #[test]
+    fn every_delivered_text_states_and_is_charged_its_own_count(lines in proptest::collection::vec("[ -~]{0,80}", 1..40)) {
+        let content = lines.join("\n");
+        let fixture = Fixture::new(&[("p.txt", content.as_bytes())]);
+        let text = fixture.call("read", json!({"file": "p.txt"}));
+        let tokens = counter().count(&text) as u64;
+        proptest::prop_assert_eq!(fixture.ctx.budget().tokens_extracted(), tokens);
+        proptest::prop_assert_eq!(stated_tokens(&text), tokens);
+    }
+}

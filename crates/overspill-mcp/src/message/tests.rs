@@ -1,0 +1,137 @@
+use super::*;
+
+fn one(text: &str) -> Result<Message, Invalid> {
+    let mut all = parse(text.to_owned());
+    assert_eq!(all.len(), 1);
+    all.remove(0)
+}
+
+#[test]
+fn a_request_keeps_its_text_and_reads_id_and_method() {
+    let text = r#"{"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{"x-vendor":1}}"#;
+    let message = one(text).unwrap();
+    assert_eq!(message.text, text);
+    assert_eq!(
+        message.kind,
+        Kind::Request {
+            id: Id::Text("a-1".into()),
+            method: "tools/call".into()
+        }
+    );
+}
+
+#[test]
+fn numbers_and_strings_are_different_ids() {
+    assert_ne!(Id::of(&json!(1)), Id::of(&json!("1")));
+}
+
+#[test]
+fn text_that_is_not_json_is_a_parse_error_with_a_null_id() {
+    let error = one("this is not json").unwrap_err();
+    assert_eq!((error.code, &error.id), (PARSE_ERROR, &Value::Null));
+    assert!(error.response().contains("\"id\":null"));
+}
+
+#[test]
+fn a_method_that_is_not_a_string_is_an_invalid_request_keeping_the_id() {
+    let error = one(r#"{"jsonrpc":"2.0","id":5,"method":42}"#).unwrap_err();
+    assert_eq!((error.code, error.id), (INVALID_REQUEST, json!(5)));
+}
+
+#[test]
+fn json_that_is_not_an_object_is_an_invalid_request() {
+    assert_eq!(one("42").unwrap_err().code, INVALID_REQUEST);
+    assert_eq!(one("[]").unwrap_err().code, INVALID_REQUEST);
+}
+
+#[test]
+fn an_object_id_is_an_invalid_request_with_a_null_id() {
+    let error = one(r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#).unwrap_err();
+    assert_eq!((error.code, error.id), (INVALID_REQUEST, Value::Null));
+}
+
+#[test]
+fn a_missing_version_is_an_invalid_request() {
+    let error = one(r#"{"id":3,"method":"ping"}"#).unwrap_err();
+    assert_eq!((error.code, error.id), (INVALID_REQUEST, json!(3)));
+}
+
+#[test]
+fn a_batch_is_routed_element_by_element() {
+    let all = parse(
+            r#"[{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":1,"result":{}}, 7]"#
+                .to_owned(),
+        );
+    assert_eq!(all.len(), 3);
+    assert!(
+        matches!(&all[0], Ok(m) if m.kind == Kind::Notification { method: "notifications/initialized".into() })
+    );
+    assert!(
+        matches!(&all[1], Ok(m) if m.kind == Kind::Response { id: Some(Id::Number("1".into())) })
+    );
+    assert!(matches!(&all[2], Err(e) if e.code == INVALID_REQUEST));
+}
+
+#[test]
+fn an_error_without_an_id_is_a_response() {
+    let message =
+        one(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#).unwrap();
+    assert_eq!(message.kind, Kind::Response { id: None });
+}
+
+#[test]
+fn a_result_without_an_id_is_invalid() {
+    assert_eq!(
+        one(r#"{"jsonrpc":"2.0","result":{}}"#).unwrap_err().code,
+        INVALID_REQUEST
+    );
+}
+
+#[test]
+fn an_id_is_salvaged_from_the_start_of_a_message_cut_short() {
+    let head = r#"{"jsonrpc":"2.0","id":41,"result":{"content":[{"type":"text","text":"aaaa"#;
+    assert_eq!(
+        salvage(head, "aaaa\"}]}}"),
+        Salvaged {
+            id: Some(json!(41)),
+            response: true
+        }
+    );
+}
+
+#[test]
+fn an_id_is_salvaged_from_the_end_when_it_is_the_last_member() {
+    let head = r#"{"result":{"content":[{"type":"text","text":"aaaa"#;
+    let tail = r#"aaaa"}]},"jsonrpc":"2.0","id":"call-7"}"#;
+    assert_eq!(
+        salvage(head, tail),
+        Salvaged {
+            id: Some(json!("call-7")),
+            response: true
+        }
+    );
+}
+
+#[test]
+fn an_id_inside_the_content_is_never_taken_for_the_message_id() {
+    let head = r#"{"result":{"content":[{"type":"text","text":"aaaa"#;
+    for tail in [
+        r#"aa","x":{"id":5}}}"#,
+        r#"aa \",\"id\":5}"}]}}"#,
+        r#"aa"}],"meta":{"id":5}}}"#,
+    ] {
+        assert_eq!(salvage(head, tail).id, None, "{tail}");
+    }
+}
+
+#[test]
+fn a_request_cut_short_is_not_a_response() {
+    let head = r#"{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{"mess"#;
+    assert_eq!(
+        salvage(head, ""),
+        Salvaged {
+            id: Some(json!(3)),
+            response: false
+        }
+    );
+}

@@ -1,0 +1,89 @@
+use super::*;
+
+#[test]
+fn stateless_requests_carry_their_method_name_and_version_as_headers() {
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let headers: Vec<(&str, String)> = stateless_headers(call)
+        .into_iter()
+        .map(|(name, value)| (name, value.to_str().unwrap_or_default().to_owned()))
+        .collect();
+    assert_eq!(
+        headers,
+        [
+            ("mcp-protocol-version", "2026-07-28".to_owned()),
+            ("mcp-method", "tools/call".to_owned()),
+            ("mcp-name", "add".to_owned()),
+        ]
+    );
+    let read = r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"file:///a b","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let names: Vec<&str> = stateless_headers(read)
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(names, ["mcp-protocol-version", "mcp-method", "mcp-name"]);
+    let list = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    assert_eq!(stateless_headers(list).len(), 2);
+}
+
+#[test]
+fn requests_of_earlier_revisions_get_no_stateless_headers() {
+    for text in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+        "not json",
+    ] {
+        assert!(stateless_headers(text).is_empty(), "{text}");
+    }
+}
+
+#[test]
+fn variables_in_a_header_value_are_expanded() {
+    let lookup = |var: &str| (var == "TOKEN").then(|| "s3cret".to_owned());
+    assert_eq!(
+        expand("Bearer ${TOKEN}", lookup),
+        Ok("Bearer s3cret".to_owned())
+    );
+    assert_eq!(expand("a $b ${", lookup), Ok("a $b ${".to_owned()));
+    assert_eq!(expand("${NOPE}", lookup), Err("NOPE".to_owned()));
+}
+
+#[test]
+fn a_header_spec_needs_a_name_and_a_colon() {
+    assert!(matches!(
+        parse_header("Authorization Bearer x"),
+        Err(ProxyError::InvalidHeader { .. })
+    ));
+    assert_eq!(
+        parse_header("X-Api-Key:  abc ").unwrap(),
+        ("X-Api-Key".to_owned(), "abc".to_owned())
+    );
+}
+
+#[test]
+fn a_missing_variable_names_the_variable_not_a_value() {
+    let error = parse_header("Authorization: Bearer ${OVERSPILL_TEST_UNSET_VAR}").unwrap_err();
+    let text = error.to_string();
+    assert!(text.contains("OVERSPILL_TEST_UNSET_VAR"), "{text}");
+    assert!(text.contains("Authorization"), "{text}");
+}
+
+#[test]
+fn debug_output_hides_header_values() {
+    let remote = Remote::new("https://example.invalid/mcp")
+        .unwrap()
+        .with_header("Authorization", "Bearer s3cret")
+        .unwrap();
+    let shown = format!("{remote:?}");
+    assert!(
+        shown.contains("Authorization") && !shown.contains("s3cret"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn only_http_urls_are_endpoints() {
+    assert!(Remote::new("ftp://host/mcp").is_err());
+    assert!(Remote::new("not a url").is_err());
+    assert!(Remote::new("http://127.0.0.1:8080/mcp").is_ok());
+}
