@@ -1,11 +1,12 @@
 //! The definitions of `write_artifact` and `read_artifact`, in the exploration tools' shape
 //! ([`overspill_explore::Definition`]), so a host exports them as MCP, OpenAI or Anthropic tools
 //! alongside the exploration tools (docs/tools.md#4-definitions-and-export, docs/artifacts.md).
+//! Their schemas are derived from their argument types, as the exploration tools' are.
 
-use overspill_explore::Definition;
-use serde_json::json;
+use overspill_explore::{Definition, args};
 
-use crate::name::MAX_FILE_NAME_BYTES;
+use crate::read::ReadArtifactArgs;
+use crate::write::WriteArtifactArgs;
 
 /// `write_artifact`: for the coordinator.
 pub const WRITE_ARTIFACT: Definition = Definition {
@@ -18,22 +19,7 @@ pub const WRITE_ARTIFACT: Definition = Definition {
         replaces the artifact. Returns JSON: {\"written\": true, \"filename\": \
         \"coordinator-runbook-draft.md\", \"replaced\": false}; list that `filename` in the \
         artifacts of the tasks that need it.",
-    parameters: || {
-        json!({
-            "type": "object",
-            "properties": {
-                "name": {
-                    "type": "string",
-                    "description": "The artifact's name with an extension, e.g. `runbook-draft.md`.",
-                    "minLength": 1,
-                    "maxLength": MAX_FILE_NAME_BYTES,
-                },
-                "content": {"type": "string", "description": "The text to store."},
-            },
-            "required": ["name", "content"],
-            "additionalProperties": false,
-        })
-    },
+    parameters: args::owned_schema::<WriteArtifactArgs>,
 };
 
 /// `read_artifact`: for workers (and the coordinator).
@@ -46,26 +32,7 @@ pub const READ_ARTIFACT: Definition = Definition {
         explore it in place with the read tools (schema, grep, slice, …), passing the `file` the \
         pointer gives. If the file does not exist, the answer lists the available artifacts, \
         newest first. `run_id` reads from an earlier run of the same session.",
-    parameters: || {
-        json!({
-            "type": "object",
-            "properties": {
-                "filename": {
-                    "type": "string",
-                    "description": "The artifact's file name, e.g. `task-3-result.txt`.",
-                    "minLength": 1,
-                    "maxLength": 255,
-                },
-                "run_id": {
-                    "type": "string",
-                    "description": "Another run of this session to read from. Default: the current run.",
-                    "minLength": 1,
-                },
-            },
-            "required": ["filename"],
-            "additionalProperties": false,
-        })
-    },
+    parameters: args::owned_schema::<ReadArtifactArgs>,
 };
 
 /// Both definitions, the coordinator's first.

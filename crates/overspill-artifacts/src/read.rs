@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use overspill_explore::delivery;
 use overspill_explore::{ExploreContext, Extraction, Pointer, ToolError};
 use overspill_store::{Format, ReadRoot, Stored, count_lines, relative_ref};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -30,13 +31,14 @@ use crate::write::PERSISTENCE_OFF;
 const TOOL: &str = "read_artifact";
 
 /// The arguments of the `read_artifact` tool.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ReadArtifactArgs {
     /// The artifact's file name, e.g. `task-3-result.txt`.
+    #[schemars(length(min = 1, max = 255))]
     pub filename: String,
-    /// Another run of the same session to read from; the current run when absent.
+    /// Another run of this session to read from. Default: the current run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
     pub run_id: Option<String>,
 }
 

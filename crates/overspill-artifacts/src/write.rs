@@ -4,10 +4,11 @@ use std::fs;
 use std::io;
 use std::path::PathBuf;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::name::{NameError, coordinator_file_name};
+use crate::name::{MAX_FILE_NAME_BYTES, NameError, coordinator_file_name};
 use crate::run::Run;
 
 /// What the model is told when there is nowhere to write.
@@ -16,10 +17,10 @@ pub const PERSISTENCE_OFF: &str = "artifacts are not available: persistence is o
     stored; until then, pass content to workers in their task description";
 
 /// The arguments of the `write_artifact` tool.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WriteArtifactArgs {
-    /// The artifact's name, e.g. `runbook-draft.md`; stored as `coordinator-{name}`.
+    /// The artifact's name with an extension, e.g. `runbook-draft.md`.
+    #[schemars(length(min = 1, max = MAX_FILE_NAME_BYTES))]
     pub name: String,
     /// The text to store.
     pub content: String,

@@ -1,26 +1,33 @@
-//! Tool arguments: a JSON object in, a typed `Args` struct out (docs/tools.md#1-common-rules).
+//! Tool arguments: a JSON object in, a typed `Args` struct out, and the JSON Schema the model
+//! sees, derived from the same struct (docs/tools.md#1-common-rules).
 //!
-//! Every tool's `Args` derives `serde::Deserialize` with `#[serde(deny_unknown_fields)]` and is
-//! read through [`parse`], which gives the model errors it can act on:
+//! A tool's `Args` derives `serde::Deserialize`, `serde::Serialize` and
+//! [`schemars::JsonSchema`]; its field docs are the descriptions the model reads. [`schema`]
+//! derives the schema (closed, one paragraph per description), and [`parse`] reads a call
+//! through it, so what a tool accepts, how it reads it and what it tells the model can never
+//! drift apart. Adding a field to an `Args` struct is the whole edit that offers it.
 //!
-//! - an unknown argument names itself and lists the accepted ones (taken from the derive, so the
-//!   list never drifts from the struct);
-//! - a missing argument is named;
-//! - a wrong-typed or negative value is named, with what was expected.
+//! [`parse`] gives the model errors it can act on, and accepts what models actually send:
 //!
-//! Field helpers ([`count`], [`opt_count`], [`flag`]) accept what models actually send:
-//! integers as numbers or numeric strings (`50`, `"50"`, `50.0`), booleans as `true` or
-//! `"true"`, and `null` for "not given".
+//! - an unknown argument names itself and lists the accepted ones (the schema's properties);
+//! - a missing argument is named; `null` means "not given";
+//! - an integer may come as a number or a numeric string (`50`, `"50"`, `50.0`), a boolean as
+//!   `true` or `"true"`; a wrong-typed or negative value is named, with what was expected.
+//!
+//! Arguments several tools take are one type each, flattened into the tools' `Args`: the
+//! stored file and a path into it ([`Located`]), a page of results ([`Page`]), each
+//! described per tool through a marker type ([`Describe`]).
 //!
 //! ```
 //! use overspill_explore::args;
-//! use serde::Deserialize;
+//! use schemars::JsonSchema;
+//! use serde::{Deserialize, Serialize};
 //!
-//! #[derive(Debug, Deserialize)]
-//! #[serde(deny_unknown_fields)]
+//! #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 //! struct Args {
+//!     #[schemars(description = args::FILE)]
 //!     file: String,
-//!     #[serde(default, deserialize_with = "args::opt_count")]
+//!     /// How many lines to show.
 //!     lines: Option<u64>,
 //! }
 //!
@@ -30,23 +37,41 @@
 //! let err = args::parse::<Args>("head", &serde_json::json!({"file": "a.txt", "lines_count": 5}))
 //!     .unwrap_err();
 //! assert_eq!(err.to_string(), "unknown argument `lines_count`; head accepts: file, lines");
+//!
+//! let schema = args::schema::<Args>();
+//! assert_eq!(schema["properties"]["lines"]["description"], "How many lines to show.");
+//! assert_eq!(schema["additionalProperties"], false);
 //! ```
 
+use std::any::TypeId;
+use std::collections::HashMap;
 use std::fmt;
+use std::marker::PhantomData;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, MapAccess, Visitor};
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::ToolError;
 
-/// Reads `arguments` (a JSON object, or `null` for none) into the tool's `Args`.
+/// What every tool's `file` argument tells the model.
+pub const FILE: &str = "The stored file name exactly as the pointer gives it (or a path \
+    relative to the readable directory).";
+
+/// Reads `arguments` (a JSON object, or `null` for none) into the tool's `Args`, through the
+/// schema [`schema`] derives from it.
 ///
 /// # Errors
 /// [`ToolError::InvalidArgument`] naming the offending argument: unknown (with the accepted
-/// list), missing, or of the wrong type or range.
-pub fn parse<A: DeserializeOwned>(tool: &str, arguments: &Value) -> Result<A, ToolError> {
-    let map = match arguments {
+/// list), missing, too long, or of the wrong type or range.
+pub fn parse<A: DeserializeOwned + JsonSchema + 'static>(
+    tool: &str,
+    arguments: &Value,
+) -> Result<A, ToolError> {
+    let mut map = match arguments {
         Value::Null => Map::new(),
         Value::Object(map) => map.clone(),
         other => {
@@ -61,7 +86,233 @@ pub fn parse<A: DeserializeOwned>(tool: &str, arguments: &Value) -> Result<A, To
         }
     };
     check_lengths(&map)?;
+    let schema = schema::<A>();
+    let no_properties = Map::new();
+    let properties = schema["properties"].as_object().unwrap_or(&no_properties);
+    map.retain(|_, value| !value.is_null());
+    for (name, value) in &mut map {
+        let Some(property) = properties.get(name) else {
+            let accepted: Vec<String> = properties.keys().cloned().collect();
+            let mut error = ToolError::invalid_argument(
+                Some(name),
+                format!(
+                    "unknown argument `{name}`; {tool} accepts: {}",
+                    accepted.join(", ")
+                ),
+            );
+            if let ToolError::InvalidArgument { accepted: list, .. } = &mut error {
+                *list = accepted;
+            }
+            return Err(error);
+        };
+        *value =
+            read_as(value, property).map_err(|message| ToolError::bad_argument(name, message))?;
+    }
     A::deserialize(ArgsDeserializer { map }).map_err(|error| error.into_tool_error(tool))
+}
+
+/// A call's arguments as the model sent them, JSON text, read into a value once: empty text is
+/// `null` (no arguments).
+///
+/// # Errors
+/// `invalid_argument` when the text is not JSON, saying what to send instead.
+pub fn from_text(arguments: &str) -> Result<Value, ToolError> {
+    if arguments.trim().is_empty() {
+        return Ok(Value::Null);
+    }
+    serde_json::from_str(arguments).map_err(|error| {
+        ToolError::invalid_argument(
+            None,
+            format!(
+                "the arguments are not valid JSON ({error}); send a JSON object such as \
+                 {{\"file\": \"…\"}}"
+            ),
+        )
+    })
+}
+
+/// `value` as the type its schema `property` names, read leniently (see the module doc); the
+/// message says what was expected when it cannot be.
+fn read_as(value: &Value, property: &Value) -> Result<Value, String> {
+    let read = match property["type"].as_str() {
+        Some("integer") => value.deserialize_any(CountVisitor).map(Value::from),
+        Some("boolean") => value.deserialize_any(FlagVisitor).map(Value::from),
+        Some("string") => String::deserialize(value).map(Value::from),
+        _ => return Ok(value.clone()),
+    };
+    read.map_err(|error| error.to_string())
+}
+
+/// The JSON Schema of a tool's arguments, derived from `A` once and then shared: a closed
+/// object (`additionalProperties: false`) whose properties are `A`'s fields (flattened groups
+/// included), each with its type, its field doc as a one-paragraph `description`, its range and
+/// its default. Optional fields are simply not `required`: `null` is read as "not given"
+/// anyway, so no property offers it.
+pub fn schema<A: JsonSchema + 'static>() -> Arc<Value> {
+    static SCHEMAS: OnceLock<Mutex<HashMap<TypeId, Arc<Value>>>> = OnceLock::new();
+    let mut schemas = SCHEMAS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    Arc::clone(
+        schemas
+            .entry(TypeId::of::<A>())
+            .or_insert_with(|| Arc::new(derive_schema::<A>())),
+    )
+}
+
+/// [`schema`] as a value of its own, as [`crate::Definition::parameters`] builds it.
+pub fn owned_schema<A: JsonSchema + 'static>() -> Value {
+    Value::clone(&schema::<A>())
+}
+
+fn derive_schema<A: JsonSchema>() -> Value {
+    let mut settings = SchemaSettings::draft2020_12();
+    settings.meta_schema = None;
+    settings.inline_subschemas = true;
+    let mut root = settings
+        .into_generator()
+        .into_root_schema_for::<A>()
+        .to_value();
+    let Value::Object(object) = &mut root else {
+        return root;
+    };
+    object.remove("title");
+    object.remove("description");
+    if let Some(Value::Object(properties)) = object.get_mut("properties") {
+        for property in properties.values_mut() {
+            plain_property(property);
+        }
+    }
+    object.insert(
+        "required".to_owned(),
+        object
+            .get("required")
+            .cloned()
+            .unwrap_or_else(|| Value::Array(Vec::new())),
+    );
+    object.insert("additionalProperties".to_owned(), Value::Bool(false));
+    root
+}
+
+/// One property as the model reads it: its type first (without `null` and without Rust's
+/// integer `format`), then its description in one paragraph, then the rest.
+fn plain_property(property: &mut Value) {
+    let Value::Object(object) = property else {
+        return;
+    };
+    object.remove("format");
+    object.remove("title");
+    let kind = match object.remove("type") {
+        Some(Value::Array(kinds)) => kinds.into_iter().find(|kind| kind != "null"),
+        other => other,
+    };
+    let description = object.remove("description").map(|text| match text {
+        Value::String(text) => Value::String(text.split_whitespace().collect::<Vec<_>>().join(" ")),
+        other => other,
+    });
+    let rest = std::mem::take(object);
+    object.extend(kind.map(|kind| ("type".to_owned(), kind)));
+    object.extend(description.map(|text| ("description".to_owned(), text)));
+    object.extend(rest);
+}
+
+/// A doc text for each argument of a shared group, per tool: a marker type implements it and
+/// the group reads its descriptions from it, so each tool keeps its own words.
+pub trait Describe: 'static {
+    /// The `path` argument: where in the document the tool looks.
+    const PATH: &'static str = "";
+    /// The `offset` argument: the first unit of the page (0-based).
+    const OFFSET: &'static str = "";
+    /// The `limit` argument: the most units the page holds.
+    const LIMIT: &'static str = "";
+}
+
+/// The stored file and a path into its JSON document: the arguments of every tool that reads
+/// one value or one array.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(bound = "")]
+#[schemars(bound = "D: Describe")]
+pub struct Located<D: Describe> {
+    /// The stored file (its description: [`FILE`]).
+    #[schemars(description = FILE)]
+    pub file: String,
+    /// Where in the file's document (its description: the tool's [`Describe::PATH`]).
+    #[schemars(description = D::PATH)]
+    pub path: String,
+    #[serde(skip)]
+    #[schemars(skip)]
+    describe: PhantomData<fn() -> D>,
+}
+
+impl<D: Describe> Located<D> {
+    /// `path` in `file`.
+    pub fn new(file: impl Into<String>, path: impl Into<String>) -> Located<D> {
+        Located {
+            file: file.into(),
+            path: path.into(),
+            describe: PhantomData,
+        }
+    }
+
+    /// The same place, as the arguments of the tool `E` (a retry that switches tools).
+    pub fn for_tool<E: Describe>(&self) -> Located<E> {
+        Located::new(self.file.clone(), self.path.clone())
+    }
+}
+
+/// A page of a tool's results: `offset` units skipped, at most `limit` shown (all when absent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(bound = "")]
+#[schemars(bound = "D: Describe")]
+pub struct Page<D: Describe> {
+    /// The first unit shown, 0-based (its description: the tool's [`Describe::OFFSET`]).
+    #[serde(default)]
+    #[schemars(description = D::OFFSET)]
+    pub offset: u64,
+    /// The most units shown; all when absent (its description: [`Describe::LIMIT`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(description = D::LIMIT, range(min = 1))]
+    pub limit: Option<u64>,
+    #[serde(skip)]
+    #[schemars(skip)]
+    describe: PhantomData<fn() -> D>,
+}
+
+impl<D: Describe> Page<D> {
+    /// `limit` units from `offset`.
+    pub fn new(offset: u64, limit: Option<u64>) -> Page<D> {
+        Page {
+            offset,
+            limit,
+            describe: PhantomData,
+        }
+    }
+
+    /// Refuses a `limit` of 0, which could show nothing.
+    ///
+    /// # Errors
+    /// `invalid_argument` naming `limit`.
+    pub fn check(&self) -> Result<(), ToolError> {
+        match self.limit {
+            Some(0) => Err(ToolError::bad_argument(
+                "limit",
+                "must be at least 1 (leave it out to take everything)",
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether the page is the whole sequence: no offset, no limit.
+    pub fn is_everything(&self) -> bool {
+        self.offset == 0 && self.limit.is_none()
+    }
+}
+
+impl<D: Describe> Default for Page<D> {
+    fn default() -> Page<D> {
+        Page::new(0, None)
+    }
 }
 
 /// The longest string argument accepted, in bytes (a jq filter, a field list, a JSON path).
@@ -98,87 +349,25 @@ fn check_lengths(map: &Map<String, Value>) -> Result<(), ToolError> {
     Ok(())
 }
 
-/// The argument names a derived `Args` struct accepts, in declaration order.
-///
-/// Read from the `Deserialize` derive itself, so it is exactly what [`parse`] accepts. The
-/// registry uses it to check every tool's JSON Schema against its struct.
-pub fn accepted<A: DeserializeOwned>() -> Vec<&'static str> {
-    // A key no struct declares makes the derive report its whole field list.
-    let probe = Map::from_iter([("\u{0}".to_owned(), Value::Null)]);
-    match A::deserialize(ArgsDeserializer { map: probe }) {
-        Err(ArgError::Unknown { accepted, .. }) => accepted.to_vec(),
-        _ => Vec::new(),
-    }
-}
-
-/// Deserializes a non-negative integer given as a number (`50`, `50.0`) or a numeric string
-/// (`"50"`). Use with `#[serde(deserialize_with = "args::count")]`.
-///
-/// # Errors
-/// A message saying what was expected and what came instead (negative, fractional, text).
-pub fn count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
-    deserializer.deserialize_any(CountVisitor)
-}
-
-/// Like [`count`], with `null` meaning "not given". Use with
-/// `#[serde(default, deserialize_with = "args::opt_count")]`.
-///
-/// # Errors
-/// As [`count`].
-pub fn opt_count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
-    deserializer.deserialize_any(OptionVisitor(CountVisitor))
-}
-
-/// Deserializes a boolean given as `true`/`false` or `"true"`/`"false"`. Use with
-/// `#[serde(deserialize_with = "args::flag")]`.
-///
-/// # Errors
-/// A message saying a boolean was expected.
-pub fn flag<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
-    deserializer.deserialize_any(FlagVisitor)
-}
-
-/// Like [`flag`], with `null` meaning "not given".
-///
-/// # Errors
-/// As [`flag`].
-pub fn opt_flag<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<bool>, D::Error> {
-    deserializer.deserialize_any(OptionVisitor(FlagVisitor))
+/// The argument names `A` accepts, in declaration order: the properties of its [`schema`].
+pub fn accepted<A: JsonSchema + 'static>() -> Vec<String> {
+    schema::<A>()["properties"]
+        .as_object()
+        .map(|properties| properties.keys().cloned().collect())
+        .unwrap_or_default()
 }
 
 /// What went wrong while reading one tool's arguments.
 #[derive(Debug)]
 enum ArgError {
-    Unknown {
-        name: String,
-        accepted: &'static [&'static str],
-    },
-    Missing {
-        name: &'static str,
-    },
-    Invalid {
-        name: String,
-        message: String,
-    },
+    Missing { name: &'static str },
+    Invalid { name: String, message: String },
     Other(String),
 }
 
 impl ArgError {
     fn into_tool_error(self, tool: &str) -> ToolError {
         match self {
-            ArgError::Unknown { name, accepted } => {
-                let mut error = ToolError::invalid_argument(
-                    Some(&name),
-                    format!(
-                        "unknown argument `{name}`; {tool} accepts: {}",
-                        accepted.join(", ")
-                    ),
-                );
-                if let ToolError::InvalidArgument { accepted: list, .. } = &mut error {
-                    *list = accepted.iter().map(|&a| a.to_owned()).collect();
-                }
-                error
-            }
             ArgError::Missing { name } => ToolError::invalid_argument(
                 Some(name),
                 format!("{tool} needs the argument `{name}`"),
@@ -192,7 +381,6 @@ impl ArgError {
 impl fmt::Display for ArgError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ArgError::Unknown { name, .. } => write!(f, "unknown argument `{name}`"),
             ArgError::Missing { name } => write!(f, "missing argument `{name}`"),
             ArgError::Invalid { name, message } => write!(f, "argument `{name}`: {message}"),
             ArgError::Other(message) => f.write_str(message),
@@ -205,13 +393,6 @@ impl std::error::Error for ArgError {}
 impl de::Error for ArgError {
     fn custom<T: fmt::Display>(msg: T) -> Self {
         ArgError::Other(msg.to_string())
-    }
-
-    fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
-        ArgError::Unknown {
-            name: field.to_owned(),
-            accepted: expected,
-        }
     }
 
     fn missing_field(field: &'static str) -> Self {
@@ -345,54 +526,6 @@ impl<'de> Visitor<'de> for FlagVisitor {
             ))),
         }
     }
-}
-
-/// Wraps a visitor so that `null` reads as `None`.
-struct OptionVisitor<V>(V);
-
-impl<'de, V: Visitor<'de>> Visitor<'de> for OptionVisitor<V> {
-    type Value = Option<V::Value>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.expecting(f)
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self.0).map(Some)
-    }
-
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-        self.0.visit_bool(v).map(Some)
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-        self.0.visit_u64(v).map(Some)
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-        self.0.visit_i64(v).map(Some)
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-        self.0.visit_f64(v).map(Some)
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        self.0.visit_str(v).map(Some)
-    }
-}
-
-/// Deserializes any JSON value unchanged; handy for `Args` fields that take structured input.
-pub fn any_value<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
-    Value::deserialize(deserializer)
 }
 
 /// "a string", "an array", … for messages about a JSON value of the wrong kind.

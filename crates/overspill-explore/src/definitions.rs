@@ -1,13 +1,10 @@
 //! What a tool definition is (name, description, JSON Schema of the arguments) and how it is
-//! exported (docs/tools.md#4-definitions-and-export), with the schema pieces the tools share.
+//! exported (docs/tools.md#4-definitions-and-export).
 //!
-//! Each tool writes its own definition beside its `run`, as its
-//! [`crate::tool::Tool::DEFINITION`]. Descriptions are written for an LLM: what the tool is for,
-//! when to reach for it, what it returns and how it pages. Every schema is a closed object
-//! (`additionalProperties: false`, built by [`closed`]). The registry exports only the tools
-//! that are registered.
+//! An exploration tool's definition is made by the registry from the tool's own module: its
+//! [`crate::tool::Tool::NAME`], its description, and the schema derived from its `Args`
+//! ([`crate::args::schema`]). Every schema is a closed object (`additionalProperties: false`).
 
-use overspill_store::Format;
 use serde_json::{Value, json};
 
 /// A tool's name, description and argument schema.
@@ -44,43 +41,6 @@ impl Definition {
     pub fn to_anthropic(&self) -> Value {
         json!({"name": self.name, "description": self.description, "input_schema": self.input_schema()})
     }
-}
-
-/// The tools that read JSON only: on a Markdown or text file they can only answer
-/// `not_json`.
-const JSON_ONLY: [&str; 4] = ["item_schema", "iterate_over", "get_in", "query"];
-
-/// Whether the tool `name` can read a file stored as `format`; the pointer lists only those.
-pub fn reads_format(name: &str, format: Format) -> bool {
-    format == Format::Json || !JSON_ONLY.contains(&name)
-}
-
-pub(crate) fn closed(properties: Value, required: &[&str]) -> Value {
-    json!({
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": false,
-    })
-}
-
-pub(crate) fn file_property() -> Value {
-    json!({
-        "type": "string",
-        "description": "The stored file name exactly as the pointer gives it (or a path relative to the readable directory).",
-    })
-}
-
-pub(crate) fn path_property(description: &str) -> Value {
-    json!({"type": "string", "description": description})
-}
-
-pub(crate) fn count_property(description: &str, default: Option<u64>, minimum: u64) -> Value {
-    let mut property = json!({"type": "integer", "description": description, "minimum": minimum});
-    if let (Some(default), Some(object)) = (default, property.as_object_mut()) {
-        object.insert("default".to_owned(), json!(default));
-    }
-    property
 }
 
 #[cfg(test)]

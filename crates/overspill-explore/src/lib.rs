@@ -67,12 +67,12 @@ mod test_support;
 pub use cache::{CachedFile, FileCache};
 pub use call::Call;
 pub use context::ExploreContext;
-pub use definitions::{Definition, reads_format};
+pub use definitions::Definition;
 pub use error::{
     FoundInstead, MAX_ECHO_CHARS, MAX_MESSAGE_CHARS, PathNotFound, TooLarge, ToolError,
 };
 pub use json::jq;
 pub use json::reference::{Referenced, referenced_value};
 pub use pointer::{MAX_POINTER_TOKENS, Pointer, Summary, tool_label};
-pub use registry::{Registry, dispatch, tools};
+pub use registry::{Registry, dispatch, reads_format, tools};
 pub use tool::{Extraction, Tool};

@@ -16,7 +16,6 @@
 use overspill_store::{Format, Stored};
 use overspill_tokens::TokenCounter;
 
-use crate::definitions;
 use crate::numbered::thousands;
 use crate::registry::Registry;
 use crate::shape_summary::{JsonShape, MarkdownShape, text_summary};
@@ -249,7 +248,7 @@ impl<'a> Pointer<'a> {
             .tools
             .iter()
             .copied()
-            .filter(|t| definitions::reads_format(t, self.stored.format))
+            .filter(|t| crate::registry::reads_format(t, self.stored.format))
             .collect();
         let first = ["schema", "head"]
             .into_iter()

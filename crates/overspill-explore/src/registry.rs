@@ -17,6 +17,7 @@
 
 use std::marker::PhantomData;
 
+use overspill_store::Format;
 use serde_json::Value;
 
 use crate::args;
@@ -109,21 +110,10 @@ impl Registry {
     /// Runs the tool `name` with `arguments` (JSON text) and returns what the model receives:
     /// the extraction with its footer, or an error JSON object. Never fails.
     pub fn dispatch(&self, ctx: &ExploreContext, name: &str, arguments: &str) -> String {
-        let arguments = if arguments.trim().is_empty() {
-            Value::Null
-        } else {
-            match serde_json::from_str::<Value>(arguments) {
-                Ok(value) => value,
-                Err(error) => {
-                    return ToolError::invalid_argument(
-                        None,
-                        format!("the arguments are not valid JSON ({error}); send a JSON object such as {{\"file\": \"…\"}}"),
-                    )
-                    .render_within(ctx.counter(), ctx.budget().max_extraction_tokens());
-                }
-            }
-        };
-        self.dispatch_value(ctx, name, &arguments)
+        match args::from_text(arguments) {
+            Ok(arguments) => self.dispatch_value(ctx, name, &arguments),
+            Err(error) => error.render_within(ctx.counter(), ctx.budget().max_extraction_tokens()),
+        }
     }
 
     /// [`Registry::dispatch`] with already parsed arguments.
@@ -262,6 +252,14 @@ pub fn tools() -> Vec<&'static Definition> {
     Registry::new().definitions()
 }
 
+/// Whether the tool `name` can read a file stored as `format`; a pointer lists only those.
+pub fn reads_format(name: &str, format: Format) -> bool {
+    format == Format::Json
+        || !RUNNABLE
+            .iter()
+            .any(|tool| tool.definition().name == name && tool.json_only())
+}
+
 /// Runs one tool of the full set; see [`Registry::dispatch`].
 pub fn dispatch(ctx: &ExploreContext, name: &str, arguments: &str) -> String {
     Registry::new().dispatch(ctx, name, arguments)
@@ -270,20 +268,24 @@ pub fn dispatch(ctx: &ExploreContext, name: &str, arguments: &str) -> String {
 /// A tool with its types erased, so the registry can hold them in one list.
 trait Runnable: Send + Sync {
     fn definition(&self) -> &'static Definition;
+    fn json_only(&self) -> bool;
     fn run(&self, ctx: &ExploreContext, arguments: &Value) -> Result<Extraction, ToolError>;
     fn smaller(&self, ctx: &ExploreContext, arguments: &Value, got: &Extraction) -> Option<Call>;
     fn suggestions(&self, arguments: &Value) -> Vec<String>;
     /// `arguments` as the tool reads them, written back (defaults filled in, numbers as
     /// numbers): two calls are the same call when these are equal. `None` when they do not parse.
     fn canonical(&self, arguments: &Value) -> Option<Value>;
-    #[cfg(test)]
-    fn accepted(&self) -> Vec<&'static str>;
 }
 
 struct Entry<T>(PhantomData<fn() -> T>);
 
 impl<T: Tool> Entry<T> {
     const RUNNABLE: &'static dyn Runnable = &Entry::<T>(PhantomData);
+    const DEFINITION: &'static Definition = &Definition {
+        name: T::NAME,
+        description: T::DESCRIPTION,
+        parameters: args::owned_schema::<T::Args>,
+    };
 }
 
 /// The registry line of a tool.
@@ -293,33 +295,32 @@ const fn register<T: Tool>() -> &'static dyn Runnable {
 
 impl<T: Tool> Runnable for Entry<T> {
     fn definition(&self) -> &'static Definition {
-        T::DEFINITION
+        Entry::<T>::DEFINITION
+    }
+
+    fn json_only(&self) -> bool {
+        T::JSON_ONLY
     }
 
     fn run(&self, ctx: &ExploreContext, arguments: &Value) -> Result<Extraction, ToolError> {
-        let parsed = args::parse::<T::Args>(T::DEFINITION.name, arguments)?;
+        let parsed = args::parse::<T::Args>(T::NAME, arguments)?;
         T::run(ctx, parsed)
     }
 
     fn smaller(&self, ctx: &ExploreContext, arguments: &Value, got: &Extraction) -> Option<Call> {
-        let parsed = args::parse::<T::Args>(T::DEFINITION.name, arguments).ok()?;
+        let parsed = args::parse::<T::Args>(T::NAME, arguments).ok()?;
         T::smaller(ctx, &parsed, got)
     }
 
     fn suggestions(&self, arguments: &Value) -> Vec<String> {
-        args::parse::<T::Args>(T::DEFINITION.name, arguments)
+        args::parse::<T::Args>(T::NAME, arguments)
             .map(|parsed| T::suggestions(&parsed))
             .unwrap_or_default()
     }
 
     fn canonical(&self, arguments: &Value) -> Option<Value> {
-        let parsed = args::parse::<T::Args>(T::DEFINITION.name, arguments).ok()?;
+        let parsed = args::parse::<T::Args>(T::NAME, arguments).ok()?;
         serde_json::to_value(parsed).ok()
-    }
-
-    #[cfg(test)]
-    fn accepted(&self) -> Vec<&'static str> {
-        args::accepted::<T::Args>()
     }
 }
 

@@ -2,43 +2,39 @@
 //! [`Call`] a too-large result offers as its retry.
 //!
 //! A tool is a unit struct in its own module implementing [`Tool`]: an `Args` struct read by
-//! [`crate::args::parse`], a `run` that renders a body and a one-line summary, and a `smaller`
+//! [`crate::args::parse`] and described by [`crate::args::schema`], a `run` that renders a body and a one-line summary, and a `smaller`
 //! that names the next smaller call (one halving of its window). The budget rule, the footer
 //! and the retry search are shared and live in [`crate::delivery`]; a tool never measures or
 //! charges anything itself.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::call::Call;
 use crate::context::ExploreContext;
-use crate::definitions::Definition;
 use crate::error::ToolError;
 
-/// One exploration tool.
+/// One exploration tool: its name, its description, its arguments (whose type is also its
+/// JSON Schema, [`crate::args::schema`]), its `run` and its smaller retry, in one module.
 ///
 /// ```
 /// use std::sync::Arc;
-/// use overspill_explore::{Definition, ExploreContext, Extraction, Tool, ToolError};
+/// use overspill_explore::{ExploreContext, Extraction, Tool, ToolError, args};
+/// use schemars::JsonSchema;
 /// use serde::{Deserialize, Serialize};
-///
-/// const WC: Definition = Definition {
-///     name: "wc",
-///     description: "Count the lines of a stored output.",
-///     parameters: || serde_json::json!({"type": "object", "properties": {"file": {"type": "string"}},
-///                                       "required": ["file"], "additionalProperties": false}),
-/// };
 ///
 /// struct Wc;
 ///
-/// #[derive(Clone, Deserialize, Serialize)]
-/// #[serde(deny_unknown_fields)]
+/// #[derive(Clone, Deserialize, Serialize, JsonSchema)]
 /// struct Args {
+///     #[schemars(description = args::FILE)]
 ///     file: String,
 /// }
 ///
 /// impl Tool for Wc {
-///     const DEFINITION: &'static Definition = &WC;
+///     const NAME: &'static str = "wc";
+///     const DESCRIPTION: &'static str = "Count the lines of a stored output.";
 ///     type Args = Args;
 ///
 ///     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
@@ -53,15 +49,24 @@ use crate::error::ToolError;
 /// # let ctx = ExploreContext::new(overspill_store::ReadRoot::new(dir.path())?, overspill_tokens::o200k(), budget);
 /// let got = Wc::run(&ctx, Args { file: "a.txt".into() })?;
 /// assert_eq!(got.summary, "2 lines");
+/// assert_eq!(args::schema::<Args>()["required"], serde_json::json!(["file"]));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub trait Tool: 'static {
-    /// Name, LLM-facing description and JSON Schema.
-    const DEFINITION: &'static Definition;
+    /// The name the model calls it by, e.g. `head`.
+    const NAME: &'static str;
 
-    /// The arguments, derived with `#[serde(deny_unknown_fields)]`. `Serialize` renders a
+    /// One paragraph for the model: what the tool is for, when to reach for it, what it
+    /// returns and how it pages.
+    const DESCRIPTION: &'static str;
+
+    /// Whether the tool reads JSON only (on Markdown or text it could only answer `not_json`),
+    /// so a pointer to such a file does not offer it.
+    const JSON_ONLY: bool = false;
+
+    /// The arguments: field docs are the descriptions the model reads; `Serialize` renders a
     /// retry's arguments, so optional fields should skip `None`.
-    type Args: DeserializeOwned + Serialize + Clone;
+    type Args: DeserializeOwned + Serialize + Clone + JsonSchema + 'static;
 
     /// Produces the body and summary for `args`. Never measures or charges.
     ///

@@ -93,24 +93,10 @@ impl Scratchpad {
     /// receives: the extraction and its footer, or an error object (a successful tool result
     /// the model can react to). Never fails.
     pub fn call(&self, tool: &str, arguments: &str) -> String {
-        let arguments = if arguments.trim().is_empty() {
-            Value::Null
-        } else {
-            match serde_json::from_str::<Value>(arguments) {
-                Ok(value) => value,
-                Err(error) => {
-                    return ToolError::invalid_argument(
-                        None,
-                        format!(
-                            "the arguments are not valid JSON ({error}); send a JSON object \
-                             such as {{\"file\": \"…\"}}"
-                        ),
-                    )
-                    .render();
-                }
-            }
-        };
-        self.call_value(tool, &arguments)
+        match overspill_explore::args::from_text(arguments) {
+            Ok(arguments) => self.call_value(tool, &arguments),
+            Err(error) => error.render(),
+        }
     }
 
     /// [`call`](Self::call) with already parsed arguments.

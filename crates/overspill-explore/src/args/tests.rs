@@ -3,15 +3,14 @@ use serde_json::json;
 
 use super::*;
 
-#[derive(Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
 struct Sample {
     file: String,
-    #[serde(default = "fifty", deserialize_with = "count")]
+    #[serde(default = "fifty")]
     lines: u64,
-    #[serde(default, deserialize_with = "opt_count")]
+    #[serde(default)]
     offset: Option<u64>,
-    #[serde(default, deserialize_with = "flag")]
+    #[serde(default)]
     ignore_case: bool,
 }
 
@@ -129,7 +128,7 @@ fn huge_numeric_strings_are_refused_as_too_large() {
 }
 
 #[test]
-fn accepted_reads_the_field_list_from_the_derive() {
+fn accepted_reads_the_field_list_from_the_schema() {
     assert_eq!(
         accepted::<Sample>(),
         ["file", "lines", "offset", "ignore_case"]

@@ -1,7 +1,9 @@
 use super::*;
-use crate::tool::Tool;
 
-const READ: &Definition = <crate::line_tools::read::Read as Tool>::DEFINITION;
+fn read_definition() -> &'static Definition {
+    let tools = crate::registry::tools();
+    tools.into_iter().find(|d| d.name == "read").unwrap()
+}
 
 #[test]
 fn every_schema_is_a_closed_object_whose_required_keys_exist() {
@@ -39,21 +41,22 @@ fn names_are_unique_and_descriptions_are_one_paragraph() {
 
 #[test]
 fn export_formats_are_pinned() {
+    let read = read_definition();
     assert_eq!(
-        READ.to_mcp(),
-        json!({"name": "read", "description": READ.description, "inputSchema": {
+        read.to_mcp(),
+        json!({"name": "read", "description": read.description, "inputSchema": {
             "type": "object",
-            "properties": {"file": file_property()},
+            "properties": {"file": {"type": "string", "description": crate::args::FILE}},
             "required": ["file"],
             "additionalProperties": false,
         }})
     );
-    assert_eq!(READ.to_openai()["type"], "function");
+    assert_eq!(read.to_openai()["type"], "function");
     assert_eq!(
-        READ.to_openai()["function"]["parameters"],
-        READ.input_schema()
+        read.to_openai()["function"]["parameters"],
+        read.input_schema()
     );
-    assert_eq!(READ.to_openai()["function"]["name"], "read");
-    assert_eq!(READ.to_anthropic()["input_schema"], READ.input_schema());
-    assert_eq!(READ.to_anthropic()["name"], "read");
+    assert_eq!(read.to_openai()["function"]["name"], "read");
+    assert_eq!(read.to_anthropic()["input_schema"], read.input_schema());
+    assert_eq!(read.to_anthropic()["name"], "read");
 }

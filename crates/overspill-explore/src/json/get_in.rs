@@ -17,17 +17,17 @@
 //! that reads on.
 
 use overspill_json::{JsonPath, Kind, MAX_DEPTH, NodeRef};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use super::describe::describe_value;
 use super::document;
 use super::render::{self, StringCut, Style};
-use super::window::{STREAMED_NOTE, estimate_tokens, render_cap, validate_limit};
-use crate::args;
+use super::window::{STREAMED_NOTE, estimate_tokens, render_cap};
+
+use crate::args::{Describe, Located, Page};
 use crate::call::Call;
 use crate::context::ExploreContext;
-use crate::definitions::{Definition, closed, count_property, file_property, path_property};
 use crate::error::ToolError;
 use crate::numbered::{Mark, NumberedLines, thousands};
 use crate::tool::{Extraction, Tool};
@@ -42,55 +42,39 @@ pub const INNER_STRING: StringCut = StringCut {
 };
 
 /// The `get_in` tool.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GetIn;
 
 /// Arguments of `get_in`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub struct Args {
-    /// The stored file.
-    pub file: String,
-    /// Where the value is.
-    pub path: String,
-    /// For a string value: the first line returned (0-based).
-    #[serde(default, deserialize_with = "args::count")]
-    pub offset: u64,
-    /// For a string value: how many lines (default 100).
-    #[serde(
-        default,
-        deserialize_with = "args::opt_count",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub limit: Option<u64>,
+    #[serde(flatten)]
+    pub at: Located<GetIn>,
+    /// For a string value: which lines (default the first 100).
+    #[serde(flatten)]
+    pub page: Page<GetIn>,
+}
+
+impl Describe for GetIn {
+    const PATH: &'static str = "Where the value is, e.g. `$.items[3].status`.";
+    const OFFSET: &'static str = "For a long string value: the first line to return (0-based).";
+    const LIMIT: &'static str = "For a long string value: how many lines to return.";
 }
 
 impl Tool for GetIn {
-    const DEFINITION: &'static Definition = &Definition {
-        name: "get_in",
-        description: "Return the JSON value at a path, pretty-printed with line numbers. Paths look \
+    const NAME: &'static str = "get_in";
+    const DESCRIPTION: &'static str = "Return the JSON value at a path, pretty-printed with line numbers. Paths look \
             like `$.items[3].metadata.name`, `$[\"key.with.dots\"]`, or the bare form \
             `items.3.metadata.name`. A long string value (a log, an embedded document) is paged by \
             line with `offset` and `limit`. A path that does not exist returns the longest valid \
-            prefix and the keys or array length found there.",
-        parameters: || {
-            closed(
-                json!({
-                    "file": file_property(),
-                    "path": path_property("Where the value is, e.g. `$.items[3].status`."),
-                    "offset": count_property("For a long string value: the first line to return (0-based).", Some(0), 0),
-                    "limit": count_property("For a long string value: how many lines to return.", None, 1),
-                }),
-                &["file", "path"],
-            )
-        },
-    };
+            prefix and the keys or array length found there.";
+    const JSON_ONLY: bool = true;
     type Args = Args;
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
-        validate_limit(args.limit)?;
-        let path = document::parse_path("path", &args.path)?;
-        document::with_value(ctx, &args.file, &path, |value, streamed| {
+        args.page.check()?;
+        let path = document::parse_path("path", &args.at.path)?;
+        document::with_value(ctx, &args.at.file, &path, |value, streamed| {
             let shown = show(ctx, &args, &path, value);
             if streamed {
                 shown.map(|e| e.with_note(STREAMED_NOTE))
@@ -102,14 +86,14 @@ impl Tool for GetIn {
 
     fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
         // The summary starts with the canonical path, then the value's kind.
-        let path = JsonPath::parse(&args.path).ok()?.to_string();
+        let path = JsonPath::parse(&args.at.path).ok()?.to_string();
         let kind = got.summary.strip_prefix(&path)?.strip_prefix(" (");
         match kind {
             Some(rest) if rest.starts_with("string") => (got.returned > 1).then(|| {
                 Call::new(
                     "get_in",
                     &Args {
-                        limit: Some(got.returned / 2),
+                        page: Page::new(args.page.offset, Some(got.returned / 2)),
                         ..args.clone()
                     },
                 )
@@ -117,19 +101,17 @@ impl Tool for GetIn {
             Some(rest) if rest.starts_with("array") => Some(Call::new(
                 "iterate_over",
                 &super::iterate_over::Args {
-                    file: args.file.clone(),
-                    path: args.path.clone(),
+                    at: args.at.for_tool(),
                     fields: None,
-                    offset: 0,
-                    limit: Some((got.returned / 2).max(1)),
+                    page: Page::new(0, Some((got.returned / 2).max(1))),
                 },
             )),
             Some(rest) if rest.starts_with("object") => Some(Call::new(
                 "schema",
                 &super::schema::Args {
-                    file: args.file.clone(),
+                    file: args.at.file.clone(),
                     max_depth: 2,
-                    path: Some(args.path.clone()),
+                    path: Some(args.at.path.clone()),
                 },
             )),
             _ => None,
@@ -140,7 +122,7 @@ impl Tool for GetIn {
         vec![
             format!(
                 "Ask for a smaller part: a deeper path under {}, found with schema.",
-                args.path
+                args.at.path
             ),
             "For an array, walk its items with iterate_over and a few fields.".to_owned(),
             "For a long string, page it with offset and limit.".to_owned(),
@@ -157,7 +139,7 @@ fn show(
     if value.kind() == Kind::String {
         return string_page(ctx, args, path, value);
     }
-    if args.offset > 0 || args.limit.is_some() {
+    if args.page.offset > 0 || args.page.limit.is_some() {
         let described = describe_value(value);
         let advice = if value.kind() == Kind::Array {
             format!(
@@ -168,7 +150,11 @@ fn show(
             format!("leave them out to read {path} whole, or ask for a deeper path")
         };
         return Err(ToolError::invalid_argument(
-            Some(if args.offset > 0 { "offset" } else { "limit" }),
+            Some(if args.page.offset > 0 {
+                "offset"
+            } else {
+                "limit"
+            }),
             format!(
                 "offset and limit page the lines of a string value, but {path} is {}; {advice}",
                 document::with_article(value.kind(), &described)
@@ -216,7 +202,7 @@ fn show(
         .map(|(n, _)| u64::from(*n))
         .max()
         .unwrap_or(1);
-    let mut out = NumberedLines::new(ctx, &args.file, last);
+    let mut out = NumberedLines::new(ctx, &args.at.file, last);
     let mut repeated = false;
     let mut previous = 0u32;
     for (number, text) in &pretty.lines {
@@ -263,23 +249,23 @@ fn string_page(
 ) -> Result<Extraction, ToolError> {
     let text = value.str();
     let total = value.str_lines();
-    if args.offset >= total {
+    if args.page.offset >= total {
         return Err(ToolError::OffsetOutOfRange {
             argument: "offset".to_owned(),
-            offset: args.offset,
+            offset: args.page.offset,
             total,
             message: format!(
                 "offset {} is past the end: the string at {path} has {} line{} (offsets 0 to \
                  {}); ask for a smaller offset",
-                thousands(args.offset),
+                thousands(args.page.offset),
                 thousands(total),
                 if total == 1 { "" } else { "s" },
                 thousands(total - 1)
             ),
         });
     }
-    let limit = args.limit.unwrap_or(DEFAULT_STRING_LINES);
-    let last = args.offset.saturating_add(limit).min(total);
+    let limit = args.page.limit.unwrap_or(DEFAULT_STRING_LINES);
+    let last = args.page.offset.saturating_add(limit).min(total);
     let width = last.to_string().len();
     let cap = usize::try_from(ctx.line_cap()).unwrap_or(usize::MAX);
     let mut body = String::new();
@@ -287,8 +273,8 @@ fn string_page(
     for (i, line) in text
         .split('\n')
         .enumerate()
-        .skip(usize::try_from(args.offset).unwrap_or(usize::MAX))
-        .take(usize::try_from(last - args.offset).unwrap_or(usize::MAX))
+        .skip(usize::try_from(args.page.offset).unwrap_or(usize::MAX))
+        .take(usize::try_from(last - args.page.offset).unwrap_or(usize::MAX))
     {
         let number = i as u64 + 1;
         if !body.is_empty() {
@@ -308,11 +294,11 @@ fn string_page(
     }
     let summary = format!(
         "{path} (string, lines {}-{} of {})",
-        thousands(args.offset + 1),
+        thousands(args.page.offset + 1),
         thousands(last),
         thousands(total)
     );
-    let mut extraction = Extraction::new(body, summary, last - args.offset);
+    let mut extraction = Extraction::new(body, summary, last - args.page.offset);
     if !cut.is_empty() {
         extraction = extraction.with_note(format!(
             "{} very long line{} cut; the string sits on file line {}: read its raw text with \

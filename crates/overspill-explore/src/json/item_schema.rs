@@ -9,80 +9,63 @@
 //! --- item_schema: $.items (120 items, 37 keys) | …
 //! ```
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use super::document::{self, ArrayWindow};
 use super::keys;
-use super::window::{STREAMED_NOTE, full_scan, validate_limit, window_summary};
-use crate::args;
+use super::window::{STREAMED_NOTE, window_summary};
+
+use crate::args::{Describe, Located, Page};
 use crate::call::Call;
 use crate::context::ExploreContext;
-use crate::definitions::{Definition, closed, count_property, file_property, path_property};
 use crate::error::ToolError;
 use crate::fit;
 use crate::numbered::thousands;
 use crate::tool::{Extraction, Tool};
 
 /// The `item_schema` tool.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ItemSchema;
 
 /// Arguments of `item_schema`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub struct Args {
-    /// The stored file.
-    pub file: String,
-    /// The array, e.g. `$.items`.
-    pub path: String,
-    /// First item included (0-based).
-    #[serde(default, deserialize_with = "args::count")]
-    pub offset: u64,
-    /// Most items included; all when absent.
-    #[serde(
-        default,
-        deserialize_with = "args::opt_count",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub limit: Option<u64>,
+    #[serde(flatten)]
+    pub at: Located<ItemSchema>,
+    #[serde(flatten)]
+    pub page: Page<ItemSchema>,
+}
+
+impl Describe for ItemSchema {
+    const PATH: &'static str = "The array, e.g. `$.items`.";
+    const OFFSET: &'static str = "First item to include (0-based).";
+    const LIMIT: &'static str = "How many items to include. Default: all.";
 }
 
 impl Tool for ItemSchema {
-    const DEFINITION: &'static Definition = &Definition {
-        name: "item_schema",
-        description: "For a JSON array, list every key that appears in its items (nested keys \
+    const NAME: &'static str = "item_schema";
+    const DESCRIPTION: &'static str = "For a JSON array, list every key that appears in its items (nested keys \
             dotted, like `metadata.name`), with the value types seen and how many items have each \
             key. Use it to learn which fields exist and how consistently before choosing `fields` \
-            for `iterate_over`. `offset` and `limit` restrict it to a window of items.",
-        parameters: || {
-            closed(
-                json!({
-                    "file": file_property(),
-                    "path": path_property("The array, e.g. `$.items`."),
-                    "offset": count_property("First item to include (0-based).", Some(0), 0),
-                    "limit": count_property("How many items to include. Default: all.", None, 1),
-                }),
-                &["file", "path"],
-            )
-        },
-    };
+            for `iterate_over`. `offset` and `limit` restrict it to a window of items.";
+    const JSON_ONLY: bool = true;
     type Args = Args;
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
-        validate_limit(args.limit)?;
-        let path = document::parse_path("path", &args.path)?;
+        args.page.check()?;
+        let path = document::parse_path("path", &args.at.path)?;
         let window = ArrayWindow::open(
             ctx,
             "item_schema",
-            &args.file,
+            &args.at.file,
             &path,
-            args.offset,
-            args.limit,
+            args.page.offset,
+            args.page.limit,
         )?;
-        let past_end = args.offset > window.total;
+        let past_end = args.page.offset > window.total;
         let (first, end) = if past_end {
-            (args.offset, args.offset)
+            (args.page.offset, args.page.offset)
         } else {
             (window.start, window.end)
         };
@@ -117,7 +100,7 @@ impl Tool for ItemSchema {
                 first,
                 end,
                 window.total,
-                full_scan(args.offset, args.limit) && !past_end,
+                args.page.is_everything() && !past_end,
                 &extra
             )
         );
@@ -150,7 +133,7 @@ impl Tool for ItemSchema {
             Call::new(
                 "item_schema",
                 &Args {
-                    limit: Some(got.returned / 2),
+                    page: Page::new(args.page.offset, Some(got.returned / 2)),
                     ..args.clone()
                 },
             )

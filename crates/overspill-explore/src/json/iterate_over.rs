@@ -15,20 +15,18 @@
 //! [`MAX_STRING_CHARS`] characters) is cut, with a note naming the `get_in` path that reads
 //! it whole. Without `fields`, rows hold whole items.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use super::document::{self, ArrayWindow};
 use super::render::{self, StringCut, Style};
 use overspill_json::{JsonPath, Kind, MAX_DEPTH, NodeRef, Segment};
 
-use super::window::{
-    STREAMED_NOTE, estimate_tokens, full_scan, render_cap, validate_limit, window_summary,
-};
-use crate::args;
+use super::window::{STREAMED_NOTE, estimate_tokens, render_cap, window_summary};
+
+use crate::args::{Describe, Located, Page};
 use crate::call::Call;
 use crate::context::ExploreContext;
-use crate::definitions::{Definition, closed, count_property, file_property, path_property};
 use crate::error::ToolError;
 use crate::numbered::thousands;
 use crate::tool::{Extraction, Tool};
@@ -43,67 +41,50 @@ pub const MAX_STRING_CHARS: u64 = 2_000;
 pub const MAX_FIELDS: usize = 64;
 
 /// The `iterate_over` tool.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IterateOver;
 
 /// Arguments of `iterate_over`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub struct Args {
-    /// The stored file.
-    pub file: String,
-    /// The array, e.g. `$.items`.
-    pub path: String,
-    /// Comma-separated sub-paths kept in each row; whole items when absent.
+    #[serde(flatten)]
+    pub at: Located<IterateOver>,
+    /// Comma-separated sub-paths to keep in each row, e.g. `metadata.name,status.phase`.
+    /// Default: whole items.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fields: Option<String>,
-    /// First item (0-based).
-    #[serde(default, deserialize_with = "args::count")]
-    pub offset: u64,
-    /// Most items; all when absent.
-    #[serde(
-        default,
-        deserialize_with = "args::opt_count",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub limit: Option<u64>,
+    #[serde(flatten)]
+    pub page: Page<IterateOver>,
+}
+
+impl Describe for IterateOver {
+    const PATH: &'static str = "The array, e.g. `$.items`.";
+    const OFFSET: &'static str = "First item (0-based).";
+    const LIMIT: &'static str = "How many items.";
 }
 
 impl Tool for IterateOver {
-    const DEFINITION: &'static Definition = &Definition {
-        name: "iterate_over",
-        description: "Walk the items of a JSON array and return one compact row per item holding \
+    const NAME: &'static str = "iterate_over";
+    const DESCRIPTION: &'static str = "Walk the items of a JSON array and return one compact row per item holding \
             only the `fields` you name (a comma-separated list of sub-paths, e.g. \
             `metadata.name,status.phase`). Each row carries `_index`, the item's absolute position, \
             so `$.items[_index]` stays a valid `get_in` path whichever window produced it. Page with \
             `offset` and `limit`; the footer shows the window as a half-open range and the total. \
-            Strings longer than 5 lines are cut with a hint.",
-        parameters: || {
-            closed(
-                json!({
-                    "file": file_property(),
-                    "path": path_property("The array, e.g. `$.items`."),
-                    "fields": {"type": "string", "description": "Comma-separated sub-paths to keep in each row, e.g. `metadata.name,status.phase`. Default: whole items."},
-                    "offset": count_property("First item (0-based).", Some(0), 0),
-                    "limit": count_property("How many items.", None, 1),
-                }),
-                &["file", "path"],
-            )
-        },
-    };
+            Strings longer than 5 lines are cut with a hint.";
+    const JSON_ONLY: bool = true;
     type Args = Args;
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
-        validate_limit(args.limit)?;
-        let path = document::parse_path("path", &args.path)?;
+        args.page.check()?;
+        let path = document::parse_path("path", &args.at.path)?;
         let fields = parse_fields(args.fields.as_deref())?;
         let window = ArrayWindow::open(
             ctx,
             "iterate_over",
-            &args.file,
+            &args.at.file,
             &path,
-            args.offset,
-            args.limit,
+            args.page.offset,
+            args.page.limit,
         )?;
         let names: Vec<&str> = fields.iter().map(|(name, _)| name.as_str()).collect();
         let shown_fields = if fields.is_empty() {
@@ -111,10 +92,10 @@ impl Tool for IterateOver {
         } else {
             format!(", fields: [{}]", names.join(","))
         };
-        let full = full_scan(args.offset, args.limit);
-        let past_end = args.offset > window.total;
+        let full = args.page.is_everything();
+        let past_end = args.page.offset > window.total;
         let (first, end) = if past_end {
-            (args.offset, args.offset)
+            (args.page.offset, args.page.offset)
         } else {
             (window.start, window.end)
         };
@@ -172,19 +153,19 @@ impl Tool for IterateOver {
             return Some(Call::new(
                 "iterate_over",
                 &Args {
-                    limit: Some(got.returned / 2),
+                    page: Page::new(args.page.offset, Some(got.returned / 2)),
                     ..args.clone()
                 },
             ));
         }
         // One row is still too much: describe that item instead, as get_in does an object.
-        let item = JsonPath::parse(&args.path)
+        let item = JsonPath::parse(&args.at.path)
             .ok()?
-            .child(Segment::Index(args.offset));
+            .child(Segment::Index(args.page.offset));
         Some(Call::new(
             "schema",
             &super::schema::Args {
-                file: args.file.clone(),
+                file: args.at.file.clone(),
                 max_depth: 2,
                 path: Some(item.to_string()),
             },
@@ -193,7 +174,7 @@ impl Tool for IterateOver {
 
     fn suggestions(args: &Args) -> Vec<String> {
         let path =
-            JsonPath::parse(&args.path).map_or_else(|_| args.path.clone(), |p| p.to_string());
+            JsonPath::parse(&args.at.path).map_or_else(|_| args.at.path.clone(), |p| p.to_string());
         vec![
             "Run the `retry` call (the same walk over half the window), then page on with \
              offset."

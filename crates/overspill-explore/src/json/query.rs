@@ -8,18 +8,18 @@
 //! --- query: .items[] | select(.status.phase == "Failed") | .metadata.name (2 results) | …
 //! ```
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 mod retry;
 
 use super::document;
 use super::jq::{self, Document, Limits, QueryError, Window};
-use super::window::{render_cap, validate_limit, window_summary};
+use super::window::{render_cap, window_summary};
 use crate::args;
+use crate::args::{Describe, Page};
 use crate::call::Call;
 use crate::context::ExploreContext;
-use crate::definitions::{Definition, closed, count_property, file_property};
 use crate::error::ToolError;
 use crate::numbered::thousands;
 use crate::tool::{Extraction, Tool};
@@ -40,53 +40,37 @@ fn cached_document(ctx: &ExploreContext, json: &document::Json) -> Result<Docume
 const FILTER_ECHO_CHARS: usize = 80;
 
 /// The `query` tool.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Query;
 
 /// Arguments of `query`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub struct Args {
-    /// The stored file.
+    #[schemars(description = args::FILE)]
     pub file: String,
-    /// A jq filter.
+    /// A jq filter, e.g. `.items | length`.
     pub filter: String,
-    /// First result returned (0-based).
-    #[serde(default, deserialize_with = "args::count")]
-    pub offset: u64,
-    /// Most results returned; all when absent.
-    #[serde(
-        default,
-        deserialize_with = "args::opt_count",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub limit: Option<u64>,
+    #[serde(flatten)]
+    pub page: Page<Query>,
+}
+
+impl Describe for Query {
+    const OFFSET: &'static str = "First result to return (0-based).";
+    const LIMIT: &'static str = "How many results to return.";
 }
 
 impl Tool for Query {
-    const DEFINITION: &'static Definition = &Definition {
-        name: "query",
-        description: "Run a jq filter over a stored JSON output and return its results, one per \
+    const NAME: &'static str = "query";
+    const DESCRIPTION: &'static str = "Run a jq filter over a stored JSON output and return its results, one per \
             line, for questions the other tools answer only in several steps: counting \
             (`[.items[] | select(.status.phase == \"Failed\")] | length`), grouping, or projecting. \
             The filter sees only this file: no environment, no other input, no clock. Results are \
-            paged with `offset` and `limit`; evaluation is bounded in time and output.",
-        parameters: || {
-            closed(
-                json!({
-                    "file": file_property(),
-                    "filter": {"type": "string", "description": "A jq filter, e.g. `.items | length`."},
-                    "offset": count_property("First result to return (0-based).", Some(0), 0),
-                    "limit": count_property("How many results to return.", None, 1),
-                }),
-                &["file", "filter"],
-            )
-        },
-    };
+            paged with `offset` and `limit`; evaluation is bounded in time and output.";
+    const JSON_ONLY: bool = true;
     type Args = Args;
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
-        validate_limit(args.limit)?;
+        args.page.check()?;
         let json = document::open(ctx, &args.file)?;
         if json.max_depth() > MAX_DOCUMENT_DEPTH {
             return Err(ToolError::invalid_argument(
@@ -105,30 +89,30 @@ impl Tool for Query {
             ..Limits::default()
         };
         let window = Window {
-            offset: args.offset,
-            limit: args.limit,
+            offset: args.page.offset,
+            limit: args.page.limit,
         };
         let echo = echo(&args.filter);
         let load = || cached_document(ctx, &json);
         let outcome = match jq::run_with(&args.filter, load, window, &limits) {
             Ok(outcome) => outcome,
             Err(QueryError::TooLarge { bytes, results }) => {
-                let summary = format!("{echo} (results from {})", thousands(args.offset));
+                let summary = format!("{echo} (results from {})", thousands(args.page.offset));
                 // At least what was rendered before the cap; about 4 bytes per token.
                 return Ok(Extraction::unrendered((bytes / 4) as u64, summary, results));
             }
             Err(error) => return Err(to_tool_error(error)),
         };
         let shown = outcome.results.len() as u64;
-        let end = args.offset.saturating_add(shown);
+        let end = args.page.offset.saturating_add(shown);
         let summary = match outcome.total {
             Some(total) => {
-                let full = args.offset == 0 && args.limit.is_none();
-                let past_end = args.offset > total;
+                let full = args.page.offset == 0 && args.page.limit.is_none();
+                let past_end = args.page.offset > total;
                 let (first, end) = if past_end {
-                    (args.offset, args.offset)
+                    (args.page.offset, args.page.offset)
                 } else {
-                    (args.offset, end)
+                    (args.page.offset, end)
                 };
                 format!(
                     "{echo} {}",
@@ -137,7 +121,7 @@ impl Tool for Query {
             }
             None => format!(
                 "{echo} (results [{}..{}) of more than {})",
-                thousands(args.offset),
+                thousands(args.page.offset),
                 thousands(end),
                 thousands(outcome.counted)
             ),

@@ -7,8 +7,8 @@
 
 use overspill_json::MAX_DEPTH;
 use overspill_store::Format;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use super::document;
 use super::outline;
@@ -16,7 +16,7 @@ use super::tree;
 use crate::args;
 use crate::call::Call;
 use crate::context::ExploreContext;
-use crate::definitions::{Definition, closed, count_property, file_property, path_property};
+
 use crate::error::ToolError;
 use crate::fit;
 use crate::numbered::thousands;
@@ -26,19 +26,19 @@ use crate::tool::{Extraction, Tool};
 pub const DEFAULT_MAX_DEPTH: u64 = 4;
 
 /// The `schema` tool.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Schema;
 
 /// Arguments of `schema`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub struct Args {
-    /// The stored file.
+    #[schemars(description = args::FILE)]
     pub file: String,
-    /// Levels of the tree shown (default 4, at most 64).
-    #[serde(default = "default_max_depth", deserialize_with = "args::count")]
+    /// How many levels of the tree to show.
+    #[serde(default = "default_max_depth")]
+    #[schemars(range(min = 1))]
     pub max_depth: u64,
-    /// Where the tree starts (default `$`); JSON only.
+    /// Where to start, e.g. `$.items`. Default `$` (the whole document).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
 }
@@ -48,26 +48,14 @@ fn default_max_depth() -> u64 {
 }
 
 impl Tool for Schema {
-    const DEFINITION: &'static Definition = &Definition {
-        name: "schema",
-        description: "Describe the structure of a stored output without its content: start here. \
+    const NAME: &'static str = "schema";
+    const DESCRIPTION: &'static str = "Describe the structure of a stored output without its content: start here. \
             For JSON it shows the tree of keys with each value's kind and size (object with N keys, \
             array with N items, string length, number, boolean, null) and the line range each part \
             occupies in the file, such as [L10-L80], so you can `slice` straight to it; the items of \
             an array are merged into one shape. For Markdown it shows the heading tree with line \
             ranges; for plain text, the line count, the longest line and a sample. `max_depth` \
-            (default 4) limits how deep the tree goes; `path` (default `$`) starts it at a sub-value.",
-        parameters: || {
-            closed(
-                json!({
-                    "file": file_property(),
-                    "max_depth": count_property("How many levels of the tree to show.", Some(4), 1),
-                    "path": path_property("Where to start, e.g. `$.items`. Default `$` (the whole document)."),
-                }),
-                &["file"],
-            )
-        },
-    };
+            (default 4) limits how deep the tree goes; `path` (default `$`) starts it at a sub-value.";
     type Args = Args;
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {

@@ -1,35 +1,15 @@
-//! What the windowed JSON tools share: validating `limit`, the window part of their
-//! footers, and refusing early a rendering that certainly cannot fit.
+//! What the windowed JSON tools share: the window part of their footers, and refusing early a
+//! rendering that certainly cannot fit (`limit` is checked by [`crate::args::Page::check`]).
 //!
 //! Windows are half-open (docs/tools.md#1-common-rules): `items [3..7) of 120 total` holds items 3, 4, 5 and 6.
 //! A call with no `offset` and no `limit` reports a full scan instead: `(120 items, …)`.
 
 use crate::context::ExploreContext;
-use crate::error::ToolError;
 use crate::numbered::thousands;
 
 /// The footer note of a call that read its file in one streaming pass instead of from the
 /// cache: the one wording of it.
 pub const STREAMED_NOTE: &str = "read in one streaming pass (file too large to cache)";
-
-/// Checks that `limit`, when given, is at least 1.
-///
-/// # Errors
-/// `invalid_argument` naming `limit`.
-pub fn validate_limit(limit: Option<u64>) -> Result<(), ToolError> {
-    match limit {
-        Some(0) => Err(ToolError::bad_argument(
-            "limit",
-            "must be at least 1 (leave it out to take everything)",
-        )),
-        _ => Ok(()),
-    }
-}
-
-/// Whether a call asked for the whole array: no offset, no limit.
-pub fn full_scan(offset: u64, limit: Option<u64>) -> bool {
-    offset == 0 && limit.is_none()
-}
 
 /// `(items [3..7) of 120 total, fields: [id,title])` or, for a full scan,
 /// `(120 items, fields: [id,title])`; `unit` names the items (`items`, `results`) and `extra`

@@ -11,6 +11,7 @@ use std::convert::Infallible;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -18,9 +19,7 @@ use crate::args;
 use crate::cache::CachedFile;
 use crate::call::Call;
 use crate::context::ExploreContext;
-use serde_json::json;
 
-use crate::definitions::{Definition, closed, count_property, file_property};
 use crate::error::ToolError;
 use crate::line_tools::plural;
 use crate::numbered::{Mark, NumberedLines, thousands};
@@ -36,25 +35,26 @@ pub const DEFAULT_MAX_MATCHES: u64 = 200;
 pub const TIME_LIMIT: Duration = Duration::from_secs(3);
 
 /// The `grep` tool.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Grep;
 
 /// Arguments of `grep`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub struct Args {
-    /// The stored file.
+    #[schemars(description = args::FILE)]
     pub file: String,
-    /// A regex (or literal text, when it is not a valid regex).
+    /// Regex or plain text to search for (at most 1024 bytes).
+    #[schemars(length(min = 1, max = 1024))]
     pub pattern: String,
-    /// Lines of context before and after each match (default 3).
-    #[serde(default = "default_context", deserialize_with = "args::count")]
+    /// Lines to show before and after each match.
+    #[serde(default = "default_context")]
     pub context: u64,
-    /// Case-insensitive matching (default false).
-    #[serde(default, deserialize_with = "args::flag")]
+    /// Match regardless of letter case.
+    #[serde(default)]
     pub ignore_case: bool,
-    /// At most this many matching lines are shown (default 200).
-    #[serde(default = "default_max_matches", deserialize_with = "args::count")]
+    /// Show at most this many matching lines.
+    #[serde(default = "default_max_matches")]
+    #[schemars(range(min = 1))]
     pub max_matches: u64,
 }
 
@@ -67,28 +67,14 @@ fn default_max_matches() -> u64 {
 }
 
 impl Tool for Grep {
-    const DEFINITION: &'static Definition = &Definition {
-        name: "grep",
-        description: "Search a stored output for lines matching a pattern (Rust regex syntax; a \
+    const NAME: &'static str = "grep";
+    const DESCRIPTION: &'static str = "Search a stored output for lines matching a pattern (Rust regex syntax; a \
             pattern that is not a valid regex is searched for as plain text, and the footer says \
             so). Matching lines are marked with `>` and shown with `context` lines around them \
             (default 3); nearby hits are merged into one region and regions are separated by `--`. \
             Line numbers are absolute, ready for `slice`. At most `max_matches` matching lines are \
             shown (default 200); the footer reports how many matched in total. Use `ignore_case` for \
-            case-insensitive search. Patterns are limited to 1024 bytes.",
-        parameters: || {
-            closed(
-                json!({
-                    "file": file_property(),
-                    "pattern": {"type": "string", "description": "Regex or plain text to search for (at most 1024 bytes).", "minLength": 1, "maxLength": 1024},
-                    "context": count_property("Lines to show before and after each match.", Some(3), 0),
-                    "ignore_case": {"type": "boolean", "description": "Match regardless of letter case.", "default": false},
-                    "max_matches": count_property("Show at most this many matching lines.", Some(200), 1),
-                }),
-                &["file", "pattern"],
-            )
-        },
-    };
+            case-insensitive search. Patterns are limited to 1024 bytes.";
     type Args = Args;
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {

@@ -1,13 +1,12 @@
 //! `head`: the first lines of a stored output, numbered (docs/tools.md).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::args;
 use crate::call::Call;
 use crate::context::ExploreContext;
-use serde_json::json;
 
-use crate::definitions::{Definition, closed, count_property, file_property};
 use crate::error::ToolError;
 use crate::line_index;
 use crate::line_tools::line_window;
@@ -18,17 +17,16 @@ use crate::tool::{Extraction, Tool};
 pub const DEFAULT_LINES: u64 = 50;
 
 /// The `head` tool.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Head;
 
 /// Arguments of `head`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub struct Args {
-    /// The stored file.
+    #[schemars(description = args::FILE)]
     pub file: String,
-    /// How many lines from the top (default 50).
-    #[serde(default = "default_lines", deserialize_with = "args::count")]
+    /// How many lines to show from the top.
+    #[serde(default = "default_lines")]
     pub lines: u64,
 }
 
@@ -37,23 +35,12 @@ fn default_lines() -> u64 {
 }
 
 impl Tool for Head {
-    const DEFINITION: &'static Definition = &Definition {
-        name: "head",
-        description: "Show the first lines of a stored output, each prefixed with its line number. \
+    const NAME: &'static str = "head";
+    const DESCRIPTION: &'static str = "Show the first lines of a stored output, each prefixed with its line number. \
             Use it to see what a text or log file looks like before searching it; for JSON, start \
             with `schema` instead. `lines` defaults to 50. A line too long for one call is cut, and a \
             note says how to read the rest with `slice`. The footer gives the file's total line count \
-            and your remaining token budget.",
-        parameters: || {
-            closed(
-                json!({
-                    "file": file_property(),
-                    "lines": count_property("How many lines to show from the top.", Some(50), 0),
-                }),
-                &["file"],
-            )
-        },
-    };
+            and your remaining token budget.";
     type Args = Args;
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {

@@ -5,13 +5,13 @@
 //! estimated at more than 1.5× the limit is refused without being read further. Files near
 //! the limit are rendered and measured exactly by the budget rule.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::args;
 use crate::call::Call;
 use crate::context::ExploreContext;
-use serde_json::json;
 
-use crate::definitions::{Definition, closed, file_property};
 use crate::error::ToolError;
 use crate::line_tools::{head, line_window};
 use crate::lossy;
@@ -26,26 +26,22 @@ pub const SAMPLE_BYTES: u64 = 64 << 10;
 const SAMPLES: u64 = 4;
 
 /// The `read` tool.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Read;
 
 /// Arguments of `read`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub struct Args {
-    /// The stored file.
+    #[schemars(description = args::FILE)]
     pub file: String,
 }
 
 impl Tool for Read {
-    const DEFINITION: &'static Definition = &Definition {
-        name: "read",
-        description: "Return a whole stored output, every line numbered. Only for files small enough \
+    const NAME: &'static str = "read";
+    const DESCRIPTION: &'static str = "Return a whole stored output, every line numbered. Only for files small enough \
             to fit your per-call limit and remaining budget: a larger file is refused at once with \
             its estimated size and a ready-to-run `head` call that fits. For anything big, prefer \
-            `schema`, `grep` or `slice`.",
-        parameters: || closed(json!({"file": file_property()}), &["file"]),
-    };
+            `schema`, `grep` or `slice`.";
     type Args = Args;
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {

@@ -1,73 +1,50 @@
 //! `slice`: lines `start..=end` of a stored output, numbered, optionally a character window of
 //! each line for reading a huge line in pieces (docs/tools.md).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::args;
 use crate::call::Call;
 use crate::context::ExploreContext;
-use serde_json::json;
 
-use crate::definitions::{Definition, closed, count_property, file_property};
 use crate::error::ToolError;
 use crate::line_tools::line_window;
 use crate::numbered::{CharWindow, Mark, NumberedLines, thousands};
 use crate::tool::{Extraction, Tool};
 
 /// The `slice` tool.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Slice;
 
 /// Arguments of `slice`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub struct Args {
-    /// The stored file.
+    #[schemars(description = args::FILE)]
     pub file: String,
-    /// First line, 1-based.
-    #[serde(deserialize_with = "args::count")]
+    /// First line to show (1 is the first line of the file).
+    #[schemars(range(min = 1))]
     pub start: u64,
-    /// Last line, inclusive; clamped to the end of the file.
-    #[serde(deserialize_with = "args::count")]
+    /// Last line to show, inclusive.
+    #[schemars(range(min = 1))]
     pub end: u64,
-    /// Within each line, the first character shown (0-based).
-    #[serde(
-        default,
-        deserialize_with = "args::opt_count",
-        skip_serializing_if = "Option::is_none"
-    )]
+    /// Within each line, the first character to show (0-based). Default 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_char: Option<u64>,
-    /// Within each line, at most this many characters.
-    #[serde(
-        default,
-        deserialize_with = "args::opt_count",
-        skip_serializing_if = "Option::is_none"
-    )]
+    /// Within each line, at most this many characters. Default: the whole line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub max_chars: Option<u64>,
 }
 
 impl Tool for Slice {
-    const DEFINITION: &'static Definition = &Definition {
-        name: "slice",
-        description: "Show lines `start` to `end` of a stored output (1-based, both inclusive), each \
+    const NAME: &'static str = "slice";
+    const DESCRIPTION: &'static str = "Show lines `start` to `end` of a stored output (1-based, both inclusive), each \
             prefixed with its line number. Use it to page through a file or to read the lines around \
             a `grep` hit or a `schema` line range such as [L120-L180]. `end` past the last line is \
             clamped; `start` past the last line returns nothing and the footer says how many lines \
             the file has. For a line too long to read at once, add `start_char` and `max_chars` to \
-            read it in pieces.",
-        parameters: || {
-            closed(
-                json!({
-                    "file": file_property(),
-                    "start": count_property("First line to show (1 is the first line of the file).", None, 1),
-                    "end": count_property("Last line to show, inclusive.", None, 1),
-                    "start_char": count_property("Within each line, the first character to show (0-based). Default 0.", None, 0),
-                    "max_chars": count_property("Within each line, at most this many characters. Default: the whole line.", None, 1),
-                }),
-                &["file", "start", "end"],
-            )
-        },
-    };
+            read it in pieces.";
     type Args = Args;
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {

@@ -4,23 +4,6 @@ use super::*;
 use crate::test_support::Fixture;
 
 #[test]
-fn every_registered_schema_lists_exactly_the_arguments_its_tool_accepts() {
-    for tool in RUNNABLE {
-        let schema = tool.definition().input_schema();
-        let mut listed: Vec<&str> = schema["properties"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
-        let mut accepted = tool.accepted();
-        listed.sort_unstable();
-        accepted.sort_unstable();
-        assert_eq!(listed, accepted, "{}", tool.definition().name);
-    }
-}
-
-#[test]
 fn registered_tool_names_are_unique() {
     let mut names = Registry::new().names();
     let count = names.len();
@@ -109,18 +92,7 @@ fn arguments_that_are_not_json_are_an_invalid_argument() {
 /// A tool whose only smaller form is itself, with its default written out.
 struct Stubborn;
 
-const STUBBORN: Definition = Definition {
-    name: "stubborn",
-    description: "Answers more than any call may take.",
-    parameters: || {
-        serde_json::json!({"type": "object", "properties": {
-                "file": {"type": "string"}, "lines": {"type": "integer", "default": 50}},
-                "required": ["file"], "additionalProperties": false})
-    },
-};
-
-#[derive(Clone, serde::Deserialize, serde::Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
 struct StubbornArgs {
     file: String,
     #[serde(default = "fifty")]
@@ -132,7 +104,8 @@ fn fifty() -> u64 {
 }
 
 impl Tool for Stubborn {
-    const DEFINITION: &'static Definition = &STUBBORN;
+    const NAME: &'static str = "stubborn";
+    const DESCRIPTION: &'static str = "Answers more than any call may take.";
     type Args = StubbornArgs;
 
     fn run(_: &ExploreContext, _: StubbornArgs) -> Result<Extraction, ToolError> {

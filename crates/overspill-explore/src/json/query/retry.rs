@@ -30,7 +30,7 @@
 use serde_json::Value;
 
 use super::{Args, cached_document};
-use crate::args::MAX_STRING_BYTES;
+use crate::args::{MAX_STRING_BYTES, Page};
 use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::fit;
@@ -51,7 +51,7 @@ pub fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Ca
     // One result rendered in full is all the window holds: only cutting it shows less. One
     // rendered before the byte cap stopped the rest is a window of one to try.
     let several = returned > 1 || (returned == 1 && got.body.is_empty());
-    if several && args.limit.is_none_or(|limit| limit > 1) {
+    if several && args.page.limit.is_none_or(|limit| limit > 1) {
         // Results rendered in full tell how many of them fit: counting is arithmetic, where
         // halving again would run the filter again. A rendering stopped at the byte cap
         // (`got.body` empty) is halved.
@@ -59,7 +59,10 @@ pub fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Ca
         return Some(Call::new(
             "query",
             &Args {
-                limit: Some(fitting.unwrap_or(returned / 2).max(1)),
+                page: Page::new(
+                    args.page.offset,
+                    Some(fitting.unwrap_or(returned / 2).max(1)),
+                ),
                 ..args.clone()
             },
         ));
@@ -104,8 +107,7 @@ fn query(args: &Args, filter: String, limit: Option<u64>) -> Option<Call> {
             &Args {
                 file: args.file.clone(),
                 filter,
-                offset: 0,
-                limit,
+                page: Page::new(0, limit),
             },
         )
     })
@@ -151,7 +153,7 @@ fn probe(ctx: &ExploreContext, args: &Args) -> Option<Probed> {
          else tojson | [\"scalar\", length, .[:{chars}]] end",
         enclosed(&args.filter)
     );
-    let outcome = evaluate(ctx, &args.file, &filter, args.offset)?;
+    let outcome = evaluate(ctx, &args.file, &filter, args.page.offset)?;
     let described: Value = serde_json::from_str(outcome.results.first()?).ok()?;
     let length = described[1].as_u64()?;
     let text = || described[2].as_str().map(str::to_owned);
@@ -221,7 +223,7 @@ fn chars_that_fit(ctx: &ExploreContext, start: &str, most: u64) -> u64 {
     lo as u64
 }
 
-/// A filter whose only result is the one at `args.offset` of `args.filter`: the filter itself
+/// A filter whose only result is the one at `args.page.offset` of `args.filter`: the filter itself
 /// when that is its only result; `X[i]` (or `X | .key`) when the filter iterates, as `X[]`,
 /// the one array (or object) `X` gives; else `first(F)` or `nth(offset; F)`.
 fn selector(ctx: &ExploreContext, args: &Args, only: bool) -> String {
@@ -229,7 +231,7 @@ fn selector(ctx: &ExploreContext, args: &Args, only: bool) -> String {
     if only {
         return filter;
     }
-    let offset = args.offset;
+    let offset = args.page.offset;
     if let Some(iterated) = filter
         .strip_suffix("[]")
         .filter(|_| !args.filter.contains('#'))

@@ -189,8 +189,7 @@ fn results_rendered_in_full_retry_with_the_count_that_fits_at_once() {
     let args = Args {
         file: "a.json".to_owned(),
         filter: ".[]".to_owned(),
-        offset: 0,
-        limit: None,
+        page: Page::default(),
     };
     let body = vec!["\"a result of about ten tokens, in words\""; 1_000].join("\n");
     let got = Extraction::new(body.clone(), ".[] (1,000 results)", 1_000);
