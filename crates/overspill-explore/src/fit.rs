@@ -39,6 +39,29 @@ pub fn entries_that_fit(ctx: &ExploreContext, text: &str, starts: &[usize]) -> u
     lo
 }
 
+/// The longest run of whole lines at the start of a rendered `body` that fits one call with its
+/// footer; `None` for an empty body (a result the tool did not render). A refused result's
+/// retry is counted from it: how many lines, rows, results or matches fit is arithmetic on
+/// what was already rendered, where halving the window would run the tool again and again.
+pub fn fitting_prefix<'a>(ctx: &ExploreContext, body: &'a str) -> Option<&'a str> {
+    if body.is_empty() {
+        return None;
+    }
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(memchr::memchr_iter(b'\n', body.as_bytes()).map(|at| at + 1))
+        .filter(|&at| at < body.len())
+        .collect();
+    let kept = entries_that_fit(ctx, body, &starts);
+    Some(starts.get(kept).map_or(body, |&end| &body[..end]))
+}
+
+/// How many lines of a rendered `body` fit one call ([`fitting_prefix`]), when that is fewer
+/// than `returned` (the lines, rows or results the body holds) and at least one.
+pub fn lines_that_fit(ctx: &ExploreContext, body: &str, returned: u64) -> Option<u64> {
+    let lines = fitting_prefix(ctx, body)?.lines().count() as u64;
+    (1..returned).contains(&lines).then_some(lines)
+}
+
 /// Cuts `text` before its first line that would not fit, keeping at least one line; returns
 /// `(kept, total)` lines when it cut anything.
 pub fn cut_lines(ctx: &ExploreContext, text: &mut String) -> Option<(usize, usize)> {

@@ -28,6 +28,7 @@ use crate::args::{Describe, Located, Page};
 use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::error::ToolError;
+use crate::fit;
 use crate::numbered::thousands;
 use crate::tool::{Extraction, Tool};
 
@@ -148,12 +149,17 @@ impl Tool for IterateOver {
         Ok(extraction)
     }
 
-    fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
+    fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
         if got.returned > 1 {
+            // The rows that fit are counted on what was rendered (one a line after the opening
+            // `[`); an unrendered result halves.
+            let rows = fit::lines_that_fit(ctx, &got.body, got.returned + 1)
+                .map(|lines| lines.saturating_sub(1))
+                .filter(|&rows| rows > 0);
             return Some(Call::new(
                 "iterate_over",
                 &Args {
-                    page: Page::new(args.page.offset, Some(got.returned / 2)),
+                    page: Page::new(args.page.offset, Some(rows.unwrap_or(got.returned / 2))),
                     ..args.clone()
                 },
             ));

@@ -21,6 +21,7 @@ use crate::call::Call;
 use crate::context::ExploreContext;
 
 use crate::error::ToolError;
+use crate::fit;
 use crate::line_tools::plural;
 use crate::numbered::{Mark, NumberedLines, thousands};
 use crate::search::{self, Deadline, Found, Pattern};
@@ -177,10 +178,15 @@ impl Tool for Grep {
 
     fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
         if got.returned > 1 {
+            // The matches that fit are counted on what was rendered (`>` marks a matching
+            // line); an unrendered result halves.
+            let fitting = fit::fitting_prefix(ctx, &got.body)
+                .map(|prefix| prefix.lines().filter(|line| line.starts_with('>')).count() as u64)
+                .filter(|matches| (1..got.returned).contains(matches));
             return Some(Call::new(
                 "grep",
                 &Args {
-                    max_matches: got.returned / 2,
+                    max_matches: fitting.unwrap_or(got.returned / 2),
                     ..args.clone()
                 },
             ));

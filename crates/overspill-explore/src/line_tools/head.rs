@@ -8,6 +8,7 @@ use crate::call::Call;
 use crate::context::ExploreContext;
 
 use crate::error::ToolError;
+use crate::fit;
 use crate::line_index;
 use crate::line_tools::line_window;
 use crate::numbered::{Mark, NumberedLines};
@@ -84,13 +85,15 @@ impl Tool for Head {
         Ok(Extraction::new(body, summary, last).with_notes(notes))
     }
 
-    fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
-        (got.returned > 1).then(|| {
+    fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
+        // The lines that fit are counted on what was rendered; an unrendered result halves.
+        let lines = fit::lines_that_fit(ctx, &got.body, got.returned).unwrap_or(got.returned / 2);
+        (lines > 0).then(|| {
             Call::new(
                 "head",
                 &Args {
                     file: args.file.clone(),
-                    lines: got.returned / 2,
+                    lines,
                 },
             )
         })

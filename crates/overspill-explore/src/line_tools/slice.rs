@@ -9,6 +9,7 @@ use crate::call::Call;
 use crate::context::ExploreContext;
 
 use crate::error::ToolError;
+use crate::fit;
 use crate::line_tools::line_window;
 use crate::numbered::{CharWindow, Mark, NumberedLines, thousands};
 use crate::tool::{Extraction, Tool};
@@ -113,9 +114,11 @@ impl Tool for Slice {
         Ok(Extraction::new(body, summary, returned).with_notes(notes))
     }
 
-    fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
-        (got.returned > 1).then(|| {
-            let end = args.start + got.returned / 2 - 1;
+    fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
+        // The lines that fit are counted on what was rendered; an unrendered result halves.
+        let lines = fit::lines_that_fit(ctx, &got.body, got.returned).unwrap_or(got.returned / 2);
+        (lines > 0).then(|| {
+            let end = args.start + lines - 1;
             Call::new(
                 "slice",
                 &Args {

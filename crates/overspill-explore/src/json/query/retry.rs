@@ -55,7 +55,7 @@ pub fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Ca
         // Results rendered in full tell how many of them fit: counting is arithmetic, where
         // halving again would run the filter again. A rendering stopped at the byte cap
         // (`got.body` empty) is halved.
-        let fitting = results_that_fit(ctx, &got.body).filter(|&n| n < returned);
+        let fitting = fit::lines_that_fit(ctx, &got.body, returned);
         return Some(Call::new(
             "query",
             &Args {
@@ -179,18 +179,6 @@ fn probe(ctx: &ExploreContext, args: &Args) -> Option<Probed> {
 /// could fit (every result costs a token at least); the registry narrows it from what renders.
 fn first_page(ctx: &ExploreContext, length: u64) -> u64 {
     length.min(ctx.token_limit()).max(1)
-}
-
-/// How many of the results in `body` (one per line) fit one call with their footer; `None` for
-/// an empty body.
-fn results_that_fit(ctx: &ExploreContext, body: &str) -> Option<u64> {
-    if body.is_empty() {
-        return None;
-    }
-    let starts: Vec<usize> = std::iter::once(0)
-        .chain(memchr::memchr_iter(b'\n', body.as_bytes()).map(|at| at + 1))
-        .collect();
-    Some(fit::entries_that_fit(ctx, body, &starts) as u64)
 }
 
 /// The largest `n` (at least 1, at most `most`) such that the first `n` characters of `start`,
