@@ -63,7 +63,14 @@ impl Options {
 /// The criterion benches, in the order they run. Bench names are unique in the workspace,
 /// and every command selects `--workspace`, so the build and each run resolve the same
 /// features and nothing is compiled twice.
-const BENCHES: &[&str] = &["count", "write", "intercept", "line_tools", "json_tools"];
+const BENCHES: &[&str] = &[
+    "count",
+    "write",
+    "intercept",
+    "line_tools",
+    "json_tools",
+    "retries",
+];
 
 /// The bench that measures peak memory, in a process of its own.
 const MEMORY_BENCH: &str = "json_memory";
@@ -79,6 +86,8 @@ const INPUTS: &[(Shape, u64)] = &[
     (Shape::Log, MB),
     (Shape::Log, 100 * MB),
     (Shape::PodsPretty, 110 * MB),
+    // The refused `head`, `slice`, `grep` and `read` calls: about 201,000 lines.
+    (Shape::Log, 20 * MB),
     // The MCP proxy's large result, and the small one beside it.
     (Shape::Log, 60 * MB),
     (Shape::Log, overspill_benchdata::TEST_MODE_BYTES),

@@ -1,4 +1,4 @@
-//! The scenarios of docs/performance.md and issues 12, 19 and 20: which measurement is ours, which is its
+//! The scenarios of docs/performance.md and issues 12, 19, 20 and 31: which measurement is ours, which is its
 //! baseline, and the target that decides PASS or FAIL.
 
 use std::collections::BTreeMap;
@@ -260,6 +260,29 @@ pub fn all(quick: bool, gnu_grep: bool) -> Vec<Scenario> {
             of: "the file",
         },
     ));
+
+    // Refused calls (issue 31): the `<tool>_too_large` answer with its retry, against the
+    // call that retry names, which fits.
+    for call in [
+        "head 200,000 lines, 20 MB log",
+        "slice 100,000 lines from line 1,001, 20 MB log",
+        "grep INFO, every match, 20 MB log",
+        "read the whole 20 MB log",
+        "iterate_over every pod, whole items, 10 MB pod list",
+        "get_in 100,000 lines of a 10 MB string",
+        "get_in the whole 10 MB pod list (an object)",
+        "get_in every pod (an array), 10 MB pod list",
+        "query .items[], 10 MB pod list",
+        "schema max_depth 64, 10 MB pod list, budget nearly spent",
+        "item_schema $.items, 10 MB pod list, budget nearly spent",
+    ] {
+        rows.push(scenario(
+            format!("refused call: {call} (baseline: its retry's call)"),
+            format!("retries/{call}/refused call"),
+            Some(format!("retries/{call}/retry call")),
+            Target::Info,
+        ));
+    }
 
     rows.push(scenario(
         "MCP proxy: tools/call round trip, median of 2,000",
