@@ -5,6 +5,7 @@
 //! how many were left out; so the answer fits, and so does every retry that leads to it.
 
 use crate::context::{ExploreContext, LINE_RESERVE_TOKENS};
+use crate::tool::Extraction;
 
 /// Tokens a cut listing may cost: the limit, less room for the footer and its note.
 pub fn listing_budget(ctx: &ExploreContext) -> usize {
@@ -55,11 +56,28 @@ pub fn fitting_prefix<'a>(ctx: &ExploreContext, body: &'a str) -> Option<&'a str
     Some(starts.get(kept).map_or(body, |&end| &body[..end]))
 }
 
-/// How many lines of a rendered `body` fit one call ([`fitting_prefix`]), when that is fewer
-/// than `returned` (the lines, rows or results the body holds) and at least one.
-pub fn lines_that_fit(ctx: &ExploreContext, body: &str, returned: u64) -> Option<u64> {
-    let lines = fitting_prefix(ctx, body)?.lines().count() as u64;
-    (1..returned).contains(&lines).then_some(lines)
+/// How many of the units (lines, rows, results) a refused result holds fit one call, when that
+/// is fewer than it holds and at least one: counted on the rendered body (or the start a tool
+/// rendered before it stopped, [`Extraction::with_rendered_start`]), one unit a line after
+/// `header` lines ([`fitting_prefix`]); for a result estimated without rendering anything
+/// (`read` of a large file), the share of its estimated tokens the limit allows. `None` when
+/// neither can say (the caller halves).
+pub fn units_that_fit(ctx: &ExploreContext, got: &Extraction, header: u64) -> Option<u64> {
+    let units = match (got.body.is_empty(), got.unrendered) {
+        (false, _) => {
+            let lines = fitting_prefix(ctx, &got.body)?.lines().count() as u64;
+            lines.saturating_sub(header)
+        }
+        (true, Some(estimated)) => {
+            let budget = u64::try_from(listing_budget(ctx)).unwrap_or(u64::MAX);
+            u64::try_from(
+                u128::from(got.returned) * u128::from(budget) / u128::from(estimated.max(1)),
+            )
+            .unwrap_or(u64::MAX)
+        }
+        (true, None) => return None,
+    };
+    (1..got.returned).contains(&units).then_some(units)
 }
 
 /// Cuts `text` before its first line that would not fit, keeping at least one line; returns

@@ -28,7 +28,7 @@ use crate::delivery::{self, Measured};
 use crate::error::{TooLarge, ToolError};
 use crate::json;
 use crate::line_tools;
-use crate::tool::{Extraction, Tool};
+use crate::tool::Tool;
 
 /// Every runnable tool, in the order they are listed to the model. One line per tool.
 const RUNNABLE: &[&dyn Runnable] = &[
@@ -144,43 +144,50 @@ impl Registry {
                 ),
             )
         })?;
-        let extraction = tool.run(ctx, arguments)?;
-        delivery::deliver(ctx, name, &extraction).map_err(|refused| {
-            let retry = self.retry(ctx, tool, arguments, &extraction);
-            let mut suggestions = tool.suggestions(arguments);
-            if refused.over_budget {
-                suggestions.push(format!(
-                    "Only about {} tokens of your budget are left: ask for less at a time, and \
-                     prefer grep or narrow windows over whole files.",
-                    overspill_budget::thousands(refused.remaining_budget_tokens)
-                ));
-            }
-            suggestions.push(
-                match retry {
-                    Some((_, true)) => {
-                        "The `retry` call fits what you can take now; run it as it is."
-                    }
-                    Some((_, false)) => {
-                        "Nothing smaller fits what is left of your budget; finish with what you \
-                         already know."
-                    }
-                    None => {
-                        "No smaller call of the tools you have shows part of this; ask for a \
-                         narrower part (a path, a pattern, a filter), or finish with what you \
-                         already know."
-                    }
+        tool.call(self, ctx, arguments)
+    }
+
+    /// The `<tool>_too_large` error for a refused result: the retry found from the tool's own
+    /// first smaller call, and plain-words advice.
+    fn too_large(
+        &self,
+        ctx: &ExploreContext,
+        refused: &RefusedCall,
+        first: Option<Call>,
+        mut suggestions: Vec<String>,
+    ) -> ToolError {
+        let retry = self.retry(ctx, refused, first);
+        let limits = &refused.limits;
+        if limits.over_budget {
+            suggestions.push(format!(
+                "Only about {} tokens of your budget are left: ask for less at a time, and \
+                 prefer grep or narrow windows over whole files.",
+                overspill_budget::thousands(limits.remaining_budget_tokens)
+            ));
+        }
+        suggestions.push(
+            match retry {
+                Some((_, true)) => "The `retry` call fits what you can take now; run it as it is.",
+                Some((_, false)) => {
+                    "Nothing smaller fits what is left of your budget; finish with what you \
+                     already know."
                 }
-                .to_owned(),
-            );
-            ToolError::TooLarge(Box::new(TooLarge {
-                tool: name.to_owned(),
-                estimated_tokens: refused.estimated_tokens,
-                per_call_limit: refused.per_call_limit,
-                remaining_budget_tokens: refused.remaining_budget_tokens,
-                retry: retry.map(|(call, _)| call),
-                suggestions,
-            }))
-        })
+                None => {
+                    "No smaller call of the tools you have shows part of this; ask for a \
+                     narrower part (a path, a pattern, a filter), or finish with what you \
+                     already know."
+                }
+            }
+            .to_owned(),
+        );
+        ToolError::TooLarge(Box::new(TooLarge {
+            tool: refused.call.tool.clone(),
+            estimated_tokens: limits.estimated_tokens,
+            per_call_limit: limits.per_call_limit,
+            remaining_budget_tokens: limits.remaining_budget_tokens,
+            retry: retry.map(|(call, _)| call),
+            suggestions,
+        }))
     }
 
     fn find(&self, name: &str) -> Option<&'static dyn Runnable> {
@@ -190,24 +197,22 @@ impl Registry {
             .find(|t| t.definition().name == name)
     }
 
-    /// The first call in the tool's chain of smaller calls that fits now, and `true`; the
-    /// smallest one tried and `false` when none does (the budget is nearly spent); `None` when
-    /// the chain has no call this registry can run. The chain stops at a call to a tool this
-    /// registry does not expose (a retry the same host would refuse is no retry) and at one
-    /// that is the refused call again: a model that follows such a retry loops
-    /// (docs/tools.md#errors, "Retry").
+    /// The first call in the chain of smaller calls that starts at `first` (the refused tool's
+    /// own) and fits now, and `true`; the smallest one tried and `false` when none does (the
+    /// budget is nearly spent); `None` when the chain has no call this registry can run. A
+    /// tool counts its first smaller call on what it rendered, so it fits as a rule and the
+    /// chain is one run long; it goes on (each step the next tool's `smaller`) only where the
+    /// tool could not count: a result it did not render, a unit too large on its own. The chain
+    /// stops at a call to a tool this registry does not expose (a retry the same host would
+    /// refuse is no retry) and at one that is the refused call again: a model that follows such
+    /// a retry loops (docs/tools.md#errors, "Retry").
     fn retry(
         &self,
         ctx: &ExploreContext,
-        tool: &dyn Runnable,
-        arguments: &Value,
-        got: &Extraction,
+        refused: &RefusedCall,
+        first: Option<Call>,
     ) -> Option<(Call, bool)> {
-        let refused = Call {
-            tool: tool.definition().name.to_owned(),
-            arguments: tool.canonical(arguments)?,
-        };
-        let mut next = tool.smaller(ctx, arguments, got);
+        let mut next = first;
         let mut smallest = None;
         for _ in 0..MAX_RETRY_STEPS {
             let Some(call) = next.take() else { break };
@@ -215,22 +220,35 @@ impl Registry {
             let Some(runner) = self.find(&call.tool) else {
                 break;
             };
-            if call.tool == refused.tool
-                && runner.canonical(&call.arguments).as_ref() == Some(&refused.arguments)
-            {
-                break;
-            }
-            let Ok(extraction) = runner.run(ctx, &call.arguments) else {
+            let Some(step) = runner.step(ctx, &call.arguments) else {
                 break;
             };
-            if let Measured::Fits { .. } = delivery::measure(ctx, &call.tool, &extraction) {
+            if call.tool == refused.call.tool && step.canonical == refused.call.arguments {
+                break;
+            }
+            if step.fits {
                 return Some((call, true));
             }
-            next = runner.smaller(ctx, &call.arguments, &extraction);
+            next = step.smaller;
             smallest = Some(call);
         }
         smallest.map(|call| (call, false))
     }
+}
+
+/// A refused call as the retry search needs it: the call as the tool read it, and the limits
+/// it went over.
+struct RefusedCall {
+    call: Call,
+    limits: delivery::Refused,
+}
+
+/// One candidate retry, run once: whether it fits, and the tool's next smaller call if not.
+struct Step {
+    /// The candidate's arguments as its tool read them.
+    canonical: Value,
+    fits: bool,
+    smaller: Option<Call>,
 }
 
 impl Default for Registry {
@@ -265,16 +283,20 @@ pub fn dispatch(ctx: &ExploreContext, name: &str, arguments: &str) -> String {
     Registry::new().dispatch(ctx, name, arguments)
 }
 
-/// A tool with its types erased, so the registry can hold them in one list.
+/// A tool with its types erased, so the registry can hold them in one list. Each method
+/// parses the call's arguments once and works on the typed `Args` from there.
 trait Runnable: Send + Sync {
     fn definition(&self) -> &'static Definition;
     fn json_only(&self) -> bool;
-    fn run(&self, ctx: &ExploreContext, arguments: &Value) -> Result<Extraction, ToolError>;
-    fn smaller(&self, ctx: &ExploreContext, arguments: &Value, got: &Extraction) -> Option<Call>;
-    fn suggestions(&self, arguments: &Value) -> Vec<String>;
-    /// `arguments` as the tool reads them, written back (defaults filled in, numbers as
-    /// numbers): two calls are the same call when these are equal. `None` when they do not parse.
-    fn canonical(&self, arguments: &Value) -> Option<Value>;
+    /// Runs a call and delivers its result, or refuses it with the retry `registry` finds.
+    fn call(
+        &self,
+        registry: &Registry,
+        ctx: &ExploreContext,
+        arguments: &Value,
+    ) -> Result<String, ToolError>;
+    /// Runs a candidate retry and measures it; `None` when it does not parse or run.
+    fn step(&self, ctx: &ExploreContext, arguments: &Value) -> Option<Step>;
 }
 
 struct Entry<T>(PhantomData<fn() -> T>);
@@ -302,25 +324,39 @@ impl<T: Tool> Runnable for Entry<T> {
         T::JSON_ONLY
     }
 
-    fn run(&self, ctx: &ExploreContext, arguments: &Value) -> Result<Extraction, ToolError> {
-        let parsed = args::parse::<T::Args>(T::NAME, arguments)?;
-        T::run(ctx, parsed)
+    fn call(
+        &self,
+        registry: &Registry,
+        ctx: &ExploreContext,
+        arguments: &Value,
+    ) -> Result<String, ToolError> {
+        let args = args::parse::<T::Args>(T::NAME, arguments)?;
+        let got = T::run(ctx, args.clone())?;
+        delivery::deliver(ctx, T::NAME, &got).map_err(|limits| {
+            // Two calls are the same call when their arguments, as the tool reads them
+            // (defaults filled in, numbers as numbers), are equal.
+            let refused = RefusedCall {
+                call: Call::new(T::NAME, &args),
+                limits,
+            };
+            registry.too_large(
+                ctx,
+                &refused,
+                T::smaller(ctx, &args, &got),
+                T::suggestions(&args),
+            )
+        })
     }
 
-    fn smaller(&self, ctx: &ExploreContext, arguments: &Value, got: &Extraction) -> Option<Call> {
-        let parsed = args::parse::<T::Args>(T::NAME, arguments).ok()?;
-        T::smaller(ctx, &parsed, got)
-    }
-
-    fn suggestions(&self, arguments: &Value) -> Vec<String> {
-        args::parse::<T::Args>(T::NAME, arguments)
-            .map(|parsed| T::suggestions(&parsed))
-            .unwrap_or_default()
-    }
-
-    fn canonical(&self, arguments: &Value) -> Option<Value> {
-        let parsed = args::parse::<T::Args>(T::NAME, arguments).ok()?;
-        serde_json::to_value(parsed).ok()
+    fn step(&self, ctx: &ExploreContext, arguments: &Value) -> Option<Step> {
+        let args = args::parse::<T::Args>(T::NAME, arguments).ok()?;
+        let got = T::run(ctx, args.clone()).ok()?;
+        let fits = matches!(delivery::measure(ctx, T::NAME, &got), Measured::Fits { .. });
+        Some(Step {
+            canonical: Call::new(T::NAME, &args).arguments,
+            smaller: (!fits).then(|| T::smaller(ctx, &args, &got)).flatten(),
+            fits,
+        })
     }
 }
 

@@ -29,6 +29,7 @@ use crate::args::{Describe, Located, Page};
 use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::error::ToolError;
+use crate::fit;
 use crate::numbered::{Mark, NumberedLines, thousands};
 use crate::tool::{Extraction, Tool};
 
@@ -84,7 +85,7 @@ impl Tool for GetIn {
         })?
     }
 
-    fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
+    fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
         // The summary starts with the canonical path, then the value's kind.
         let path = JsonPath::parse(&args.at.path).ok()?.to_string();
         let kind = got.summary.strip_prefix(&path)?.strip_prefix(" (");
@@ -93,7 +94,10 @@ impl Tool for GetIn {
                 Call::new(
                     "get_in",
                     &Args {
-                        page: Page::new(args.page.offset, Some(got.returned / 2)),
+                        page: Page::new(
+                            args.page.offset,
+                            Some(fit::units_that_fit(ctx, got, 0).unwrap_or(got.returned / 2)),
+                        ),
                         ..args.clone()
                     },
                 )

@@ -128,6 +128,9 @@ impl Tool for ItemSchema {
         Ok(extraction)
     }
 
+    /// Halves the window of items: the keys listed are the union over the items, so how many
+    /// items fit cannot be counted on the listing, and the registry runs the halves until one
+    /// fits (at one item the listing is cut to fit).
     fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
         (got.returned > 1).then(|| {
             Call::new(

@@ -126,7 +126,8 @@ impl Tool for IterateOver {
                 let estimate = estimate_tokens(ctx, &body, n as u64 + 1, wanted);
                 // Halving starts from the rows rendered before the cap, not the whole window: a
                 // file streamed for each retry candidate must not be streamed a dozen times.
-                return Ok(Extraction::unrendered(estimate, summary, n as u64 + 1));
+                return Ok(Extraction::unrendered(estimate, summary, n as u64 + 1)
+                    .with_rendered_start(body));
             }
         }
         body.push_str(if wanted == 0 { "]" } else { "\n]" });
@@ -151,11 +152,8 @@ impl Tool for IterateOver {
 
     fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
         if got.returned > 1 {
-            // The rows that fit are counted on what was rendered (one a line after the opening
-            // `[`); an unrendered result halves.
-            let rows = fit::lines_that_fit(ctx, &got.body, got.returned + 1)
-                .map(|lines| lines.saturating_sub(1))
-                .filter(|&rows| rows > 0);
+            // Rows are one a line after the opening `[`.
+            let rows = fit::units_that_fit(ctx, got, 1);
             return Some(Call::new(
                 "iterate_over",
                 &Args {

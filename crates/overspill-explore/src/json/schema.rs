@@ -155,6 +155,9 @@ impl Tool for Schema {
         Ok(extraction)
     }
 
+    /// Halves the depth: what a level costs depends on the document, not on the levels above
+    /// it, so the depth that fits cannot be counted, and the registry runs the halves until one
+    /// fits (at depth 1 the tree is cut to fit).
     fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
         (got.returned > 1).then(|| {
             Call::new(

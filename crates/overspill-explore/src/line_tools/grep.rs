@@ -124,11 +124,10 @@ impl Tool for Grep {
                         .map(|r| r.end() - r.start() + 1)
                         .fold(0, u64::saturating_add);
                     let estimate = out.estimate(&[(out.pushed(), lines)]);
-                    return Ok(Extraction::unrendered(
-                        estimate,
-                        String::new(),
-                        matches_shown,
-                    ));
+                    return Ok(
+                        Extraction::unrendered(estimate, String::new(), matches_shown)
+                            .with_rendered_start(out.finish().0),
+                    );
                 }
             }
         }
@@ -178,11 +177,16 @@ impl Tool for Grep {
 
     fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
         if got.returned > 1 {
-            // The matches that fit are counted on what was rendered (`>` marks a matching
-            // line); an unrendered result halves.
-            let fitting = fit::fitting_prefix(ctx, &got.body)
-                .map(|prefix| prefix.lines().filter(|line| line.starts_with('>')).count() as u64)
-                .filter(|matches| (1..got.returned).contains(matches));
+            // On a rendered result, the matches in the part that fits (`>` marks a matching
+            // line); on an unrendered one, the share of its estimate the limit allows.
+            let fitting = match got.unrendered {
+                None => fit::fitting_prefix(ctx, &got.body)
+                    .map(|prefix| {
+                        prefix.lines().filter(|line| line.starts_with('>')).count() as u64
+                    })
+                    .filter(|matches| (1..got.returned).contains(matches)),
+                Some(_) => fit::units_that_fit(ctx, got, 0),
+            };
             return Some(Call::new(
                 "grep",
                 &Args {

@@ -62,11 +62,9 @@ impl Tool for Head {
                         (out.pushed(), args.lines),
                         (covered as u64, bytes.len() as u64),
                     ]);
-                    return Ok(Extraction::unrendered(
-                        estimate,
-                        String::new(),
-                        out.pushed(),
-                    ));
+                    let pushed = out.pushed();
+                    return Ok(Extraction::unrendered(estimate, String::new(), pushed)
+                        .with_rendered_start(out.finish().0));
                 }
             }
             let last = out.pushed();
@@ -86,8 +84,7 @@ impl Tool for Head {
     }
 
     fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
-        // The lines that fit are counted on what was rendered; an unrendered result halves.
-        let lines = fit::lines_that_fit(ctx, &got.body, got.returned).unwrap_or(got.returned / 2);
+        let lines = fit::units_that_fit(ctx, got, 0).unwrap_or(got.returned / 2);
         (lines > 0).then(|| {
             Call::new(
                 "head",

@@ -13,6 +13,7 @@ use crate::call::Call;
 use crate::context::ExploreContext;
 
 use crate::error::ToolError;
+use crate::fit;
 use crate::line_tools::{head, line_window};
 use crate::lossy;
 use crate::numbered::{Mark, NumberedLines};
@@ -75,8 +76,8 @@ impl Tool for Read {
         Ok(Extraction::new(body, summary, total).with_notes(notes))
     }
 
-    fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
-        let lines = (got.returned / 2).max(1);
+    fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
+        let lines = fit::units_that_fit(ctx, got, 0).unwrap_or((got.returned / 2).max(1));
         Some(Call::new(
             "head",
             &head::Args {

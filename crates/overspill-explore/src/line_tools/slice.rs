@@ -73,11 +73,9 @@ impl Tool for Slice {
             // A window too large to return stops here, whatever its size.
             if out.over_limit() {
                 let estimate = out.estimate(&[(out.pushed(), last - args.start + 1)]);
-                return Ok(Extraction::unrendered(
-                    estimate,
-                    String::new(),
-                    out.pushed(),
-                ));
+                let pushed = out.pushed();
+                return Ok(Extraction::unrendered(estimate, String::new(), pushed)
+                    .with_rendered_start(out.finish().0));
             }
         }
         let (body, mut notes) = out.finish();
@@ -115,8 +113,7 @@ impl Tool for Slice {
     }
 
     fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
-        // The lines that fit are counted on what was rendered; an unrendered result halves.
-        let lines = fit::lines_that_fit(ctx, &got.body, got.returned).unwrap_or(got.returned / 2);
+        let lines = fit::units_that_fit(ctx, got, 0).unwrap_or(got.returned / 2);
         (lines > 0).then(|| {
             let end = args.start + lines - 1;
             Call::new(

@@ -55,7 +55,7 @@ pub fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Ca
         // Results rendered in full tell how many of them fit: counting is arithmetic, where
         // halving again would run the filter again. A rendering stopped at the byte cap
         // (`got.body` empty) is halved.
-        let fitting = fit::lines_that_fit(ctx, &got.body, returned);
+        let fitting = fit::units_that_fit(ctx, got, 0);
         return Some(Call::new(
             "query",
             &Args {

@@ -199,10 +199,12 @@ fn results_rendered_in_full_retry_with_the_count_that_fits_at_once() {
     assert!(limit > 50 && limit < 250, "{limit}");
     let kept: Vec<&str> = body.lines().take(limit as usize).collect();
     assert!(fit::fits(&fixture.ctx, &kept.join("\n")));
-    // A rendering stopped at the byte cap has no body to count: it is halved.
+    // A rendering stopped at the byte cap has no body to count: its estimate says what share
+    // of the results it rendered the limit allows.
     let stopped = Extraction::unrendered(50_000, ".[] (results from 0)", 1_000);
     let call = smaller(&fixture.ctx, &args, &stopped).unwrap();
-    assert_eq!(call.arguments["limit"], 500);
+    let share = 1_000 * fit::listing_budget(&fixture.ctx) as u64 / 50_000;
+    assert_eq!(call.arguments["limit"], share);
 }
 
 #[test]
