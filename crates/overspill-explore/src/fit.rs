@@ -40,20 +40,32 @@ pub fn entries_that_fit(ctx: &ExploreContext, text: &str, starts: &[usize]) -> u
     lo
 }
 
-/// The longest run of whole lines at the start of a rendered `body` that fits one call with its
-/// footer; `None` for an empty body (a result the tool did not render). A refused result's
-/// retry is counted from it: how many lines, rows, results or matches fit is arithmetic on
-/// what was already rendered, where halving the window would run the tool again and again.
+/// About the longest run of whole lines at the start of a rendered `body` that fits one call
+/// with its footer (by the sum of the lines' own counts); `None` for an empty body (a result
+/// the tool did not render). A refused result's retry is counted from it: how many lines,
+/// rows, results or matches fit is arithmetic on what was already rendered, where halving the
+/// window would run the tool again and again.
 pub fn fitting_prefix<'a>(ctx: &ExploreContext, body: &'a str) -> Option<&'a str> {
     if body.is_empty() {
         return None;
     }
-    let starts: Vec<usize> = std::iter::once(0)
-        .chain(memchr::memchr_iter(b'\n', body.as_bytes()).map(|at| at + 1))
-        .filter(|&at| at < body.len())
-        .collect();
-    let kept = entries_that_fit(ctx, body, &starts);
-    Some(starts.get(kept).map_or(body, |&end| &body[..end]))
+    // The lines' own counts add up to about what their run costs as one text (tokens seldom
+    // span a line break), so one pass, counting no further than the budget, finds the run.
+    // Whoever offers it runs it before offering it (the registry measures every retry), so a
+    // run that the sum underestimated is caught there, not counted twice here.
+    let budget = listing_budget(ctx);
+    let counter = ctx.counter();
+    let (mut spent, mut end) = (0usize, 0usize);
+    for line in body.split_inclusive('\n') {
+        match counter.count_up_to(line, budget - spent) {
+            Some(cost) if spent + cost <= budget => {
+                spent += cost;
+                end += line.len();
+            }
+            _ => break,
+        }
+    }
+    Some(&body[..end])
 }
 
 /// How many of the units (lines, rows, results) a refused result holds fit one call, when that
