@@ -42,16 +42,15 @@
 //! nothing above. Every write stays inside the run's artifacts directory; a
 //! large artifact is explored in place, never copied.
 
-mod definitions;
 mod listing;
 mod name;
 mod plan;
 mod prompt;
 mod read;
 mod run;
+mod tools;
 mod write;
 
-pub use definitions::{ARTIFACT_TOOLS, READ_ARTIFACT, WRITE_ARTIFACT, artifact_tools};
 pub use listing::{Available, MAX_LISTED};
 pub use name::{
     COORDINATOR_PREFIX, DEFAULT_EXTENSION, MAX_EXTENSION_CHARS, MAX_FILE_NAME_BYTES, NameError,
@@ -59,9 +58,9 @@ pub use name::{
 };
 pub use plan::{MissingArtifact, PlanError, PlanTask, validate_plan_artifacts};
 pub use prompt::{INPUT_ARTIFACTS_HEADING, input_artifacts_section};
-pub use read::{ReadArtifactArgs, Reader, read_artifact, read_artifact_call};
+pub use read::{ReadArtifact, ReadArtifactArgs, Reader, read_artifact};
 pub use run::{Run, RunError};
+pub use tools::with_artifact_tools;
 pub use write::{
-    PERSISTENCE_OFF, WriteArtifactArgs, WriteError, WrittenArtifact, write_artifact,
-    write_artifact_call,
+    PERSISTENCE_OFF, WriteArtifact, WriteArtifactArgs, WriteError, WrittenArtifact, write_artifact,
 };

@@ -16,7 +16,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use overspill_explore::delivery;
-use overspill_explore::{ExploreContext, Extraction, Pointer, ToolError};
+use overspill_explore::{ExploreContext, Extraction, HostTool, Pointer, ToolError};
 use overspill_store::{Format, ReadRoot, Stored, count_lines, relative_ref};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -101,12 +101,41 @@ pub fn read_artifact(
     }
 }
 
-/// [`read_artifact`] for a tool call: reads `arguments` (`{"filename", "run_id"?}`) and returns
-/// the text the model receives. Argument errors come back as `invalid_argument` JSON.
-pub fn read_artifact_call(run: Option<&Run>, reader: Reader<'_>, arguments: &Value) -> String {
-    match overspill_explore::args::parse::<ReadArtifactArgs>(TOOL, arguments) {
-        Ok(args) => read_artifact(run, reader, &args.filename, args.run_id.as_deref()),
-        Err(error) => error.render(),
+/// The `read_artifact` tool: [`read_artifact`] in the run it holds (`None` when persistence
+/// is off), through the one [`overspill_explore::Registry`]. An agent with an exploration
+/// context reads as a worker (with its budget); one without, as the coordinator.
+#[derive(Debug, Clone)]
+pub struct ReadArtifact {
+    run: Option<Run>,
+}
+
+impl ReadArtifact {
+    /// The tool reading `run`'s artifacts.
+    pub fn new(run: Option<Run>) -> ReadArtifact {
+        ReadArtifact { run }
+    }
+}
+
+impl HostTool for ReadArtifact {
+    const NAME: &'static str = TOOL;
+    const DESCRIPTION: &'static str = "Load an artifact of this run: a file listed under INPUT \
+        ARTIFACTS in your task, a result another task produced (`task-…-result.txt`), or a \
+        `coordinator-…` file. Pass `filename` exactly as listed, without directories. A small \
+        artifact comes back as its content. One too large for your remaining budget comes back \
+        as a pointer instead: explore it in place with the read tools (schema, grep, slice, …), \
+        passing the `file` the pointer gives. If the file does not exist, the answer lists the \
+        available artifacts, newest first. `run_id` reads from an earlier run of the same \
+        session.";
+    type Args = ReadArtifactArgs;
+
+    fn answer(&self, ctx: Option<&ExploreContext>, args: ReadArtifactArgs) -> String {
+        let reader = ctx.map_or(Reader::Coordinator, Reader::Worker);
+        read_artifact(
+            self.run.as_ref(),
+            reader,
+            &args.filename,
+            args.run_id.as_deref(),
+        )
     }
 }
 

@@ -4,6 +4,7 @@ use std::fs;
 use std::io;
 use std::path::PathBuf;
 
+use overspill_explore::{ExploreContext, HostTool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -102,20 +103,43 @@ pub fn write_artifact(run: Option<&Run>, name: &str, content: &str) -> Value {
     }
 }
 
-/// [`write_artifact`] for a tool call: reads `arguments` (`{"name", "content"}`) and returns
-/// the text the model receives. Argument errors come back as the exploration tools'
-/// `invalid_argument` JSON.
+/// The `write_artifact` tool, for the coordinator: [`write_artifact`] in the run it holds
+/// (`None` when persistence is off), through the one [`overspill_explore::Registry`].
 ///
 /// ```
-/// use overspill_artifacts::write_artifact_call;
+/// use overspill_artifacts::WriteArtifact;
+/// use overspill_explore::Registry;
 ///
-/// let answer = write_artifact_call(None, &serde_json::json!({"name": "notes"}));
+/// let registry = Registry::none().with(WriteArtifact::new(None));
+/// let answer = registry.answer(None, "write_artifact", &serde_json::json!({"name": "notes"}));
 /// assert!(answer.starts_with(r#"{"error":"invalid_argument""#));
 /// ```
-pub fn write_artifact_call(run: Option<&Run>, arguments: &Value) -> String {
-    match overspill_explore::args::parse::<WriteArtifactArgs>("write_artifact", arguments) {
-        Ok(args) => write_artifact(run, &args.name, &args.content).to_string(),
-        Err(error) => error.render(),
+#[derive(Debug, Clone)]
+pub struct WriteArtifact {
+    run: Option<Run>,
+}
+
+impl WriteArtifact {
+    /// The tool writing into `run`'s artifacts.
+    pub fn new(run: Option<Run>) -> WriteArtifact {
+        WriteArtifact { run }
+    }
+}
+
+impl HostTool for WriteArtifact {
+    const NAME: &'static str = "write_artifact";
+    const DESCRIPTION: &'static str = "Store text as an artifact of this run so workers can \
+        load it with `read_artifact` instead of receiving it in their task description: a \
+        runbook draft, a list of findings, data a task needs. The file is stored as \
+        `coordinator-{name}`; `name` should be short and carry an extension (`.md`, `.json`, \
+        `.txt`; `.txt` is added when it has none); directories and unusual characters are \
+        removed. Writing the same name again replaces the artifact. Returns JSON: \
+        {\"written\": true, \"filename\": \"coordinator-runbook-draft.md\", \"replaced\": \
+        false}; list that `filename` in the artifacts of the tasks that need it.";
+    type Args = WriteArtifactArgs;
+
+    fn answer(&self, _ctx: Option<&ExploreContext>, args: WriteArtifactArgs) -> String {
+        write_artifact(self.run.as_ref(), &args.name, &args.content).to_string()
     }
 }
 

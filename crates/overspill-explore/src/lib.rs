@@ -75,4 +75,4 @@ pub use json::jq;
 pub use json::reference::{Referenced, referenced_value};
 pub use pointer::{MAX_POINTER_TOKENS, Pointer, Summary, tool_label};
 pub use registry::{Registry, dispatch, reads_format, tools};
-pub use tool::{Extraction, Tool};
+pub use tool::{Extraction, HostTool, Tool};

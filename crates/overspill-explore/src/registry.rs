@@ -1,9 +1,10 @@
 //! The registry: which tools exist, their definitions in three export formats, and dispatch
 //! of a call by name (docs/tools.md#4-definitions-and-export).
 //!
-//! Adding a tool is one line in the `RUNNABLE` list of this module. A host picks what to expose with
-//! [`Registry::without`] (e.g. no `query`) or [`Registry::only`]; an excluded tool is neither
-//! listed nor dispatched.
+//! Adding an exploration tool is one line in the `RUNNABLE` list of this module; a host adds
+//! its own tools ([`HostTool`], e.g. the artifact tools) with [`Registry::with`]. A host picks
+//! what to expose with [`Registry::without`] (e.g. no `query`) or [`Registry::only`]; an
+//! excluded tool is neither listed nor dispatched.
 //!
 //! ```no_run
 //! # fn demo(ctx: &overspill_explore::ExploreContext) {
@@ -16,6 +17,7 @@
 //! ```
 
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use overspill_store::Format;
 use serde_json::Value;
@@ -28,7 +30,7 @@ use crate::delivery::{self, Measured};
 use crate::error::{TooLarge, ToolError};
 use crate::json;
 use crate::line_tools;
-use crate::tool::Tool;
+use crate::tool::{HostTool, Tool};
 
 /// Every runnable tool, in the order they are listed to the model. One line per tool.
 const RUNNABLE: &[&dyn Runnable] = &[
@@ -46,64 +48,115 @@ const RUNNABLE: &[&dyn Runnable] = &[
 /// How many smaller calls the retry search tries before giving up.
 const MAX_RETRY_STEPS: usize = 64;
 
-/// A set of exploration tools a host exposes.
+/// The set of tools a host exposes: exploration tools and the host's own, listed, exported and
+/// dispatched alike.
 #[derive(Clone)]
 pub struct Registry {
-    tools: Vec<&'static dyn Runnable>,
+    tools: Vec<Member>,
+}
+
+/// One tool of a registry: an exploration tool (one static entry per tool type) or a host's
+/// tool, which holds the host's state.
+#[derive(Clone)]
+enum Member {
+    Exploration(&'static dyn Runnable),
+    Host(Arc<dyn Runnable>),
+}
+
+impl Member {
+    fn runnable(&self) -> &dyn Runnable {
+        match self {
+            Member::Exploration(tool) => *tool,
+            Member::Host(tool) => tool.as_ref(),
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        self.runnable().definition().name
+    }
 }
 
 impl Registry {
-    /// All runnable tools.
+    /// All exploration tools.
     pub fn new() -> Registry {
         Registry {
-            tools: RUNNABLE.to_vec(),
+            tools: RUNNABLE.iter().copied().map(Member::Exploration).collect(),
         }
+    }
+
+    /// No tools at all: for a host whose agent explores nothing, which adds its own with
+    /// [`Registry::with`].
+    pub fn none() -> Registry {
+        Registry { tools: Vec::new() }
+    }
+
+    /// The same set with the host's tool `tool` listed last; it replaces a tool of the same
+    /// name.
+    #[must_use]
+    pub fn with<T: HostTool>(mut self, tool: T) -> Registry {
+        self.tools.retain(|t| t.name() != T::NAME);
+        self.tools.push(Member::Host(Arc::new(Hosted(tool))));
+        self
     }
 
     /// The same set without the tools named in `excluded` (unknown names are ignored).
     #[must_use]
     pub fn without(mut self, excluded: &[&str]) -> Registry {
-        self.tools
-            .retain(|t| !excluded.contains(&t.definition().name));
+        self.tools.retain(|t| !excluded.contains(&t.name()));
         self
     }
 
     /// The same set restricted to the tools named in `included`.
     #[must_use]
     pub fn only(mut self, included: &[&str]) -> Registry {
-        self.tools
-            .retain(|t| included.contains(&t.definition().name));
+        self.tools.retain(|t| included.contains(&t.name()));
         self
     }
 
     /// The names of the tools, in listing order.
     pub fn names(&self) -> Vec<&'static str> {
-        self.tools.iter().map(|t| t.definition().name).collect()
+        self.tools.iter().map(Member::name).collect()
+    }
+
+    /// The names of the exploration tools only: the tools that read a stored output, which a
+    /// pointer offers.
+    pub fn exploration_names(&self) -> Vec<&'static str> {
+        self.tools
+            .iter()
+            .filter(|t| matches!(t, Member::Exploration(_)))
+            .map(Member::name)
+            .collect()
     }
 
     /// The definitions of the tools, in listing order.
     pub fn definitions(&self) -> Vec<&'static Definition> {
-        self.tools.iter().map(|t| t.definition()).collect()
+        self.tools
+            .iter()
+            .map(|t| t.runnable().definition())
+            .collect()
     }
 
     /// The tools as MCP tools (`tools/list` entries).
     pub fn mcp_tools(&self) -> Vec<Value> {
-        self.tools.iter().map(|t| t.definition().to_mcp()).collect()
+        self.definitions()
+            .into_iter()
+            .map(Definition::to_mcp)
+            .collect()
     }
 
     /// The tools as OpenAI function tools.
     pub fn openai_tools(&self) -> Vec<Value> {
-        self.tools
-            .iter()
-            .map(|t| t.definition().to_openai())
+        self.definitions()
+            .into_iter()
+            .map(Definition::to_openai)
             .collect()
     }
 
     /// The tools as Anthropic tools.
     pub fn anthropic_tools(&self) -> Vec<Value> {
-        self.tools
-            .iter()
-            .map(|t| t.definition().to_anthropic())
+        self.definitions()
+            .into_iter()
+            .map(Definition::to_anthropic)
             .collect()
     }
 
@@ -118,10 +171,22 @@ impl Registry {
 
     /// [`Registry::dispatch`] with already parsed arguments.
     pub fn dispatch_value(&self, ctx: &ExploreContext, name: &str, arguments: &Value) -> String {
-        match self.call(ctx, name, arguments) {
+        self.answer(Some(ctx), name, arguments)
+    }
+
+    /// Runs any tool of the set for an agent with exploration context `ctx`, or with none (an
+    /// agent that explores nothing, whose set holds only host tools), and returns what the
+    /// model receives. Never fails.
+    pub fn answer(&self, ctx: Option<&ExploreContext>, name: &str, arguments: &Value) -> String {
+        match self.run(ctx, name, arguments) {
             Ok(text) => text,
             // An error is not charged, but it must not cost more than a result may either.
-            Err(error) => error.render_within(ctx.counter(), ctx.budget().max_extraction_tokens()),
+            Err(error) => match ctx {
+                Some(ctx) => {
+                    error.render_within(ctx.counter(), ctx.budget().max_extraction_tokens())
+                }
+                None => error.render(),
+            },
         }
     }
 
@@ -135,11 +200,20 @@ impl Registry {
         name: &str,
         arguments: &Value,
     ) -> Result<String, ToolError> {
+        self.run(Some(ctx), name, arguments)
+    }
+
+    fn run(
+        &self,
+        ctx: Option<&ExploreContext>,
+        name: &str,
+        arguments: &Value,
+    ) -> Result<String, ToolError> {
         let tool = self.find(name).ok_or_else(|| {
             ToolError::invalid_argument(
                 None,
                 format!(
-                    "there is no tool `{name}`; the exploration tools are: {}",
+                    "there is no tool `{name}` here; the tools are: {}",
                     self.names().join(", ")
                 ),
             )
@@ -190,11 +264,11 @@ impl Registry {
         }))
     }
 
-    fn find(&self, name: &str) -> Option<&'static dyn Runnable> {
+    fn find(&self, name: &str) -> Option<&dyn Runnable> {
         self.tools
             .iter()
-            .copied()
-            .find(|t| t.definition().name == name)
+            .find(|t| t.name() == name)
+            .map(Member::runnable)
     }
 
     /// The first call in the chain of smaller calls that starts at `first` (the refused tool's
@@ -292,10 +366,11 @@ trait Runnable: Send + Sync {
     fn call(
         &self,
         registry: &Registry,
-        ctx: &ExploreContext,
+        ctx: Option<&ExploreContext>,
         arguments: &Value,
     ) -> Result<String, ToolError>;
-    /// Runs a candidate retry and measures it; `None` when it does not parse or run.
+    /// Runs a candidate retry and measures it; `None` when it does not parse or run, or is a
+    /// host's tool (which no retry names).
     fn step(&self, ctx: &ExploreContext, arguments: &Value) -> Option<Step>;
 }
 
@@ -327,9 +402,18 @@ impl<T: Tool> Runnable for Entry<T> {
     fn call(
         &self,
         registry: &Registry,
-        ctx: &ExploreContext,
+        ctx: Option<&ExploreContext>,
         arguments: &Value,
     ) -> Result<String, ToolError> {
+        let Some(ctx) = ctx else {
+            return Err(ToolError::invalid_argument(
+                None,
+                format!(
+                    "`{}` reads stored outputs, and this agent has none",
+                    T::NAME
+                ),
+            ));
+        };
         let args = args::parse::<T::Args>(T::NAME, arguments)?;
         let got = T::run(ctx, args.clone())?;
         delivery::deliver(ctx, T::NAME, &got).map_err(|limits| {
@@ -357,6 +441,41 @@ impl<T: Tool> Runnable for Entry<T> {
             smaller: (!fits).then(|| T::smaller(ctx, &args, &got)).flatten(),
             fits,
         })
+    }
+}
+
+/// A host's tool, as the registry holds it.
+struct Hosted<T>(T);
+
+impl<T: HostTool> Hosted<T> {
+    const DEFINITION: &'static Definition = &Definition {
+        name: T::NAME,
+        description: T::DESCRIPTION,
+        parameters: args::owned_schema::<T::Args>,
+    };
+}
+
+impl<T: HostTool> Runnable for Hosted<T> {
+    fn definition(&self) -> &'static Definition {
+        Hosted::<T>::DEFINITION
+    }
+
+    fn json_only(&self) -> bool {
+        false
+    }
+
+    fn call(
+        &self,
+        _registry: &Registry,
+        ctx: Option<&ExploreContext>,
+        arguments: &Value,
+    ) -> Result<String, ToolError> {
+        let args = args::parse::<T::Args>(T::NAME, arguments)?;
+        Ok(self.0.answer(ctx, args))
+    }
+
+    fn step(&self, _ctx: &ExploreContext, _arguments: &Value) -> Option<Step> {
+        None
     }
 }
 

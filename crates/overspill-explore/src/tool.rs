@@ -1,5 +1,6 @@
-//! The shape every exploration tool has: [`Tool`], the [`Extraction`] it returns, and the
-//! [`Call`] a too-large result offers as its retry.
+//! The shape every tool has: [`Tool`] (an exploration tool, which reads a stored output), the
+//! [`Extraction`] it returns, and [`HostTool`] (a tool that answers from its host's state, such
+//! as the artifact tools). Both go through the one [`crate::Registry`].
 //!
 //! A tool is a unit struct in its own module implementing [`Tool`]: an `Args` struct read by
 //! [`crate::args::parse`] and described by [`crate::args::schema`], a `run` that renders a body and a one-line summary, and a `smaller`
@@ -89,6 +90,57 @@ pub trait Tool: 'static {
         let _ = args;
         Vec::new()
     }
+}
+
+/// A tool that answers from its host's state rather than from a stored output: the artifact
+/// tools (`write_artifact`, `read_artifact`) hold their run. It goes through the same
+/// [`crate::Registry`] as the exploration tools ([`crate::Registry::with`]): listed and exported
+/// with them, its definition made from its name, description and `Args` type, its arguments
+/// read once by [`crate::args::parse`], and a call to it dispatched by name.
+///
+/// ```
+/// use overspill_explore::{ExploreContext, HostTool, Registry};
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+///
+/// /// A tool that tells the time of the host.
+/// struct Clock(&'static str);
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct Args {
+///     /// The time zone to tell it in.
+///     zone: String,
+/// }
+///
+/// impl HostTool for Clock {
+///     const NAME: &'static str = "clock";
+///     const DESCRIPTION: &'static str = "Tell the time.";
+///     type Args = Args;
+///
+///     fn answer(&self, _ctx: Option<&ExploreContext>, args: Args) -> String {
+///         format!("{} in {}", self.0, args.zone)
+///     }
+/// }
+///
+/// let registry = Registry::none().with(Clock("noon"));
+/// assert_eq!(registry.names(), ["clock"]);
+/// let answer = registry.answer(None, "clock", &serde_json::json!({"zone": "UTC"}));
+/// assert_eq!(answer, "noon in UTC");
+/// ```
+pub trait HostTool: Send + Sync + 'static {
+    /// The name the model calls it by, e.g. `read_artifact`.
+    const NAME: &'static str;
+
+    /// One paragraph for the model: what the tool does and what it returns.
+    const DESCRIPTION: &'static str;
+
+    /// The arguments: field docs are the descriptions the model reads.
+    type Args: DeserializeOwned + JsonSchema + 'static;
+
+    /// The text the model receives for `args`. `ctx` is the calling agent's exploration
+    /// context (its read root, counter and budget), `None` for an agent that explores nothing
+    /// (an orchestration coordinator). Never fails: an error is an answer too.
+    fn answer(&self, ctx: Option<&ExploreContext>, args: Self::Args) -> String;
 }
 
 /// What a tool run produced, before the footer and the budget rule.

@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 
 use serde_json::Value;
 
-use crate::artifacts::Run;
+use crate::artifacts::{self, Run};
 use crate::budget::{Baseline, Budget, BudgetSettings, MAIN_AGENT_ID};
 use crate::config::{
     AgentSettings, Config, LlmSettings, Rule, ScratchpadOverride, ScratchpadSettings, ServerRules,
@@ -15,7 +15,7 @@ use crate::config::{
 };
 use crate::error::BuildError;
 use crate::explore::FileCache;
-use crate::explore::{Definition, ExploreContext, Registry};
+use crate::explore::{ExploreContext, Registry};
 use crate::prompt;
 use crate::role::{Explorer, Kind, Role};
 use crate::scratchpad::Scratchpad;
@@ -323,12 +323,20 @@ impl ScratchpadBuilder {
         };
 
         let excluded: Vec<&str> = self.excluded_tools.iter().map(String::as_str).collect();
+        // One registry answers every tool the agent has: the exploration tools it explores
+        // with, then the artifact tools of its role.
         let registry = match kind {
-            Kind::Coordinator => Registry::new().only(&[]),
-            _ => Registry::new().without(&excluded),
+            Kind::Single => Registry::new().without(&excluded),
+            Kind::Worker => artifacts::with_artifact_tools(
+                Registry::new().without(&excluded),
+                run.as_ref(),
+                false,
+            ),
+            Kind::Coordinator => {
+                artifacts::with_artifact_tools(Registry::none(), run.as_ref(), true)
+            }
         };
-        let artifact_tools = kind.artifact_tools();
-        let prompt = prompt::section(kind, &registry.names(), &self.tool_prefix);
+        let prompt = prompt::section(kind, &registry.exploration_names(), &self.tool_prefix);
 
         let role = match (kind, run) {
             (Kind::Coordinator, Some(run)) => {
@@ -345,15 +353,7 @@ impl ScratchpadBuilder {
                         error,
                     })?;
                 let explorer = self.explorer(
-                    &agent,
-                    settings,
-                    &llm,
-                    store,
-                    root,
-                    counter,
-                    &prompt,
-                    &registry,
-                    &artifact_tools,
+                    &agent, settings, &llm, store, root, counter, &prompt, &registry,
                 )?;
                 Role::Worker { explorer, run }
             }
@@ -385,15 +385,7 @@ impl ScratchpadBuilder {
                     (None, None) => return Err(BuildError::NoDirectory { agent }),
                 };
                 let explorer = self.explorer(
-                    &agent,
-                    settings,
-                    &llm,
-                    dir,
-                    root,
-                    counter,
-                    &prompt,
-                    &registry,
-                    &artifact_tools,
+                    &agent, settings, &llm, dir, root, counter, &prompt, &registry,
                 )?;
                 Role::Single {
                     explorer,
@@ -508,7 +500,6 @@ impl ScratchpadBuilder {
         counter: &'static dyn TokenCounter,
         prompt: &str,
         registry: &Registry,
-        artifact_tools: &[&'static Definition],
     ) -> Result<Explorer, BuildError> {
         let context_window = llm
             .context_window
@@ -525,7 +516,6 @@ impl ScratchpadBuilder {
         let baseline = registry
             .definitions()
             .into_iter()
-            .chain(artifact_tools.iter().copied())
             .fold(Baseline::new(counter).system_prompt(prompt), |b, d| {
                 b.tool(d.name, d.description, &d.input_schema())
             })

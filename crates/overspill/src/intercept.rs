@@ -140,7 +140,7 @@ impl Session {
         match stored {
             Ok((stored, summary)) => {
                 budget.record_intercepted(tokens);
-                let names = self.registry.names();
+                let names = self.registry.exploration_names();
                 let prefix = self.tool_prefix();
                 let pointer = Pointer::new(tool, &stored, tokens, self.counter)
                     .with_summary(summary)

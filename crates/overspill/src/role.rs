@@ -7,9 +7,9 @@
 
 use std::sync::Arc;
 
-use crate::artifacts::{self, Reader, Run};
+use crate::artifacts::Run;
 use crate::budget::Budget;
-use crate::explore::{Definition, ExploreContext};
+use crate::explore::ExploreContext;
 use crate::store::{Layout, Store};
 
 /// Which role an agent plays.
@@ -21,17 +21,6 @@ pub(crate) enum Kind {
     Worker,
     /// The coordinator: `write_artifact` and `read_artifact` only.
     Coordinator,
-}
-
-impl Kind {
-    /// The artifact tools this role is given, after the exploration tools.
-    pub(crate) fn artifact_tools(self) -> Vec<&'static Definition> {
-        match self {
-            Kind::Single => Vec::new(),
-            Kind::Worker => artifacts::artifact_tools(false),
-            Kind::Coordinator => artifacts::artifact_tools(true),
-        }
-    }
 }
 
 /// What an agent that explores has: where its outputs go, what it may read, its budget.
@@ -78,15 +67,6 @@ impl Role {
         match self {
             Role::Single { .. } => None,
             Role::Worker { run, .. } | Role::Coordinator { run } => Some(run),
-        }
-    }
-
-    /// Who reads artifacts, with the run they belong to (`None` for a single agent).
-    pub(crate) fn artifact_reader(&self) -> Option<(&Run, Reader<'_>)> {
-        match self {
-            Role::Single { .. } => None,
-            Role::Worker { explorer, run } => Some((run, Reader::Worker(&explorer.ctx))),
-            Role::Coordinator { run } => Some((run, Reader::Coordinator)),
         }
     }
 }

@@ -6,15 +6,15 @@ use std::sync::{Arc, PoisonError};
 
 use serde_json::Value;
 
-use crate::artifacts::{self, Run};
+use crate::artifacts::Run;
 use crate::budget::{Budget, ScratchpadUsage, WindowHint};
 use crate::config::ThresholdClash;
-use crate::explore::{Definition, ToolError};
+use crate::explore::Definition;
 use crate::format::ToolFormat;
 use crate::intercept::Intercepted;
 use crate::mcp_result;
 use crate::output::ToolOutput;
-use crate::role::{Kind, Role};
+use crate::role::Role;
 use crate::session::Session;
 use crate::store::Store;
 use crate::tokens::TokenCounter;
@@ -101,32 +101,9 @@ impl Scratchpad {
 
     /// [`call`](Self::call) with already parsed arguments.
     pub fn call_value(&self, tool: &str, arguments: &Value) -> String {
-        let inner = &*self.inner;
-        match (inner.role.artifact_reader(), tool) {
-            (Some((run, reader)), "read_artifact") => {
-                artifacts::read_artifact_call(Some(run), reader, arguments)
-            }
-            (Some((run, _)), "write_artifact") if inner.role.kind() == Kind::Coordinator => {
-                artifacts::write_artifact_call(Some(run), arguments)
-            }
-            _ => match inner.ctx() {
-                Some(ctx) if inner.registry.names().contains(&tool) => {
-                    inner.registry.dispatch_value(ctx, tool, arguments)
-                }
-                _ => self.unknown_tool(tool),
-            },
-        }
-    }
-
-    fn unknown_tool(&self, tool: &str) -> String {
-        ToolError::invalid_argument(
-            None,
-            format!(
-                "there is no tool `{tool}` here; the tools are: {}",
-                self.tool_names().join(", ")
-            ),
-        )
-        .render()
+        self.inner
+            .registry
+            .answer(self.inner.ctx(), tool, arguments)
     }
 
     /// Whether `tool` is one this scratchpad answers (so the host routes the call to
@@ -142,10 +119,7 @@ impl Scratchpad {
     }
 
     fn definitions(&self) -> Vec<&'static Definition> {
-        let inner = &*self.inner;
-        let mut all = inner.registry.definitions();
-        all.extend(inner.role.kind().artifact_tools());
-        all
+        self.inner.registry.definitions()
     }
 
     /// The definitions of [`tool_names`](Self::tool_names) in `format`, to add to the tools

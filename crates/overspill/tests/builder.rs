@@ -6,7 +6,7 @@ use overspill::budget::Baseline;
 use overspill::config::Config;
 use overspill::tokens::counter_for;
 use overspill::{BuildError, Intercepted, Scratchpad, ToolFormat, ToolOutput};
-use serde_json::json;
+use serde_json::{Value, json};
 
 fn config(memory: &std::path::Path, extra: &str) -> Config {
     Config::from_toml_str(&format!(
@@ -275,4 +275,53 @@ fn cleanup_removes_a_single_agents_dir_and_refuses_a_worker() {
         .build()
         .unwrap();
     assert!(worker.cleanup().is_err());
+}
+
+#[test]
+fn every_tool_of_a_role_is_listed_and_answered_by_its_one_registry() {
+    let memory = tempfile::tempdir().unwrap();
+    let config = config(memory.path(), "");
+    let coordinator = Scratchpad::from_config(&config)
+        .coordinator()
+        .run("run-1", 0)
+        .build()
+        .unwrap();
+    let unknown = coordinator.call("grep", r#"{"file": "x", "pattern": "y"}"#);
+    assert!(
+        unknown
+            .contains("there is no tool `grep` here; the tools are: write_artifact, read_artifact"),
+        "{unknown}"
+    );
+    // An artifact tool's arguments are read against its schema like an exploration tool's.
+    let misspelt = coordinator.call("read_artifact", r#"{"file": "brief.md"}"#);
+    assert!(
+        misspelt.starts_with(r#"{"error":"invalid_argument""#) && misspelt.contains("filename"),
+        "{misspelt}"
+    );
+
+    let worker = Scratchpad::from_config(&config)
+        .worker("analyst")
+        .run("run-1", 1)
+        .build()
+        .unwrap();
+    let names = worker.tool_names();
+    let listed: Vec<Value> = worker.tool_definitions(ToolFormat::Mcp);
+    assert_eq!(
+        listed
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        names
+    );
+    assert!(worker.handles("read_artifact") && !worker.handles("write_artifact"));
+    // A pointer offers the tools that read the stored file, not the artifact tools.
+    let log: String = (0..3_000)
+        .map(|i| format!("line {i} of the log\n"))
+        .collect();
+    let Intercepted::Pointer(pointer) = worker.intercept("k8s", "k8s_logs", ToolOutput::text(log))
+    else {
+        panic!("a 30,000-token log is intercepted");
+    };
+    assert!(pointer.contains("grep"), "{pointer}");
+    assert!(!pointer.contains("read_artifact"), "{pointer}");
 }

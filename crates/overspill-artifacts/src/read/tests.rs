@@ -320,21 +320,18 @@ fn symlink_in_the_artifacts_dir_is_not_an_artifact() {
 }
 
 #[test]
-fn read_artifact_call_reads_its_arguments() {
+fn the_read_artifact_tool_reads_its_arguments() {
     let memory = tempfile::tempdir().unwrap();
     let run = started(memory.path(), Some("s1"), "run-1");
     put_result(&run, "task-1-result.txt", 1);
-    let ok = read_artifact_call(
-        Some(&run),
-        Reader::Coordinator,
+    let tool = overspill_explore::Registry::none().with(ReadArtifact::new(Some(run.clone())));
+    let ok = tool.answer(
+        None,
+        "read_artifact",
         &json!({"filename": "task-1-result.txt"}),
     );
     assert!(ok.starts_with("00001 worker log line"), "{ok}");
-    let unknown = parse(&read_artifact_call(
-        Some(&run),
-        Reader::Coordinator,
-        &json!({"file": "x"}),
-    ));
+    let unknown = parse(&tool.answer(None, "read_artifact", &json!({"file": "x"})));
     assert_eq!(unknown["error"], json!("invalid_argument"));
     assert!(
         unknown["message"]

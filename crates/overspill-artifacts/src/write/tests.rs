@@ -103,24 +103,23 @@ fn write_leaves_no_temporary_file_and_is_private() {
 }
 
 #[test]
-fn write_artifact_call_reads_its_arguments() {
+fn the_write_artifact_tool_reads_its_arguments() {
     let memory = tempfile::tempdir().unwrap();
     let run = run(memory.path());
-    let ok = write_artifact_call(Some(&run), &json!({"name": "plan.md", "content": "# Plan"}));
+    let tool = overspill_explore::Registry::none().with(WriteArtifact::new(Some(run.clone())));
+    let call = |arguments| tool.answer(None, "write_artifact", &arguments);
+    let ok = call(json!({"name": "plan.md", "content": "# Plan"}));
     assert_eq!(
         ok,
         r#"{"written":true,"filename":"coordinator-plan.md","replaced":false}"#
     );
-    let unknown = write_artifact_call(
-        Some(&run),
-        &json!({"name": "a", "content": "b", "mode": "x"}),
-    );
+    let unknown = call(json!({"name": "a", "content": "b", "mode": "x"}));
     assert!(
         unknown.contains(r#""error":"invalid_argument""#),
         "{unknown}"
     );
     assert!(unknown.contains("name, content"), "{unknown}");
-    let missing = write_artifact_call(Some(&run), &json!({"name": "a"}));
+    let missing = call(json!({"name": "a"}));
     assert!(missing.contains("content"), "{missing}");
 }
 

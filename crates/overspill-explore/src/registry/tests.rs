@@ -66,7 +66,7 @@ fn an_unknown_tool_is_an_invalid_argument_listing_the_tools() {
         error["message"]
             .as_str()
             .unwrap()
-            .starts_with("there is no tool `cat`; the exploration tools are: ")
+            .starts_with("there is no tool `cat` here; the tools are: ")
     );
     let excluded =
         Registry::new()
@@ -123,7 +123,7 @@ fn a_retry_is_never_the_refused_call_even_written_differently() {
     // Issue 28: a model that follows a retry repeating the refused call loops. Here the
     // tool's chain offers `{"file": "a", "lines": 50}` for `{"file": "a"}`: the same call.
     let registry = Registry {
-        tools: vec![register::<Stubborn>()],
+        tools: vec![Member::Exploration(register::<Stubborn>())],
     };
     let fixture = Fixture::new(&[]);
     let text = registry.dispatch(&fixture.ctx, "stubborn", r#"{"file": "a"}"#);
@@ -322,7 +322,7 @@ impl Tool for Noted {
 #[test]
 fn a_field_added_to_a_tools_args_is_listed_and_read_with_no_other_edit() {
     let registry = Registry {
-        tools: vec![register::<Noted>()],
+        tools: vec![Member::Exploration(register::<Noted>())],
     };
     let listed = &registry.mcp_tools()[0]["inputSchema"];
     assert_eq!(
