@@ -109,7 +109,7 @@ impl Stamp {
 /// A file's bytes, shareable: on the heap, or for a large file in an anonymous mapping
 /// (private memory, not the file's pages: nothing another process does to the file can reach
 /// it). `query`'s document takes its strings as slices of them rather than copies
-/// (`json::jq::Document`), so they live as long as the file or that document.
+/// (`jq::Document`), so they live as long as the file or that document.
 fn read_bytes(file: &mut RootFile) -> io::Result<bytes::Bytes> {
     if file.len() < LARGE_FILE as u64 {
         return file.read_to_end().map(bytes::Bytes::from);

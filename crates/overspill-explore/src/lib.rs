@@ -49,12 +49,14 @@ pub mod delivery;
 mod error;
 mod fit;
 mod footer;
-mod json;
+pub mod jq;
+mod json_tools;
 mod line_index;
 mod line_tools;
 mod lossy;
 mod markdown;
 mod numbered;
+mod outline;
 mod pointer;
 mod registry;
 mod search;
@@ -71,8 +73,7 @@ pub use definitions::Definition;
 pub use error::{
     FoundInstead, MAX_ECHO_CHARS, MAX_MESSAGE_CHARS, PathNotFound, TooLarge, ToolError,
 };
-pub use json::jq;
-pub use json::reference::{Referenced, referenced_value};
+pub use json_tools::reference::{Referenced, referenced_value};
 pub use pointer::{MAX_POINTER_TOKENS, Pointer, Summary, tool_label};
 pub use registry::{Registry, dispatch, reads_format, tools};
 pub use tool::{Extraction, HostTool, Tool};

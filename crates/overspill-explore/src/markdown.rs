@@ -2,7 +2,7 @@
 //! reads them, the rule format detection uses too) outside fenced code blocks.
 //!
 //! The pointer's summary ([`crate::shape_summary`]) and `schema`'s outline
-//! ([`crate::json::outline`]) both read a document line by line through [`Blocks`], so they
+//! ([`crate::outline`]) both read a document line by line through [`Blocks`], so they
 //! see the same headings: `## Notes on C#` is titled `Notes on C#` (a closing run of `#`
 //! counts only after a space, as CommonMark has it), and a fence closes only on a run of its
 //! own character at least as long as the one that opened it (a three-backtick line inside a

@@ -28,17 +28,17 @@ use crate::context::ExploreContext;
 use crate::definitions::Definition;
 use crate::delivery::{self, Measured};
 use crate::error::{TooLarge, ToolError};
-use crate::json;
+use crate::json_tools;
 use crate::line_tools;
 use crate::tool::{HostTool, Tool};
 
 /// Every runnable tool, in the order they are listed to the model. One line per tool.
 const RUNNABLE: &[&dyn Runnable] = &[
-    register::<json::schema::Schema>(),
-    register::<json::item_schema::ItemSchema>(),
-    register::<json::iterate_over::IterateOver>(),
-    register::<json::get_in::GetIn>(),
-    register::<json::query::Query>(),
+    register::<json_tools::schema::Schema>(),
+    register::<json_tools::item_schema::ItemSchema>(),
+    register::<json_tools::iterate_over::IterateOver>(),
+    register::<json_tools::get_in::GetIn>(),
+    register::<json_tools::query::Query>(),
     register::<line_tools::grep::Grep>(),
     register::<line_tools::head::Head>(),
     register::<line_tools::slice::Slice>(),

@@ -139,3 +139,27 @@ pub(crate) fn pods_json(n: usize) -> Option<String> {
     }
     String::from_utf8(output.stdout).ok()
 }
+
+/// Whether this process is the parent of a test that needs the environment variable `var`
+/// set to `value`: it then runs the test `test` of module `module` (`module_path!()`) again in a
+/// child process that has it, asserts that the child passed, and returns `true`; the child
+/// (which has it) gets `false` and goes on with the test. Setting a variable in this process
+/// would need `unsafe` while other test threads read the environment.
+pub(crate) fn ran_in_child_with_env(module: &str, test: &str, var: &str, value: &str) -> bool {
+    if std::env::var(var).as_deref() == Ok(value) {
+        return false;
+    }
+    // A test's name is its path below the crate.
+    let path = module.split_once("::").map_or(module, |(_, path)| path);
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", &format!("{path}::{test}"), "--test-threads=1"])
+        .env(var, value)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("1 passed"),
+        "{stdout}"
+    );
+    true
+}

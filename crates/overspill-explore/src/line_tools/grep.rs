@@ -177,16 +177,16 @@ impl Tool for Grep {
 
     fn smaller(ctx: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
         if got.returned > 1 {
-            // On a rendered result, the matches in the part that fits (`>` marks a matching
-            // line); on an unrendered one, the share of its estimate the limit allows.
-            let fitting = match got.unrendered {
-                None => fit::fitting_prefix(ctx, &got.body)
-                    .map(|prefix| {
-                        prefix.lines().filter(|line| line.starts_with('>')).count() as u64
-                    })
-                    .filter(|matches| (1..got.returned).contains(matches)),
-                Some(_) => fit::units_that_fit(ctx, got, 0),
-            };
+            // On what was rendered (all of it, or the start rendered before it stopped), the
+            // matches in the part that fits (`>` marks a matching line; context lines are not
+            // matches); on a result it estimated without rendering, the share the limit allows.
+            let fitting = match fit::fitting_prefix(ctx, &got.body) {
+                Some(prefix) => {
+                    Some(prefix.lines().filter(|line| line.starts_with('>')).count() as u64)
+                }
+                None => fit::units_that_fit(ctx, got, 0),
+            }
+            .filter(|matches| (1..got.returned).contains(matches));
             return Some(Call::new(
                 "grep",
                 &Args {

@@ -1,6 +1,6 @@
 use super::*;
-use crate::json::outline;
 use crate::line_index::LineIndex;
+use crate::outline;
 use crate::shape_summary::MarkdownShape;
 
 fn schema_outline(src: &str) -> String {

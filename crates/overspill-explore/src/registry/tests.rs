@@ -258,7 +258,7 @@ fn read_is_one_unit() {
 
 #[test]
 fn schema_is_one_unit() {
-    assert_one_unit::<json::schema::Schema>(
+    assert_one_unit::<json_tools::schema::Schema>(
         serde_json::json!({"file": "doc.json", "path": "$.wide"}),
         false,
     );
@@ -266,7 +266,7 @@ fn schema_is_one_unit() {
 
 #[test]
 fn item_schema_is_one_unit() {
-    assert_one_unit::<json::item_schema::ItemSchema>(
+    assert_one_unit::<json_tools::item_schema::ItemSchema>(
         serde_json::json!({"file": "doc.json", "path": "$.distinct"}),
         false,
     );
@@ -274,7 +274,7 @@ fn item_schema_is_one_unit() {
 
 #[test]
 fn iterate_over_is_one_unit() {
-    assert_one_unit::<json::iterate_over::IterateOver>(
+    assert_one_unit::<json_tools::iterate_over::IterateOver>(
         serde_json::json!({"file": "doc.json", "path": "$.items"}),
         true,
     );
@@ -282,7 +282,7 @@ fn iterate_over_is_one_unit() {
 
 #[test]
 fn get_in_is_one_unit() {
-    assert_one_unit::<json::get_in::GetIn>(
+    assert_one_unit::<json_tools::get_in::GetIn>(
         serde_json::json!({"file": "doc.json", "path": "$.text", "limit": 3_000}),
         true,
     );
@@ -290,7 +290,7 @@ fn get_in_is_one_unit() {
 
 #[test]
 fn query_is_one_unit() {
-    assert_one_unit::<json::query::Query>(
+    assert_one_unit::<json_tools::query::Query>(
         serde_json::json!({"file": "doc.json", "filter": ".items[]"}),
         true,
     );

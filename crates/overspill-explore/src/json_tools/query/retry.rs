@@ -34,9 +34,9 @@ use crate::args::{MAX_STRING_BYTES, Page};
 use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::fit;
-use crate::json::document;
-use crate::json::jq::{self, Limits, Window};
-use crate::json::window::render_cap;
+use crate::jq::{self, Limits, Window};
+use crate::json_tools::document;
+use crate::json_tools::window::render_cap;
 use crate::tool::Extraction;
 
 /// The filter that shows an object one key and its value per result, walking the keys in place

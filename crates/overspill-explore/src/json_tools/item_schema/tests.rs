@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use serde_json::json;
 
-use crate::json::test_data::{deep_objects, pods, python};
+use crate::json_tools::test_data::{deep_objects, pods, python};
 use crate::test_support::{Fixture, footer_summary, split};
 
 const ITEMS: &str = r#"{"items": [

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::json::test_data::{deep_arrays, deep_objects, pods, unnumbered};
+use crate::json_tools::test_data::{deep_arrays, deep_objects, pods, unnumbered};
 use crate::test_support::{Fixture, footer_summary, split};
 
 const DOC: &str = "{\n  \"kind\": \"List\",\n  \"items\": [\n    {\n      \"name\": \"a\",\n      \"log\": \"l1\\nl2\\nl3\\nl4\\nl5\"\n    },\n    {\"name\": \"b\"}\n  ],\n  \"n\": 3\n}\n";

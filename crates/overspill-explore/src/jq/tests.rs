@@ -205,23 +205,12 @@ fn memory_bombs_stop_at_a_size_limit() {
 fn env_and_dollar_env_cannot_read_the_process_environment() {
     const NAME: &str = "OVERSPILL_QUERY_TEST_SECRET";
     const SECRET: &str = "overspill-secret-4f1d9c";
-    if std::env::var(NAME).as_deref() != Ok(SECRET) {
-        // Setting a variable here needs `unsafe` (other test threads read the
-        // environment), so this test runs again in a child process that has it.
-        let output = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "json::jq::tests::env_and_dollar_env_cannot_read_the_process_environment",
-                "--test-threads=1",
-            ])
-            .env(NAME, SECRET)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(
-            output.status.success() && stdout.contains("1 passed"),
-            "{stdout}"
-        );
+    if crate::test_support::ran_in_child_with_env(
+        module_path!(),
+        "env_and_dollar_env_cannot_read_the_process_environment",
+        NAME,
+        SECRET,
+    ) {
         return;
     }
     for filter in [

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::json::test_data::{deep_arrays, deep_objects, pods};
+use crate::json_tools::test_data::{deep_arrays, deep_objects, pods};
 use crate::test_support::{Fixture, footer_summary, split};
 
 #[test]

@@ -7,7 +7,7 @@
 //! ([`document`]). Paths are followed on the tape with `overspill_json::resolve`; merged
 //! shapes are drawn by [`tree`] for `schema` and listed by [`keys`] for `item_schema`, in the
 //! words of `describe`; [`render`] writes values back as JSON for `get_in` and `iterate_over`;
-//! [`jq`] runs `query` filters, bounded and sandboxed. Every walk stops at
+//! [`crate::jq`] runs `query` filters, bounded and sandboxed. Every walk stops at
 //! `overspill_json::MAX_DEPTH` levels, and nothing recurses on the document's own nesting, so
 //! a file nested 100,000 levels deep is explored like any other.
 
@@ -16,9 +16,7 @@ pub(crate) mod document;
 pub(crate) mod get_in;
 pub(crate) mod item_schema;
 pub(crate) mod iterate_over;
-pub mod jq;
 pub(crate) mod keys;
-pub(crate) mod outline;
 pub(crate) mod query;
 pub(crate) mod reference;
 pub(crate) mod render;

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::json::test_data::{deep_arrays, pods, python};
+use crate::json_tools::test_data::{deep_arrays, pods, python};
 use crate::test_support::{Fixture, footer_summary, split};
 
 #[test]
@@ -52,7 +52,7 @@ fn count_of_failed_pods_matches_python() {
         "iterate_over",
         json!({"file": "pods.json", "path": "$.items", "fields": "status.phase"}),
     );
-    let failed = crate::json::test_data::rows(&rows)
+    let failed = crate::json_tools::test_data::rows(&rows)
         .iter()
         .filter(|r| r["status.phase"] == "Failed")
         .count();
@@ -114,23 +114,12 @@ fn query_repeat_and_range_1e12_terminate_with_the_limit_error() {
 fn query_cannot_read_a_secret_from_the_process_environment() {
     const NAME: &str = "OVERSPILL_QUERY_TOOL_SECRET";
     const SECRET: &str = "tool-secret-93be17";
-    if std::env::var(NAME).as_deref() != Ok(SECRET) {
-        // Setting a variable in this process needs `unsafe` while other test threads run:
-        // run this test again in a child process that has it.
-        let output = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "json::query::tests::query_cannot_read_a_secret_from_the_process_environment",
-                "--test-threads=1",
-            ])
-            .env(NAME, SECRET)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(
-            output.status.success() && stdout.contains("1 passed"),
-            "{stdout}"
-        );
+    if crate::test_support::ran_in_child_with_env(
+        module_path!(),
+        "query_cannot_read_a_secret_from_the_process_environment",
+        NAME,
+        SECRET,
+    ) {
         return;
     }
     let fixture = Fixture::new(&[("a.json", b"{\"a\": 1}")]);
@@ -212,9 +201,7 @@ fn query_parses_a_file_once_and_again_when_it_changes() {
     assert_eq!(fixture.body("query", length.clone()), "3");
     let with_document = cache.cost();
     // One object with one key, and an array of three numbers (held inline).
-    use crate::json::jq::guard::{
-        ARRAY_BYTES, ENTRY_BYTES, OBJECT_BYTES, SLOT_BYTES, STRING_BYTES,
-    };
+    use crate::jq::guard::{ARRAY_BYTES, ENTRY_BYTES, OBJECT_BYTES, SLOT_BYTES, STRING_BYTES};
     assert_eq!(
         with_document - parsed_for_tools,
         OBJECT_BYTES + ENTRY_BYTES + STRING_BYTES + ARRAY_BYTES + 3 * SLOT_BYTES,

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::json::jq::{Document, LimitKind, Limits, QueryError, Tripped, Window, run, run_with};
+use crate::jq::{Document, LimitKind, Limits, QueryError, Tripped, Window, run, run_with};
 
 fn numbers(n: usize) -> Vec<u8> {
     let items: Vec<String> = (0..n)

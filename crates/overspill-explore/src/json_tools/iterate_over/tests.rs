@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::split_fields;
-use crate::json::test_data::{pods, python, rows};
+use crate::json_tools::test_data::{pods, python, rows};
 use crate::test_support::{Fixture, footer_summary, split};
 
 const RESULTS: &str = r#"{"results": [
@@ -180,7 +180,8 @@ fn index_rows_from_window_40_60_fed_to_get_in_return_the_same_items() {
             "get_in",
             json!({"file": "pods.json", "path": format!("$.items[{index}]")}),
         );
-        let item: Value = serde_json::from_str(&crate::json::test_data::unnumbered(&text)).unwrap();
+        let item: Value =
+            serde_json::from_str(&crate::json_tools::test_data::unnumbered(&text)).unwrap();
         assert_eq!(item["metadata"]["name"], row["metadata.name"]);
         assert_eq!(item["metadata"]["uid"], row["metadata.uid"]);
         assert_eq!(item, all["items"][index as usize], "item {index}");

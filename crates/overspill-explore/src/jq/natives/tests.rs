@@ -10,7 +10,7 @@ use jaq_core::{Compiler, Ctx, Vars};
 use proptest::prelude::*;
 
 use super::*;
-use crate::json::jq::{Limits, Window, run};
+use crate::jq::{Limits, Window, run};
 
 #[test]
 fn every_jaq_native_is_replaced_or_audited() {

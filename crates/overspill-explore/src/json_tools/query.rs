@@ -1,6 +1,6 @@
 //! `query` (beyond the reference tools): a jq filter over a stored JSON file, one compact
 //! result per line, windowed like `iterate_over` (docs/tools.md). The evaluation and its bounds
-//! are [`super::jq`]'s.
+//! are [`crate::jq`]'s.
 //!
 //! ```text
 //! "worker-1b2c3d4e5f-a1b2c"
@@ -14,13 +14,13 @@ use serde::{Deserialize, Serialize};
 mod retry;
 
 use super::document;
-use super::jq::{self, Document, Limits, QueryError, Window};
 use super::window::{render_cap, window_summary};
 use crate::args;
 use crate::args::{Describe, Page};
 use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::error::ToolError;
+use crate::jq::{self, Document, Limits, QueryError, Window};
 use crate::numbered::thousands;
 use crate::tool::{Extraction, Tool};
 

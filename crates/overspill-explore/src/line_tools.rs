@@ -1,6 +1,6 @@
 //! The line tools of docs/tools.md, one module each: `head`, `slice`, `grep`, `read`.
 //!
-//! (The JSON tools live in [`crate::json`].)
+//! (The JSON tools live in [`crate::json_tools`].)
 
 pub mod grep;
 pub mod head;

@@ -1,7 +1,7 @@
 //! `schema`: the structure of a stored output without its content (docs/tools.md).
 //!
 //! JSON files get the tree of [`super::tree`] (kinds, sizes, line ranges, merged array
-//! items); Markdown files their heading tree and text files a summary ([`super::outline`]).
+//! items); Markdown files their heading tree and text files a summary ([`crate::outline`]).
 //! The format follows the file's extension: a `.txt` file always gets the text form, and a
 //! `.json` file that does not parse gets the text form with a note saying where it breaks.
 
@@ -11,11 +11,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::document;
-use super::outline;
 use super::tree;
 use crate::args;
 use crate::call::Call;
 use crate::context::ExploreContext;
+use crate::outline;
 
 use crate::error::ToolError;
 use crate::fit;
