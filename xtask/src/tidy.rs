@@ -216,8 +216,11 @@ pub fn check(root: &Path) -> Result<Vec<Problem>> {
         if dir.is_dir() {
             let files = source_files(root, &dir)?;
             problems.extend(module_doc_problems(root, &files)?);
-            problems.extend(error_source_problems(root, &files)?);
-            problems.extend(test_layout_problems(root, &files)?);
+            problems.extend(problems_in_sources(root, &files, |file, items| {
+                let mut found = error_source_problems(file, items);
+                found.extend(test_layout_problems(file, items));
+                found
+            })?);
         }
     }
     problems.extend(links::problems(root)?);
@@ -427,28 +430,6 @@ fn module_doc_problems(root: &Path, files: &[PathBuf]) -> Result<Vec<Problem>> {
     Ok(problems)
 }
 
-/// Every unit-test module of `files` written inline (`mod tests { … }`) or read from another
-/// file (`#[path = …]`), where the layout is one: `mod tests;` and the module's `tests.rs`.
-fn test_layout_problems(root: &Path, files: &[PathBuf]) -> Result<Vec<Problem>> {
-    let mut problems = Vec::new();
-    for path in files {
-        let source =
-            fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let Ok(file) = syn::parse_file(&source) else {
-            continue;
-        };
-        problems.extend(
-            misplaced_tests(&file.items)
-                .into_iter()
-                .map(|what| Problem::TestLayout {
-                    file: shown(root, path),
-                    what,
-                }),
-        );
-    }
-    Ok(problems)
-}
-
 /// What is wrong with the test modules among `items`, one line each.
 fn misplaced_tests(items: &[syn::Item]) -> Vec<String> {
     let mut found = Vec::new();
@@ -472,26 +453,46 @@ fn misplaced_tests(items: &[syn::Item]) -> Vec<String> {
     found
 }
 
-/// Every `thiserror` error in `files` that returns a cause from `source()` other than through
-/// `#[error(transparent)]`.
-fn error_source_problems(root: &Path, files: &[PathBuf]) -> Result<Vec<Problem>> {
+/// What `check` finds in each of `files`, given the file's name as shown and its items. A file
+/// syn cannot parse does not compile either; the compiler reports it.
+fn problems_in_sources(
+    root: &Path,
+    files: &[PathBuf],
+    check: impl Fn(&str, &[syn::Item]) -> Vec<Problem>,
+) -> Result<Vec<Problem>> {
     let mut problems = Vec::new();
     for path in files {
         let source =
             fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        // A file syn cannot parse does not compile either; the compiler reports it.
-        let Ok(file) = syn::parse_file(&source) else {
-            continue;
-        };
-        let file_name = shown(root, path);
-        problems.extend(chained_errors(&file.items).into_iter().map(|item| {
-            Problem::ErrorSourceChained {
-                file: file_name.clone(),
-                item,
-            }
-        }));
+        if let Ok(file) = syn::parse_file(&source) {
+            problems.extend(check(&shown(root, path), &file.items));
+        }
     }
     Ok(problems)
+}
+
+/// Every `thiserror` error that returns a cause from `source()` other than through
+/// `#[error(transparent)]`, in a file named `file`.
+fn error_source_problems(file: &str, items: &[syn::Item]) -> Vec<Problem> {
+    chained_errors(items)
+        .into_iter()
+        .map(|item| Problem::ErrorSourceChained {
+            file: file.to_owned(),
+            item,
+        })
+        .collect()
+}
+
+/// Every unit-test module written inline (`mod tests { … }`) or read from another file
+/// (`#[path = …]`), where the layout is one: `mod tests;` and the module's `tests.rs`.
+fn test_layout_problems(file: &str, items: &[syn::Item]) -> Vec<Problem> {
+    misplaced_tests(items)
+        .into_iter()
+        .map(|what| Problem::TestLayout {
+            file: file.to_owned(),
+            what,
+        })
+        .collect()
 }
 
 /// The errors among `items` (and inline modules) that chain a cause: `Enum::Variant` or

@@ -261,6 +261,20 @@ impl<D: Describe> Located<D> {
     }
 }
 
+/// A page of what stands at a path of a stored file (`file`, `path`, `offset`, `limit`): the
+/// whole arguments of a tool that reads one value or array in pages (`get_in`, `item_schema`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(bound = "")]
+#[schemars(bound = "D: Describe")]
+pub struct PagedAt<D: Describe> {
+    /// The file and the path.
+    #[serde(flatten)]
+    pub at: Located<D>,
+    /// The page of what is there.
+    #[serde(flatten)]
+    pub page: Page<D>,
+}
+
 /// A page of a tool's results: `offset` units skipped, at most `limit` shown (all when absent).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(bound = "")]

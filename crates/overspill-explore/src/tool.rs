@@ -152,7 +152,7 @@ pub struct Extraction {
     pub summary: String,
     /// Extra facts for the footer (a cut line, lossy UTF-8, a literal search), each short.
     pub notes: Vec<String>,
-    /// How many units (lines, matches, items) the body holds; `smaller` halves this.
+    /// How many units (lines, matches, items) the body holds; `smaller` counts or halves on it.
     pub returned: u64,
     /// Set when the tool refused to render because the result certainly cannot fit: the
     /// estimated token count of the full result. The body is then empty.

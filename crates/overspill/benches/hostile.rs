@@ -36,7 +36,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Instant;
 
-use overspill::budget::{Budget, BudgetSettings};
+use overspill::budget::{Budget, BudgetSettings, thousands};
 use overspill::explore::{ExploreContext, Registry};
 use overspill::store::ReadRoot;
 use overspill::{Intercepted, Scratchpad, ToolOutput};
@@ -391,19 +391,6 @@ fn bounded_count(n: u64) -> u64 {
     } else {
         n
     }
-}
-
-/// `1,000,000`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
 }
 
 /// One object with 1,000,000 keys (`{"key0000000": 0, …}`, 16.9 MB on one line).

@@ -6,6 +6,7 @@ use std::fmt;
 use std::time::Duration;
 
 use overspill_benchdata::{MB, Shape};
+use overspill_budget::thousands;
 
 /// What a scenario must reach.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -485,19 +486,6 @@ fn row(scenario: &Scenario, ours: Measured, baseline: Option<Measured>) -> Row {
             None => Verdict::Info,
         },
     }
-}
-
-/// `12,345`: the thousands grouped as the docs write them.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
 }
 
 /// `1.23 s`, `4.56 ms`, `789 µs`, `12 ns`: three significant digits.

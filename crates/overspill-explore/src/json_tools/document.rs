@@ -17,6 +17,7 @@ use overspill_json::{
 };
 
 use super::describe::{describe_value, explain};
+use super::window::window_summary;
 use crate::cache::CachedFile;
 use crate::context::ExploreContext;
 use crate::error::{FoundInstead, PathNotFound, ToolError};
@@ -266,6 +267,8 @@ pub struct ArrayWindow {
     pub start: u64,
     /// One past the window's last item.
     pub end: u64,
+    /// The offset asked for, which may be past the end.
+    offset: u64,
 }
 
 #[derive(Debug)]
@@ -304,6 +307,7 @@ impl ArrayWindow {
                         total,
                         start,
                         end,
+                        offset,
                     });
                 }
                 Ok(Found::NotAnArray(kind)) => {
@@ -342,7 +346,34 @@ impl ArrayWindow {
             total,
             start,
             end,
+            offset,
         })
+    }
+
+    /// The window as the footer and body show it: `[start, end)`, or `[offset, offset)` for an
+    /// offset past the end (which holds no items).
+    pub fn shown(&self) -> (u64, u64) {
+        if self.past_end() {
+            (self.offset, self.offset)
+        } else {
+            (self.start, self.end)
+        }
+    }
+
+    /// The summary of a call over the window: `$.items (items [3..7) of 120 total, …)`, or
+    /// `$.items (120 items, …)` when the call asked for `whole` the array and got it; `extra`
+    /// follows the window (`, fields: […]`).
+    pub fn summary(&self, path: &JsonPath, whole: bool, extra: &str) -> String {
+        let (first, end) = self.shown();
+        let full = whole && !self.past_end();
+        format!(
+            "{path} {}",
+            window_summary("items", first, end, self.total, full, extra)
+        )
+    }
+
+    fn past_end(&self) -> bool {
+        self.offset > self.total
     }
 
     /// The window's items with their absolute indexes, one at a time (a window may be

@@ -17,15 +17,13 @@
 //! that reads on.
 
 use overspill_json::{JsonPath, Kind, MAX_DEPTH, NodeRef};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 
 use super::describe::describe_value;
 use super::document;
 use super::render::{self, StringCut, Style};
 use super::window::{STREAMED_NOTE, estimate_tokens, render_cap};
 
-use crate::args::{Describe, Located, Page};
+use crate::args::{Describe, Page, PagedAt};
 use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::error::ToolError;
@@ -46,21 +44,8 @@ pub const INNER_STRING: StringCut = StringCut {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GetIn;
 
-/// Arguments of `get_in`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-pub struct Args {
-    #[serde(flatten)]
-    pub at: Located<GetIn>,
-    /// For a string value: which lines (default the first 100).
-    #[serde(flatten)]
-    pub page: Page<GetIn>,
-}
-
-impl Describe for GetIn {
-    const PATH: &'static str = "Where the value is, e.g. `$.items[3].status`.";
-    const OFFSET: &'static str = "For a long string value: the first line to return (0-based).";
-    const LIMIT: &'static str = "For a long string value: how many lines to return.";
-}
+/// Arguments of `get_in`: a page of what stands at a path.
+pub type Args = PagedAt<GetIn>;
 
 impl Tool for GetIn {
     const NAME: &'static str = "get_in";
@@ -132,6 +117,12 @@ impl Tool for GetIn {
             "For a long string, page it with offset and limit.".to_owned(),
         ]
     }
+}
+
+impl Describe for GetIn {
+    const PATH: &'static str = "Where the value is, e.g. `$.items[3].status`.";
+    const OFFSET: &'static str = "For a long string value: the first line to return (0-based).";
+    const LIMIT: &'static str = "For a long string value: how many lines to return.";
 }
 
 fn show(

@@ -9,14 +9,11 @@
 //! --- item_schema: $.items (120 items, 37 keys) | …
 //! ```
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-
 use super::document::{self, ArrayWindow};
 use super::keys;
-use super::window::{STREAMED_NOTE, window_summary};
+use super::window::STREAMED_NOTE;
 
-use crate::args::{Describe, Located, Page};
+use crate::args::{Describe, Page, PagedAt};
 use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::error::ToolError;
@@ -28,20 +25,8 @@ use crate::tool::{Extraction, Tool};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ItemSchema;
 
-/// Arguments of `item_schema`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-pub struct Args {
-    #[serde(flatten)]
-    pub at: Located<ItemSchema>,
-    #[serde(flatten)]
-    pub page: Page<ItemSchema>,
-}
-
-impl Describe for ItemSchema {
-    const PATH: &'static str = "The array, e.g. `$.items`.";
-    const OFFSET: &'static str = "First item to include (0-based).";
-    const LIMIT: &'static str = "How many items to include. Default: all.";
-}
+/// Arguments of `item_schema`: a page of what stands at a path.
+pub type Args = PagedAt<ItemSchema>;
 
 impl Tool for ItemSchema {
     const NAME: &'static str = "item_schema";
@@ -63,12 +48,7 @@ impl Tool for ItemSchema {
             args.page.offset,
             args.page.limit,
         )?;
-        let past_end = args.page.offset > window.total;
-        let (first, end) = if past_end {
-            (args.page.offset, args.page.offset)
-        } else {
-            (window.start, window.end)
-        };
+        let (first, end) = window.shown();
         let shape = window.shape(ctx);
         let rows = keys::rows(&shape);
         let count = window.end - window.start;
@@ -93,17 +73,7 @@ impl Tool for ItemSchema {
             thousands(listed),
             if listed == 1 { "" } else { "s" }
         );
-        let summary = format!(
-            "{path} {}",
-            window_summary(
-                "items",
-                first,
-                end,
-                window.total,
-                args.page.is_everything() && !past_end,
-                &extra
-            )
-        );
+        let summary = window.summary(&path, args.page.is_everything(), &extra);
         // A window of one item cannot be halved: its key list is cut to what fits.
         let cut = if count == 1 {
             fit::cut_lines(ctx, &mut body)
@@ -150,6 +120,12 @@ impl Tool for ItemSchema {
                 .to_owned(),
         ]
     }
+}
+
+impl Describe for ItemSchema {
+    const PATH: &'static str = "The array, e.g. `$.items`.";
+    const OFFSET: &'static str = "First item to include (0-based).";
+    const LIMIT: &'static str = "How many items to include. Default: all.";
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ use super::document::{self, ArrayWindow};
 use super::render::{self, StringCut, Style};
 use overspill_json::{JsonPath, Kind, MAX_DEPTH, NodeRef, Segment};
 
-use super::window::{STREAMED_NOTE, estimate_tokens, render_cap, window_summary};
+use super::window::{STREAMED_NOTE, estimate_tokens, render_cap};
 
 use crate::args::{Describe, Located, Page};
 use crate::call::Call;
@@ -58,12 +58,6 @@ pub struct Args {
     pub page: Page<IterateOver>,
 }
 
-impl Describe for IterateOver {
-    const PATH: &'static str = "The array, e.g. `$.items`.";
-    const OFFSET: &'static str = "First item (0-based).";
-    const LIMIT: &'static str = "How many items.";
-}
-
 impl Tool for IterateOver {
     const NAME: &'static str = "iterate_over";
     const DESCRIPTION: &'static str = "Walk the items of a JSON array and return one compact row per item holding \
@@ -93,24 +87,7 @@ impl Tool for IterateOver {
         } else {
             format!(", fields: [{}]", names.join(","))
         };
-        let full = args.page.is_everything();
-        let past_end = args.page.offset > window.total;
-        let (first, end) = if past_end {
-            (args.page.offset, args.page.offset)
-        } else {
-            (window.start, window.end)
-        };
-        let summary = format!(
-            "{path} {}",
-            window_summary(
-                "items",
-                first,
-                end,
-                window.total,
-                full && !past_end,
-                &shown_fields
-            )
-        );
+        let summary = window.summary(&path, args.page.is_everything(), &shown_fields);
         let wanted = window.count();
         let cap = render_cap(ctx);
         let mut body = String::from("[");
@@ -189,6 +166,12 @@ impl Tool for IterateOver {
             "Use grep to find the items that mention what you are looking for.".to_owned(),
         ]
     }
+}
+
+impl Describe for IterateOver {
+    const PATH: &'static str = "The array, e.g. `$.items`.";
+    const OFFSET: &'static str = "First item (0-based).";
+    const LIMIT: &'static str = "How many items.";
 }
 
 /// Appends one row.

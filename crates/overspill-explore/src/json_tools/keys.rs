@@ -67,17 +67,10 @@ pub fn item_kinds(items: &Shape<'_>) -> String {
     items
         .kinds()
         .map(|(kind, n)| {
-            let name = match kind {
-                Kind::Object => "object",
-                Kind::Array => "array",
-                Kind::String => "string",
-                Kind::Number => "number",
-                Kind::Bool => "boolean",
-                Kind::Null => "null",
-            };
             format!(
-                "{} {name}{}",
+                "{} {}{}",
                 crate::numbered::thousands(n),
+                kind.name(),
                 if n == 1 { "" } else { "s" }
             )
         })

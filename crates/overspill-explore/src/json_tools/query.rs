@@ -54,11 +54,6 @@ pub struct Args {
     pub page: Page<Query>,
 }
 
-impl Describe for Query {
-    const OFFSET: &'static str = "First result to return (0-based).";
-    const LIMIT: &'static str = "How many results to return.";
-}
-
 impl Tool for Query {
     const NAME: &'static str = "query";
     const DESCRIPTION: &'static str = "Run a jq filter over a stored JSON output and return its results, one per \
@@ -150,6 +145,11 @@ impl Tool for Query {
             "Page the results with offset and limit.".to_owned(),
         ]
     }
+}
+
+impl Describe for Query {
+    const OFFSET: &'static str = "First result to return (0-based).";
+    const LIMIT: &'static str = "How many results to return.";
 }
 
 fn to_tool_error(error: QueryError) -> ToolError {

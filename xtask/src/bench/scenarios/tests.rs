@@ -161,8 +161,6 @@ fn a_rate_target_passes_at_its_fraction_of_the_baseline_and_prints_calls_per_sec
     );
     assert_eq!(at(2_400.0, 5_000.0)[0].verdict, Verdict::Fail);
     assert_eq!(s[0].target.to_string(), "≥ 0.50×");
-    assert_eq!(thousands(999), "999");
-    assert_eq!(thousands(1_234_567), "1,234,567");
 }
 
 #[test]

@@ -170,6 +170,32 @@ fn grep_too_large_retry_lowers_max_matches_and_fits() {
 }
 
 #[test]
+fn grep_retry_with_context_counts_the_matches_that_fit_not_the_lines() {
+    // Three lines in four match and `context` 3 shows the others: the retry of a grep that
+    // stopped at the limit counts the `>` lines of what it rendered (the matches), not every
+    // line, and offers about the most that fit.
+    let text: String = (1..=20_000)
+        .map(|i| {
+            let level = if i % 4 == 0 { "INFO" } else { "ERROR" };
+            format!("{i} {level} request served in {} ms\n", i % 97)
+        })
+        .collect();
+    let fixture = Fixture::with_budget(&[("e.log", text.as_bytes())], 128_000, 4_000, 0);
+    let refused = json!({"file": "e.log", "pattern": "ERROR", "context": 3, "max_matches": 5_000});
+    let error = fixture.error("grep", refused);
+    assert_eq!(error["error"], "grep_too_large");
+    let retry = error["retry"]["arguments"].clone();
+    let max = retry["max_matches"].as_u64().unwrap();
+    let retried = fixture.call("grep", retry.clone());
+    assert!(!retried.starts_with("{\"error\""), "{retried}");
+    // Close to the most that fit (less the room kept for the footer): a quarter more matches
+    // no longer fits.
+    let mut more = retry;
+    more["max_matches"] = json!(max + max / 4 + 1);
+    assert_eq!(fixture.error("grep", more)["error"], "grep_too_large");
+}
+
+#[test]
 fn grep_too_large_retry_lowers_context_when_one_match_is_too_much() {
     let long = "x ".repeat(600);
     let text: String = (1..=9)
