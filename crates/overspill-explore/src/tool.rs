@@ -189,7 +189,7 @@ impl Extraction {
 
     /// Keeps the part of a result the tool rendered before it stopped (it stops once what it
     /// rendered cannot fit): the retry counts on it how many units do fit
-    /// ([`crate::fit::units_that_fit`]). Never shown to the model.
+    /// (`fit::units_that_fit`). Never shown to the model.
     #[must_use]
     pub fn with_rendered_start(mut self, start: String) -> Extraction {
         self.body = start;
