@@ -145,10 +145,35 @@ pub enum ConfigError {
         /// Where the agent or worker is configured.
         at: Location,
     },
+
+    /// A server entry `overspill mcp` cannot start from (docs/configuration.md#servers-to-front):
+    /// of the overspill TOML (`mcp.servers.k8s.args`) or of a client's JSON
+    /// (`mcpServers.k8s.args`).
+    #[error("{}{key}: {problem}", server_place(.file, .at))]
+    Server {
+        /// The file, when the text came from one.
+        file: Option<PathBuf>,
+        /// The server, or its key.
+        key: KeyPath,
+        /// The value's position, for a TOML file.
+        at: Option<Location>,
+        /// What is wrong, and what to write instead.
+        problem: String,
+    },
+
+    /// A servers file that is not valid JSON; serde_json's message gives the line and column.
+    #[error("{}{error}; a servers file is the JSON an MCP client keeps ({{\"mcpServers\": {{…}}}})", file_prefix(.file))]
+    Json {
+        /// The file, when the text came from one.
+        file: Option<PathBuf>,
+        /// The parser's error.
+        error: serde_json::Error,
+    },
 }
 
 impl ConfigError {
-    /// The key path the error is about, when it is about one key.
+    /// The key path the error is about, when it is about one key (a server entry's error is
+    /// about its server when it names no key of it).
     pub fn key(&self) -> Option<&KeyPath> {
         match self {
             Self::Pattern { key, .. }
@@ -156,10 +181,11 @@ impl ConfigError {
             | Self::WrongType { key, .. }
             | Self::BareThreshold { key, .. }
             | Self::InvalidValue { key, .. }
-            | Self::MarginOutOfRange { key, .. } => Some(key),
+            | Self::MarginOutOfRange { key, .. }
+            | Self::Server { key, .. } => Some(key),
             Self::MissingMemoryDir { enabled_by, .. }
             | Self::MissingContextWindow { enabled_by, .. } => Some(enabled_by),
-            Self::Read { .. } | Self::Syntax { .. } => None,
+            Self::Read { .. } | Self::Syntax { .. } | Self::Json { .. } => None,
         }
     }
 
@@ -175,8 +201,17 @@ impl ConfigError {
             | Self::MarginOutOfRange { at, .. }
             | Self::MissingMemoryDir { at, .. }
             | Self::MissingContextWindow { at, .. } => Some(at),
-            Self::Read { .. } | Self::Syntax { .. } => None,
+            Self::Server { at, .. } => at.as_ref(),
+            Self::Read { .. } | Self::Syntax { .. } | Self::Json { .. } => None,
         }
+    }
+}
+
+/// `file:line:column: ` for a TOML entry, `file: ` for a JSON one.
+fn server_place(file: &Option<PathBuf>, at: &Option<Location>) -> String {
+    match at {
+        Some(at) => format!("{at}: "),
+        None => file_prefix(file),
     }
 }
 

@@ -51,6 +51,7 @@ mod rules;
 mod settings;
 mod suggest;
 mod threshold;
+mod upstream;
 
 pub use config::{Config, MemoryDir, MemoryDirSource};
 pub use error::ConfigError;
@@ -65,3 +66,4 @@ pub use settings::{
     ScratchpadSettings,
 };
 pub use threshold::{Resolution, ThresholdClash, ThresholdTable};
+pub use upstream::{CommandServer, HttpServer, Lookup, Transport, Upstream, Upstreams};

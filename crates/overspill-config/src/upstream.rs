@@ -1,0 +1,572 @@
+//! The MCP servers `overspill mcp` fronts, as the user configured them
+//! (docs/configuration.md#servers-to-front): from the overspill TOML's `[mcp.servers.<name>]`
+//! tables, or from the `mcpServers` JSON that MCP clients already keep (Claude Desktop, Cursor,
+//! Claude Code's `.mcp.json`, Gemini CLI's `settings.json`; VS Code's `servers`).
+//!
+//! Both forms are read into one [`Upstream`] list, in the order the file gives them, by one
+//! reader of a server entry, so a key means the same in either. A malformed entry is an error
+//! that names the file, the server and the key; nothing is started from a list with one.
+//!
+//! ```
+//! use overspill_config::{Transport, Upstreams};
+//!
+//! let toml = Upstreams::from_toml_str(r#"
+//!     [mcp.servers.k8s]
+//!     command = "kubectl-mcp-server"
+//!     args = ["--read-only"]
+//!     [mcp.servers.k8s.scratchpad]
+//!     "*" = { min_tokens = 2048 }
+//!     [mcp.servers.docs]
+//!     url = "https://docs.example.com/mcp"
+//! "#, None, &|_| None)?;
+//! let json = Upstreams::from_mcp_json_str(r#"{"mcpServers": {
+//!     "k8s": {"command": "kubectl-mcp-server", "args": ["--read-only"]},
+//!     "docs": {"type": "http", "url": "https://docs.example.com/mcp"}
+//! }}"#, None, &|_| None)?;
+//! assert_eq!(toml, json);
+//! assert_eq!(toml.names().collect::<Vec<_>>(), ["k8s", "docs"]);
+//! let Transport::Command(k8s) = &toml.get("k8s").unwrap().transport else { unreachable!() };
+//! assert_eq!(k8s.args, ["--read-only"]);
+//! # Ok::<(), overspill_config::ConfigError>(())
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+use toml::de::{DeTable, DeValue};
+
+use crate::document::{Doc, entries};
+use crate::error::ConfigError;
+use crate::location::{KeyPath, Location};
+use crate::suggest;
+
+/// One MCP server to front: the name its tools are offered under, and how to reach it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Upstream {
+    /// The server's name in the file (`k8s` of `[mcp.servers.k8s]`).
+    pub name: String,
+    /// How to reach it.
+    pub transport: Transport,
+}
+
+/// How to reach a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// A child process that speaks MCP on its standard input and output.
+    Command(CommandServer),
+    /// A server at a Streamable HTTP endpoint.
+    Http(HttpServer),
+}
+
+/// A server run as a child process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandServer {
+    /// The program, found on `PATH` when it has no directory.
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Variables added to the environment it inherits.
+    pub env: BTreeMap<String, String>,
+    /// The directory it runs in; the proxy's own when `None`.
+    pub cwd: Option<PathBuf>,
+}
+
+/// A server at a Streamable HTTP endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpServer {
+    /// The endpoint, `http://` or `https://`.
+    pub url: String,
+    /// Headers sent with every request (an API key, `Authorization`), in the file's order.
+    pub headers: Vec<(String, String)>,
+    /// Whether to sign in with OAuth (`overspill auth login` first).
+    pub oauth: bool,
+}
+
+/// The servers of one file, in the file's order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Upstreams {
+    servers: Vec<Upstream>,
+}
+
+/// Looks up an environment variable for `${VAR}` in an entry (`std::env::var(..).ok()`, or a
+/// test's map).
+pub type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+impl Upstreams {
+    /// The servers of the overspill TOML `text` (read from `file`, when given): each
+    /// `[mcp.servers.<name>]` table with a `command` or a `url`. A table with only
+    /// `scratchpad` rules names a server configured elsewhere and is not one to start.
+    /// `${VAR}` in a string is read from `env`.
+    ///
+    /// # Errors
+    /// [`ConfigError::Syntax`] for text that is not TOML, [`ConfigError::WrongType`] for a
+    /// table that is not one, and [`ConfigError::Server`] for an entry that cannot be started
+    /// from (a key of the wrong type, neither or both of `command` and `url`, an unset
+    /// variable), naming the server and the key.
+    pub fn from_toml_str(
+        text: &str,
+        file: Option<&Path>,
+        env: Lookup<'_>,
+    ) -> Result<Upstreams, ConfigError> {
+        let parsed = DeTable::parse(text).map_err(|error| ConfigError::Syntax {
+            file: file.map(Path::to_path_buf),
+            error: Box::new(error),
+        })?;
+        let doc = Doc::new(text, file);
+        let root = parsed.get_ref();
+        let mut servers = Vec::new();
+        let path = KeyPath::root().key("mcp");
+        let Some((_, mcp)) = root.get_key_value("mcp") else {
+            return Ok(Upstreams { servers });
+        };
+        let mcp = doc.table(&path, mcp, "a table")?;
+        let path = path.key("servers");
+        let Some((_, table)) = mcp.get_key_value("servers") else {
+            return Ok(Upstreams { servers });
+        };
+        let table = doc.table(&path, table, "a table of [mcp.servers.<name>] tables")?;
+        for (name, value) in entries(table) {
+            let server = path.key(name.get_ref());
+            let table = doc.table(&server, value, "a table")?;
+            let (entry, places) = toml_entry(&doc, table);
+            let reader = EntryReader {
+                file,
+                server: &server,
+                places: &places,
+                env,
+            };
+            if let Some(transport) = reader.transport(&entry, false)? {
+                servers.push(Upstream {
+                    name: name.get_ref().to_string(),
+                    transport,
+                });
+            }
+        }
+        Ok(Upstreams { servers })
+    }
+
+    /// The servers of an MCP client's JSON configuration `text` (read from `file`, when
+    /// given): its `mcpServers` object, or VS Code's `servers`. An entry with `"disabled":
+    /// true` is left out; `type` `stdio`, `http` or `streamable-http` is honoured, `sse` (the
+    /// older HTTP+SSE transport, which overspill does not speak) refused. `${VAR}`,
+    /// `${VAR:-default}` and VS Code's `${env:VAR}` are read from `env`.
+    ///
+    /// # Errors
+    /// [`ConfigError::Json`] for text that is not JSON, [`ConfigError::Server`] for a file
+    /// without a server object or an entry that cannot be started from.
+    pub fn from_mcp_json_str(
+        text: &str,
+        file: Option<&Path>,
+        env: Lookup<'_>,
+    ) -> Result<Upstreams, ConfigError> {
+        let parsed: Value = serde_json::from_str(text).map_err(|error| ConfigError::Json {
+            file: file.map(Path::to_path_buf),
+            error,
+        })?;
+        let (key, servers) = ["mcpServers", "servers"]
+            .into_iter()
+            .find_map(|key| Some((key, parsed.get(key)?)))
+            .ok_or_else(|| ConfigError::Server {
+                file: file.map(Path::to_path_buf),
+                key: KeyPath::root(),
+                at: None,
+                problem: "no \"mcpServers\" (or VS Code's \"servers\") object: is this the \
+                          MCP configuration of a client?"
+                    .to_owned(),
+            })?;
+        let path = KeyPath::root().key(key);
+        let Value::Object(servers) = servers else {
+            return Err(ConfigError::Server {
+                file: file.map(Path::to_path_buf),
+                key: path,
+                at: None,
+                problem: format!("expected an object of servers, found {}", kind(servers)),
+            });
+        };
+        let places = BTreeMap::new();
+        let mut list = Vec::new();
+        for (name, entry) in servers {
+            let server = path.key(name);
+            let reader = EntryReader {
+                file,
+                server: &server,
+                places: &places,
+                env,
+            };
+            let Value::Object(entry) = entry else {
+                return Err(
+                    reader.error(None, format!("expected an object, found {}", kind(entry)))
+                );
+            };
+            if entry.get("disabled") == Some(&Value::Bool(true)) {
+                continue;
+            }
+            if let Some(transport) = reader.transport(entry, true)? {
+                list.push(Upstream {
+                    name: name.clone(),
+                    transport,
+                });
+            }
+        }
+        Ok(Upstreams { servers: list })
+    }
+
+    /// [`Upstreams::from_toml_str`] of the file at `path`, with the process environment.
+    ///
+    /// # Errors
+    /// [`ConfigError::Read`] when the file cannot be read, else as `from_toml_str`.
+    pub fn from_toml_file(path: &Path) -> Result<Upstreams, ConfigError> {
+        let text = read(path)?;
+        Upstreams::from_toml_str(&text, Some(path), &|name| std::env::var(name).ok())
+    }
+
+    /// [`Upstreams::from_mcp_json_str`] of the file at `path`, with the process environment.
+    ///
+    /// # Errors
+    /// [`ConfigError::Read`] when the file cannot be read, else as `from_mcp_json_str`.
+    pub fn from_mcp_json_file(path: &Path) -> Result<Upstreams, ConfigError> {
+        let text = read(path)?;
+        Upstreams::from_mcp_json_str(&text, Some(path), &|name| std::env::var(name).ok())
+    }
+
+    /// The servers, in the file's order.
+    pub fn iter(&self) -> impl Iterator<Item = &Upstream> {
+        self.servers.iter()
+    }
+
+    /// The servers' names, in the file's order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.servers.iter().map(|server| server.name.as_str())
+    }
+
+    /// The server named `name`.
+    pub fn get(&self, name: &str) -> Option<&Upstream> {
+        self.servers.iter().find(|server| server.name == name)
+    }
+
+    /// How many servers there are.
+    pub fn len(&self) -> usize {
+        self.servers.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty()
+    }
+}
+
+fn read(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|cause| ConfigError::Read {
+        path: path.to_owned(),
+        cause,
+    })
+}
+
+/// A TOML server table as the one entry reader reads it: its keys as JSON values, and where
+/// each key's value stands in the text.
+fn toml_entry(
+    doc: &Doc<'_>,
+    table: &DeTable<'_>,
+) -> (Map<String, Value>, BTreeMap<String, Location>) {
+    let mut entry = Map::new();
+    let mut places = BTreeMap::new();
+    for (key, value) in entries(table) {
+        let key: &str = key.get_ref();
+        places.insert(key.to_owned(), doc.at(value.span()));
+        entry.insert(key.to_owned(), toml_value(value.get_ref()));
+    }
+    (entry, places)
+}
+
+fn toml_value(value: &DeValue<'_>) -> Value {
+    match value {
+        DeValue::String(text) => Value::String(text.to_string()),
+        // No key of an entry takes a number: only its kind is read, for the error.
+        DeValue::Integer(_) | DeValue::Float(_) => Value::from(0),
+        DeValue::Boolean(flag) => Value::Bool(*flag),
+        DeValue::Datetime(datetime) => Value::String(datetime.to_string()),
+        DeValue::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|item| toml_value(item.get_ref()))
+                .collect(),
+        ),
+        DeValue::Table(table) => Value::Object(
+            entries(table)
+                .into_iter()
+                .map(|(key, value)| (key.get_ref().to_string(), toml_value(value.get_ref())))
+                .collect(),
+        ),
+    }
+}
+
+/// Reads one server entry, TOML's or JSON's, into how to reach it.
+struct EntryReader<'a> {
+    file: Option<&'a Path>,
+    server: &'a KeyPath,
+    /// Where each key's value is, for an entry read from TOML.
+    places: &'a BTreeMap<String, Location>,
+    env: Lookup<'a>,
+}
+
+impl EntryReader<'_> {
+    /// The transport of `entry`; `None` for a TOML table that holds only rules (`json` is
+    /// false), which names a server started by someone else.
+    fn transport(
+        &self,
+        entry: &Map<String, Value>,
+        json: bool,
+    ) -> Result<Option<Transport>, ConfigError> {
+        let kind = self.optional_string(entry, "type")?;
+        let command = self.optional_string(entry, "command")?;
+        // Gemini CLI names a Streamable HTTP endpoint `httpUrl`.
+        let url = match (
+            self.optional_string(entry, "url")?,
+            self.optional_string(entry, "httpUrl")?,
+        ) {
+            (Some(_), Some(_)) => {
+                return Err(self.error(
+                    Some("httpUrl"),
+                    "give `url` or `httpUrl`, not both".to_owned(),
+                ));
+            }
+            (url, http_url) => url.or(http_url),
+        };
+        match kind.as_deref() {
+            None | Some("stdio" | "http" | "streamable-http" | "streamableHttp") => {}
+            Some("sse") => {
+                return Err(self.error(
+                    Some("type"),
+                    "the HTTP+SSE transport (type \"sse\") is the protocol's older one, which \
+                     overspill does not speak; give the server's Streamable HTTP endpoint \
+                     (often the same host with the path /mcp) and type \"http\""
+                        .to_owned(),
+                ));
+            }
+            Some(other) => {
+                return Err(self.error(
+                    Some("type"),
+                    format!("unknown transport {other:?}; use \"stdio\" or \"http\""),
+                ));
+            }
+        }
+        match (command, url) {
+            (Some(command), None) => {
+                if kind.as_deref().is_some_and(|kind| kind != "stdio") {
+                    return Err(self.error(
+                        Some("type"),
+                        "a server with a `command` is a stdio server; give its `url` for \
+                         type \"http\""
+                            .to_owned(),
+                    ));
+                }
+                Ok(Some(Transport::Command(CommandServer {
+                    command: self.expand("command", &command)?,
+                    args: self
+                        .string_list(entry, "args")?
+                        .iter()
+                        .map(|arg| self.expand("args", arg))
+                        .collect::<Result<_, _>>()?,
+                    env: self
+                        .string_map(entry, "env")?
+                        .into_iter()
+                        .map(|(name, value)| Ok((name, self.expand("env", &value)?)))
+                        .collect::<Result<_, ConfigError>>()?,
+                    cwd: self
+                        .optional_string(entry, "cwd")?
+                        .map(|cwd| self.expand("cwd", &cwd).map(PathBuf::from))
+                        .transpose()?,
+                })))
+            }
+            (None, Some(url)) => {
+                if kind.as_deref() == Some("stdio") {
+                    return Err(self.error(
+                        Some("type"),
+                        "a stdio server needs a `command`, not a `url`".to_owned(),
+                    ));
+                }
+                let url = self.expand("url", &url)?;
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    return Err(self.error(
+                        Some("url"),
+                        format!("{url:?} is not an http:// or https:// endpoint"),
+                    ));
+                }
+                Ok(Some(Transport::Http(HttpServer {
+                    url,
+                    headers: self
+                        .string_map(entry, "headers")?
+                        .into_iter()
+                        .map(|(name, value)| Ok((name, self.expand("headers", &value)?)))
+                        .collect::<Result<_, ConfigError>>()?,
+                    oauth: self.flag(entry, "oauth")?,
+                })))
+            }
+            (Some(_), Some(_)) => Err(self.error(
+                Some("url"),
+                "give a `command` (a child process) or a `url` (a remote server), not both"
+                    .to_owned(),
+            )),
+            (None, None) => {
+                // A TOML table of rules only is a server configured elsewhere; one with other
+                // keys most likely misspells `command` or `url`.
+                let others: Vec<&str> = entry
+                    .keys()
+                    .map(String::as_str)
+                    .filter(|key| *key != "scratchpad")
+                    .collect();
+                if !json && others.is_empty() {
+                    return Ok(None);
+                }
+                let hint = others
+                    .iter()
+                    .find_map(|key| suggest::nearest(key, &["command", "url"]))
+                    .map(|known| format!(" (did you mean `{known}`?)"))
+                    .unwrap_or_default();
+                Err(self.error(
+                    None,
+                    format!(
+                        "neither `command` (a child process) nor `url` (a remote server) is \
+                         given{hint}"
+                    ),
+                ))
+            }
+        }
+    }
+
+    fn optional_string(
+        &self,
+        entry: &Map<String, Value>,
+        key: &str,
+    ) -> Result<Option<String>, ConfigError> {
+        match entry.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(text)) if !text.is_empty() => Ok(Some(text.clone())),
+            Some(other) => Err(self.expected(key, "a non-empty string", other)),
+        }
+    }
+
+    fn string_list(
+        &self,
+        entry: &Map<String, Value>,
+        key: &str,
+    ) -> Result<Vec<String>, ConfigError> {
+        match entry.get(key) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|item| match item {
+                    Value::String(text) => Ok(text.clone()),
+                    other => Err(self.expected(key, "an array of strings", other)),
+                })
+                .collect(),
+            Some(other) => Err(self.expected(key, "an array of strings", other)),
+        }
+    }
+
+    fn string_map(
+        &self,
+        entry: &Map<String, Value>,
+        key: &str,
+    ) -> Result<Vec<(String, String)>, ConfigError> {
+        match entry.get(key) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Object(map)) => map
+                .iter()
+                .map(|(name, value)| match value {
+                    Value::String(text) => Ok((name.clone(), text.clone())),
+                    other => Err(self.expected(key, "a table of strings", other)),
+                })
+                .collect(),
+            Some(other) => Err(self.expected(key, "a table of strings", other)),
+        }
+    }
+
+    fn flag(&self, entry: &Map<String, Value>, key: &str) -> Result<bool, ConfigError> {
+        match entry.get(key) {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(flag)) => Ok(*flag),
+            Some(other) => Err(self.expected(key, "true or false", other)),
+        }
+    }
+
+    /// `text` with `${VAR}`, `${VAR:-default}` and `${env:VAR}` replaced from the lookup.
+    fn expand(&self, key: &str, text: &str) -> Result<String, ConfigError> {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(start) = rest.find("${") {
+            out.push_str(&rest[..start]);
+            let after = &rest[start + 2..];
+            let Some(end) = after.find('}') else {
+                return Err(self.error(
+                    Some(key),
+                    format!("`${{` without a closing `}}` in {text:?}"),
+                ));
+            };
+            let inner = &after[..end];
+            let inner = inner.strip_prefix("env:").unwrap_or(inner);
+            let (name, default) = match inner.split_once(":-") {
+                Some((name, default)) => (name, Some(default)),
+                None => (inner, None),
+            };
+            let valid =
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !valid {
+                return Err(self.error(
+                    Some(key),
+                    format!(
+                        "`${{{inner}}}` is not a variable overspill can fill in (it reads \
+                         `${{VAR}}`, `${{VAR:-default}}` and `${{env:VAR}}`); write the value \
+                         itself"
+                    ),
+                ));
+            }
+            match ((self.env)(name), default) {
+                (Some(value), _) => out.push_str(&value),
+                (None, Some(default)) => out.push_str(default),
+                (None, None) => {
+                    return Err(self.error(
+                        Some(key),
+                        format!("the variable {name} is not set; set it, or write `${{{name}:-default}}`"),
+                    ));
+                }
+            }
+            rest = &after[end + 1..];
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+
+    fn expected(&self, key: &str, expected: &str, found: &Value) -> ConfigError {
+        self.error(
+            Some(key),
+            format!("expected {expected}, found {}", kind(found)),
+        )
+    }
+
+    /// An error about `key` of this server (the server itself when `None`).
+    fn error(&self, key: Option<&str>, problem: String) -> ConfigError {
+        ConfigError::Server {
+            file: self.file.map(Path::to_path_buf),
+            key: key.map_or_else(|| self.server.clone(), |key| self.server.key(key)),
+            at: key.and_then(|key| self.places.get(key).cloned()),
+            problem,
+        }
+    }
+}
+
+/// What a JSON value is, for an error: `a number`, `an array`.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests;
