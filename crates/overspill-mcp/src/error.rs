@@ -111,6 +111,9 @@ pub enum ProxyError {
         /// The prefix as given.
         prefix: String,
     },
+    /// A name separator or longest name the namespaced names cannot be made with.
+    #[error("invalid server namespace: {0}")]
+    InvalidNamespace(String),
     /// The upstream server exited while the proxy was running.
     #[error("the upstream server exited ({status}); the proxy stops with it")]
     UpstreamExited {

@@ -36,6 +36,7 @@ mod lines;
 mod listen;
 mod message;
 mod names;
+mod namespace;
 pub mod oauth;
 mod relay;
 mod remote;
@@ -48,6 +49,9 @@ use std::time::Duration;
 pub use error::ProxyError;
 pub use listen::{Listen, ScratchFactory, is_loopback, listen_blocking, serve_http};
 pub use names::ToolNames;
+pub use namespace::{
+    DEFAULT_MAX_LEN, DEFAULT_SEPARATOR, MAX_NAME_LEN, NameTable, Namespace, Origin,
+};
 pub use remote::{Remote, parse_header};
 pub use scratch::Scratch;
 pub use session::serve;
