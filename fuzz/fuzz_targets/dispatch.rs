@@ -1,6 +1,6 @@
 //! Argument parsing and dispatch: any tool name (from the first byte) with any argument text
 //! answers with a well-formed error object or a result ending in its footer, within the
-//! per-call cap (SPEC §6, §13).
+//! per-call cap (docs/budget.md, docs/security.md).
 #![no_main]
 
 use std::sync::{Arc, OnceLock};

@@ -1,5 +1,5 @@
 //! The pointer renderer on arbitrary output text and tool names: never a panic, never more
-//! than `MAX_POINTER_TOKENS` tokens (SPEC §5).
+//! than `MAX_POINTER_TOKENS` tokens (docs/tools.md#5-the-pointer).
 #![no_main]
 
 use std::path::PathBuf;

@@ -1,5 +1,5 @@
 //! `ReadRoot::resolve` on arbitrary bytes: a path it accepts is always inside the canonical
-//! root and never a reserved `.overspill-` name, whatever the input (SPEC §13).
+//! root and never a reserved `.overspill-` name, whatever the input (docs/security.md).
 #![no_main]
 
 use std::path::PathBuf;

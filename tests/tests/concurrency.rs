@@ -1,4 +1,4 @@
-//! SPEC §13: many threads intercepting into one scratchpad dir and reading at once lose nothing.
+//! docs/security.md: many threads intercepting into one scratchpad dir and reading at once lose nothing.
 //!
 //! Defence guarded: content-addressed names with atomic no-clobber writes (identical outputs
 //! converge, no torn or partial file under a final name, no temporary file left), and the

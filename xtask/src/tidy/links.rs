@@ -37,7 +37,8 @@ pub fn problems(root: &Path) -> Result<Vec<Problem>> {
         texts.push((path, text));
     }
     let markdown_count = texts.len();
-    for dir in ["crates", "xtask"] {
+    // Every Rust file of the repository: the crates, xtask, the workspace tests, the fuzz targets.
+    for dir in ["crates", "xtask", "tests", "fuzz"] {
         for path in rust_files(&root.join(dir))? {
             let text =
                 fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
