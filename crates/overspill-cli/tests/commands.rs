@@ -8,7 +8,7 @@ use std::process::{Command, Output, Stdio};
 
 mod support;
 
-use support::{path, stderr, stdout};
+use support::{path, run, stderr, stdout};
 
 fn overspill(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_overspill"))
@@ -580,4 +580,117 @@ fn mcp_listen_on_sigterm_stops_every_session_child_and_exits_0() {
         assert!(!runs(child), "the session child {child} outlived the proxy");
     }
     drop(connections);
+}
+
+/// An MCP server in POSIX sh (so that any user can run it): one tool, `numbers`, whose result
+/// is about 20,000 tokens of text.
+const NUMBERS_SERVER: &str = r#"
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+  [ -z "$id" ] && continue
+  case "$line" in
+    *'"initialize"'*) result='{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"numbers","version":"0"}}' ;;
+    *'"tools/list"'*) result='{"tools":[{"name":"numbers","inputSchema":{"type":"object"}}]}' ;;
+    *'"tools/call"'*) result="{\"content\":[{\"type\":\"text\",\"text\":\"$(seq 1 20000 | tr '\n' ' ')\"}]}" ;;
+    *) result='{}' ;;
+  esac
+  printf '{"jsonrpc":"2.0","id":%s,"result":%s}\n' "$id" "$result"
+done
+"#;
+
+/// Whether this process runs as root (Linux: the real uid in `/proc/self/status`).
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix("Uid:"))
+                .map(|ids| ids.split_whitespace().next() == Some("0"))
+        })
+        .unwrap_or(false)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn mcp_started_in_the_root_directory_by_a_user_stores_results_in_their_state_dir() {
+    use std::os::unix::fs::PermissionsExt;
+    // Claude Desktop starts servers in `/`, where a user cannot write: results go to the
+    // user's state directory instead. As root, the proxy runs as `nobody` (setpriv), for whom
+    // `/` is not writable either.
+    let home = tempfile::tempdir().unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    let binary = bin.path().join("overspill");
+    std::fs::copy(env!("CARGO_BIN_EXE_overspill"), &binary).unwrap();
+    for dir in [home.path(), bin.path()] {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let mut command = if is_root() {
+        std::os::unix::fs::chown(home.path(), Some(65534), Some(65534)).unwrap();
+        let mut command = Command::new("setpriv");
+        command
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(&binary);
+        command
+    } else {
+        Command::new(&binary)
+    };
+    let mut child = command
+        .args(["mcp", "--name", "numbers", "--", "sh", "-c", NUMBERS_SERVER])
+        .current_dir("/")
+        .env("HOME", home.path())
+        .env_remove("XDG_STATE_HOME")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for message in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"numbers","arguments":{}}}"#,
+    ] {
+        writeln!(stdin, "{message}").unwrap();
+    }
+    let stdout = child.stdout.take().unwrap();
+    let mut call = serde_json::Value::Null;
+    for line in std::io::BufReader::new(stdout).lines() {
+        let answer: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if answer["id"] == 3 {
+            call = answer;
+            break;
+        }
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let said = stderr(&out);
+    let text = call["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.starts_with("[overspill] The result of `numbers`"), "{call} {said}");
+    let stored = home.path().join(".local/state/overspill/mcp/numbers/scratchpad");
+    let file = text.lines().find_map(|l| l.strip_prefix("file: ")).unwrap();
+    assert!(stored.join(file).is_file(), "{file} in {}: {said}", stored.display());
+    assert!(
+        said.contains(&format!("large results are stored in {}", stored.display())),
+        "{said}"
+    );
+}
+
+#[test]
+fn mcp_with_a_directory_it_cannot_write_says_which_flag_to_set_and_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    // A directory below a file can be created by no one.
+    let below = file.join("scratchpad");
+    let out = run(&["mcp", "--dir", path(&below), "--", "sh", "-c", "cat"], "");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains(&format!("cannot store results in {}", below.display()))
+            && said.contains("give --dir a directory you can write"),
+        "{said}"
+    );
+    assert_eq!(said.matches("cannot store results").count(), 1, "{said}");
 }

@@ -42,6 +42,7 @@ mod relay;
 mod remote;
 mod scratch;
 mod session;
+mod user_dirs;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -55,6 +56,7 @@ pub use namespace::{
 pub use remote::{Remote, parse_header};
 pub use scratch::Scratch;
 pub use session::serve;
+pub use user_dirs::{config_dir, state_dir};
 
 /// The longest JSON-RPC message the proxy reads, in either direction: 256 MiB.
 pub const MAX_LINE_BYTES: usize = 256 << 20;

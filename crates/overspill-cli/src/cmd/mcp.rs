@@ -16,8 +16,8 @@ use overspill_mcp::oauth::{ClientIdentity, TokenStore};
 use overspill_mcp::{Listen, ProxyError, ProxyOptions, Remote, ScratchFactory, parse_header};
 
 pub const EXAMPLES: &str = "Speaks MCP on stdin/stdout to the client and runs the real server as a \
-child process. Large tool results are stored (under --dir, the configuration's memory_dir, or \
-./.overspill/) and replaced by a pointer; the exploration tools are added to the server's tools.\n\n\
+child process. Large tool results are stored (in --dir, under the configuration's memory_dir, or \
+in your state directory, e.g. ~/.local/state/overspill/mcp/<server>/) and replaced by a pointer; the exploration tools are added to the server's tools.\n\n\
 Examples:\n  \
 overspill mcp -- npx -y @modelcontextprotocol/server-filesystem /data\n  \
 overspill mcp --config overspill.toml --name k8s -- kubectl-mcp-server\n  \
@@ -125,7 +125,14 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
     if let Some(address) = args.listen {
         return listen(&args, address, options, config);
     }
-    let pad = scratchpad(&args, config.as_ref(), None)?;
+    let default_dir = match default_dir(&args, config.as_ref(), &options.server) {
+        Ok(dir) => dir,
+        Err(message) => return Ok(super::usage_error(message)),
+    };
+    let pad = scratchpad(&args, config.as_ref(), default_dir.as_deref())?;
+    if let Some(dir) = pad.scratchpad_dir() {
+        eprintln!("overspill mcp: large results are stored in {}", dir.display());
+    }
     match overspill_mcp::run_blocking(options, Arc::new(pad)) {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(error @ (ProxyError::NameClash { .. } | ProxyError::InvalidPrefix { .. })) => {
@@ -173,11 +180,18 @@ fn listen(
     listen.max_sessions = args.max_sessions;
     listen.session_idle = session_idle;
     listen.max_body_bytes = args.max_body_bytes;
-    // Each session's scratchpad: a dir of its own under --dir (or ./.overspill/sessions).
-    let base = args
-        .dir
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(".overspill").join("sessions"));
+    // Each session's scratchpad: a dir of its own under --dir (or the user's state dir).
+    let base = match &args.dir {
+        Some(dir) => dir.clone(),
+        None => match state_base(&options.server) {
+            Ok(base) => base.join("sessions"),
+            Err(message) => return Ok(super::usage_error(message)),
+        },
+    };
+    let stored_in = format!(
+        "overspill mcp: each session's large results are stored in {}",
+        base.display()
+    );
     let factory: ScratchFactory = {
         let args = SessionArgs::of(args);
         Arc::new(move |id: &str| {
@@ -189,6 +203,7 @@ fn listen(
     let path = args.path.clone();
     let outcome = overspill_mcp::listen_blocking(address, listen, options, factory, |bound| {
         eprintln!("overspill mcp: serving MCP on http://{bound}{path}");
+        eprintln!("{stored_in}");
     });
     match outcome {
         Ok(()) => Ok(ExitCode::SUCCESS),
@@ -295,7 +310,38 @@ fn seconds(flag: &str, value: f64) -> Result<Duration, String> {
         .map_err(|_| format!("invalid {flag} {value}: give a number of seconds, e.g. 30"))
 }
 
-/// The scratchpad for the stdio session, from the flags over the configuration.
+/// Where the stdio session stores its results when neither `--dir` nor the configuration's
+/// `memory_dir` says: the server's directory in the user's state directory, never the working
+/// directory a client started the proxy in (docs/mcp-proxy.md#where-results-are-stored).
+/// `Err` is the usage error to print.
+fn default_dir(
+    args: &McpArgs,
+    config: Option<&Config>,
+    server: &str,
+) -> Result<Option<PathBuf>, String> {
+    if args.dir.is_some() || config.and_then(Config::memory_dir).is_some() {
+        return Ok(None);
+    }
+    state_base(server).map(|base| Some(base.join("scratchpad")))
+}
+
+/// `<state dir>/mcp/<server>`, the server's name made a plain file name.
+fn state_base(server: &str) -> Result<PathBuf, String> {
+    let state = overspill_mcp::state_dir().ok_or_else(|| {
+        "cannot find your state directory to store results in (HOME is not set): give --dir DIR, \
+         or memory_dir in the configuration"
+            .to_owned()
+    })?;
+    let name: String = server
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') { c } else { '_' })
+        .take(64)
+        .collect();
+    Ok(state.join("mcp").join(if name.is_empty() { "mcp".to_owned() } else { name }))
+}
+
+/// The scratchpad for the stdio session, from the flags over the configuration; `dir` when
+/// neither gives one.
 fn scratchpad(
     args: &McpArgs,
     config: Option<&Config>,
@@ -303,7 +349,7 @@ fn scratchpad(
 ) -> anyhow::Result<Scratchpad> {
     build_scratchpad(
         config,
-        dir.or(args.dir.as_deref()),
+        args.dir.as_deref().or(dir),
         args.tool_prefix.as_deref(),
         args.context_window,
         args.provider.as_deref(),
@@ -311,8 +357,8 @@ fn scratchpad(
     )
 }
 
-/// A scratchpad from the flags over the configuration: written under `dir` when given, else
-/// the configuration's memory_dir, else ./.overspill/.
+/// A scratchpad from the flags over the configuration: written in `dir` when given, else under
+/// the configuration's memory_dir.
 fn build_scratchpad(
     config: Option<&Config>,
     dir: Option<&Path>,
@@ -327,12 +373,8 @@ fn build_scratchpad(
         None => Scratchpad::builder().intercept_all(DEFAULT_MIN_TOKENS),
     };
     let llm = config.map(|config| &config.agent().llm);
-    match dir {
-        Some(dir) => builder = builder.scratchpad_dir(dir),
-        None if config.and_then(Config::memory_dir).is_none() => {
-            builder = builder.memory_dir(".overspill");
-        }
-        None => {}
+    if let Some(dir) = dir {
+        builder = builder.scratchpad_dir(dir);
     }
     let window = context_window
         .or(llm.and_then(|llm| llm.context_window))
@@ -350,9 +392,14 @@ fn build_scratchpad(
                 .model(model.unwrap_or("gpt-4o"));
         }
     }
-    builder
-        .build()
-        .context("cannot set up the scratchpad for the MCP proxy")
+    builder.build().with_context(|| match dir {
+        Some(dir) => format!(
+            "cannot store results in {}: give --dir a directory you can write, or set \
+             memory_dir in the configuration",
+            dir.display()
+        ),
+        None => "cannot set up the scratchpad for the MCP proxy".to_owned(),
+    })
 }
 
 /// `api.example.com` for `https://api.example.com/mcp/`.

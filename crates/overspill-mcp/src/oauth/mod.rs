@@ -27,7 +27,7 @@ pub use store::TokenStore;
 pub enum OAuthError {
     /// No configuration dir to keep tokens in.
     #[error(
-        "cannot find your configuration dir to keep the sign-in in: set XDG_CONFIG_HOME or HOME"
+        "cannot find your configuration dir to keep the sign-in in: set HOME (or XDG_CONFIG_HOME)"
     )]
     NoConfigDir,
     /// A token file or the token dir cannot be read or written.

@@ -61,20 +61,16 @@ impl std::fmt::Debug for SignInFile {
 }
 
 impl TokenStore {
-    /// The user's store: `$XDG_CONFIG_HOME/overspill/oauth`, else `$HOME/.config/overspill/oauth`
-    /// (`%APPDATA%\overspill\oauth` on Windows).
+    /// The user's store: `oauth` in the user's configuration directory for overspill
+    /// ([`crate::config_dir`]: `$XDG_CONFIG_HOME/overspill/oauth`, else
+    /// `~/.config/overspill/oauth`, on Linux).
     ///
     /// # Errors
     ///
-    /// [`OAuthError::NoConfigDir`] when none of those variables is set.
+    /// [`OAuthError::NoConfigDir`] when the user has no home directory.
     pub fn user() -> Result<TokenStore, OAuthError> {
-        let var = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
-        let base = var("XDG_CONFIG_HOME")
-            .map(PathBuf::from)
-            .or_else(|| var("HOME").map(|home| PathBuf::from(home).join(".config")))
-            .or_else(|| var("APPDATA").map(PathBuf::from))
-            .ok_or(OAuthError::NoConfigDir)?;
-        Ok(TokenStore::at(base.join("overspill").join("oauth")))
+        let base = crate::user_dirs::config_dir().ok_or(OAuthError::NoConfigDir)?;
+        Ok(TokenStore::at(base.join("oauth")))
     }
 
     /// A store in `dir` (created 0700 at the first sign-in).

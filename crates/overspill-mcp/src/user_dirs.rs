@@ -1,0 +1,36 @@
+//! Where overspill keeps a user's own files when no flag or configuration names a directory
+//! (docs/mcp-proxy.md#where-results-are-stored), by each platform's convention (the
+//! `directories` crate): sign-ins in the configuration directory, stored results and logs in
+//! the state directory. Never the working directory, which a client may start the proxy in
+//! anywhere (Claude Desktop starts it in `/`).
+
+use std::path::PathBuf;
+
+use directories::ProjectDirs;
+
+fn project() -> Option<ProjectDirs> {
+    ProjectDirs::from("", "", "overspill")
+}
+
+/// The user's configuration directory for overspill: `$XDG_CONFIG_HOME/overspill` (else
+/// `~/.config/overspill`) on Linux, `~/Library/Application Support/overspill` on macOS,
+/// `%APPDATA%\overspill\config` on Windows. `None` without a home directory.
+pub fn config_dir() -> Option<PathBuf> {
+    project().map(|dirs| dirs.config_dir().to_owned())
+}
+
+/// The user's state directory for overspill: `$XDG_STATE_HOME/overspill` (else
+/// `~/.local/state/overspill`) on Linux; where a platform has no state directory, its local
+/// data directory (`~/Library/Application Support/overspill` on macOS,
+/// `%LOCALAPPDATA%\overspill\data` on Windows). `None` without a home directory.
+pub fn state_dir() -> Option<PathBuf> {
+    let dirs = project()?;
+    Some(
+        dirs.state_dir()
+            .unwrap_or_else(|| dirs.data_local_dir())
+            .to_owned(),
+    )
+}
+
+#[cfg(test)]
+mod tests;
