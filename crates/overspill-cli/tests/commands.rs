@@ -666,11 +666,22 @@ fn mcp_started_in_the_root_directory_by_a_user_stores_results_in_their_state_dir
     drop(stdin);
     let out = child.wait_with_output().unwrap();
     let said = stderr(&out);
-    let text = call["result"]["content"][0]["text"].as_str().unwrap_or_default();
-    assert!(text.starts_with("[overspill] The result of `numbers`"), "{call} {said}");
-    let stored = home.path().join(".local/state/overspill/mcp/numbers/scratchpad");
+    let text = call["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.starts_with("[overspill] The result of `numbers`"),
+        "{call} {said}"
+    );
+    let stored = home
+        .path()
+        .join(".local/state/overspill/mcp/numbers/scratchpad");
     let file = text.lines().find_map(|l| l.strip_prefix("file: ")).unwrap();
-    assert!(stored.join(file).is_file(), "{file} in {}: {said}", stored.display());
+    assert!(
+        stored.join(file).is_file(),
+        "{file} in {}: {said}",
+        stored.display()
+    );
     assert!(
         said.contains(&format!("large results are stored in {}", stored.display())),
         "{said}"

@@ -131,7 +131,10 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
     };
     let pad = scratchpad(&args, config.as_ref(), default_dir.as_deref())?;
     if let Some(dir) = pad.scratchpad_dir() {
-        eprintln!("overspill mcp: large results are stored in {}", dir.display());
+        eprintln!(
+            "overspill mcp: large results are stored in {}",
+            dir.display()
+        );
     }
     match overspill_mcp::run_blocking(options, Arc::new(pad)) {
         Ok(()) => Ok(ExitCode::SUCCESS),
@@ -334,10 +337,20 @@ fn state_base(server: &str) -> Result<PathBuf, String> {
     })?;
     let name: String = server
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
         .take(64)
         .collect();
-    Ok(state.join("mcp").join(if name.is_empty() { "mcp".to_owned() } else { name }))
+    Ok(state.join("mcp").join(if name.is_empty() {
+        "mcp".to_owned()
+    } else {
+        name
+    }))
 }
 
 /// The scratchpad for the stdio session, from the flags over the configuration; `dir` when
