@@ -15,8 +15,9 @@
 //!   `true` or `"true"`; a wrong-typed or negative value is named, with what was expected.
 //!
 //! Arguments several tools take are one type each, flattened into the tools' `Args`: the
-//! stored file and a path into it ([`Located`]), a page of results ([`Page`]), each
-//! described per tool through a marker type ([`Describe`]).
+//! stored file and a path into it ([`Located`]), a page of results ([`Page`]), each generic
+//! over the tool that takes it, whose own words describe its arguments ([`Tool::PATH_DOC`],
+//! [`Tool::OFFSET_DOC`], [`Tool::LIMIT_DOC`]).
 //!
 //! ```
 //! use overspill_explore::args;
@@ -56,6 +57,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::ToolError;
+use crate::tool::Tool;
 
 /// What every tool's `file` argument tells the model.
 pub const FILE: &str = "The stored file name exactly as the pointer gives it (or a path \
@@ -217,35 +219,24 @@ fn plain_property(property: &mut Value) {
     object.extend(rest);
 }
 
-/// A doc text for each argument of a shared group, per tool: a marker type implements it and
-/// the group reads its descriptions from it, so each tool keeps its own words.
-pub trait Describe: 'static {
-    /// The `path` argument: where in the document the tool looks.
-    const PATH: &'static str = "";
-    /// The `offset` argument: the first unit of the page (0-based).
-    const OFFSET: &'static str = "";
-    /// The `limit` argument: the most units the page holds.
-    const LIMIT: &'static str = "";
-}
-
 /// The stored file and a path into its JSON document: the arguments of every tool that reads
 /// one value or one array.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(bound = "")]
-#[schemars(bound = "D: Describe")]
-pub struct Located<D: Describe> {
+#[schemars(bound = "D: Tool")]
+pub struct Located<D: Tool> {
     /// The stored file (its description: [`FILE`]).
     #[schemars(description = FILE)]
     pub file: String,
-    /// Where in the file's document (its description: the tool's [`Describe::PATH`]).
-    #[schemars(description = D::PATH)]
+    /// Where in the file's document (its description: the tool's [`Tool::PATH_DOC`]).
+    #[schemars(description = D::PATH_DOC)]
     pub path: String,
     #[serde(skip)]
     #[schemars(skip)]
     describe: PhantomData<fn() -> D>,
 }
 
-impl<D: Describe> Located<D> {
+impl<D: Tool> Located<D> {
     /// `path` in `file`.
     pub fn new(file: impl Into<String>, path: impl Into<String>) -> Located<D> {
         Located {
@@ -256,7 +247,7 @@ impl<D: Describe> Located<D> {
     }
 
     /// The same place, as the arguments of the tool `E` (a retry that switches tools).
-    pub fn for_tool<E: Describe>(&self) -> Located<E> {
+    pub fn for_tool<E: Tool>(&self) -> Located<E> {
         Located::new(self.file.clone(), self.path.clone())
     }
 }
@@ -265,8 +256,8 @@ impl<D: Describe> Located<D> {
 /// whole arguments of a tool that reads one value or array in pages (`get_in`, `item_schema`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(bound = "")]
-#[schemars(bound = "D: Describe")]
-pub struct PagedAt<D: Describe> {
+#[schemars(bound = "D: Tool")]
+pub struct PagedAt<D: Tool> {
     /// The file and the path.
     #[serde(flatten)]
     pub at: Located<D>,
@@ -278,22 +269,22 @@ pub struct PagedAt<D: Describe> {
 /// A page of a tool's results: `offset` units skipped, at most `limit` shown (all when absent).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(bound = "")]
-#[schemars(bound = "D: Describe")]
-pub struct Page<D: Describe> {
-    /// The first unit shown, 0-based (its description: the tool's [`Describe::OFFSET`]).
+#[schemars(bound = "D: Tool")]
+pub struct Page<D: Tool> {
+    /// The first unit shown, 0-based (its description: the tool's [`Tool::OFFSET_DOC`]).
     #[serde(default)]
-    #[schemars(description = D::OFFSET)]
+    #[schemars(description = D::OFFSET_DOC)]
     pub offset: u64,
-    /// The most units shown; all when absent (its description: [`Describe::LIMIT`]).
+    /// The most units shown; all when absent (its description: [`Tool::LIMIT_DOC`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(description = D::LIMIT, range(min = 1))]
+    #[schemars(description = D::LIMIT_DOC, range(min = 1))]
     pub limit: Option<u64>,
     #[serde(skip)]
     #[schemars(skip)]
     describe: PhantomData<fn() -> D>,
 }
 
-impl<D: Describe> Page<D> {
+impl<D: Tool> Page<D> {
     /// `limit` units from `offset`.
     pub fn new(offset: u64, limit: Option<u64>) -> Page<D> {
         Page {
@@ -323,7 +314,7 @@ impl<D: Describe> Page<D> {
     }
 }
 
-impl<D: Describe> Default for Page<D> {
+impl<D: Tool> Default for Page<D> {
     fn default() -> Page<D> {
         Page::new(0, None)
     }

@@ -92,6 +92,12 @@ pub fn units_that_fit(ctx: &ExploreContext, got: &Extraction, header: u64) -> Op
     (1..got.returned).contains(&units).then_some(units)
 }
 
+/// Half the units (items, levels) a refused result held, for a tool whose retry cannot be
+/// counted on what it rendered and so halves its window; `None` when it held one or none.
+pub fn halved(got: &Extraction) -> Option<u64> {
+    (got.returned > 1).then_some(got.returned / 2)
+}
+
 /// Cuts `text` before its first line that would not fit, keeping at least one line; returns
 /// `(kept, total)` lines when it cut anything.
 pub fn cut_lines(ctx: &ExploreContext, text: &mut String) -> Option<(usize, usize)> {

@@ -69,6 +69,16 @@ pub trait Tool: 'static {
     /// retry's arguments, so optional fields should skip `None`.
     type Args: DeserializeOwned + Serialize + Clone + JsonSchema + 'static;
 
+    /// What the shared `path` argument ([`crate::args::Located`]) means to this tool, for a
+    /// tool that takes it: its description in the schema.
+    const PATH_DOC: &'static str = "";
+
+    /// What the shared `offset` argument ([`crate::args::Page`]) means to this tool.
+    const OFFSET_DOC: &'static str = "";
+
+    /// What the shared `limit` argument ([`crate::args::Page`]) means to this tool.
+    const LIMIT_DOC: &'static str = "";
+
     /// Produces the body and summary for `args`. Never measures or charges.
     ///
     /// # Errors

@@ -18,9 +18,11 @@ use overspill_json::{
 
 use super::describe::{describe_value, explain};
 use super::window::window_summary;
+use crate::args::{Located, Page};
 use crate::cache::CachedFile;
 use crate::context::ExploreContext;
 use crate::error::{FoundInstead, PathNotFound, ToolError};
+use crate::tool::Tool;
 
 /// The parsed form of one file, cached with it.
 #[derive(Debug)]
@@ -164,6 +166,15 @@ pub fn not_valid_json(file: &str, error: &ParseError) -> ToolError {
 /// `invalid_argument` naming `argument` and the failing segment.
 pub fn parse_path(argument: &str, text: &str) -> Result<JsonPath, ToolError> {
     JsonPath::parse(text).map_err(|error: PathSyntaxError| ToolError::bad_argument(argument, error))
+}
+
+/// What every paged JSON tool checks first: a page that can show something, and its `path`.
+///
+/// # Errors
+/// `invalid_argument` naming `limit` (0) or `path` (not a path).
+pub fn paged_path<T: Tool>(at: &Located<T>, page: &Page<T>) -> Result<JsonPath, ToolError> {
+    page.check()?;
+    parse_path("path", &at.path)
 }
 
 /// The value at `path`.

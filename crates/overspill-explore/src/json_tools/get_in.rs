@@ -23,7 +23,7 @@ use super::document;
 use super::render::{self, StringCut, Style};
 use super::window::{STREAMED_NOTE, estimate_tokens, render_cap};
 
-use crate::args::{Describe, Page, PagedAt};
+use crate::args::{Page, PagedAt};
 use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::error::ToolError;
@@ -56,10 +56,12 @@ impl Tool for GetIn {
             prefix and the keys or array length found there.";
     const JSON_ONLY: bool = true;
     type Args = Args;
+    const PATH_DOC: &'static str = "Where the value is, e.g. `$.items[3].status`.";
+    const OFFSET_DOC: &'static str = "For a long string value: the first line to return (0-based).";
+    const LIMIT_DOC: &'static str = "For a long string value: how many lines to return.";
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
-        args.page.check()?;
-        let path = document::parse_path("path", &args.at.path)?;
+        let path = document::paged_path(&args.at, &args.page)?;
         document::with_value(ctx, &args.at.file, &path, |value, streamed| {
             let shown = show(ctx, &args, &path, value);
             if streamed {
@@ -117,12 +119,6 @@ impl Tool for GetIn {
             "For a long string, page it with offset and limit.".to_owned(),
         ]
     }
-}
-
-impl Describe for GetIn {
-    const PATH: &'static str = "Where the value is, e.g. `$.items[3].status`.";
-    const OFFSET: &'static str = "For a long string value: the first line to return (0-based).";
-    const LIMIT: &'static str = "For a long string value: how many lines to return.";
 }
 
 fn show(

@@ -13,7 +13,7 @@ use super::document::{self, ArrayWindow};
 use super::keys;
 use super::window::STREAMED_NOTE;
 
-use crate::args::{Describe, Page, PagedAt};
+use crate::args::{Page, PagedAt};
 use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::error::ToolError;
@@ -36,10 +36,12 @@ impl Tool for ItemSchema {
             for `iterate_over`. `offset` and `limit` restrict it to a window of items.";
     const JSON_ONLY: bool = true;
     type Args = Args;
+    const PATH_DOC: &'static str = "The array, e.g. `$.items`.";
+    const OFFSET_DOC: &'static str = "First item to include (0-based).";
+    const LIMIT_DOC: &'static str = "How many items to include. Default: all.";
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
-        args.page.check()?;
-        let path = document::parse_path("path", &args.at.path)?;
+        let path = document::paged_path(&args.at, &args.page)?;
         let window = ArrayWindow::open(
             ctx,
             "item_schema",
@@ -102,15 +104,15 @@ impl Tool for ItemSchema {
     /// items fit cannot be counted on the listing, and the registry runs the halves until one
     /// fits (at one item the listing is cut to fit).
     fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
-        (got.returned > 1).then(|| {
-            Call::new(
-                "item_schema",
-                &Args {
-                    page: Page::new(args.page.offset, Some(got.returned / 2)),
-                    ..args.clone()
-                },
-            )
-        })
+        let items = fit::halved(got)?;
+        let page = Page::new(args.page.offset, Some(items));
+        Some(Call::new(
+            Self::NAME,
+            &Args {
+                page,
+                ..args.clone()
+            },
+        ))
     }
 
     fn suggestions(_: &Args) -> Vec<String> {
@@ -120,12 +122,6 @@ impl Tool for ItemSchema {
                 .to_owned(),
         ]
     }
-}
-
-impl Describe for ItemSchema {
-    const PATH: &'static str = "The array, e.g. `$.items`.";
-    const OFFSET: &'static str = "First item to include (0-based).";
-    const LIMIT: &'static str = "How many items to include. Default: all.";
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ use overspill_json::{JsonPath, Kind, MAX_DEPTH, NodeRef, Segment};
 
 use super::window::{STREAMED_NOTE, estimate_tokens, render_cap};
 
-use crate::args::{Describe, Located, Page};
+use crate::args::{Located, Page};
 use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::error::ToolError;
@@ -68,10 +68,12 @@ impl Tool for IterateOver {
             Strings longer than 5 lines are cut with a hint.";
     const JSON_ONLY: bool = true;
     type Args = Args;
+    const PATH_DOC: &'static str = "The array, e.g. `$.items`.";
+    const OFFSET_DOC: &'static str = "First item (0-based).";
+    const LIMIT_DOC: &'static str = "How many items.";
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
-        args.page.check()?;
-        let path = document::parse_path("path", &args.at.path)?;
+        let path = document::paged_path(&args.at, &args.page)?;
         let fields = parse_fields(args.fields.as_deref())?;
         let window = ArrayWindow::open(
             ctx,
@@ -166,12 +168,6 @@ impl Tool for IterateOver {
             "Use grep to find the items that mention what you are looking for.".to_owned(),
         ]
     }
-}
-
-impl Describe for IterateOver {
-    const PATH: &'static str = "The array, e.g. `$.items`.";
-    const OFFSET: &'static str = "First item (0-based).";
-    const LIMIT: &'static str = "How many items.";
 }
 
 /// Appends one row.

@@ -16,7 +16,7 @@ mod retry;
 use super::document;
 use super::window::{render_cap, window_summary};
 use crate::args;
-use crate::args::{Describe, Page};
+use crate::args::Page;
 use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::error::ToolError;
@@ -63,6 +63,8 @@ impl Tool for Query {
             paged with `offset` and `limit`; evaluation is bounded in time and output.";
     const JSON_ONLY: bool = true;
     type Args = Args;
+    const OFFSET_DOC: &'static str = "First result to return (0-based).";
+    const LIMIT_DOC: &'static str = "How many results to return.";
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
         args.page.check()?;
@@ -145,11 +147,6 @@ impl Tool for Query {
             "Page the results with offset and limit.".to_owned(),
         ]
     }
-}
-
-impl Describe for Query {
-    const OFFSET: &'static str = "First result to return (0-based).";
-    const LIMIT: &'static str = "How many results to return.";
 }
 
 fn to_tool_error(error: QueryError) -> ToolError {

@@ -159,15 +159,14 @@ impl Tool for Schema {
     /// it, so the depth that fits cannot be counted, and the registry runs the halves until one
     /// fits (at depth 1 the tree is cut to fit).
     fn smaller(_: &ExploreContext, args: &Args, got: &Extraction) -> Option<Call> {
-        (got.returned > 1).then(|| {
-            Call::new(
-                "schema",
-                &Args {
-                    max_depth: got.returned / 2,
-                    ..args.clone()
-                },
-            )
-        })
+        let max_depth = fit::halved(got)?;
+        Some(Call::new(
+            Self::NAME,
+            &Args {
+                max_depth,
+                ..args.clone()
+            },
+        ))
     }
 
     fn suggestions(_: &Args) -> Vec<String> {
