@@ -582,15 +582,16 @@ fn mcp_listen_on_sigterm_stops_every_session_child_and_exits_0() {
     drop(connections);
 }
 
-/// An MCP server in POSIX sh (so that any user can run it): one tool, `numbers`, whose result
-/// is about 20,000 tokens of text.
+/// An MCP server in POSIX sh (so that any user can run it): `numbers`, whose result is about
+/// 20,000 tokens of text, and `where`, which says `$GREETING` and its working directory.
 const NUMBERS_SERVER: &str = r#"
 while IFS= read -r line; do
   id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
   [ -z "$id" ] && continue
   case "$line" in
     *'"initialize"'*) result='{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"numbers","version":"0"}}' ;;
-    *'"tools/list"'*) result='{"tools":[{"name":"numbers","inputSchema":{"type":"object"}}]}' ;;
+    *'"tools/list"'*) result='{"tools":[{"name":"numbers","inputSchema":{"type":"object"}},{"name":"where","inputSchema":{"type":"object"}}]}' ;;
+    *'"name":"where"'*) result="{\"content\":[{\"type\":\"text\",\"text\":\"$GREETING in $(pwd)\"}]}" ;;
     *'"tools/call"'*) result="{\"content\":[{\"type\":\"text\",\"text\":\"$(seq 1 20000 | tr '\n' ' ')\"}]}" ;;
     *) result='{}' ;;
   esac
@@ -704,4 +705,147 @@ fn mcp_with_a_directory_it_cannot_write_says_which_flag_to_set_and_stops() {
         "{said}"
     );
     assert_eq!(said.matches("cannot store results").count(), 1, "{said}");
+}
+
+/// Speaks to `overspill mcp` with `args` as a client would: initializes, lists the tools, calls
+/// `where` then `numbers`; gives their two answers and what the proxy said on stderr.
+fn call_where_and_numbers(args: &[&str]) -> (serde_json::Value, serde_json::Value, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_overspill"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for message in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"where","arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"numbers","arguments":{}}}"#,
+    ] {
+        writeln!(stdin, "{message}").unwrap();
+    }
+    let mut answers = std::collections::HashMap::new();
+    for line in std::io::BufReader::new(child.stdout.take().unwrap()).lines() {
+        let answer: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        let id = answer["id"].as_u64().unwrap_or_default();
+        answers.insert(id, answer);
+        if answers.contains_key(&3) && answers.contains_key(&4) {
+            break;
+        }
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    (
+        answers.remove(&3).unwrap_or_default(),
+        answers.remove(&4).unwrap_or_default(),
+        stderr(&out),
+    )
+}
+
+fn text_of(answer: &serde_json::Value) -> &str {
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+}
+
+#[test]
+fn mcp_fronts_a_server_of_a_clients_mcp_servers_file_with_its_env_and_cwd() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path().join("work");
+    std::fs::create_dir(&cwd).unwrap();
+    let servers = dir.path().join(".mcp.json");
+    let entry = serde_json::json!({
+        "type": "stdio", "command": "sh", "args": ["-c", NUMBERS_SERVER],
+        "env": {"GREETING": "hello from ${OVERSPILL_TEST_PLACE:-the file}"},
+        "cwd": cwd,
+    });
+    let other = serde_json::json!({"url": "https://other.example/mcp"});
+    std::fs::write(
+        &servers,
+        serde_json::json!({"mcpServers": {"other": other, "numbers": entry}}).to_string(),
+    )
+    .unwrap();
+    let pad = dir.path().join("pad");
+    let (place, numbers, said) = call_where_and_numbers(&[
+        "mcp",
+        "--servers",
+        path(&servers),
+        "--name",
+        "numbers",
+        "--dir",
+        path(&pad),
+    ]);
+    assert_eq!(
+        text_of(&place),
+        format!("hello from the file in {}", cwd.display()),
+        "{said}"
+    );
+    assert!(
+        text_of(&numbers).starts_with("[overspill] The result of `numbers`"),
+        "{said}"
+    );
+
+    // Two servers and no --name: which one is not guessed.
+    let out = run(&["mcp", "--servers", path(&servers)], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("configures 2 servers (other, numbers)")
+            && stderr(&out).contains("give --name"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["mcp", "--servers", path(&servers), "--name", "nope"], "");
+    assert!(
+        stderr(&out).contains("has no server `nope`; it has: other, numbers"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn mcp_fronts_the_server_of_its_configuration_with_that_servers_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("overspill.toml");
+    // A TOML basic string: backslashes, quotes and line ends escaped.
+    let memory = dir.path().join("memory").display().to_string();
+    let script = NUMBERS_SERVER
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n");
+    std::fs::write(
+        &config,
+        format!(
+            "memory_dir = \"{memory}\"\n[agent.llm]\ncontext_window = 128000\n\
+             [agent.scratchpad]\nenabled = true\n\
+             [mcp.servers.numbers]\ncommand = \"sh\"\nargs = [\"-c\", \"{script}\"]\n\
+             env = {{ GREETING = \"hi\" }}\n\
+             [mcp.servers.numbers.scratchpad]\n\"numbers\" = {{ min_tokens = 100 }}\n"
+        ),
+    )
+    .unwrap();
+    let (place, numbers, said) = call_where_and_numbers(&["mcp", "--config", path(&config)]);
+    assert!(text_of(&place).starts_with("hi in "), "{place} {said}");
+    // `where` has no rule, so it passes; `numbers` is intercepted by the table's own rule.
+    assert!(
+        text_of(&numbers).starts_with("[overspill] The result of `numbers`"),
+        "{said}"
+    );
+
+    let broken = dir.path().join("broken.toml");
+    std::fs::write(
+        &broken,
+        "[mcp.servers.numbers]\ncommand = \"sh\"\nargs = \"-c\"\n",
+    )
+    .unwrap();
+    let out = run(&["mcp", "--config", path(&broken)], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out)
+            .contains("mcp.servers.numbers.args: expected an array of strings, found a string"),
+        "{}",
+        stderr(&out)
+    );
 }

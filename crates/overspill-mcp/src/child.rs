@@ -7,6 +7,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::process::Stdio;
 
+use overspill::config::CommandServer;
 use tokio::process::{Child, Command};
 use tokio::sync::watch;
 
@@ -32,16 +33,16 @@ enum Ended {
     Fatal(ProxyError),
 }
 
-/// Runs the session against `program args…` until the client goes (`gone`) or the server does.
+/// Runs the session against the server `command` starts until the client goes (`gone`) or
+/// the server does.
 pub(crate) async fn run(
-    program: &str,
-    args: &[String],
+    command: &CommandServer,
     relay: &Relay,
     ports: UpstreamPorts,
     gone: Pin<&mut impl Future<Output = ()>>,
 ) -> Result<(), ProxyError> {
     let UpstreamPorts { queue, mut stopped } = ports;
-    let mut child = spawn(program, args)?;
+    let mut child = spawn(command)?;
     let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
         return Err(ProxyError::UpstreamLost(
             "the child's stdio pipes were not created".to_owned(),
@@ -104,25 +105,30 @@ pub(crate) async fn run(
     }
 }
 
-/// Starts the server with piped stdin/stdout and the proxy's stderr.
-fn spawn(program: &str, args: &[String]) -> Result<Child, ProxyError> {
-    Command::new(program)
-        .args(args)
+/// Starts the server with piped stdin/stdout and the proxy's stderr, in its `cwd` (the proxy's
+/// own when none) and with its `env` added to the proxy's environment.
+fn spawn(command: &CommandServer) -> Result<Child, ProxyError> {
+    let mut child = Command::new(&command.command);
+    child
+        .args(&command.args)
+        .envs(&command.env)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|error| ProxyError::Spawn {
-            command: program.to_owned(),
-            error,
-        })
+        .kill_on_drop(true);
+    if let Some(cwd) = &command.cwd {
+        child.current_dir(cwd);
+    }
+    child.spawn().map_err(|error| ProxyError::Spawn {
+        command: command.command.clone(),
+        error,
+    })
 }
 
 /// The server's command line as errors show it.
-pub(crate) fn command_line(program: &str, args: &[String]) -> String {
-    std::iter::once(program)
-        .chain(args.iter().map(String::as_str))
+pub(crate) fn command_line(command: &CommandServer) -> String {
+    std::iter::once(command.command.as_str())
+        .chain(command.args.iter().map(String::as_str))
         .collect::<Vec<_>>()
         .join(" ")
 }

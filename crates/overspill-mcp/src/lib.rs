@@ -44,10 +44,12 @@ mod scratch;
 mod session;
 mod user_dirs;
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 pub use error::ProxyError;
+pub use overspill::config::CommandServer;
 pub use listen::{Listen, ScratchFactory, is_loopback, listen_blocking, serve_http};
 pub use names::ToolNames;
 pub use namespace::{
@@ -82,13 +84,9 @@ pub struct ProxyOptions {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Upstream {
-    /// `program args…`, started as the proxy's child.
-    Command {
-        /// The program.
-        program: String,
-        /// Its arguments.
-        args: Vec<String>,
-    },
+    /// A server started as the proxy's child: its program, arguments, added environment and
+    /// working directory.
+    Command(CommandServer),
     /// A Streamable HTTP endpoint.
     Http(Remote),
 }
@@ -102,10 +100,22 @@ impl ProxyOptions {
     ) -> ProxyOptions {
         ProxyOptions {
             server: server.into(),
-            upstream: Upstream::Command {
-                program: program.into(),
+            upstream: Upstream::Command(CommandServer {
+                command: program.into(),
                 args: args.into_iter().map(Into::into).collect(),
-            },
+                env: BTreeMap::new(),
+                cwd: None,
+            }),
+            init_timeout: DEFAULT_INIT_TIMEOUT,
+        }
+    }
+
+    /// Runs the server named `server` as `command` says (from a configuration,
+    /// [`overspill::config::Upstreams`]).
+    pub fn command(server: impl Into<String>, command: CommandServer) -> ProxyOptions {
+        ProxyOptions {
+            server: server.into(),
+            upstream: Upstream::Command(command),
             init_timeout: DEFAULT_INIT_TIMEOUT,
         }
     }

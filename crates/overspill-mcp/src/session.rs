@@ -35,8 +35,8 @@ pub(crate) fn wire(
     let (to_server, queue) = mpsc::channel(QUEUE);
     let (stop, stopped) = mpsc::unbounded_channel();
     let (label, diagnostics) = match &options.upstream {
-        Upstream::Command { program, args } => (
-            format!("`{}`", child::command_line(program, args)),
+        Upstream::Command(command) => (
+            format!("`{}`", child::command_line(command)),
             child::DIAGNOSTICS.to_owned(),
         ),
         Upstream::Http(remote) => (
@@ -71,9 +71,7 @@ pub(crate) async fn run_upstream(
     gone: Pin<&mut impl Future<Output = ()>>,
 ) -> Result<(), ProxyError> {
     match &options.upstream {
-        Upstream::Command { program, args } => {
-            child::run(program, args, relay, upstream, gone).await
-        }
+        Upstream::Command(command) => child::run(command, relay, upstream, gone).await,
         Upstream::Http(remote) => remote::run(remote, relay, upstream, gone).await,
     }
 }

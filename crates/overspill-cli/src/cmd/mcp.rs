@@ -1,7 +1,8 @@
 //! `overspill mcp [--config FILE] [--name SERVER] [--tool-prefix P] [--dir DIR]
 //! [--context-window N] [--provider P] [--model M] [--init-timeout SECS]
 //! (-- <command> [args…] | --url URL [--header 'Name: value']… [--connect-timeout SECS]
-//! [--read-timeout SECS] [--oauth [--no-browser] [--callback-port PORT]])`: the MCP proxy.
+//! [--read-timeout SECS] [--oauth [--no-browser] [--callback-port PORT]] | --servers FILE)`:
+//! the MCP proxy.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,8 +11,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use overspill::Scratchpad;
-use overspill::config::{Config, DEFAULT_MIN_TOKENS};
+use overspill::config::{Config, DEFAULT_MIN_TOKENS, Transport, Upstreams};
+use overspill::{BuildError, Scratchpad};
 use overspill_mcp::oauth::{ClientIdentity, TokenStore};
 use overspill_mcp::{Listen, ProxyError, ProxyOptions, Remote, ScratchFactory, parse_header};
 
@@ -22,7 +23,8 @@ Examples:\n  \
 overspill mcp -- npx -y @modelcontextprotocol/server-filesystem /data\n  \
 overspill mcp --config overspill.toml --name k8s -- kubectl-mcp-server\n  \
 overspill mcp --tool-prefix sp_ -- my-server   # exploration tools become sp_grep, sp_head …\n  \
-overspill mcp --url https://mcp.example.com/mcp   # after `overspill auth login --url …`";
+overspill mcp --url https://mcp.example.com/mcp   # after `overspill auth login --url …`\n  \
+overspill mcp --servers ~/.cursor/mcp.json --name github   # a server of a client's mcpServers";
 
 /// The window the budget is sized by when neither the flag nor `[agent.llm]` gives one.
 const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
@@ -105,8 +107,18 @@ pub struct McpArgs {
     /// The largest request body, in bytes.
     #[arg(long, value_name = "N", default_value_t = 16 << 20, requires = "listen")]
     max_body_bytes: usize,
-    /// The upstream MCP server's command and its arguments, after `--`.
-    #[arg(last = true, value_name = "COMMAND", required_unless_present = "url")]
+    /// A client's MCP configuration (the `mcpServers` JSON of Claude Desktop, Cursor, Claude
+    /// Code's .mcp.json or Gemini CLI's settings.json; VS Code's `servers`): front the server
+    /// --name picks from it (or its only one).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["url", "command"])]
+    servers: Option<PathBuf>,
+    /// The upstream MCP server's command and its arguments, after `--` (else --url, or a
+    /// server of --servers or of the --config file's [mcp.servers.<name>]).
+    #[arg(
+        last = true,
+        value_name = "COMMAND",
+        required_unless_present_any = ["url", "servers", "config"]
+    )]
     command: Vec<String>,
 }
 
@@ -263,38 +275,14 @@ fn options(args: &McpArgs) -> Result<ProxyOptions, String> {
     }
     let options = match (&args.url, args.command.split_first()) {
         (Some(url), _) => {
-            let mut remote = Remote::new(url)
-                .map_err(|error| error.to_string())?
+            let headers = args
+                .headers
+                .iter()
+                .map(|spec| parse_header(spec).map_err(|error| error.to_string()))
+                .collect::<Result<Vec<_>, _>>()?;
+            let remote = remote(args, url, &headers, args.oauth)?
                 .with_connect_timeout(seconds("--connect-timeout", args.connect_timeout)?)
                 .with_read_timeout(seconds("--read-timeout", args.read_timeout)?);
-            let mut authorization = false;
-            for spec in &args.headers {
-                let (name, value) = parse_header(spec).map_err(|error| error.to_string())?;
-                authorization |= name.eq_ignore_ascii_case("authorization");
-                remote = remote
-                    .with_header(&name, &value)
-                    .map_err(|error| error.to_string())?;
-            }
-            // A sign-in from `overspill auth login` is used unless the user sends their own
-            // credentials.
-            if !authorization && let Ok(store) = TokenStore::user() {
-                let login = if args.oauth {
-                    Some(super::auth::login_of(
-                        url,
-                        Vec::new(),
-                        ClientIdentity::Register,
-                        !args.no_browser,
-                        args.callback_port,
-                    )?)
-                } else {
-                    None
-                };
-                remote = remote.with_oauth(store, login);
-            } else if args.oauth {
-                return Err(
-                    "--oauth signs in itself: leave out the --header 'Authorization: …'".to_owned(),
-                );
-            }
             let server = args.name.clone().unwrap_or_else(|| url_name(url));
             ProxyOptions::remote(server, remote)
         }
@@ -302,9 +290,94 @@ fn options(args: &McpArgs) -> Result<ProxyOptions, String> {
             let server = args.name.clone().unwrap_or_else(|| default_name(program));
             ProxyOptions::new(server, program.clone(), program_args.iter().cloned())
         }
-        (None, None) => return Err(ProxyError::NoCommand.to_string()),
+        (None, None) => configured(args)?,
     };
     Ok(options.with_init_timeout(init_timeout))
+}
+
+/// The server of `--servers` (a client's JSON) or of the `--config` file's `[mcp.servers]`
+/// that `--name` picks, or the file's only one (docs/mcp-proxy.md#servers-from-a-file).
+fn configured(args: &McpArgs) -> Result<ProxyOptions, String> {
+    let (file, listed) = match (&args.servers, &args.config) {
+        (Some(file), _) => (file, Upstreams::from_mcp_json_file(file)),
+        (None, Some(file)) => (file, Upstreams::from_toml_file(file)),
+        (None, None) => return Err(ProxyError::NoCommand.to_string()),
+    };
+    let listed = listed.map_err(|error| error.to_string())?;
+    let names = || listed.names().collect::<Vec<_>>().join(", ");
+    let upstream = match (&args.name, listed.len()) {
+        (Some(name), _) => listed.get(name).ok_or_else(|| {
+            format!(
+                "{} has no server `{name}`{}",
+                file.display(),
+                if listed.is_empty() {
+                    String::new()
+                } else {
+                    format!("; it has: {}", names())
+                }
+            )
+        })?,
+        (None, 1) => listed.iter().next().ok_or("no server")?,
+        (None, 0) => {
+            return Err(format!(
+                "{} configures no server to start (an entry with a `command` or a `url`); \
+                 give the server after `--`, or --url",
+                file.display()
+            ));
+        }
+        (None, _) => {
+            return Err(format!(
+                "{} configures {} servers ({}); overspill mcp fronts one per process: give \
+                 --name to pick it",
+                file.display(),
+                listed.len(),
+                names()
+            ));
+        }
+    };
+    Ok(match &upstream.transport {
+        Transport::Command(command) => ProxyOptions::command(&upstream.name, command.clone()),
+        Transport::Http(http) => ProxyOptions::remote(
+            &upstream.name,
+            remote(args, &http.url, &http.headers, http.oauth)?,
+        ),
+    })
+}
+
+/// The remote server at `url` with `headers`; it uses the sign-in of `overspill auth login`
+/// unless the headers carry credentials of their own, and signs in itself with `oauth`.
+fn remote(
+    args: &McpArgs,
+    url: &str,
+    headers: &[(String, String)],
+    oauth: bool,
+) -> Result<Remote, String> {
+    let mut remote = Remote::new(url).map_err(|error| error.to_string())?;
+    let mut authorization = false;
+    for (name, value) in headers {
+        authorization |= name.eq_ignore_ascii_case("authorization");
+        remote = remote
+            .with_header(name, value)
+            .map_err(|error| error.to_string())?;
+    }
+    if !authorization && let Ok(store) = TokenStore::user() {
+        let login = if oauth {
+            Some(super::auth::login_of(
+                url,
+                Vec::new(),
+                ClientIdentity::Register,
+                !args.no_browser,
+                args.callback_port,
+            )?)
+        } else {
+            None
+        };
+        Ok(remote.with_oauth(store, login))
+    } else if oauth {
+        Err("--oauth signs in itself: leave out the --header 'Authorization: …'".to_owned())
+    } else {
+        Ok(remote)
+    }
 }
 
 /// A flag's seconds as a duration.
@@ -405,13 +478,21 @@ fn build_scratchpad(
                 .model(model.unwrap_or("gpt-4o"));
         }
     }
-    builder.build().with_context(|| match dir {
-        Some(dir) => format!(
-            "cannot store results in {}: give --dir a directory you can write, or set \
-             memory_dir in the configuration",
-            dir.display()
-        ),
-        None => "cannot set up the scratchpad for the MCP proxy".to_owned(),
+    builder.build().map_err(|error| {
+        let directory = matches!(
+            error,
+            BuildError::Layout(_) | BuildError::Store(_) | BuildError::ReadRoot { .. }
+        );
+        let context = match dir {
+            // The directory cannot be made or written: say which flag chooses another.
+            Some(dir) if directory => format!(
+                "cannot store results in {}: give --dir a directory you can write, or set \
+                 memory_dir in the configuration",
+                dir.display()
+            ),
+            _ => "cannot set up the scratchpad for the MCP proxy".to_owned(),
+        };
+        anyhow::Error::new(error).context(context)
     })
 }
 
