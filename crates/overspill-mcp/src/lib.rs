@@ -49,12 +49,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use error::ProxyError;
-pub use overspill::config::CommandServer;
 pub use listen::{Listen, ScratchFactory, is_loopback, listen_blocking, serve_http};
 pub use names::ToolNames;
 pub use namespace::{
     DEFAULT_MAX_LEN, DEFAULT_SEPARATOR, MAX_NAME_LEN, NameTable, Namespace, Origin,
 };
+pub use overspill::config::CommandServer;
 pub use remote::{Remote, parse_header};
 pub use scratch::Scratch;
 pub use session::serve;
