@@ -674,9 +674,16 @@ fn mcp_started_in_the_root_directory_by_a_user_stores_results_in_their_state_dir
         text.starts_with("[overspill] The result of `numbers`"),
         "{call} {said}"
     );
-    let stored = home
-        .path()
-        .join(".local/state/overspill/mcp/numbers/scratchpad");
+    // `<state>/mcp/<name>-<hash of the name and command>/scratchpad`.
+    let servers = home.path().join(".local/state/overspill/mcp");
+    let entries: Vec<_> = std::fs::read_dir(&servers).unwrap().flatten().collect();
+    assert_eq!(entries.len(), 1, "{said}");
+    let name = entries[0].file_name().into_string().unwrap();
+    assert!(
+        name.starts_with("numbers-") && name.len() == "numbers-".len() + 8,
+        "{name}"
+    );
+    let stored = servers.join(name).join("scratchpad");
     let file = text.lines().find_map(|l| l.strip_prefix("file: ")).unwrap();
     assert!(
         stored.join(file).is_file(),
@@ -848,4 +855,37 @@ fn mcp_fronts_the_server_of_its_configuration_with_that_servers_rules() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn mcp_that_would_start_itself_without_end_stops_at_a_depth_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let servers = dir.path().join("servers.json");
+    let pad = dir.path().join("pad");
+    let entry = serde_json::json!({
+        "command": env!("CARGO_BIN_EXE_overspill"),
+        "args": ["mcp", "--servers", servers, "--name", "self", "--dir", pad, "--init-timeout", "20"],
+    });
+    std::fs::write(
+        &servers,
+        serde_json::json!({"mcpServers": {"self": entry}}).to_string(),
+    )
+    .unwrap();
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+    let out = run(
+        &[
+            "mcp",
+            "--servers",
+            path(&servers),
+            "--name",
+            "self",
+            "--dir",
+            path(&pad),
+        ],
+        &format!("{initialize}\n"),
+    );
+    let said = stderr(&out);
+    // The innermost refuses, and with it the whole chain ends.
+    assert!(said.contains("overspill mcp is 8 proxies deep"), "{said}");
+    assert_eq!(said.matches("proxies deep").count(), 1, "{said}");
 }

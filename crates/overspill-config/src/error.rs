@@ -149,7 +149,7 @@ pub enum ConfigError {
     /// A server entry `overspill mcp` cannot start from (docs/configuration.md#servers-to-front):
     /// of the overspill TOML (`mcp.servers.k8s.args`) or of a client's JSON
     /// (`mcpServers.k8s.args`).
-    #[error("{}{key}: {problem}", server_place(.file, .at))]
+    #[error("{}{}{problem}", server_place(.file, .at), key_prefix(.key))]
     Server {
         /// The file, when the text came from one.
         file: Option<PathBuf>,
@@ -204,6 +204,15 @@ impl ConfigError {
             Self::Server { at, .. } => at.as_ref(),
             Self::Read { .. } | Self::Syntax { .. } | Self::Json { .. } => None,
         }
+    }
+}
+
+/// `key: `, or nothing for the whole file.
+fn key_prefix(key: &KeyPath) -> String {
+    if key.is_root() {
+        String::new()
+    } else {
+        format!("{key}: ")
     }
 }
 

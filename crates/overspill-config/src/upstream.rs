@@ -89,6 +89,20 @@ pub struct Upstreams {
     servers: Vec<Upstream>,
 }
 
+/// The keys of a TOML server table that has a `command` or a `url`.
+const TOML_KEYS: &[&str] = &[
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "headers",
+    "oauth",
+    "type",
+    "disabled",
+    "scratchpad",
+];
+
 /// Looks up an environment variable for `${VAR}` in an entry (`std::env::var(..).ok()`, or a
 /// test's map).
 pub type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
@@ -129,7 +143,15 @@ impl Upstreams {
         for (name, value) in entries(table) {
             let server = path.key(name.get_ref());
             let table = doc.table(&server, value, "a table")?;
+            // A table overspill starts a server from is overspill's: a misspelt key must not
+            // silently drop an argument or a header.
+            if table.get_key_value("command").is_some() || table.get_key_value("url").is_some() {
+                doc.reject_unknown_keys(&server, table, TOML_KEYS, &|_| None)?;
+            }
             let (entry, places) = toml_entry(&doc, table);
+            if entry.get("disabled") == Some(&Value::Bool(true)) {
+                continue;
+            }
             let reader = EntryReader {
                 file,
                 server: &server,
@@ -361,8 +383,20 @@ impl EntryReader<'_> {
                             .to_owned(),
                     ));
                 }
+                // Relative paths are the file's, not those of wherever the proxy was started
+                // (a client may start it in `/`).
+                let cwd = self
+                    .optional_string(entry, "cwd")?
+                    .map(|cwd| self.expand("cwd", &cwd).map(|cwd| self.beside_file(&cwd)))
+                    .transpose()?;
+                let mut command = self.expand("command", &command)?;
+                let is_path = command.contains('/') || command.contains('\\');
+                if is_path && Path::new(&command).is_relative() {
+                    let base = cwd.clone().unwrap_or_else(|| self.beside_file(""));
+                    command = base.join(&command).to_string_lossy().into_owned();
+                }
                 Ok(Some(Transport::Command(CommandServer {
-                    command: self.expand("command", &command)?,
+                    command,
                     args: self
                         .string_list(entry, "args")?
                         .iter()
@@ -373,10 +407,7 @@ impl EntryReader<'_> {
                         .into_iter()
                         .map(|(name, value)| Ok((name, self.expand("env", &value)?)))
                         .collect::<Result<_, ConfigError>>()?,
-                    cwd: self
-                        .optional_string(entry, "cwd")?
-                        .map(|cwd| self.expand("cwd", &cwd).map(PathBuf::from))
-                        .transpose()?,
+                    cwd,
                 })))
             }
             (None, Some(url)) => {
@@ -435,6 +466,12 @@ impl EntryReader<'_> {
         }
     }
 
+    /// `path` as written when absolute, else in the directory of the file it was read from.
+    fn beside_file(&self, path: &str) -> PathBuf {
+        let dir = self.file.and_then(Path::parent).unwrap_or(Path::new(""));
+        dir.join(path)
+    }
+
     fn optional_string(
         &self,
         entry: &Map<String, Value>,
@@ -442,7 +479,11 @@ impl EntryReader<'_> {
     ) -> Result<Option<String>, ConfigError> {
         match entry.get(key) {
             None | Some(Value::Null) => Ok(None),
-            Some(Value::String(text)) if !text.is_empty() => Ok(Some(text.clone())),
+            Some(Value::String(text)) if text.is_empty() => Err(self.error(
+                Some(key),
+                "expected a non-empty string, found \"\"".to_owned(),
+            )),
+            Some(Value::String(text)) => Ok(Some(text.clone())),
             Some(other) => Err(self.expected(key, "a non-empty string", other)),
         }
     }
@@ -505,6 +546,12 @@ impl EntryReader<'_> {
                 ));
             };
             let inner = &after[..end];
+            if inner.contains("${") {
+                return Err(self.error(
+                    Some(key),
+                    format!("`${{` inside `${{…}}` in {text:?}: a default is plain text"),
+                ));
+            }
             let inner = inner.strip_prefix("env:").unwrap_or(inner);
             let (name, default) = match inner.split_once(":-") {
                 Some((name, default)) => (name, Some(default)),
@@ -522,7 +569,9 @@ impl EntryReader<'_> {
                     ),
                 ));
             }
+            // As in a POSIX shell, `:-` takes the default for an empty variable too.
             match ((self.env)(name), default) {
+                (Some(value), Some(default)) if value.is_empty() => out.push_str(default),
                 (Some(value), _) => out.push_str(&value),
                 (None, Some(default)) => out.push_str(default),
                 (None, None) => {

@@ -3,10 +3,11 @@
 //! as the artifact tools). Both go through the one [`crate::Registry`].
 //!
 //! A tool is a unit struct in its own module implementing [`Tool`]: an `Args` struct read by
-//! [`crate::args::parse`] and described by [`crate::args::schema`], a `run` that renders a body and a one-line summary, and a `smaller`
-//! that names the next smaller call (one halving of its window). The budget rule, the footer
-//! and the retry search are shared and live in [`crate::delivery`]; a tool never measures or
-//! charges anything itself.
+//! [`crate::args::parse`] and described by [`crate::args::schema`], a `run` that renders a
+//! body and a one-line summary, and a `smaller` that names the next smaller call (counted on
+//! what `run` rendered, or its window halved where that cannot be counted). The budget rule
+//! and the footer live in [`crate::delivery`], the retry search in the registry; a tool never
+//! measures or charges anything itself.
 
 use schemars::JsonSchema;
 use serde::Serialize;

@@ -5,7 +5,8 @@
 //! Every offered name matches `^[A-Za-z0-9_-]{1,64}$`, the rule model APIs enforce, and is at
 //! most [`Namespace::max_len`] long, which leaves room for the prefix a client adds of its own
 //! (Claude Code offers a tool of the MCP server it calls `overspill` as
-//! `mcp__overspill__<name>`). A name that is too long, or holds other characters, is written
+//! `mcp__overspill__<name>`: 16 characters, the default room; a longer key needs a shorter
+//! `max_len`). A name that is too long, or holds other characters, is written
 //! with them replaced by `_`, cut, and ended with `-` and eight hex digits of a hash of the
 //! original server and name: the same input gives the same name in every run, and two inputs
 //! differ in their hash where their readable parts agree.
@@ -109,38 +110,51 @@ impl Namespace {
         self.max_len
     }
 
-    /// Names every `(server, name)` of one list, in the order given, none equal to another or
-    /// to a `reserved` name (the proxy's own tools). A pair given twice is named once.
+    /// Names every `(server, name)` of one list, none equal to another or to a `reserved` name
+    /// (the proxy's own tools). A pair given twice is named once. The names do not depend on
+    /// the order of the list: a plain name that two pairs would share (`a` + `b__c` and `a__b`
+    /// + `c`), or that is reserved, is given to neither; both are shortened with their hash.
     pub fn name_all<'a>(
         &self,
         entries: impl IntoIterator<Item = (&'a str, &'a str)>,
         reserved: &HashSet<String>,
     ) -> NameTable {
-        let mut table = NameTable::default();
+        let mut origins: Vec<(Origin, String)> = Vec::new();
+        let mut seen = HashSet::new();
+        let mut claims: HashMap<String, usize> = HashMap::new();
         for (server, name) in entries {
             let origin = Origin {
                 server: server.to_owned(),
                 name: name.to_owned(),
             };
-            if table.offered.contains_key(&origin) {
+            if !seen.insert(origin.clone()) {
                 continue;
             }
-            let taken = |candidate: &str| {
-                reserved.contains(candidate) || table.origins.contains_key(candidate)
-            };
             let plain = format!("{server}{}{name}", self.separator);
-            let offered =
-                if plain.len() <= self.max_len && plain.bytes().all(allowed) && !taken(&plain) {
-                    plain
-                } else {
-                    // A readable start and a hash of the origin; another salt on the rare clash.
-                    (0u32..)
-                        .map(|salt| self.shortened(&plain, &origin, salt))
-                        .find(|candidate| !taken(candidate))
-                        .unwrap_or_default()
-                };
-            table.origins.insert(offered.clone(), origin.clone());
-            table.offered.insert(origin, offered);
+            *claims.entry(plain.clone()).or_default() += 1;
+            origins.push((origin, plain));
+        }
+        let mut table = NameTable::default();
+        // Plain names first, so that no shortened name can take one.
+        let (plain, shortened): (Vec<_>, Vec<_>) = origins.into_iter().partition(|(_, plain)| {
+            plain.len() <= self.max_len
+                && plain.bytes().all(allowed)
+                && claims.get(plain) == Some(&1)
+                && !reserved.contains(plain)
+        });
+        for (origin, name) in plain {
+            table.insert(name, origin);
+        }
+        // A hash salted again on the rare clash; which pair clashes cannot depend on order
+        // unless two hashes of different origins agree in 32 bits.
+        for (origin, plain) in shortened {
+            let name = (0u32..)
+                .map(|salt| self.shortened(&plain, &origin, salt))
+                .find(|candidate| {
+                    !reserved.contains(candidate) && !table.origins.contains_key(candidate)
+                })
+                .unwrap_or_default();
+            table.insert(name, origin);
         }
         table
     }
@@ -167,6 +181,11 @@ impl Namespace {
 }
 
 impl NameTable {
+    fn insert(&mut self, offered: String, origin: Origin) {
+        self.origins.insert(offered.clone(), origin.clone());
+        self.offered.insert(origin, offered);
+    }
+
     /// The name offered for `server`'s `name`.
     pub fn offered(&self, server: &str, name: &str) -> Option<&str> {
         self.offered

@@ -14,7 +14,9 @@ use clap::Args;
 use overspill::config::{Config, DEFAULT_MIN_TOKENS, Transport, Upstreams};
 use overspill::{BuildError, Scratchpad};
 use overspill_mcp::oauth::{ClientIdentity, TokenStore};
-use overspill_mcp::{Listen, ProxyError, ProxyOptions, Remote, ScratchFactory, parse_header};
+use overspill_mcp::{
+    Listen, ProxyError, ProxyOptions, Remote, ScratchFactory, Upstream, parse_header,
+};
 
 pub const EXAMPLES: &str = "Speaks MCP on stdin/stdout to the client and runs the real server as a \
 child process. Large tool results are stored (in --dir, under the configuration's memory_dir, or \
@@ -137,7 +139,7 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
     if let Some(address) = args.listen {
         return listen(&args, address, options, config);
     }
-    let default_dir = match default_dir(&args, config.as_ref(), &options.server) {
+    let default_dir = match default_dir(&args, config.as_ref(), &options) {
         Ok(dir) => dir,
         Err(message) => return Ok(super::usage_error(message)),
     };
@@ -195,10 +197,16 @@ fn listen(
     listen.max_sessions = args.max_sessions;
     listen.session_idle = session_idle;
     listen.max_body_bytes = args.max_body_bytes;
-    // Each session's scratchpad: a dir of its own under --dir (or the user's state dir).
-    let base = match &args.dir {
-        Some(dir) => dir.clone(),
-        None => match state_base(&options.server) {
+    // Each session's scratchpad: a dir of its own under --dir, else under the configuration's
+    // memory_dir, else in the user's state dir.
+    let memory_dir = config
+        .as_ref()
+        .and_then(Config::memory_dir)
+        .map(PathBuf::from);
+    let base = match (&args.dir, memory_dir) {
+        (Some(dir), _) => dir.clone(),
+        (None, Some(memory)) => memory.join("sessions"),
+        (None, None) => match state_base(&options) {
             Ok(base) => base.join("sessions"),
             Err(message) => return Ok(super::usage_error(message)),
         },
@@ -292,8 +300,33 @@ fn options(args: &McpArgs) -> Result<ProxyOptions, String> {
         }
         (None, None) => configured(args)?,
     };
-    Ok(options.with_init_timeout(init_timeout))
+    let mut options = options.with_init_timeout(init_timeout);
+    // A servers file may list overspill itself; a proxy that starts itself again and again
+    // stops at a depth no real chain of proxies reaches.
+    let depth: u32 = std::env::var(DEPTH_VAR)
+        .ok()
+        .and_then(|depth| depth.parse().ok())
+        .unwrap_or(0);
+    if depth >= MAX_DEPTH {
+        return Err(format!(
+            "overspill mcp is {depth} proxies deep, each started by the one before: the server \
+             it is told to front starts overspill mcp again (check the --servers file and \
+             --name)"
+        ));
+    }
+    if let Upstream::Command(command) = &mut options.upstream {
+        command
+            .env
+            .insert(DEPTH_VAR.to_owned(), (depth + 1).to_string());
+    }
+    Ok(options)
 }
+
+/// The variable a proxy sets for the server it starts: how many proxies deep that server is.
+const DEPTH_VAR: &str = "OVERSPILL_MCP_DEPTH";
+
+/// The deepest chain of proxies started by one another.
+const MAX_DEPTH: u32 = 8;
 
 /// The server of `--servers` (a client's JSON) or of the `--config` file's `[mcp.servers]`
 /// that `--name` picks, or the file's only one (docs/mcp-proxy.md#servers-from-a-file).
@@ -374,7 +407,11 @@ fn remote(
         };
         Ok(remote.with_oauth(store, login))
     } else if oauth {
-        Err("--oauth signs in itself: leave out the --header 'Authorization: …'".to_owned())
+        Err(
+            "signing in with OAuth (--oauth, or `oauth = true` in the servers file) and an \
+             Authorization header of your own cannot go together: leave out one"
+                .to_owned(),
+        )
     } else {
         Ok(remote)
     }
@@ -393,22 +430,25 @@ fn seconds(flag: &str, value: f64) -> Result<Duration, String> {
 fn default_dir(
     args: &McpArgs,
     config: Option<&Config>,
-    server: &str,
+    options: &ProxyOptions,
 ) -> Result<Option<PathBuf>, String> {
     if args.dir.is_some() || config.and_then(Config::memory_dir).is_some() {
         return Ok(None);
     }
-    state_base(server).map(|base| Some(base.join("scratchpad")))
+    state_base(options).map(|base| Some(base.join("scratchpad")))
 }
 
-/// `<state dir>/mcp/<server>`, the server's name made a plain file name.
-fn state_base(server: &str) -> Result<PathBuf, String> {
+/// `<state dir>/mcp/<server>-<hash>`: the server's name made a plain file name, and a hash of
+/// the name and of what runs it (its command line, or its URL), so that two servers both named
+/// after `npx` do not share their results.
+fn state_base(options: &ProxyOptions) -> Result<PathBuf, String> {
     let state = overspill_mcp::state_dir().ok_or_else(|| {
         "cannot find your state directory to store results in (HOME is not set): give --dir DIR, \
          or memory_dir in the configuration"
             .to_owned()
     })?;
-    let name: String = server
+    let name: String = options
+        .server
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') {
@@ -417,13 +457,18 @@ fn state_base(server: &str) -> Result<PathBuf, String> {
                 '_'
             }
         })
-        .take(64)
+        .take(48)
         .collect();
-    Ok(state.join("mcp").join(if name.is_empty() {
-        "mcp".to_owned()
-    } else {
-        name
-    }))
+    let runs = match &options.upstream {
+        Upstream::Command(command) => std::iter::once(command.command.as_str())
+            .chain(command.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join("\0"),
+        Upstream::Http(remote) => remote.url().to_owned(),
+        _ => String::new(),
+    };
+    let hash = overspill::store::content_hash(format!("{}\0{runs}", options.server).as_bytes());
+    Ok(state.join("mcp").join(format!("{name}-{}", &hash[..8])))
 }
 
 /// The scratchpad for the stdio session, from the flags over the configuration; `dir` when

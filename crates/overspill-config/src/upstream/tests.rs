@@ -231,3 +231,76 @@ fn a_toml_without_servers_has_none() {
     assert!(toml("memory_dir = \"x\"\n").unwrap().is_empty());
     assert!(toml("[mcp]\n").unwrap().is_empty());
 }
+
+#[test]
+fn variables_follow_the_shell_s_rules_for_defaults_and_refuse_nesting() {
+    let env = |name: &str| (name == "EMPTY").then(String::new);
+    let read = |text: &str| Upstreams::from_mcp_json_str(text, None, &env);
+    let servers = read(
+        r#"{"mcpServers": {"a": {"command": "x", "args": ["${EMPTY:-fallback}", "${EMPTY}"]}}}"#,
+    )
+    .unwrap();
+    assert_eq!(command(&servers, "a").args, ["fallback", ""]);
+    let nested =
+        read(r#"{"mcpServers": {"a": {"command": "x", "args": ["${A:-${B}}"]}}}"#).unwrap_err();
+    assert!(
+        nested.to_string().contains("a default is plain text"),
+        "{nested}"
+    );
+}
+
+#[test]
+fn messages_name_an_empty_value_and_the_whole_file_plainly() {
+    let empty = json(r#"{"mcpServers": {"a": {"command": ""}}}"#).unwrap_err();
+    assert_eq!(
+        empty.to_string(),
+        ".mcp.json: mcpServers.a.command: expected a non-empty string, found \"\""
+    );
+    let other = json(r#"{"theme": "dark"}"#).unwrap_err();
+    assert!(
+        other
+            .to_string()
+            .starts_with(".mcp.json: no \"mcpServers\""),
+        "{other}"
+    );
+}
+
+#[test]
+fn relative_paths_are_the_files_not_the_proxys() {
+    let servers = Upstreams::from_mcp_json_str(
+        r#"{"mcpServers": {
+            "a": {"command": "./bin/server", "cwd": "work"},
+            "b": {"command": "./server.py"},
+            "c": {"command": "npx", "cwd": "/abs"}
+        }}"#,
+        Some(Path::new("/home/me/project/.mcp.json")),
+        &no_env,
+    )
+    .unwrap();
+    let a = command(&servers, "a");
+    assert_eq!(a.cwd.as_deref(), Some(Path::new("/home/me/project/work")));
+    assert_eq!(a.command, "/home/me/project/work/./bin/server");
+    assert_eq!(
+        command(&servers, "b").command,
+        "/home/me/project/./server.py"
+    );
+    let c = command(&servers, "c");
+    assert_eq!(
+        (c.command.as_str(), c.cwd.as_deref()),
+        ("npx", Some(Path::new("/abs")))
+    );
+}
+
+#[test]
+fn a_toml_server_table_refuses_a_misspelt_key_and_honours_disabled() {
+    let typo = toml("[mcp.servers.k8s]\ncommand = \"kubectl-mcp\"\narg = [\"--read-only\"]\n")
+        .unwrap_err();
+    assert!(
+        typo.to_string()
+            .contains("mcp.servers.k8s.arg: unknown key in [mcp.servers.k8s]")
+            && typo.to_string().contains("did you mean `args`?"),
+        "{typo}"
+    );
+    let off = toml("[mcp.servers.k8s]\ncommand = \"x\"\ndisabled = true\n[mcp.servers.web]\nurl = \"https://h/mcp\"\n").unwrap();
+    assert_eq!(off.names().collect::<Vec<_>>(), ["web"]);
+}

@@ -59,6 +59,15 @@ fn names_that_read_alike_stay_apart_and_reserved_names_are_never_offered() {
         .collect();
     assert_eq!(offered.len(), 4);
     assert_eq!(table.offered("a_b", "x"), Some("a_b__x"));
+    // Two pairs that would read alike get neither the plain name, whatever their order.
+    for pairs in [
+        [("a", "b__c"), ("a__b", "c")],
+        [("a__b", "c"), ("a", "b__c")],
+    ] {
+        let table = Namespace::default().name_all(pairs, &HashSet::new());
+        assert_ne!(table.offered("a", "b__c"), Some("a__b__c"));
+        assert_ne!(table.offered("a__b", "c"), Some("a__b__c"));
+    }
     assert_ne!(table.offered("k8s", "grep"), Some("k8s__grep"));
 }
 
@@ -107,5 +116,25 @@ proptest! {
         let distinct: HashSet<&(String, String)> = entries.iter().collect();
         prop_assert_eq!(seen.len(), distinct.len());
         prop_assert_eq!(table.len(), distinct.len());
+    }
+
+    /// The names do not depend on the order the servers and tools are listed in, so a call
+    /// routed by name reaches the same tool after a restart or a new listing.
+    #[test]
+    fn offered_names_do_not_depend_on_the_order_of_the_list(
+        entries in proptest::collection::vec(("[a-c_]{0,4}", "[a-c_]{0,4}"), 0..20),
+    ) {
+        let namespace = Namespace::new("_", 16).unwrap();
+        let forward = namespace.name_all(
+            entries.iter().map(|(server, name)| (server.as_str(), name.as_str())),
+            &HashSet::new(),
+        );
+        let backward = namespace.name_all(
+            entries.iter().rev().map(|(server, name)| (server.as_str(), name.as_str())),
+            &HashSet::new(),
+        );
+        for (server, name) in &entries {
+            prop_assert_eq!(forward.offered(server, name), backward.offered(server, name));
+        }
     }
 }
