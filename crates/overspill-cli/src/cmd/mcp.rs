@@ -302,7 +302,7 @@ fn options(args: &McpArgs) -> Result<ProxyOptions, String> {
     };
     let mut options = options.with_init_timeout(init_timeout);
     // A servers file may list overspill itself; a proxy that starts itself again and again
-    // stops at a depth no real chain of proxies reaches.
+    // stops at a depth no real chain of proxies reaches (docs/mcp-proxy.md#servers-from-a-file).
     let depth: u32 = std::env::var(DEPTH_VAR)
         .ok()
         .and_then(|depth| depth.parse().ok())
@@ -314,12 +314,25 @@ fn options(args: &McpArgs) -> Result<ProxyOptions, String> {
              --name)"
         ));
     }
-    if let Upstream::Command(command) = &mut options.upstream {
+    // Only overspill itself is told: any other server sees the environment it would see
+    // without the proxy.
+    if let Upstream::Command(command) = &mut options.upstream
+        && is_overspill(&command.command)
+    {
         command
             .env
             .insert(DEPTH_VAR.to_owned(), (depth + 1).to_string());
     }
     Ok(options)
+}
+
+/// Whether `program` is overspill: named `overspill`, or named as this process's binary.
+fn is_overspill(program: &str) -> bool {
+    let stem = Path::new(program).file_stem();
+    let own = std::env::current_exe().ok();
+    stem.is_some_and(|stem| {
+        stem == "overspill" || own.as_deref().and_then(Path::file_stem) == Some(stem)
+    })
 }
 
 /// The variable a proxy sets for the server it starts: how many proxies deep that server is.
