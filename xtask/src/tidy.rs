@@ -14,7 +14,7 @@ mod links;
 /// from this table is not a layered crate and is not checked.
 pub const LAYERS: &[(&str, &[&str])] = &[
     ("overspill-tokens", &[]),
-    ("overspill-config", &[]),
+    ("overspill-config", &["overspill-json"]),
     ("overspill-json", &[]),
     ("overspill-store", &["overspill-json"]),
     ("overspill-budget", &["overspill-tokens"]),

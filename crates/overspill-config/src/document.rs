@@ -35,8 +35,17 @@ pub(crate) enum Count {
 }
 
 impl<'s> Doc<'s> {
-    pub(crate) fn new(text: &'s str, file: Option<&'s Path>) -> Self {
-        Self { text, file }
+    /// Parses `text` (read from `file`, when given): its spanned tree, and the `Doc` that turns
+    /// the tree's spans into locations.
+    pub(crate) fn parse(
+        text: &'s str,
+        file: Option<&'s Path>,
+    ) -> Result<(Spanned<DeTable<'s>>, Self), ConfigError> {
+        let parsed = DeTable::parse(text).map_err(|error| ConfigError::Syntax {
+            file: file.map(Path::to_path_buf),
+            error: Box::new(error),
+        })?;
+        Ok((parsed, Self { text, file }))
     }
 
     /// The location of a span's start.

@@ -34,9 +34,9 @@
 //!
 //! # Architecture invariant
 //!
-//! This crate depends on no other overspill crate. It validates and resolves
-//! settings; it never counts tokens, touches the scratchpad directory, or
-//! decides anything at run time beyond a threshold lookup. A [`Config`] that
+//! This crate depends on no other overspill crate but `overspill-json` (for the words of JSON
+//! kinds in its messages). It validates and resolves settings; it never counts tokens, touches
+//! the scratchpad directory, or decides anything at run time beyond a threshold lookup. A [`Config`] that
 //! loads is valid: nothing downstream re-checks it.
 
 mod config;
@@ -52,6 +52,7 @@ mod settings;
 mod suggest;
 mod threshold;
 mod upstream;
+mod vars;
 
 pub use config::{Config, MemoryDir, MemoryDirSource};
 pub use error::ConfigError;
@@ -67,3 +68,4 @@ pub use settings::{
 };
 pub use threshold::{Resolution, ThresholdClash, ThresholdTable};
 pub use upstream::{CommandServer, HttpServer, Lookup, Transport, Upstream, Upstreams};
+pub use vars::{VarError, expand_vars};

@@ -47,11 +47,7 @@ const FILTER_ENTRY: &str = "a tool-name pattern string such as \"k8s_*\"";
 
 /// Loads `text` (read from `file`, when given).
 pub(crate) fn load(text: &str, file: Option<&Path>) -> Result<Config, ConfigError> {
-    let parsed = DeTable::parse(text).map_err(|error| ConfigError::Syntax {
-        file: file.map(Path::to_path_buf),
-        error: Box::new(error),
-    })?;
-    let doc = Doc::new(text, file);
+    let (parsed, doc) = Doc::parse(text, file)?;
     let root = parsed.get_ref();
     let top = KeyPath::root();
 

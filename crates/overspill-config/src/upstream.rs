@@ -40,6 +40,7 @@ use crate::document::{Doc, entries};
 use crate::error::ConfigError;
 use crate::location::{KeyPath, Location};
 use crate::suggest;
+use crate::vars::expand_vars;
 
 /// One MCP server to front: the name its tools are offered under, and how to reach it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,11 +124,7 @@ impl Upstreams {
         file: Option<&Path>,
         env: Lookup<'_>,
     ) -> Result<Upstreams, ConfigError> {
-        let parsed = DeTable::parse(text).map_err(|error| ConfigError::Syntax {
-            file: file.map(Path::to_path_buf),
-            error: Box::new(error),
-        })?;
-        let doc = Doc::new(text, file);
+        let (parsed, doc) = Doc::parse(text, file)?;
         let root = parsed.get_ref();
         let mut servers = Vec::new();
         let path = KeyPath::root().key("mcp");
@@ -532,59 +529,9 @@ impl EntryReader<'_> {
         }
     }
 
-    /// `text` with `${VAR}`, `${VAR:-default}` and `${env:VAR}` replaced from the lookup.
+    /// `text` with its variables filled in from the lookup ([`expand_vars`]).
     fn expand(&self, key: &str, text: &str) -> Result<String, ConfigError> {
-        let mut out = String::with_capacity(text.len());
-        let mut rest = text;
-        while let Some(start) = rest.find("${") {
-            out.push_str(&rest[..start]);
-            let after = &rest[start + 2..];
-            let Some(end) = after.find('}') else {
-                return Err(self.error(
-                    Some(key),
-                    format!("`${{` without a closing `}}` in {text:?}"),
-                ));
-            };
-            let inner = &after[..end];
-            if inner.contains("${") {
-                return Err(self.error(
-                    Some(key),
-                    format!("`${{` inside `${{…}}` in {text:?}: a default is plain text"),
-                ));
-            }
-            let inner = inner.strip_prefix("env:").unwrap_or(inner);
-            let (name, default) = match inner.split_once(":-") {
-                Some((name, default)) => (name, Some(default)),
-                None => (inner, None),
-            };
-            let valid =
-                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            if !valid {
-                return Err(self.error(
-                    Some(key),
-                    format!(
-                        "`${{{inner}}}` is not a variable overspill can fill in (it reads \
-                         `${{VAR}}`, `${{VAR:-default}}` and `${{env:VAR}}`); write the value \
-                         itself"
-                    ),
-                ));
-            }
-            // As in a POSIX shell, `:-` takes the default for an empty variable too.
-            match ((self.env)(name), default) {
-                (Some(value), Some(default)) if value.is_empty() => out.push_str(default),
-                (Some(value), _) => out.push_str(&value),
-                (None, Some(default)) => out.push_str(default),
-                (None, None) => {
-                    return Err(self.error(
-                        Some(key),
-                        format!("the variable {name} is not set; set it, or write `${{{name}:-default}}`"),
-                    ));
-                }
-            }
-            rest = &after[end + 1..];
-        }
-        out.push_str(rest);
-        Ok(out)
+        expand_vars(text, self.env).map_err(|error| self.error(Some(key), error.to_string()))
     }
 
     fn expected(&self, key: &str, expected: &str, found: &Value) -> ConfigError {
@@ -607,14 +554,7 @@ impl EntryReader<'_> {
 
 /// What a JSON value is, for an error: `a number`, `an array`.
 fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
+    overspill_json::Kind::of(value).in_words()
 }
 
 #[cfg(test)]

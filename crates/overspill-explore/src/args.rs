@@ -82,7 +82,7 @@ pub fn parse<A: DeserializeOwned + JsonSchema + 'static>(
                 format!(
                     "{tool} takes a JSON object of named arguments, not {}; \
                      for example {{\"file\": \"<name from the pointer>\"}}",
-                    value_kind(other)
+                    overspill_json::Kind::of(other).in_words()
                 ),
             ));
         }
@@ -530,18 +530,6 @@ impl<'de> Visitor<'de> for FlagVisitor {
                 Value::String(v.to_owned())
             ))),
         }
-    }
-}
-
-/// "a string", "an array", … for messages about a JSON value of the wrong kind.
-pub(crate) fn value_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

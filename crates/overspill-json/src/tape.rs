@@ -45,6 +45,37 @@ impl Kind {
         }
     }
 
+    /// The kind of a parsed `serde_json::Value`.
+    pub fn of(value: &serde_json::Value) -> Kind {
+        match value {
+            serde_json::Value::Null => Kind::Null,
+            serde_json::Value::Bool(_) => Kind::Bool,
+            serde_json::Value::Number(_) => Kind::Number,
+            serde_json::Value::String(_) => Kind::String,
+            serde_json::Value::Array(_) => Kind::Array,
+            serde_json::Value::Object(_) => Kind::Object,
+        }
+    }
+
+    /// The kind as a message names a value of it: `an object`, `a number`, `null`.
+    ///
+    /// ```
+    /// use overspill_json::Kind;
+    ///
+    /// assert_eq!(Kind::of(&serde_json::json!([1])).in_words(), "an array");
+    /// assert_eq!(Kind::Null.in_words(), "null");
+    /// ```
+    pub fn in_words(self) -> &'static str {
+        match self {
+            Kind::Object => "an object",
+            Kind::Array => "an array",
+            Kind::String => "a string",
+            Kind::Number => "a number",
+            Kind::Bool => "a boolean",
+            Kind::Null => "null",
+        }
+    }
+
     /// Every kind, in the order schemas list them.
     pub const ALL: [Kind; 6] = [
         Kind::Object,

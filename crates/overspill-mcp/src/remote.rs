@@ -13,6 +13,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use overspill::config::{VarError, expand_vars};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, WWW_AUTHENTICATE};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
@@ -184,33 +185,18 @@ pub fn parse_header(spec: &str) -> Result<(String, String), ProxyError> {
             reason: "the header has no name; write it as `Name: value`".to_owned(),
         });
     }
-    let value = expand(value.trim(), |var| std::env::var(var).ok()).map_err(|var| {
-        ProxyError::MissingEnv {
-            var,
-            header: name.to_owned(),
-        }
-    })?;
+    let value =
+        expand_vars(value.trim(), |var| std::env::var(var).ok()).map_err(|error| match error {
+            VarError::Unset(var) => ProxyError::MissingEnv {
+                var,
+                header: name.to_owned(),
+            },
+            other => ProxyError::InvalidHeader {
+                name: name.to_owned(),
+                reason: other.to_string(),
+            },
+        })?;
     Ok((name.to_owned(), value))
-}
-
-/// `text` with each `${VAR}` replaced by `lookup(VAR)`; `Err(VAR)` for the first one unset.
-/// A `$` not followed by `{` is kept as it is.
-fn expand(text: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<String, String> {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            out.push_str(&rest[start..]);
-            return Ok(out);
-        };
-        let var = &after[..end];
-        out.push_str(&lookup(var).ok_or_else(|| var.to_owned())?);
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
 }
 
 /// One session's connection to the remote server.

@@ -38,14 +38,22 @@ fn requests_of_earlier_revisions_get_no_stateless_headers() {
 }
 
 #[test]
-fn variables_in_a_header_value_are_expanded() {
-    let lookup = |var: &str| (var == "TOKEN").then(|| "s3cret".to_owned());
-    assert_eq!(
-        expand("Bearer ${TOKEN}", lookup),
-        Ok("Bearer s3cret".to_owned())
-    );
-    assert_eq!(expand("a $b ${", lookup), Ok("a $b ${".to_owned()));
-    assert_eq!(expand("${NOPE}", lookup), Err("NOPE".to_owned()));
+fn variables_in_a_header_value_are_expanded_by_the_configurations_reader() {
+    if let Ok(home) = std::env::var("HOME") {
+        let (name, value) = parse_header("X-Home: at ${HOME} $PATH").unwrap();
+        assert_eq!(
+            (name.as_str(), value),
+            ("X-Home", format!("at {home} $PATH"))
+        );
+    }
+    assert!(matches!(
+        parse_header("Authorization: Bearer ${OVERSPILL_SURELY_UNSET_7F3A}"),
+        Err(ProxyError::MissingEnv { ref var, .. }) if var == "OVERSPILL_SURELY_UNSET_7F3A"
+    ));
+    assert!(matches!(
+        parse_header("X-Key: a ${"),
+        Err(ProxyError::InvalidHeader { ref reason, .. }) if reason.contains("without a closing")
+    ));
 }
 
 #[test]
