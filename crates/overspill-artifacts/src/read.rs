@@ -16,7 +16,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use overspill_explore::delivery;
-use overspill_explore::{ExploreContext, Extraction, HostTool, Pointer, ToolError};
+use overspill_explore::{Caller, ExploreContext, Extraction, HostTool, Pointer, ToolError};
 use overspill_store::{Format, ReadRoot, Stored, count_lines, relative_ref};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -49,8 +49,19 @@ pub enum Reader<'a> {
     /// The coordinator: no scratchpad, no budget.
     Coordinator,
     /// A worker: its context's read root must be the run's worker read root, based at its
-    /// scratchpad dir ([`Run::open_worker_read_root`]).
+    /// scratchpad dir ([`Run::open_worker_read_root`]). A pointer offers every exploration
+    /// tool, unprefixed.
     Worker(&'a ExploreContext),
+    /// A worker whose pointer offers the exploration tools it has (`tools`), named as it calls
+    /// them (behind `tool_prefix`): what the `read_artifact` tool passes from its registry.
+    WorkerOffering {
+        /// As for [`Reader::Worker`].
+        ctx: &'a ExploreContext,
+        /// The exploration tools the worker has.
+        tools: &'a [&'static str],
+        /// The prefix of their names (`""` for none).
+        tool_prefix: &'a str,
+    },
 }
 
 /// Reads artifact `filename` of the current run (or of `run_id`, another run of the session)
@@ -96,7 +107,15 @@ pub fn read_artifact(
         Reader::Coordinator => read_inline(dir, filename),
         Reader::Worker(ctx) => {
             let other_run = (target.run_id() != run.run_id()).then(|| target.run_id());
-            read_for_worker(ctx, &path, filename, other_run)
+            read_for_worker(ctx, None, &path, filename, other_run)
+        }
+        Reader::WorkerOffering {
+            ctx,
+            tools,
+            tool_prefix,
+        } => {
+            let other_run = (target.run_id() != run.run_id()).then(|| target.run_id());
+            read_for_worker(ctx, Some((tools, tool_prefix)), &path, filename, other_run)
         }
     }
 }
@@ -128,8 +147,15 @@ impl HostTool for ReadArtifact {
         session.";
     type Args = ReadArtifactArgs;
 
-    fn answer(&self, ctx: Option<&ExploreContext>, args: ReadArtifactArgs) -> String {
-        let reader = ctx.map_or(Reader::Coordinator, Reader::Worker);
+    fn answer(&self, caller: &Caller<'_>, args: ReadArtifactArgs) -> String {
+        let reader = match caller.ctx {
+            Some(ctx) => Reader::WorkerOffering {
+                ctx,
+                tools: caller.tools,
+                tool_prefix: caller.tool_prefix,
+            },
+            None => Reader::Coordinator,
+        };
         read_artifact(
             self.run.as_ref(),
             reader,
@@ -189,10 +215,12 @@ fn read_inline(dir: &Path, filename: &str) -> String {
     }
 }
 
-/// A worker's read: inline and charged when it fits, a pointer otherwise.
-/// `other_run` names the run read from when it is not the current one (for the footer).
+/// A worker's read: inline and charged when it fits, a pointer otherwise (offering `offered`
+/// tools behind their prefix, or every exploration tool). `other_run` names the run read from
+/// when it is not the current one (for the footer).
 fn read_for_worker(
     ctx: &ExploreContext,
+    offered: Option<(&[&str], &str)>,
     path: &Path,
     filename: &str,
     other_run: Option<&str>,
@@ -244,9 +272,11 @@ fn read_for_worker(
         companions: Vec::new(),
         already_existed: true,
     };
-    Pointer::new(TOOL, &stored, tokens, ctx.counter())
-        .with_content(&text)
-        .render()
+    let pointer = Pointer::new(TOOL, &stored, tokens, ctx.counter()).with_content(&text);
+    match offered {
+        Some((tools, prefix)) => pointer.with_tools(tools).with_tool_prefix(prefix).render(),
+        None => pointer.render(),
+    }
 }
 
 /// The artifact's path relative to the worker's base dir, checked to resolve to the artifact

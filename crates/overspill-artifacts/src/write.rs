@@ -4,7 +4,7 @@ use std::fs;
 use std::io;
 use std::path::PathBuf;
 
-use overspill_explore::{ExploreContext, HostTool};
+use overspill_explore::{Caller, HostTool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -137,8 +137,10 @@ impl HostTool for WriteArtifact {
         {\"written\": true, \"filename\": \"coordinator-runbook-draft.md\", \"replaced\": \
         false}; list that `filename` in the artifacts of the tasks that need it.";
     type Args = WriteArtifactArgs;
+    // An artifact is content of any size; the answer quotes only the stored file name.
+    const LONG_ARGUMENTS: bool = true;
 
-    fn answer(&self, _ctx: Option<&ExploreContext>, args: WriteArtifactArgs) -> String {
+    fn answer(&self, _caller: &Caller<'_>, args: WriteArtifactArgs) -> String {
         write_artifact(self.run.as_ref(), &args.name, &args.content).to_string()
     }
 }

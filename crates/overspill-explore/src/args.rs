@@ -73,6 +73,27 @@ pub fn parse<A: DeserializeOwned + JsonSchema + 'static>(
     tool: &str,
     arguments: &Value,
 ) -> Result<A, ToolError> {
+    read(tool, arguments, true)
+}
+
+/// [`parse`] without the length limit of string arguments ([`MAX_STRING_BYTES`]), for a tool
+/// whose string argument is content it keeps (`write_artifact`'s `content`), not words its
+/// answer quotes back.
+///
+/// # Errors
+/// As [`parse`], but for length.
+pub fn parse_any_length<A: DeserializeOwned + JsonSchema + 'static>(
+    tool: &str,
+    arguments: &Value,
+) -> Result<A, ToolError> {
+    read(tool, arguments, false)
+}
+
+fn read<A: DeserializeOwned + JsonSchema + 'static>(
+    tool: &str,
+    arguments: &Value,
+    limit_lengths: bool,
+) -> Result<A, ToolError> {
     let mut map = match arguments {
         Value::Null => Map::new(),
         Value::Object(map) => map.clone(),
@@ -87,7 +108,9 @@ pub fn parse<A: DeserializeOwned + JsonSchema + 'static>(
             ));
         }
     };
-    check_lengths(&map)?;
+    if limit_lengths {
+        check_lengths(&map)?;
+    }
     let schema = schema::<A>();
     let no_properties = Map::new();
     let properties = schema["properties"].as_object().unwrap_or(&no_properties);

@@ -30,7 +30,7 @@ use crate::delivery::{self, Measured};
 use crate::error::{TooLarge, ToolError};
 use crate::json_tools;
 use crate::line_tools;
-use crate::tool::{HostTool, Tool};
+use crate::tool::{Caller, HostTool, Tool};
 
 /// Every runnable tool, in the order they are listed to the model. One line per tool.
 const RUNNABLE: &[&dyn Runnable] = &[
@@ -178,7 +178,25 @@ impl Registry {
     /// agent that explores nothing, whose set holds only host tools), and returns what the
     /// model receives. Never fails.
     pub fn answer(&self, ctx: Option<&ExploreContext>, name: &str, arguments: &Value) -> String {
-        match self.run(ctx, name, arguments) {
+        self.answer_as(ctx, "", name, arguments)
+    }
+
+    /// [`Registry::answer`] for a host that puts `tool_prefix` before the exploration tools'
+    /// names, so that what a host tool answers (a pointer) names them as the model calls them.
+    pub fn answer_as(
+        &self,
+        ctx: Option<&ExploreContext>,
+        tool_prefix: &str,
+        name: &str,
+        arguments: &Value,
+    ) -> String {
+        let tools = self.exploration_names();
+        let caller = Caller {
+            ctx,
+            tools: &tools,
+            tool_prefix,
+        };
+        match self.run(&caller, name, arguments) {
             Ok(text) => text,
             // An error is not charged, but it must not cost more than a result may either.
             Err(error) => match ctx {
@@ -200,15 +218,16 @@ impl Registry {
         name: &str,
         arguments: &Value,
     ) -> Result<String, ToolError> {
-        self.run(Some(ctx), name, arguments)
+        let tools = self.exploration_names();
+        let caller = Caller {
+            ctx: Some(ctx),
+            tools: &tools,
+            tool_prefix: "",
+        };
+        self.run(&caller, name, arguments)
     }
 
-    fn run(
-        &self,
-        ctx: Option<&ExploreContext>,
-        name: &str,
-        arguments: &Value,
-    ) -> Result<String, ToolError> {
+    fn run(&self, caller: &Caller<'_>, name: &str, arguments: &Value) -> Result<String, ToolError> {
         let tool = self.find(name).ok_or_else(|| {
             ToolError::invalid_argument(
                 None,
@@ -218,7 +237,7 @@ impl Registry {
                 ),
             )
         })?;
-        tool.call(self, ctx, arguments)
+        tool.call(self, caller, arguments)
     }
 
     /// The `<tool>_too_large` error for a refused result: the retry found from the tool's own
@@ -366,7 +385,7 @@ trait Runnable: Send + Sync {
     fn call(
         &self,
         registry: &Registry,
-        ctx: Option<&ExploreContext>,
+        caller: &Caller<'_>,
         arguments: &Value,
     ) -> Result<String, ToolError>;
     /// Runs a candidate retry and measures it; `None` when it does not parse or run, or is a
@@ -402,10 +421,10 @@ impl<T: Tool> Runnable for Entry<T> {
     fn call(
         &self,
         registry: &Registry,
-        ctx: Option<&ExploreContext>,
+        caller: &Caller<'_>,
         arguments: &Value,
     ) -> Result<String, ToolError> {
-        let Some(ctx) = ctx else {
+        let Some(ctx) = caller.ctx else {
             return Err(ToolError::invalid_argument(
                 None,
                 format!(
@@ -467,11 +486,15 @@ impl<T: HostTool> Runnable for Hosted<T> {
     fn call(
         &self,
         _registry: &Registry,
-        ctx: Option<&ExploreContext>,
+        caller: &Caller<'_>,
         arguments: &Value,
     ) -> Result<String, ToolError> {
-        let args = args::parse::<T::Args>(T::NAME, arguments)?;
-        Ok(self.0.answer(ctx, args))
+        let args = if T::LONG_ARGUMENTS {
+            args::parse_any_length::<T::Args>(T::NAME, arguments)?
+        } else {
+            args::parse::<T::Args>(T::NAME, arguments)?
+        };
+        Ok(self.0.answer(caller, args))
     }
 
     fn step(&self, _ctx: &ExploreContext, _arguments: &Value) -> Option<Step> {

@@ -110,7 +110,7 @@ pub trait Tool: 'static {
 /// read once by [`crate::args::parse`], and a call to it dispatched by name.
 ///
 /// ```
-/// use overspill_explore::{ExploreContext, HostTool, Registry};
+/// use overspill_explore::{Caller, HostTool, Registry};
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
 ///
@@ -128,7 +128,7 @@ pub trait Tool: 'static {
 ///     const DESCRIPTION: &'static str = "Tell the time.";
 ///     type Args = Args;
 ///
-///     fn answer(&self, _ctx: Option<&ExploreContext>, args: Args) -> String {
+///     fn answer(&self, _caller: &Caller<'_>, args: Args) -> String {
 ///         format!("{} in {}", self.0, args.zone)
 ///     }
 /// }
@@ -148,10 +148,27 @@ pub trait HostTool: Send + Sync + 'static {
     /// The arguments: field docs are the descriptions the model reads.
     type Args: DeserializeOwned + JsonSchema + 'static;
 
-    /// The text the model receives for `args`. `ctx` is the calling agent's exploration
-    /// context (its read root, counter and budget), `None` for an agent that explores nothing
-    /// (an orchestration coordinator). Never fails: an error is an answer too.
-    fn answer(&self, ctx: Option<&ExploreContext>, args: Self::Args) -> String;
+    /// Whether a string argument may be longer than [`crate::args::MAX_STRING_BYTES`]: true
+    /// for a tool that keeps what it is given (`write_artifact`'s `content`) and bounds
+    /// whatever of it its answer quotes; false (the default) holds it to the exploration
+    /// tools' limit.
+    const LONG_ARGUMENTS: bool = false;
+
+    /// The text the model receives for `args`, called by `caller`. Never fails: an error is an
+    /// answer too.
+    fn answer(&self, caller: &Caller<'_>, args: Self::Args) -> String;
+}
+
+/// The agent that calls a [`HostTool`], as the registry knows it.
+#[derive(Debug, Clone, Copy)]
+pub struct Caller<'a> {
+    /// The agent's exploration context (its read root, counter and budget); `None` for an
+    /// agent that explores nothing (an orchestration coordinator).
+    pub ctx: Option<&'a ExploreContext>,
+    /// The exploration tools of the registry, which a pointer the tool answers with offers.
+    pub tools: &'a [&'static str],
+    /// The prefix the host puts before their names (`""` for none).
+    pub tool_prefix: &'a str,
 }
 
 /// What a tool run produced, before the footer and the budget rule.

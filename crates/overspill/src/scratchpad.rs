@@ -101,9 +101,10 @@ impl Scratchpad {
 
     /// [`call`](Self::call) with already parsed arguments.
     pub fn call_value(&self, tool: &str, arguments: &Value) -> String {
+        let prefix = self.inner.tool_prefix();
         self.inner
             .registry
-            .answer(self.inner.ctx(), tool, arguments)
+            .answer_as(self.inner.ctx(), &prefix, tool, arguments)
     }
 
     /// Whether `tool` is one this scratchpad answers (so the host routes the call to

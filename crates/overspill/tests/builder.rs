@@ -325,3 +325,40 @@ fn every_tool_of_a_role_is_listed_and_answered_by_its_one_registry() {
     assert!(pointer.contains("grep"), "{pointer}");
     assert!(!pointer.contains("read_artifact"), "{pointer}");
 }
+
+#[test]
+fn a_large_artifact_points_to_the_tools_the_worker_has_as_it_calls_them() {
+    let memory = tempfile::tempdir().unwrap();
+    let config = config(memory.path(), "");
+    let coordinator = Scratchpad::from_config(&config)
+        .coordinator()
+        .run("run-1", 0)
+        .build()
+        .unwrap();
+    let rows: String = (0..4_000)
+        .map(|i| format!("row {i}: status ok, latency {} ms\n", i % 97))
+        .collect();
+    let written = coordinator.call(
+        "write_artifact",
+        &json!({"name": "rows.txt", "content": rows}).to_string(),
+    );
+    assert!(written.contains(r#""written":true"#), "{written}");
+    let worker = Scratchpad::from_config(&config)
+        .worker("analyst")
+        .run("run-1", 1)
+        .tool_prefix("sp_")
+        .without_tools(["query"])
+        .build()
+        .unwrap();
+    let pointer = worker.call("read_artifact", r#"{"filename": "coordinator-rows.txt"}"#);
+    assert!(pointer.starts_with("[overspill]"), "{pointer}");
+    let offered = pointer
+        .lines()
+        .find(|line| line.starts_with("Explore it with these tools"))
+        .unwrap();
+    assert!(
+        offered.contains("sp_grep") && offered.contains("sp_head"),
+        "{offered}"
+    );
+    assert!(!offered.contains("query"), "{offered}");
+}
