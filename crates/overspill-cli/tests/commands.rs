@@ -636,37 +636,13 @@ fn mcp_started_in_the_root_directory_by_a_user_stores_results_in_their_state_dir
     } else {
         Command::new(&binary)
     };
-    let mut child = command
+    command
         .args(["mcp", "--name", "numbers", "--", "sh", "-c", NUMBERS_SERVER])
         .current_dir("/")
         .env("HOME", home.path())
-        .env_remove("XDG_STATE_HOME")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    for message in [
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
-        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"numbers","arguments":{}}}"#,
-    ] {
-        writeln!(stdin, "{message}").unwrap();
-    }
-    let stdout = child.stdout.take().unwrap();
-    let mut call = serde_json::Value::Null;
-    for line in std::io::BufReader::new(stdout).lines() {
-        let answer: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
-        if answer["id"] == 3 {
-            call = answer;
-            break;
-        }
-    }
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    let said = stderr(&out);
+        .env_remove("XDG_STATE_HOME");
+    let (answers, said) = call_tools(command, &["numbers"]);
+    let call = &answers[0];
     let text = call["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or_default();
@@ -714,11 +690,11 @@ fn mcp_with_a_directory_it_cannot_write_says_which_flag_to_set_and_stops() {
     assert_eq!(said.matches("cannot store results").count(), 1, "{said}");
 }
 
-/// Speaks to `overspill mcp` with `args` as a client would: initializes, lists the tools, calls
-/// `where` then `numbers`; gives their two answers and what the proxy said on stderr.
-fn call_where_and_numbers(args: &[&str]) -> (serde_json::Value, serde_json::Value, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_overspill"))
-        .args(args)
+/// Speaks to the proxy `command` starts as a client would: initializes, lists the tools, and
+/// calls each of `tools` in turn; gives their answers, in order, and what the proxy said on
+/// stderr.
+fn call_tools(mut command: Command, tools: &[&str]) -> (Vec<serde_json::Value>, String) {
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -729,27 +705,42 @@ fn call_where_and_numbers(args: &[&str]) -> (serde_json::Value, serde_json::Valu
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
-        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"where","arguments":{}}}"#,
-        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"numbers","arguments":{}}}"#,
     ] {
         writeln!(stdin, "{message}").unwrap();
+    }
+    // The calls are ids 3, 4, …
+    let ids: Vec<u64> = (3..).take(tools.len()).collect();
+    for (id, tool) in ids.iter().zip(tools) {
+        let call = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": {}}});
+        writeln!(stdin, "{call}").unwrap();
     }
     let mut answers = std::collections::HashMap::new();
     for line in std::io::BufReader::new(child.stdout.take().unwrap()).lines() {
         let answer: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
         let id = answer["id"].as_u64().unwrap_or_default();
         answers.insert(id, answer);
-        if answers.contains_key(&3) && answers.contains_key(&4) {
+        if ids.iter().all(|id| answers.contains_key(id)) {
             break;
         }
     }
     drop(stdin);
     let out = child.wait_with_output().unwrap();
-    (
-        answers.remove(&3).unwrap_or_default(),
-        answers.remove(&4).unwrap_or_default(),
-        stderr(&out),
-    )
+    let answers = ids
+        .iter()
+        .map(|id| answers.remove(id).unwrap_or_default())
+        .collect();
+    (answers, stderr(&out))
+}
+
+/// [`call_tools`] of `where` then `numbers` on the proxy started with `args`.
+fn call_where_and_numbers(args: &[&str]) -> (serde_json::Value, serde_json::Value, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_overspill"));
+    command.args(args);
+    let (mut answers, said) = call_tools(command, &["where", "numbers"]);
+    let numbers = answers.pop().unwrap_or_default();
+    let place = answers.pop().unwrap_or_default();
+    (place, numbers, said)
 }
 
 fn text_of(answer: &serde_json::Value) -> &str {

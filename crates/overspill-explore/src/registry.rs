@@ -136,6 +136,11 @@ impl Registry {
             .collect()
     }
 
+    /// The definition of the tool `name`, if the set holds it.
+    pub fn definition(&self, name: &str) -> Option<&'static Definition> {
+        self.find(name).map(Runnable::definition)
+    }
+
     /// The tools as MCP tools (`tools/list` entries).
     pub fn mcp_tools(&self) -> Vec<Value> {
         self.definitions()
@@ -190,13 +195,7 @@ impl Registry {
         name: &str,
         arguments: &Value,
     ) -> String {
-        let tools = self.exploration_names();
-        let caller = Caller {
-            ctx,
-            tools: &tools,
-            tool_prefix,
-        };
-        match self.run(&caller, name, arguments) {
+        match self.run(ctx, tool_prefix, name, arguments) {
             Ok(text) => text,
             // An error is not charged, but it must not cost more than a result may either.
             Err(error) => match ctx {
@@ -218,16 +217,18 @@ impl Registry {
         name: &str,
         arguments: &Value,
     ) -> Result<String, ToolError> {
-        let tools = self.exploration_names();
-        let caller = Caller {
-            ctx: Some(ctx),
-            tools: &tools,
-            tool_prefix: "",
-        };
-        self.run(&caller, name, arguments)
+        self.run(Some(ctx), "", name, arguments)
     }
 
-    fn run(&self, caller: &Caller<'_>, name: &str, arguments: &Value) -> Result<String, ToolError> {
+    /// Runs the tool `name` for the agent with `ctx` whose host puts `tool_prefix` before the
+    /// exploration tools' names.
+    fn run(
+        &self,
+        ctx: Option<&ExploreContext>,
+        tool_prefix: &str,
+        name: &str,
+        arguments: &Value,
+    ) -> Result<String, ToolError> {
         let tool = self.find(name).ok_or_else(|| {
             ToolError::invalid_argument(
                 None,
@@ -237,7 +238,13 @@ impl Registry {
                 ),
             )
         })?;
-        tool.call(self, caller, arguments)
+        let tools = self.exploration_names();
+        let caller = Caller {
+            ctx,
+            tools: &tools,
+            tool_prefix,
+        };
+        tool.call(self, &caller, arguments)
     }
 
     /// The `<tool>_too_large` error for a refused result: the retry found from the tool's own

@@ -138,11 +138,7 @@ fn json_value() -> impl Strategy<Value = Value> {
 
 /// The declared argument names of a tool, from its schema.
 fn declared(registry: &Registry, tool: &str) -> Vec<String> {
-    let definition = registry
-        .definitions()
-        .into_iter()
-        .find(|d| d.name == tool)
-        .unwrap();
+    let definition = registry.definition(tool).unwrap();
     definition.input_schema()["properties"]
         .as_object()
         .unwrap()

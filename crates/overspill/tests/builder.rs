@@ -5,7 +5,7 @@
 use overspill::budget::Baseline;
 use overspill::config::Config;
 use overspill::tokens::counter_for;
-use overspill::{BuildError, Intercepted, Scratchpad, ToolFormat, ToolOutput};
+use overspill::{BuildError, Intercepted, Scratchpad, ScratchpadBuilder, ToolFormat, ToolOutput};
 use serde_json::{Value, json};
 
 fn config(memory: &std::path::Path, extra: &str) -> Config {
@@ -32,6 +32,22 @@ max_extraction_tokens = 5000
         memory.display()
     ))
     .unwrap()
+}
+
+/// The coordinator of run `run-1`.
+fn coordinator(config: &Config) -> Scratchpad {
+    Scratchpad::from_config(config)
+        .coordinator()
+        .run("run-1", 0)
+        .build()
+        .unwrap()
+}
+
+/// The worker `analyst` of run `run-1`, to finish building.
+fn analyst(config: &Config) -> ScratchpadBuilder {
+    Scratchpad::from_config(config)
+        .worker("analyst")
+        .run("run-1", 1)
 }
 
 #[test]
@@ -82,11 +98,7 @@ fn worker_mode_uses_its_merged_settings_and_reads_under_the_session_dir() {
 fn a_worker_reads_result_artifacts_in_place_and_its_event_carries_its_name() {
     let memory = tempfile::tempdir().unwrap();
     let config = config(memory.path(), "");
-    let coordinator = Scratchpad::from_config(&config)
-        .coordinator()
-        .run("run-1", 0)
-        .build()
-        .unwrap();
+    let coordinator = coordinator(&config);
     assert!(coordinator.tool_names() == ["write_artifact", "read_artifact"]);
     let written = coordinator.call(
         "write_artifact",
@@ -103,11 +115,7 @@ fn a_worker_reads_result_artifacts_in_place_and_its_event_carries_its_name() {
         Intercepted::Inline(_)
     ));
 
-    let worker = Scratchpad::from_config(&config)
-        .worker("analyst")
-        .run("run-1", 1)
-        .build()
-        .unwrap();
+    let worker = analyst(&config).build().unwrap();
     let text = worker.call("read_artifact", r#"{"filename": "coordinator-brief.md"}"#);
     assert!(
         text.starts_with("# Brief\nRestart api-7.\n--- read_artifact:"),
@@ -281,11 +289,7 @@ fn cleanup_removes_a_single_agents_dir_and_refuses_a_worker() {
 fn every_tool_of_a_role_is_listed_and_answered_by_its_one_registry() {
     let memory = tempfile::tempdir().unwrap();
     let config = config(memory.path(), "");
-    let coordinator = Scratchpad::from_config(&config)
-        .coordinator()
-        .run("run-1", 0)
-        .build()
-        .unwrap();
+    let coordinator = coordinator(&config);
     let unknown = coordinator.call("grep", r#"{"file": "x", "pattern": "y"}"#);
     assert!(
         unknown
@@ -299,11 +303,7 @@ fn every_tool_of_a_role_is_listed_and_answered_by_its_one_registry() {
         "{misspelt}"
     );
 
-    let worker = Scratchpad::from_config(&config)
-        .worker("analyst")
-        .run("run-1", 1)
-        .build()
-        .unwrap();
+    let worker = analyst(&config).build().unwrap();
     let names = worker.tool_names();
     let listed: Vec<Value> = worker.tool_definitions(ToolFormat::Mcp);
     assert_eq!(
@@ -330,11 +330,7 @@ fn every_tool_of_a_role_is_listed_and_answered_by_its_one_registry() {
 fn a_large_artifact_points_to_the_tools_the_worker_has_as_it_calls_them() {
     let memory = tempfile::tempdir().unwrap();
     let config = config(memory.path(), "");
-    let coordinator = Scratchpad::from_config(&config)
-        .coordinator()
-        .run("run-1", 0)
-        .build()
-        .unwrap();
+    let coordinator = coordinator(&config);
     let rows: String = (0..4_000)
         .map(|i| format!("row {i}: status ok, latency {} ms\n", i % 97))
         .collect();
@@ -343,9 +339,7 @@ fn a_large_artifact_points_to_the_tools_the_worker_has_as_it_calls_them() {
         &json!({"name": "rows.txt", "content": rows}).to_string(),
     );
     assert!(written.contains(r#""written":true"#), "{written}");
-    let worker = Scratchpad::from_config(&config)
-        .worker("analyst")
-        .run("run-1", 1)
+    let worker = analyst(&config)
         .tool_prefix("sp_")
         .without_tools(["query"])
         .build()

@@ -88,11 +88,7 @@ fn the_artifact_tools_answer_through_the_registry_with_persistence_off() {
 /// A host tool is one unit: what the registry lists and how it reads a call come from the
 /// tool's own impl and `Args` type, with no other place to edit.
 fn assert_one_unit<T: overspill_explore::HostTool>(registry: &Registry) {
-    let definition = registry
-        .definitions()
-        .into_iter()
-        .find(|d| d.name == T::NAME)
-        .unwrap();
+    let definition = registry.definition(T::NAME).unwrap();
     assert_eq!(definition.description, T::DESCRIPTION);
     assert_eq!(definition.input_schema(), *args::schema::<T::Args>());
     let refused = registry.answer(None, T::NAME, &json!({"no_such_argument": 1}));

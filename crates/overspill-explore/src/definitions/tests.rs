@@ -1,8 +1,7 @@
 use super::*;
 
 fn read_definition() -> &'static Definition {
-    let tools = crate::registry::tools();
-    tools.into_iter().find(|d| d.name == "read").unwrap()
+    crate::registry::Registry::new().definition("read").unwrap()
 }
 
 #[test]

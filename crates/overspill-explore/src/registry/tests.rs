@@ -196,11 +196,7 @@ fn refusing_fixture() -> Fixture {
 /// itself: one run, no chain of halves.
 fn assert_one_unit<T: Tool>(call: Value, counted: bool) {
     let registry = Registry::new();
-    let definition = registry
-        .definitions()
-        .into_iter()
-        .find(|d| d.name == T::NAME)
-        .unwrap();
+    let definition = registry.definition(T::NAME).unwrap();
     assert_eq!(definition.description, T::DESCRIPTION);
     assert_eq!(definition.input_schema(), *args::schema::<T::Args>());
 
