@@ -735,9 +735,18 @@ fn call_tools(mut command: Command, tools: &[&str]) -> (Vec<serde_json::Value>, 
 
 /// [`call_tools`] of `where` then `numbers` on the proxy started with `args`.
 fn call_where_and_numbers(args: &[&str]) -> (serde_json::Value, serde_json::Value, String) {
+    call_named(args, "where", "numbers")
+}
+
+/// [`call_tools`] of `first` then `second` on the proxy started with `args`.
+fn call_named(
+    args: &[&str],
+    first: &str,
+    second: &str,
+) -> (serde_json::Value, serde_json::Value, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_overspill"));
     command.args(args);
-    let (mut answers, said) = call_tools(command, &["where", "numbers"]);
+    let (mut answers, said) = call_tools(command, &[first, second]);
     let numbers = answers.pop().unwrap_or_default();
     let place = answers.pop().unwrap_or_default();
     (place, numbers, said)
@@ -786,21 +795,57 @@ fn mcp_fronts_a_server_of_a_clients_mcp_servers_file_with_its_env_and_cwd() {
         "{said}"
     );
 
-    // Two servers and no --name: which one is not guessed.
-    let out = run(&["mcp", "--servers", path(&servers)], "");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("configures 2 servers (other, numbers)")
-            && stderr(&out).contains("give --name"),
-        "{}",
-        stderr(&out)
-    );
     let out = run(&["mcp", "--servers", path(&servers), "--name", "nope"], "");
     assert!(
         stderr(&out).contains("has no server `nope`; it has: other, numbers"),
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn mcp_without_name_fronts_every_server_of_the_file_as_one_gateway() {
+    let dir = tempfile::tempdir().unwrap();
+    let servers = dir.path().join("mcp.json");
+    let numbers = |greeting: &str| {
+        serde_json::json!({"command": "sh", "args": ["-c", NUMBERS_SERVER],
+                           "env": {"GREETING": greeting}})
+    };
+    // A server that refuses connections: withdrawn, the others still answer.
+    let refused = serde_json::json!({"type": "http", "url": "http://127.0.0.1:9/mcp"});
+    std::fs::write(
+        &servers,
+        serde_json::json!({"mcpServers": {
+            "one": numbers("one"), "two": numbers("two"), "down": refused
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let home = dir.path().join("home");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_overspill"));
+    command
+        .args(["mcp", "--servers", path(&servers), "--init-timeout", "5"])
+        .env("HOME", &home)
+        .env_remove("XDG_STATE_HOME");
+    let (answers, said) = call_tools(command, &["one__where", "two__where", "one__numbers"]);
+    assert!(text_of(&answers[0]).starts_with("one in "), "{said}");
+    assert!(text_of(&answers[1]).starts_with("two in "), "{said}");
+    assert!(
+        text_of(&answers[2]).starts_with("[overspill] The result of `numbers`"),
+        "{said}"
+    );
+    // One results directory for the file, and a log file per child server, both announced.
+    assert!(said.contains("large results are stored in"), "{said}");
+    for server in ["one", "two"] {
+        let log = said
+            .lines()
+            .find_map(|line| {
+                line.strip_prefix(&format!("overspill mcp: the server `{server}` logs to "))
+            })
+            .unwrap_or_else(|| panic!("no log announced for {server}: {said}"));
+        assert!(Path::new(log).exists(), "{log}");
+        assert!(log.contains("gateway-mcp-"), "{log}");
+    }
 }
 
 #[test]
@@ -824,7 +869,12 @@ fn mcp_fronts_the_server_of_its_configuration_with_that_servers_rules() {
         ),
     )
     .unwrap();
-    let (place, numbers, said) = call_where_and_numbers(&["mcp", "--config", path(&config)]);
+    // Without --name, the file's servers are fronted as a gateway: their tools are prefixed.
+    let (place, numbers, said) = call_named(
+        &["mcp", "--config", path(&config)],
+        "numbers__where",
+        "numbers__numbers",
+    );
     assert!(text_of(&place).starts_with("hi in "), "{place} {said}");
     // `where` has no rule, so it passes; `numbers` is intercepted by the table's own rule.
     assert!(

@@ -4,6 +4,7 @@
 //! server) shows early, but it hears nothing until the client's first message.
 
 use std::future::Future;
+use std::path::Path;
 use std::pin::Pin;
 use std::process::Stdio;
 
@@ -14,8 +15,7 @@ use tokio::sync::watch;
 use crate::error::ProxyError;
 use crate::lines;
 use crate::lines::{Side, read_side};
-use crate::relay::Relay;
-use crate::relay::{DRAIN, UpstreamPorts};
+use crate::relay::{DRAIN, ServerEnd, UpstreamPorts};
 
 /// How long the server may take to exit after its stdin closes, before it is killed.
 const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
@@ -34,15 +34,16 @@ enum Ended {
 }
 
 /// Runs the session against the server `command` starts until the client goes (`gone`) or
-/// the server does.
+/// the server does; its stderr goes to `log` (appended) when given.
 pub(crate) async fn run(
     command: &CommandServer,
-    relay: &Relay,
+    log: Option<&Path>,
+    server: &ServerEnd,
     ports: UpstreamPorts,
     gone: Pin<&mut impl Future<Output = ()>>,
 ) -> Result<(), ProxyError> {
     let UpstreamPorts { queue, mut stopped } = ports;
-    let mut child = spawn(command)?;
+    let mut child = spawn(command, log)?;
     let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
         return Err(ProxyError::UpstreamLost(
             "the child's stdio pipes were not created".to_owned(),
@@ -50,7 +51,7 @@ pub(crate) async fn run(
     };
     let (close_server, server_closing) = watch::channel(false);
     let server_writer = tokio::spawn(lines::write_lines(stdin, queue, server_closing));
-    let mut server_reader = tokio::spawn(read_side(stdout, relay.clone(), Side::Server));
+    let mut server_reader = tokio::spawn(read_side(stdout, Side::Server(server.clone())));
 
     let ended = tokio::select! {
         () = gone => Ended::Client,
@@ -95,7 +96,7 @@ pub(crate) async fn run(
                     )
                 }
             };
-            relay.server_gone(&why).await;
+            server.gone(&why).await;
             Err(error)
         }
         Ended::Fatal(error) => {
@@ -105,16 +106,28 @@ pub(crate) async fn run(
     }
 }
 
-/// Starts the server with piped stdin/stdout and the proxy's stderr, in its `cwd` (the proxy's
-/// own when none) and with its `env` added to the proxy's environment.
-fn spawn(command: &CommandServer) -> Result<Child, ProxyError> {
+/// Starts the server with piped stdin/stdout and the proxy's stderr (or `log`), in its `cwd`
+/// (the proxy's own when none) and with its `env` added to the proxy's environment.
+fn spawn(command: &CommandServer, log: Option<&Path>) -> Result<Child, ProxyError> {
+    let stderr = match log {
+        None => Stdio::inherit(),
+        Some(path) => std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map(Stdio::from)
+            .map_err(|error| ProxyError::Log {
+                path: path.to_owned(),
+                error,
+            })?,
+    };
     let mut child = Command::new(&command.command);
     child
         .args(&command.args)
         .envs(&command.env)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(stderr)
         .kill_on_drop(true);
     if let Some(cwd) = &command.cwd {
         child.current_dir(cwd);

@@ -123,6 +123,16 @@ pub enum ProxyError {
     /// No tokio runtime could be started (threads or file descriptors exhausted).
     #[error("cannot start the proxy's async runtime: {0}; free some threads or file descriptors")]
     Runtime(std::io::Error),
+    /// A server's log file cannot be opened.
+    #[error(
+        "cannot open the server log {}: {error}; make its directory writable", path.display()
+    )]
+    Log {
+        /// The log file.
+        path: std::path::PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
     /// The upstream server's stdout or stdin closed, or waiting for it failed.
     #[error("lost the upstream server: {0}")]
     UpstreamLost(String),

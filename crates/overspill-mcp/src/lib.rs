@@ -45,6 +45,7 @@ mod session;
 mod user_dirs;
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -70,13 +71,55 @@ pub const DEFAULT_INIT_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ProxyOptions {
-    /// The server's name, which selects `[mcp.servers.<name>.scratchpad]`.
-    pub server: String,
+    /// The servers fronted, in their configured order (a resource URI two servers list goes to
+    /// the first).
+    pub servers: Vec<Server>,
+    /// How the servers' tools and prompts are named for the client: `None` fronts the one
+    /// server as itself (its names unchanged, the session ends with it); `Some` is a gateway
+    /// (`<server>__<name>`, each server restarted when it fails, docs/mcp-proxy.md#several-servers).
+    pub namespace: Option<Namespace>,
+    /// How long a server may take to answer `initialize`. The one server of a plain proxy that
+    /// takes longer ends the session; a gateway's is withdrawn and restarted.
+    pub init_timeout: Duration,
+}
+
+/// One upstream server: its configured name and where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Server {
+    /// The server's name, which selects `[mcp.servers.<name>.scratchpad]` and, in a gateway,
+    /// prefixes its tools and prompts.
+    pub name: String,
     /// Where the server is.
     pub upstream: Upstream,
-    /// How long the server may take to answer the client's `initialize` before the proxy
-    /// gives up (answering the client with an error and exiting).
-    pub init_timeout: Duration,
+    /// Where a child server's stderr goes (appended); `None` leaves it the proxy's.
+    pub log: Option<PathBuf>,
+}
+
+impl Server {
+    /// The server `name` at `upstream`, its stderr the proxy's.
+    pub fn new(name: impl Into<String>, upstream: Upstream) -> Server {
+        Server {
+            name: name.into(),
+            upstream,
+            log: None,
+        }
+    }
+
+    /// The same server with its stderr appended to `log`.
+    #[must_use]
+    pub fn with_log(mut self, log: impl Into<PathBuf>) -> Server {
+        self.log = Some(log.into());
+        self
+    }
+
+    /// How messages name the server: its command line or its URL.
+    pub fn label(&self) -> String {
+        match &self.upstream {
+            Upstream::Command(command) => format!("`{}`", child::command_line(command)),
+            Upstream::Http(remote) => format!("at {}", remote.url()),
+        }
+    }
 }
 
 /// The upstream MCP server: a command spoken to over its stdio, or a remote endpoint spoken
@@ -98,33 +141,43 @@ impl ProxyOptions {
         program: impl Into<String>,
         args: impl IntoIterator<Item = impl Into<String>>,
     ) -> ProxyOptions {
-        ProxyOptions {
-            server: server.into(),
-            upstream: Upstream::Command(CommandServer {
+        ProxyOptions::command(
+            server,
+            CommandServer {
                 command: program.into(),
                 args: args.into_iter().map(Into::into).collect(),
                 env: BTreeMap::new(),
                 cwd: None,
-            }),
-            init_timeout: DEFAULT_INIT_TIMEOUT,
-        }
+            },
+        )
     }
 
     /// Runs the server named `server` as `command` says (from a configuration,
     /// [`overspill::config::Upstreams`]).
     pub fn command(server: impl Into<String>, command: CommandServer) -> ProxyOptions {
-        ProxyOptions {
-            server: server.into(),
-            upstream: Upstream::Command(command),
-            init_timeout: DEFAULT_INIT_TIMEOUT,
-        }
+        ProxyOptions::single(Server::new(server, Upstream::Command(command)))
     }
 
     /// Speaks to the remote server named `server` (see [`Remote`]).
     pub fn remote(server: impl Into<String>, remote: Remote) -> ProxyOptions {
+        ProxyOptions::single(Server::new(server, Upstream::Http(remote)))
+    }
+
+    /// Fronts `server` as itself.
+    pub fn single(server: Server) -> ProxyOptions {
         ProxyOptions {
-            server: server.into(),
-            upstream: Upstream::Http(remote),
+            servers: vec![server],
+            namespace: None,
+            init_timeout: DEFAULT_INIT_TIMEOUT,
+        }
+    }
+
+    /// Fronts every one of `servers` in one session, their tools and prompts named by
+    /// `namespace` (docs/mcp-proxy.md#several-servers).
+    pub fn gateway(servers: Vec<Server>, namespace: Namespace) -> ProxyOptions {
+        ProxyOptions {
+            servers,
+            namespace: Some(namespace),
             init_timeout: DEFAULT_INIT_TIMEOUT,
         }
     }

@@ -5,7 +5,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::{mpsc, watch};
 
 use crate::MAX_LINE_BYTES;
-use crate::relay::{Relay, Unreadable};
+use crate::relay::{Relay, ServerEnd, Unreadable};
 
 /// How much of the start and of the end of a line over the limit is kept: enough to find the
 /// id of the message it held, at its start or at its end.
@@ -103,22 +103,22 @@ fn finish(mut line: Vec<u8>, ends: Option<(Vec<u8>, Vec<u8>)>) -> Option<Line> {
 /// The read buffer per side: large results arrive in few reads.
 const READ_BUFFER: usize = 1 << 20;
 
-/// Which side a reader reads.
-#[derive(Clone, Copy)]
+/// Which side a reader reads: the client, or one server.
+#[derive(Clone)]
 pub(crate) enum Side {
-    Client,
-    Server,
+    Client(Relay),
+    Server(ServerEnd),
 }
 
 /// Hands each line of one side to the relay until the stream ends.
-pub(crate) async fn read_side<R: AsyncRead + Unpin>(read: R, relay: Relay, side: Side) {
+pub(crate) async fn read_side<R: AsyncRead + Unpin>(read: R, side: Side) {
     let mut reader = BufReader::with_capacity(READ_BUFFER, read);
     loop {
         let unreadable = match next_line(&mut reader, MAX_LINE_BYTES).await {
             Ok(Some(Line::Text(text))) => {
-                match side {
-                    Side::Client => relay.client_says(text).await,
-                    Side::Server => relay.server_says(text).await,
+                match &side {
+                    Side::Client(relay) => relay.client_says(text).await,
+                    Side::Server(server) => server.says(text).await,
                 }
                 continue;
             }
@@ -128,9 +128,9 @@ pub(crate) async fn read_side<R: AsyncRead + Unpin>(read: R, relay: Relay, side:
             Ok(Some(Line::NotUtf8(line))) => Unreadable::not_utf8(&line),
             Ok(None) | Err(_) => return,
         };
-        match side {
-            Side::Client => relay.client_unreadable(unreadable).await,
-            Side::Server => relay.server_unreadable(unreadable).await,
+        match &side {
+            Side::Client(relay) => relay.client_unreadable(unreadable).await,
+            Side::Server(server) => server.unreadable(unreadable).await,
         }
     }
 }

@@ -5,7 +5,15 @@
 //! `server/discover` results, `tools/list` results, calls of the exploration tools (answered
 //! here), calls with `overspill://` references (resolved before forwarding), and final tool
 //! results (intercepted). The core knows no transport: it reads messages handed to it and
-//! writes to two channels, so stdio and Streamable HTTP drive the same code.
+//! writes to channels, so stdio and Streamable HTTP drive the same code.
+//!
+//! A session has one or more upstream servers. One server fronted as itself sees the client's
+//! messages as they were sent; several (a gateway, [`gateway`]) are routed to by name, URI and
+//! request id, with their lists merged.
+
+mod gateway;
+
+pub(crate) use gateway::backoff;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,6 +29,7 @@ use crate::edits;
 use crate::error::ProxyError;
 use crate::message::{self, Id, Kind, Message, Salvaged};
 use crate::names::ToolNames;
+use crate::namespace::Namespace;
 use crate::scratch::Scratch;
 
 /// Scratchpad work (exploration calls, interceptions, reference resolution) running at once
@@ -32,21 +41,48 @@ const DECIDE_INLINE_BYTES: usize = 64 * 1024;
 
 /// What the relay needs to know about its session.
 pub(crate) struct Settings {
-    /// The server's name, which selects its interception rules.
-    pub(crate) server: String,
-    /// How messages to the client name the upstream server (its command line or URL).
-    pub(crate) label: String,
-    /// Where the upstream server's own diagnostics went, for error messages.
-    pub(crate) diagnostics: String,
-    /// How long the server may take to answer `initialize`.
+    /// The upstream servers, in their configured order.
+    pub(crate) servers: Vec<ServerSettings>,
+    /// How long a server may take to answer `initialize`.
     pub(crate) init_timeout: Duration,
+    /// `Some` for a gateway: how its servers' tools and prompts are named.
+    pub(crate) namespace: Option<Namespace>,
 }
 
-/// The channels the relay writes to, and where it reports a reason to stop.
+/// What the relay knows of one upstream server.
+pub(crate) struct ServerSettings {
+    /// The server's name, which selects its interception rules.
+    pub(crate) name: String,
+    /// How messages to the client name the server (its command line or URL).
+    pub(crate) label: String,
+    /// Where the server's own diagnostics went, for error messages.
+    pub(crate) diagnostics: String,
+}
+
+/// The channels the relay writes to.
 pub(crate) struct Ports {
     pub(crate) to_client: mpsc::Sender<String>,
+    /// One per server, in the order of [`Settings::servers`].
+    pub(crate) servers: Vec<ServerPorts>,
+}
+
+/// The relay's end of one server's queues: what it sends the server, and where it reports a
+/// reason to stop the server's transport.
+pub(crate) struct ServerPorts {
     pub(crate) to_server: mpsc::Sender<String>,
     pub(crate) stop: mpsc::UnboundedSender<ProxyError>,
+}
+
+impl ServerPorts {
+    /// A server's queues: the relay's end and the transport's.
+    pub(crate) fn pair() -> (ServerPorts, UpstreamPorts) {
+        let (to_server, queue) = mpsc::channel(crate::session::QUEUE);
+        let (stop, stopped) = mpsc::unbounded_channel();
+        (
+            ServerPorts { to_server, stop },
+            UpstreamPorts { queue, stopped },
+        )
+    }
 }
 
 /// How long answers already under way may take to reach the client once the session ends.
@@ -59,21 +95,57 @@ pub(crate) struct UpstreamPorts {
     pub(crate) stopped: mpsc::UnboundedReceiver<ProxyError>,
 }
 
+/// One server's side of the relay, as its transport holds it: what the server says and when
+/// it is gone reach the relay tagged with the server.
+#[derive(Clone)]
+pub(crate) struct ServerEnd {
+    relay: Relay,
+    index: usize,
+}
+
+impl ServerEnd {
+    /// One line from the server.
+    pub(crate) async fn says(&self, text: String) {
+        self.relay.server_says(self.index, text).await;
+    }
+
+    /// A line from the server the transport could not read as text.
+    pub(crate) async fn unreadable(&self, why: Unreadable) {
+        self.relay.server_unreadable(self.index, why).await;
+    }
+
+    /// The server is gone (`why` says how).
+    pub(crate) async fn gone(&self, why: &str) {
+        self.relay.server_gone(self.index, why).await;
+    }
+}
+
+/// One upstream server as the relay holds it.
+struct Member {
+    name: String,
+    label: String,
+    diagnostics: String,
+    ports: RwLock<ServerPorts>,
+}
+
 /// One client session's relay. Cheap to clone.
 #[derive(Clone)]
 pub(crate) struct Relay(Arc<Shared>);
 
 struct Shared {
     scratch: Arc<dyn Scratch>,
-    settings: Settings,
+    init_timeout: Duration,
     /// The exploration tools as the client sees them; renamed when a server's tool takes
     /// one of their names.
     exploration: RwLock<Arc<Exploration>>,
-    ports: Ports,
+    to_client: mpsc::Sender<String>,
+    servers: Vec<Member>,
+    /// A gateway's routing state; `None` when one server is fronted as itself.
+    gateway: Option<gateway::Gateway>,
     /// The client's requests that went upstream and await their response.
-    outstanding: Mutex<HashMap<Id, (Value, Pending)>>,
-    /// Tasks created by task-augmented calls: task id → the tool that was called.
-    tasks: Mutex<HashMap<String, String>>,
+    outstanding: Mutex<HashMap<Id, Waiting>>,
+    /// Tasks created by task-augmented calls: task id → the server and tool that was called.
+    tasks: Mutex<HashMap<String, (usize, String)>>,
     /// The upstream tools' input schemas, for inserting references as each tool declares.
     schemas: RwLock<HashMap<String, Arc<Value>>>,
     jobs: Arc<Semaphore>,
@@ -108,6 +180,14 @@ impl Exploration {
     }
 }
 
+/// A client request that went to a server: its id as written, what to do with the answer,
+/// and the server that owes it.
+struct Waiting {
+    raw: Value,
+    pending: Pending,
+    server: usize,
+}
+
 /// What to do with the response to a client request.
 #[derive(Debug, Clone, PartialEq)]
 enum Pending {
@@ -120,6 +200,7 @@ enum Pending {
     ToolsList {
         first_page: bool,
     },
+    /// A call of `tool` (its name at the server).
     ToolCall {
         tool: String,
     },
@@ -165,11 +246,27 @@ impl Relay {
         ports: Ports,
     ) -> Result<Relay, ProxyError> {
         let exploration = Exploration::new(&*scratch, &scratch.tool_prefix())?;
+        let servers: Vec<Member> = settings
+            .servers
+            .into_iter()
+            .zip(ports.servers)
+            .map(|(server, ports)| Member {
+                name: server.name,
+                label: server.label,
+                diagnostics: server.diagnostics,
+                ports: RwLock::new(ports),
+            })
+            .collect();
+        let gateway = settings
+            .namespace
+            .map(|namespace| gateway::Gateway::new(namespace, servers.len()));
         Ok(Relay(Arc::new(Shared {
             scratch,
-            settings,
+            init_timeout: settings.init_timeout,
             exploration: RwLock::new(Arc::new(exploration)),
-            ports,
+            to_client: ports.to_client,
+            servers,
+            gateway,
             outstanding: Mutex::new(HashMap::new()),
             tasks: Mutex::new(HashMap::new()),
             schemas: RwLock::new(HashMap::new()),
@@ -201,7 +298,24 @@ impl Relay {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .values()
-                .any(|(_, pending)| *pending != Pending::Cancelled)
+                .any(|waiting| waiting.pending != Pending::Cancelled)
+    }
+
+    /// `index`'s side of the relay, for the transport that speaks to that server.
+    pub(crate) fn server_end(&self, index: usize) -> ServerEnd {
+        ServerEnd {
+            relay: self.clone(),
+            index,
+        }
+    }
+
+    /// New queues to server `index` (its transport starts again): the relay's end replaces the
+    /// old one, the transport's is returned.
+    pub(crate) fn reconnect(&self, index: usize) -> Option<UpstreamPorts> {
+        let member = self.0.servers.get(index)?;
+        let (ours, theirs) = ServerPorts::pair();
+        *member.ports.write().unwrap_or_else(PoisonError::into_inner) = ours;
+        Some(theirs)
     }
 
     /// One line from the client.
@@ -222,12 +336,15 @@ impl Relay {
         }
     }
 
-    /// One line from the server.
-    pub(crate) async fn server_says(&self, text: String) {
+    /// One line from server `index`.
+    async fn server_says(&self, index: usize, text: String) {
         for item in message::parse(text) {
             match item {
-                Ok(message) => self.server_message(message).await,
-                Err(invalid) => self.0.send_server(invalid.response()).await,
+                Ok(message) if self.0.gateway.is_some() => {
+                    self.gateway_server_message(index, message).await;
+                }
+                Ok(message) => self.server_message(index, message).await,
+                Err(invalid) => self.0.send_server(index, invalid.response()).await,
             }
         }
     }
@@ -245,23 +362,31 @@ impl Relay {
     /// the client's requests (its id read from what could be read of it), that request gets
     /// an error saying so instead of waiting forever; a request of the server's own gets an
     /// error back.
-    pub(crate) async fn server_unreadable(&self, why: Unreadable) {
+    async fn server_unreadable(&self, index: usize, why: Unreadable) {
         let shared = &self.0;
         let id = why.salvaged.id.clone();
         if why.salvaged.response
             && let Some(raw) = id.as_ref()
             && let Some(key) = Id::of(raw)
-            && let Some(pending) = shared.take(&key)
         {
+            if let Some(gateway) = &shared.gateway
+                && gateway.refused(index, &key, &why.what())
+            {
+                return;
+            }
+            let Some(pending) = shared.take(index, &key) else {
+                return tracing::warn!(problem = %why.what(), "the server answered an unknown request unreadably");
+            };
             tracing::warn!(problem = %why.what(), "the server's answer to a client request was unreadable");
             if pending == Pending::Cancelled {
                 return;
             }
+            let server = &shared.servers[index];
             let text = format!(
                 "the MCP server {} answered this request with {}; its diagnostics are in {}",
-                shared.settings.label,
+                server.label,
                 why.what(),
-                shared.settings.diagnostics
+                server.diagnostics
             );
             return shared
                 .send_client(message::error_response(raw, message::INTERNAL_ERROR, &text))
@@ -269,39 +394,51 @@ impl Relay {
         }
         tracing::warn!(problem = %why.what(), "the server sent a message the proxy could not read");
         let id = id.filter(|_| !why.salvaged.response).unwrap_or(Value::Null);
-        shared.send_server(why.response(&id)).await;
+        shared.send_server(index, why.response(&id)).await;
     }
 
-    /// The server is gone (`why` says how): every request still waiting for it is answered
-    /// with an error, so no client call hangs.
-    pub(crate) async fn server_gone(&self, why: &str) {
-        let waiting: Vec<(Value, Pending)> = self
-            .0
-            .outstanding
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .drain()
-            .map(|(_, entry)| entry)
-            .collect();
+    /// Server `index` is gone (`why` says how): every request still waiting for it is
+    /// answered with an error, so no client call hangs; a gateway withdraws its tools.
+    async fn server_gone(&self, index: usize, why: &str) {
+        let waiting: Vec<Waiting> = {
+            let mut outstanding = self
+                .0
+                .outstanding
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let ids: Vec<Id> = outstanding
+                .iter()
+                .filter(|(_, waiting)| waiting.server == index)
+                .map(|(id, _)| id.clone())
+                .collect();
+            ids.iter().filter_map(|id| outstanding.remove(id)).collect()
+        };
+        let server = &self.0.servers[index];
         let message = format!(
             "the MCP server {} {why}, so this request has no answer; its diagnostics are in {}",
-            self.0.settings.label, self.0.settings.diagnostics
+            server.label, server.diagnostics
         );
-        for (id, pending) in waiting {
-            if pending == Pending::Cancelled {
+        for waiting in waiting {
+            if waiting.pending == Pending::Cancelled {
                 continue;
             }
             self.0
                 .send_client(message::error_response(
-                    &id,
+                    &waiting.raw,
                     message::CONNECTION_CLOSED,
                     &message,
                 ))
                 .await;
         }
+        if self.0.gateway.is_some() {
+            self.withdraw(index, why).await;
+        }
     }
 
     async fn client_message(&self, message: Message) {
+        if self.0.gateway.is_some() {
+            return self.gateway_client_message(message).await;
+        }
         let shared = &self.0;
         match &message.kind {
             Kind::Request { id, method } => {
@@ -328,8 +465,8 @@ impl Relay {
                     },
                     _ => Pending::Forward,
                 };
-                shared.expect(id, &message.id, pending);
-                shared.send_server(message.text).await;
+                shared.expect(id, &message.id, pending, 0);
+                shared.send_server(0, message.text).await;
             }
             Kind::Notification { method } => {
                 if method == "notifications/cancelled" {
@@ -338,20 +475,26 @@ impl Relay {
                         shared.cancel(&id);
                     }
                 }
-                shared.send_server(message.text).await;
+                shared.send_server(0, message.text).await;
             }
-            Kind::Response { .. } => shared.send_server(message.text).await,
+            Kind::Response { .. } => shared.send_server(0, message.text).await,
         }
     }
 
-    async fn server_message(&self, message: Message) {
+    async fn server_message(&self, index: usize, message: Message) {
         let shared = &self.0;
         let Kind::Response { id: Some(id) } = &message.kind else {
             return shared.send_client(message.text).await;
         };
-        let Some(pending) = shared.take(id) else {
+        let Some(pending) = shared.take(index, id) else {
             return shared.send_client(message.text).await;
         };
+        self.answered(index, pending, message).await;
+    }
+
+    /// Server `index`'s answer to a client request, handled as `pending` says.
+    async fn answered(&self, index: usize, pending: Pending, message: Message) {
+        let shared = &self.0;
         let text = match pending {
             Pending::Forward => message.text,
             Pending::Cancelled => return,
@@ -369,11 +512,11 @@ impl Relay {
                             &error.to_string(),
                         );
                         shared.send_client(text).await;
-                        return shared.fail(error);
+                        return shared.fail(index, error);
                     }
                 }
             }
-            Pending::ToolCall { tool } => return self.tool_result(message, tool).await,
+            Pending::ToolCall { tool } => return self.tool_result(index, message, tool).await,
             Pending::TaskResult { task } => {
                 let tool = shared
                     .tasks
@@ -382,7 +525,7 @@ impl Relay {
                     .get(&task)
                     .cloned();
                 match tool {
-                    Some(tool) => return self.tool_result(message, tool).await,
+                    Some((server, tool)) => return self.tool_result(server, message, tool).await,
                     None => message.text,
                 }
             }
@@ -431,11 +574,43 @@ impl Relay {
         let Kind::Request { id, .. } = &message.kind else {
             return;
         };
+        let call = match &shared.gateway {
+            None => Call {
+                server: 0,
+                tool: name.clone(),
+                offered: name,
+            },
+            Some(_) => match self.route_tool(&name).await {
+                Ok((server, tool)) => Call {
+                    server,
+                    tool,
+                    offered: name,
+                },
+                Err(refusal) => {
+                    return shared
+                        .send_client(message::result_response(
+                            &message.id,
+                            &edits::error_result(refusal),
+                        ))
+                        .await;
+                }
+            },
+        };
         if references {
-            return self.resolve_and_forward(message, name);
+            return self.resolve_and_forward(message, call);
         }
-        shared.expect(id, &message.id, Pending::ToolCall { tool: name });
-        shared.send_server(message.text).await;
+        let text = if call.tool == call.offered {
+            message.text
+        } else {
+            gateway::renamed(message.text, &call.tool)
+        };
+        shared.expect(
+            id,
+            &message.id,
+            Pending::ToolCall { tool: call.tool },
+            call.server,
+        );
+        shared.send_server(call.server, text).await;
     }
 
     /// Answers an exploration call on the blocking pool.
@@ -459,15 +634,16 @@ impl Relay {
 
     /// Resolves the `overspill://` references of an upstream call, then forwards it (or
     /// answers the model with why it could not).
-    fn resolve_and_forward(&self, message: Message, tool: String) {
+    fn resolve_and_forward(&self, message: Message, call: Call) {
         self.0.job(move |shared| async move {
             let Kind::Request { id, .. } = &message.kind else {
                 return;
             };
             let id = id.clone();
             let raw_id = message.id.clone();
-            let schema = shared.schema(&tool);
+            let schema = shared.schema(&call.offered);
             let scratch = Arc::clone(&shared.scratch);
+            let original = (call.tool != call.offered).then(|| call.tool.clone());
             let resolved = tokio::task::spawn_blocking(move || {
                 let mut value: Value = serde_json::from_str(&message.text)
                     .map_err(|error| format!("the call's JSON cannot be read: {error}"))?;
@@ -476,18 +652,23 @@ impl Relay {
                     .and_then(|params| params.get_mut("arguments"))
                     .map(Value::take)
                     .unwrap_or(Value::Null);
-                if !overspill::references::has_references(&arguments) {
-                    return Ok(message.text);
-                }
-                let arguments = scratch.resolve_references(arguments, schema.as_deref())?;
+                let arguments = if overspill::references::has_references(&arguments) {
+                    scratch.resolve_references(arguments, schema.as_deref())?
+                } else {
+                    arguments
+                };
                 value["params"]["arguments"] = arguments;
+                if let Some(original) = original {
+                    value["params"]["name"] = Value::String(original);
+                }
                 Ok(value.to_string())
             })
             .await;
             match resolved {
                 Ok(Ok(text)) => {
-                    shared.expect(&id, &raw_id, Pending::ToolCall { tool });
-                    shared.send_server(text).await;
+                    let tool = call.tool;
+                    shared.expect(&id, &raw_id, Pending::ToolCall { tool }, call.server);
+                    shared.send_server(call.server, text).await;
                 }
                 Ok(Err(reason)) => {
                     let result = edits::error_result(reason);
@@ -510,9 +691,17 @@ impl Relay {
 
     /// A tool call's (or a task's) result from upstream: intercepted when it is final and
     /// reaches its threshold, forwarded unchanged otherwise.
-    async fn tool_result(&self, message: Message, tool: String) {
+    async fn tool_result(&self, index: usize, message: Message, tool: String) {
         let shared = &self.0;
-        if !shared.scratch.intercepts(&shared.settings.server, &tool) {
+        let server = &shared.servers[index].name;
+        if let Some(gateway) = &shared.gateway
+            && message.text.len() <= DECIDE_INLINE_BYTES
+            && let Some(task) = overspill::mcp_result::created_task(&message.text)
+        {
+            // A gateway routes the task's later requests to the server that made it.
+            gateway.task_created(&task, index);
+        }
+        if !shared.scratch.intercepts(server, &tool) {
             return shared.send_client(message.text).await;
         }
         // A small result is decided here: counting it takes microseconds, less than handing it
@@ -524,18 +713,17 @@ impl Relay {
                     .tasks
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
-                    .insert(task, tool);
+                    .insert(task, (index, tool));
                 return shared.send_client(message.text).await;
             }
-            let text =
-                shared
-                    .scratch
-                    .intercept_response(&shared.settings.server, &tool, message.text);
+            let text = shared
+                .scratch
+                .intercept_response(server, &tool, message.text);
             return shared.send_client(text).await;
         }
         shared.job(move |shared| async move {
             let scratch = Arc::clone(&shared.scratch);
-            let server = shared.settings.server.clone();
+            let server = shared.servers[index].name.clone();
             let decided = tokio::task::spawn_blocking(move || {
                 scratch.intercept_response(&server, &tool, message.text)
             })
@@ -562,13 +750,10 @@ impl Relay {
         shared.record_schemas(tools);
         let upstream: Vec<&str> = tools.iter().filter_map(tool_name).collect();
         shared.rename_on_clash(&upstream)?;
+        let server = &shared.servers[0].name;
         for tool in tools.iter_mut() {
-            let intercepted = tool_name(tool)
-                .is_some_and(|name| shared.scratch.intercepts(&shared.settings.server, name));
-            // A pointer cannot match an output schema, and clients reject a result without the
-            // structured content a schema promises (docs/mcp-proxy.md).
-            if intercepted && let Some(tool) = tool.as_object_mut() {
-                tool.remove("outputSchema");
+            if tool_name(tool).is_some_and(|name| shared.scratch.intercepts(server, name)) {
+                drop_output_schema(tool);
             }
         }
         let last_page = value
@@ -587,9 +772,7 @@ impl Relay {
                     .filter_map(tool_name)
                     .map(str::to_owned)
                     .collect();
-                shared
-                    .scratch
-                    .set_server_tools(&shared.settings.server, names);
+                shared.scratch.set_server_tools(server, names);
             }
             // After the server's own tools, on the last page: every rename a clash on any page
             // caused has happened by then.
@@ -605,24 +788,27 @@ impl Relay {
     fn init_timer(&self, key: Id, id: Value) {
         let shared = Arc::clone(&self.0);
         tokio::spawn(async move {
-            tokio::time::sleep(shared.settings.init_timeout).await;
+            tokio::time::sleep(shared.init_timeout).await;
             let waiting = {
                 let mut outstanding = shared
                     .outstanding
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner);
                 match outstanding.get(&key) {
-                    Some((_, Pending::Initialize)) => outstanding.remove(&key).is_some(),
+                    Some(waiting) if waiting.pending == Pending::Initialize => {
+                        outstanding.remove(&key).is_some()
+                    }
                     _ => false,
                 }
             };
             if !waiting {
                 return;
             }
+            let server = &shared.servers[0];
             let error = ProxyError::InitTimeout {
-                server: shared.settings.label.clone(),
-                after: shared.settings.init_timeout,
-                diagnostics: shared.settings.diagnostics.clone(),
+                server: server.label.clone(),
+                after: shared.init_timeout,
+                diagnostics: server.diagnostics.clone(),
             };
             shared
                 .send_client(message::error_response(
@@ -631,7 +817,7 @@ impl Relay {
                     &error.to_string(),
                 ))
                 .await;
-            shared.fail(error);
+            shared.fail(0, error);
         });
     }
 }
@@ -672,7 +858,7 @@ impl Shared {
             })?;
         let renamed = Exploration::new(&*self.scratch, &prefix)?;
         tracing::warn!(
-            server = %self.settings.label,
+            server = %self.servers[0].label,
             tool = %clash,
             "the server has a tool named like an exploration tool; the exploration tools are now called {} and so on (choose with --tool-prefix)",
             renamed.names.exposed("grep")
@@ -685,11 +871,16 @@ impl Shared {
         Ok(())
     }
 
-    fn expect(&self, id: &Id, raw: &Value, pending: Pending) {
+    fn expect(&self, id: &Id, raw: &Value, pending: Pending, server: usize) {
+        let waiting = Waiting {
+            raw: raw.clone(),
+            pending,
+            server,
+        };
         self.outstanding
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(id.clone(), (raw.clone(), pending));
+            .insert(id.clone(), waiting);
     }
 
     /// Marks a request the client cancelled, if it is still waiting.
@@ -698,17 +889,32 @@ impl Shared {
             .outstanding
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, pending)) = outstanding.get_mut(id) {
-            *pending = Pending::Cancelled;
+        if let Some(waiting) = outstanding.get_mut(id) {
+            waiting.pending = Pending::Cancelled;
         }
     }
 
-    fn take(&self, id: &Id) -> Option<Pending> {
+    /// The client request `id` that server `index` answered, if it owes it one.
+    fn take(&self, index: usize, id: &Id) -> Option<Pending> {
+        let mut outstanding = self
+            .outstanding
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        match outstanding.get(id) {
+            Some(waiting) if waiting.server == index => {
+                outstanding.remove(id).map(|waiting| waiting.pending)
+            }
+            _ => None,
+        }
+    }
+
+    /// The server that owes the client request `id` an answer.
+    fn owner(&self, id: &Id) -> Option<usize> {
         self.outstanding
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .remove(id)
-            .map(|(_, pending)| pending)
+            .get(id)
+            .map(|waiting| waiting.server)
     }
 
     /// Runs scratchpad work as its own task: counted as busy from now, started when one of
@@ -751,16 +957,32 @@ impl Shared {
 
     /// Sends to the client; a client that is gone loses the message (nothing waits for it).
     async fn send_client(&self, text: String) {
-        let _ = self.ports.to_client.send(text).await;
+        let _ = self.to_client.send(text).await;
     }
 
-    async fn send_server(&self, text: String) {
-        let _ = self.ports.to_server.send(text).await;
+    async fn send_server(&self, index: usize, text: String) {
+        let Some(member) = self.servers.get(index) else {
+            return;
+        };
+        let to_server = member
+            .ports
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .to_server
+            .clone();
+        let _ = to_server.send(text).await;
     }
 
-    /// Reports why the session must end.
-    fn fail(&self, error: ProxyError) {
-        let _ = self.ports.stop.send(error);
+    /// Reports why server `index`'s transport must stop (a plain proxy's session ends with it).
+    fn fail(&self, index: usize, error: ProxyError) {
+        if let Some(member) = self.servers.get(index) {
+            let _ = member
+                .ports
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .stop
+                .send(error);
+        }
     }
 }
 
@@ -780,6 +1002,22 @@ fn exploration_arguments(raw: Option<&RawValue>) -> Result<Value, String> {
 
 fn tool_name(tool: &Value) -> Option<&str> {
     tool.get("name")?.as_str()
+}
+
+/// Removes a tool's output schema: a pointer cannot match it, and clients reject a result
+/// without the structured content a schema promises (docs/mcp-proxy.md).
+fn drop_output_schema(tool: &mut Value) {
+    if let Some(tool) = tool.as_object_mut() {
+        tool.remove("outputSchema");
+    }
+}
+
+/// A call of an upstream tool: the server it goes to, the tool's name there, and the name the
+/// client called it by.
+struct Call {
+    server: usize,
+    tool: String,
+    offered: String,
 }
 
 /// Why a line could not be read as a message, and what could be read of it.
@@ -827,7 +1065,7 @@ impl Unreadable {
     }
 
     /// What was wrong, in words for an error message.
-    fn what(&self) -> String {
+    pub(crate) fn what(&self) -> String {
         match self.problem {
             Problem::TooLong(limit) => format!(
                 "a message longer than {} MiB, which the proxy dropped unread",

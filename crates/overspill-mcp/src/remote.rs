@@ -24,8 +24,7 @@ use crate::MAX_LINE_BYTES;
 use crate::error::ProxyError;
 use crate::message::{self, Kind};
 use crate::oauth::{Authorizer, Login, TokenStore};
-use crate::relay::Relay;
-use crate::relay::UpstreamPorts;
+use crate::relay::{ServerEnd, UpstreamPorts};
 
 /// Where a remote server's diagnostics are: in its HTTP answers, which the proxy reports.
 pub(crate) const DIAGNOSTICS: &str =
@@ -207,7 +206,7 @@ struct Link {
     read_timeout: Duration,
     /// How long the first GET may take to be answered before messages go on without it.
     open_timeout: Duration,
-    relay: Relay,
+    relay: ServerEnd,
     session: RwLock<Option<HeaderValue>>,
     protocol: RwLock<Option<HeaderValue>>,
     listening: AtomicBool,
@@ -219,7 +218,7 @@ struct Link {
 /// ends it.
 pub(crate) async fn run(
     remote: &Remote,
-    relay: &Relay,
+    relay: &ServerEnd,
     ports: UpstreamPorts,
     gone: Pin<&mut impl Future<Output = ()>>,
 ) -> Result<(), ProxyError> {
@@ -247,7 +246,7 @@ pub(crate) async fn run(
                 ProxyError::SignIn(cause) => format!("refused the credentials (HTTP 401): {cause}"),
                 _ => "ended the session (HTTP 404 for its Mcp-Session-Id)".to_owned(),
             };
-            relay.server_gone(&why).await;
+            relay.gone(&why).await;
             Err(error)
         }
     };
@@ -270,7 +269,7 @@ fn head(text: &str) -> Option<(Option<Value>, String)> {
 impl Link {
     fn new(
         remote: &Remote,
-        relay: Relay,
+        relay: ServerEnd,
         fatal: mpsc::UnboundedSender<ProxyError>,
     ) -> Result<Link, ProxyError> {
         // reqwest is built without a compiled-in crypto provider: ring is this process's.
@@ -484,7 +483,7 @@ impl Link {
                     if initialize {
                         self.note_protocol(&body);
                     }
-                    self.relay.server_says(body).await;
+                    self.relay.says(body).await;
                 }
                 Err(why) => self.fail_request(id.as_ref(), &why).await,
             }
@@ -650,7 +649,7 @@ impl Link {
                     self.note_protocol(&data);
                 }
             }
-            self.relay.server_says(data).await;
+            self.relay.says(data).await;
             if answered {
                 return true;
             }
@@ -755,7 +754,7 @@ impl Link {
         tracing::warn!(%why, "an upstream request got no answer");
         if let Some(id) = id {
             let text = message::error_response(id, message::CONNECTION_CLOSED, why);
-            self.relay.server_says(text).await;
+            self.relay.says(text).await;
         }
     }
 

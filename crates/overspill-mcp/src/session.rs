@@ -1,29 +1,41 @@
 //! One client session on a pair of byte streams (the proxy's own stdin and stdout, or a pipe
-//! in tests): the client's side of the relay, and the upstream of [`ProxyOptions`] — a child
-//! process ([`crate::child`]) or a Streamable HTTP endpoint ([`crate::remote`]).
+//! in tests): the client's side of the relay, and the upstream servers of [`ProxyOptions`] —
+//! each a child process ([`crate::child`]) or a Streamable HTTP endpoint ([`crate::remote`]).
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
+use futures_util::future::join_all;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, watch};
 
 use crate::error::ProxyError;
 use crate::lines::{self, Side, read_side};
-use crate::relay::{DRAIN, Ports, Relay, Settings, UpstreamPorts};
+use crate::relay::{
+    DRAIN, Ports, Relay, ServerEnd, ServerPorts, ServerSettings, Settings, UpstreamPorts,
+};
 use crate::scratch::Scratch;
-use crate::{ProxyOptions, Upstream, child, remote};
+use crate::{ProxyOptions, Server, Upstream, child, remote};
 
 /// Messages queued towards one side before the other side's reader waits (back-pressure).
 pub(crate) const QUEUE: usize = 256;
+
+/// How long a gateway's server must have run for its next failure to count as a first one
+/// (the restart waits [`crate::relay::backoff`] of the failures in a row).
+const STABLE: Duration = Duration::from_secs(60);
+
+/// How long a gateway's servers may take to stop once the client is gone.
+const STOP_GRACE: Duration = Duration::from_secs(5);
 
 /// A session's relay and the queues around it, before any transport is attached.
 pub(crate) struct Wiring {
     pub(crate) relay: Relay,
     /// What the relay sends to the client.
     pub(crate) client_queue: mpsc::Receiver<String>,
-    pub(crate) upstream: UpstreamPorts,
+    /// What the relay sends each server, in the order of the options' servers.
+    pub(crate) upstream: Vec<UpstreamPorts>,
 }
 
 /// Builds the relay for one session of `options` over `scratch`.
@@ -32,47 +44,149 @@ pub(crate) fn wire(
     scratch: Arc<dyn Scratch>,
 ) -> Result<Wiring, ProxyError> {
     let (to_client, client_queue) = mpsc::channel(QUEUE);
-    let (to_server, queue) = mpsc::channel(QUEUE);
-    let (stop, stopped) = mpsc::unbounded_channel();
-    let (label, diagnostics) = match &options.upstream {
-        Upstream::Command(command) => (
-            format!("`{}`", child::command_line(command)),
-            child::DIAGNOSTICS.to_owned(),
-        ),
-        Upstream::Http(remote) => (
-            format!("at {}", remote.url()),
-            remote::DIAGNOSTICS.to_owned(),
-        ),
-    };
+    let mut servers = Vec::new();
+    let mut ports = Vec::new();
+    let mut upstream = Vec::new();
+    for server in &options.servers {
+        let (ours, theirs) = ServerPorts::pair();
+        let diagnostics = match (&server.log, &server.upstream) {
+            (Some(log), Upstream::Command(_)) => format!("its log {}", log.display()),
+            (None, Upstream::Command(_)) => child::DIAGNOSTICS.to_owned(),
+            (_, Upstream::Http(_)) => remote::DIAGNOSTICS.to_owned(),
+        };
+        // A gateway's messages name the server as configured, then what runs it.
+        let label = match options.namespace {
+            Some(_) => format!("`{}` ({})", server.name, server.label()),
+            None => server.label(),
+        };
+        servers.push(ServerSettings {
+            name: server.name.clone(),
+            label,
+            diagnostics,
+        });
+        ports.push(ours);
+        upstream.push(theirs);
+    }
     let settings = Settings {
-        server: options.server.clone(),
-        label,
-        diagnostics,
+        servers,
         init_timeout: options.init_timeout,
+        namespace: options.namespace.clone(),
     };
     let ports = Ports {
         to_client,
-        to_server,
-        stop,
+        servers: ports,
     };
     Ok(Wiring {
         relay: Relay::new(scratch, settings, ports)?,
         client_queue,
-        upstream: UpstreamPorts { queue, stopped },
+        upstream,
     })
 }
 
-/// Runs the upstream of `options` for `relay` until the client goes (`gone`), the server
-/// goes, or the relay stops the session.
+/// Runs the upstream servers of `options` for `relay` until the client goes (`gone`). The
+/// one server of a plain proxy ends the session when it goes, or when the relay stops it; a
+/// gateway's servers are each restarted when they fail (docs/mcp-proxy.md#several-servers).
 pub(crate) async fn run_upstream(
     options: &ProxyOptions,
     relay: &Relay,
-    upstream: UpstreamPorts,
+    upstream: Vec<UpstreamPorts>,
     gone: Pin<&mut impl Future<Output = ()>>,
 ) -> Result<(), ProxyError> {
-    match &options.upstream {
-        Upstream::Command(command) => child::run(command, relay, upstream, gone).await,
-        Upstream::Http(remote) => remote::run(remote, relay, upstream, gone).await,
+    if options.namespace.is_none() {
+        let (Some(server), Some(ports)) = (options.servers.first(), upstream.into_iter().next())
+        else {
+            return Ok(());
+        };
+        return run_server(server, &relay.server_end(0), ports, gone).await;
+    }
+    let (close, closing) = watch::channel(false);
+    let members: Vec<_> = options
+        .servers
+        .iter()
+        .zip(upstream)
+        .enumerate()
+        .map(|(index, (server, ports))| {
+            let member = Member {
+                server: server.clone(),
+                relay: relay.clone(),
+                index,
+                closing: closing.clone(),
+            };
+            tokio::spawn(member.run(ports))
+        })
+        .collect();
+    gone.await;
+    let _ = close.send(true);
+    let _ = tokio::time::timeout(STOP_GRACE, join_all(members)).await;
+    Ok(())
+}
+
+/// Runs one server's transport until the client goes or the server does.
+async fn run_server(
+    server: &Server,
+    end: &ServerEnd,
+    ports: UpstreamPorts,
+    gone: Pin<&mut impl Future<Output = ()>>,
+) -> Result<(), ProxyError> {
+    match &server.upstream {
+        Upstream::Command(command) => {
+            child::run(command, server.log.as_deref(), end, ports, gone).await
+        }
+        Upstream::Http(remote) => remote::run(remote, end, ports, gone).await,
+    }
+}
+
+/// One server of a gateway, kept running for the session.
+struct Member {
+    server: Server,
+    relay: Relay,
+    index: usize,
+    closing: watch::Receiver<bool>,
+}
+
+impl Member {
+    /// Runs the server, and again after each failure (waiting longer each time it fails
+    /// soon after starting), until the client goes.
+    async fn run(mut self, first: UpstreamPorts) {
+        let mut ports = Some(first);
+        let mut failures = 0u32;
+        loop {
+            let restarted = ports.is_none();
+            let Some(this_run) = ports.take().or_else(|| self.relay.reconnect(self.index)) else {
+                return;
+            };
+            let started = Instant::now();
+            let end = self.relay.server_end(self.index);
+            if restarted {
+                let relay = self.relay.clone();
+                let index = self.index;
+                tokio::spawn(async move { relay.rejoin(index).await });
+            }
+            let mut closing = self.closing.clone();
+            let gone = async move {
+                let _ = closing.wait_for(|closed| *closed).await;
+            };
+            tokio::pin!(gone);
+            let outcome = run_server(&self.server, &end, this_run, gone).await;
+            if *self.closing.borrow() {
+                return;
+            }
+            let why = match outcome {
+                Ok(()) => "ended its session".to_owned(),
+                Err(error) => error.to_string(),
+            };
+            end.gone(&why).await;
+            if started.elapsed() >= STABLE {
+                failures = 0;
+            }
+            let wait = crate::relay::backoff(failures);
+            failures = failures.saturating_add(1);
+            tracing::warn!(server = %self.server.name, "the MCP server stopped ({why}); restarting it in {} s", wait.as_secs());
+            tokio::select! {
+                () = tokio::time::sleep(wait) => {}
+                _ = self.closing.wait_for(|closed| *closed) => return,
+            }
+        }
     }
 }
 
@@ -99,7 +213,7 @@ where
     } = wire(&options, scratch)?;
     let (close, closing) = watch::channel(false);
     let writer = tokio::spawn(lines::write_lines(write, client_queue, closing));
-    let mut reader = tokio::spawn(read_side(read, relay.clone(), Side::Client));
+    let mut reader = tokio::spawn(read_side(read, Side::Client(relay.clone())));
     let gone = async {
         let _ = (&mut reader).await;
     };

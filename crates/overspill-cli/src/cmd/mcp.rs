@@ -2,7 +2,8 @@
 //! [--context-window N] [--provider P] [--model M] [--init-timeout SECS]
 //! (-- <command> [args…] | --url URL [--header 'Name: value']… [--connect-timeout SECS]
 //! [--read-timeout SECS] [--oauth [--no-browser] [--callback-port PORT]] | --servers FILE)`:
-//! the MCP proxy.
+//! the MCP proxy; without `--name`, the servers of `--servers` or of `--config` are fronted
+//! all at once (a gateway).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -15,7 +16,8 @@ use overspill::config::{Config, DEFAULT_MIN_TOKENS, Transport, Upstreams};
 use overspill::{BuildError, Scratchpad};
 use overspill_mcp::oauth::{ClientIdentity, TokenStore};
 use overspill_mcp::{
-    Listen, ProxyError, ProxyOptions, Remote, ScratchFactory, Upstream, parse_header,
+    DEFAULT_MAX_LEN, DEFAULT_SEPARATOR, Listen, Namespace, ProxyError, ProxyOptions, Remote,
+    ScratchFactory, Server, Upstream, parse_header,
 };
 
 pub const EXAMPLES: &str = "Speaks MCP on stdin/stdout to the client and runs the real server as a \
@@ -26,7 +28,9 @@ overspill mcp -- npx -y @modelcontextprotocol/server-filesystem /data\n  \
 overspill mcp --config overspill.toml --name k8s -- kubectl-mcp-server\n  \
 overspill mcp --tool-prefix sp_ -- my-server   # exploration tools become sp_grep, sp_head …\n  \
 overspill mcp --url https://mcp.example.com/mcp   # after `overspill auth login --url …`\n  \
-overspill mcp --servers ~/.cursor/mcp.json --name github   # a server of a client's mcpServers";
+overspill mcp --servers ~/.cursor/mcp.json --name github   # a server of a client's mcpServers
+  \
+overspill mcp --servers ~/.cursor/mcp.json   # all of them, one budget: tools named github__search …";
 
 /// The window the budget is sized by when neither the flag nor `[agent.llm]` gives one.
 const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
@@ -36,9 +40,20 @@ pub struct McpArgs {
     /// The overspill configuration: interception rules, memory_dir, [agent.llm].
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// The server's name, which selects [mcp.servers.<name>.scratchpad] (default: the command's file name).
+    /// The server's name, which selects [mcp.servers.<name>.scratchpad] (default: the command's
+    /// file name); with --servers or a configured [mcp.servers], the one server to front
+    /// (without it, all of them are).
     #[arg(long, value_name = "SERVER")]
     name: Option<String>,
+    /// Between a server's name and its tool's or prompt's when all of a file's servers are
+    /// fronted (`github__search`).
+    #[arg(long, value_name = "SEP", default_value = DEFAULT_SEPARATOR)]
+    separator: String,
+    /// The longest tool or prompt name offered when all of a file's servers are fronted
+    /// (16–64; longer names are cut and end in a hash). The default leaves room for a client's
+    /// own prefix, such as Claude Code's `mcp__overspill__`.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_LEN)]
+    max_name_len: usize,
     /// A prefix for the exploration tools' names, for servers with tools of the same names.
     #[arg(long, value_name = "P")]
     tool_prefix: Option<String>,
@@ -110,8 +125,8 @@ pub struct McpArgs {
     #[arg(long, value_name = "N", default_value_t = 16 << 20, requires = "listen")]
     max_body_bytes: usize,
     /// A client's MCP configuration (the `mcpServers` JSON of Claude Desktop, Cursor, Claude
-    /// Code's .mcp.json or Gemini CLI's settings.json; VS Code's `servers`): front the server
-    /// --name picks from it (or its only one).
+    /// Code's .mcp.json or Gemini CLI's settings.json; VS Code's `servers`): front all of its
+    /// servers, or the one --name picks.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["url", "command"])]
     servers: Option<PathBuf>,
     /// The upstream MCP server's command and its arguments, after `--` (else --url, or a
@@ -150,6 +165,7 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
             dir.display()
         );
     }
+    announce_logs(&options);
     match overspill_mcp::run_blocking(options, Arc::new(pad)) {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(error @ (ProxyError::NameClash { .. } | ProxyError::InvalidPrefix { .. })) => {
@@ -206,7 +222,7 @@ fn listen(
     let base = match (&args.dir, memory_dir) {
         (Some(dir), _) => dir.clone(),
         (None, Some(memory)) => memory.join("sessions"),
-        (None, None) => match state_base(&options) {
+        (None, None) => match base(args, &options) {
             Ok(base) => base.join("sessions"),
             Err(message) => return Ok(super::usage_error(message)),
         },
@@ -224,6 +240,7 @@ fn listen(
         })
     };
     let path = args.path.clone();
+    announce_logs(&options);
     let outcome = overspill_mcp::listen_blocking(address, listen, options, factory, |bound| {
         eprintln!("overspill mcp: serving MCP on http://{bound}{path}");
         eprintln!("{stored_in}");
@@ -316,14 +333,29 @@ fn options(args: &McpArgs) -> Result<ProxyOptions, String> {
     }
     // Only overspill itself is told: any other server sees the environment it would see
     // without the proxy.
-    if let Upstream::Command(command) = &mut options.upstream
-        && is_overspill(&command.command)
-    {
-        command
-            .env
-            .insert(DEPTH_VAR.to_owned(), (depth + 1).to_string());
+    for server in &mut options.servers {
+        if let Upstream::Command(command) = &mut server.upstream
+            && is_overspill(&command.command)
+        {
+            command
+                .env
+                .insert(DEPTH_VAR.to_owned(), (depth + 1).to_string());
+        }
     }
     Ok(options)
+}
+
+/// Says where each server's stderr goes, when it has a log of its own.
+fn announce_logs(options: &ProxyOptions) {
+    for server in &options.servers {
+        if let Some(log) = &server.log {
+            eprintln!(
+                "overspill mcp: the server `{}` logs to {}",
+                server.name,
+                log.display()
+            );
+        }
+    }
 }
 
 /// Whether `program` is overspill: named `overspill`, or named as this process's binary.
@@ -342,7 +374,8 @@ const DEPTH_VAR: &str = "OVERSPILL_MCP_DEPTH";
 const MAX_DEPTH: u32 = 8;
 
 /// The server of `--servers` (a client's JSON) or of the `--config` file's `[mcp.servers]`
-/// that `--name` picks, or the file's only one (docs/mcp-proxy.md#servers-from-a-file).
+/// that `--name` picks (docs/mcp-proxy.md#servers-from-a-file), or without `--name` all of
+/// them behind one gateway (docs/mcp-proxy.md#several-servers).
 fn configured(args: &McpArgs) -> Result<ProxyOptions, String> {
     let (file, listed) = match (&args.servers, &args.config) {
         (Some(file), _) => (file, Upstreams::from_mcp_json_file(file)),
@@ -351,41 +384,66 @@ fn configured(args: &McpArgs) -> Result<ProxyOptions, String> {
     };
     let listed = listed.map_err(|error| error.to_string())?;
     let names = || listed.names().collect::<Vec<_>>().join(", ");
-    let upstream = match (&args.name, listed.len()) {
-        (Some(name), _) => listed.get(name).ok_or_else(|| {
-            format!(
-                "{} has no server `{name}`{}",
-                file.display(),
-                if listed.is_empty() {
-                    String::new()
-                } else {
-                    format!("; it has: {}", names())
-                }
-            )
-        })?,
-        (None, 1) => listed.iter().next().ok_or("no server")?,
-        (None, 0) => {
-            return Err(format!(
-                "{} configures no server to start (an entry with a `command` or a `url`); \
-                 give the server after `--`, or --url",
-                file.display()
-            ));
-        }
-        (None, _) => {
-            return Err(format!(
-                "{} configures {} servers ({}); overspill mcp fronts one per process: give \
-                 --name to pick it",
-                file.display(),
-                listed.len(),
-                names()
-            ));
-        }
+    let Some(name) = &args.name else {
+        return gateway(args, file, &listed);
     };
+    let upstream = listed.get(name).ok_or_else(|| {
+        format!(
+            "{} has no server `{name}`{}",
+            file.display(),
+            if listed.is_empty() {
+                String::new()
+            } else {
+                format!("; it has: {}", names())
+            }
+        )
+    })?;
+    Ok(ProxyOptions::single(server(args, upstream)?))
+}
+
+/// Every server of `listed` behind one gateway, each child's stderr in a log file of its own.
+fn gateway(args: &McpArgs, file: &Path, listed: &Upstreams) -> Result<ProxyOptions, String> {
+    if listed.is_empty() {
+        return Err(format!(
+            "{} configures no server to start (an entry with a `command` or a `url`); give the \
+             server after `--`, or --url",
+            file.display()
+        ));
+    }
+    let namespace =
+        Namespace::new(&args.separator, args.max_name_len).map_err(|error| error.to_string())?;
+    let logs = gateway_base(file)?.join("logs");
+    std::fs::create_dir_all(&logs).map_err(|error| {
+        format!(
+            "cannot create {} for the servers' logs: {error}",
+            logs.display()
+        )
+    })?;
+    let servers = listed
+        .iter()
+        .map(|upstream| {
+            let server = server(args, upstream)?;
+            Ok(match server.upstream {
+                Upstream::Command(_) => {
+                    let log = logs.join(format!("{}.log", file_name(&server.name)));
+                    server.with_log(log)
+                }
+                _ => server,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(ProxyOptions::gateway(servers, namespace))
+}
+
+/// One configured server as the proxy runs it.
+fn server(args: &McpArgs, upstream: &overspill::config::Upstream) -> Result<Server, String> {
     Ok(match &upstream.transport {
-        Transport::Command(command) => ProxyOptions::command(&upstream.name, command.clone()),
-        Transport::Http(http) => ProxyOptions::remote(
+        Transport::Command(command) => {
+            Server::new(&upstream.name, Upstream::Command(command.clone()))
+        }
+        Transport::Http(http) => Server::new(
             &upstream.name,
-            remote(args, &http.url, &http.headers, http.oauth)?,
+            Upstream::Http(remote(args, &http.url, &http.headers, http.oauth)?),
         ),
     })
 }
@@ -448,21 +506,48 @@ fn default_dir(
     if args.dir.is_some() || config.and_then(Config::memory_dir).is_some() {
         return Ok(None);
     }
-    state_base(options).map(|base| Some(base.join("scratchpad")))
+    base(args, options).map(|base| Some(base.join("scratchpad")))
 }
 
-/// `<state dir>/mcp/<server>-<hash>`: the server's name made a plain file name, and a hash of
-/// the name and of what runs it (its command line, or its URL), so that two servers both named
-/// after `npx` do not share their results.
-fn state_base(options: &ProxyOptions) -> Result<PathBuf, String> {
-    let state = overspill_mcp::state_dir().ok_or_else(|| {
+/// The state directory's place for this proxy: the gateway's of its servers file, or the one
+/// server's.
+fn base(args: &McpArgs, options: &ProxyOptions) -> Result<PathBuf, String> {
+    match (
+        options.namespace.is_some(),
+        args.servers.as_ref().or(args.config.as_ref()),
+    ) {
+        (true, Some(file)) => gateway_base(file),
+        _ => state_base(options),
+    }
+}
+
+/// `<state dir>/mcp/gateway-<file>-<hash>`: a gateway's place, named after its servers file
+/// and a hash of the file's absolute path, so that each file's servers keep their results (a
+/// resumed conversation's pointers still resolve) and two files never share them.
+fn gateway_base(file: &Path) -> Result<PathBuf, String> {
+    let state = user_state()?;
+    let absolute = std::path::absolute(file).unwrap_or_else(|_| file.to_owned());
+    let stem = file
+        .file_stem()
+        .and_then(|stem| stem.to_str())
+        .unwrap_or("servers");
+    let hash = overspill::store::content_hash(absolute.to_string_lossy().as_bytes());
+    Ok(state
+        .join("mcp")
+        .join(format!("gateway-{}-{}", file_name(stem), &hash[..8])))
+}
+
+fn user_state() -> Result<PathBuf, String> {
+    overspill_mcp::state_dir().ok_or_else(|| {
         "cannot find your state directory to store results in (HOME is not set): give --dir DIR, \
          or memory_dir in the configuration"
             .to_owned()
-    })?;
-    let name: String = options
-        .server
-        .chars()
+    })
+}
+
+/// `name` as a plain file name: other characters than `A-Z a-z 0-9 - _` become `_`, at most 48.
+fn file_name(name: &str) -> String {
+    name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') {
                 c
@@ -471,8 +556,19 @@ fn state_base(options: &ProxyOptions) -> Result<PathBuf, String> {
             }
         })
         .take(48)
-        .collect();
-    let runs = match &options.upstream {
+        .collect()
+}
+
+/// `<state dir>/mcp/<server>-<hash>`: the server's name made a plain file name, and a hash of
+/// the name and of what runs it (its command line, or its URL), so that two servers both named
+/// after `npx` do not share their results.
+fn state_base(options: &ProxyOptions) -> Result<PathBuf, String> {
+    let state = user_state()?;
+    let Some(server) = options.servers.first() else {
+        return Err("no server to front".to_owned());
+    };
+    let name = file_name(&server.name);
+    let runs = match &server.upstream {
         Upstream::Command(command) => std::iter::once(command.command.as_str())
             .chain(command.args.iter().map(String::as_str))
             .collect::<Vec<_>>()
@@ -480,7 +576,7 @@ fn state_base(options: &ProxyOptions) -> Result<PathBuf, String> {
         Upstream::Http(remote) => remote.url().to_owned(),
         _ => String::new(),
     };
-    let hash = overspill::store::content_hash(format!("{}\0{runs}", options.server).as_bytes());
+    let hash = overspill::store::content_hash(format!("{}\0{runs}", server.name).as_bytes());
     Ok(state.join("mcp").join(format!("{name}-{}", &hash[..8])))
 }
 

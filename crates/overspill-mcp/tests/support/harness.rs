@@ -67,9 +67,18 @@ pub struct RawSession {
 impl RawSession {
     /// Starts the proxy in process over `scratch` (whose dir is `dir`), not yet initialized.
     pub fn start(scratch: Scratchpad, dir: tempfile::TempDir, options: ProxyOptions) -> RawSession {
+        RawSession::start_shared(Arc::new(scratch), dir, options)
+    }
+
+    /// [`RawSession::start`] over a scratchpad the test keeps a handle of (to read its usage).
+    pub fn start_shared(
+        scratch: Arc<Scratchpad>,
+        dir: tempfile::TempDir,
+        options: ProxyOptions,
+    ) -> RawSession {
         let (client_side, proxy_side) = tokio::io::duplex(1 << 20);
         let (proxy_read, proxy_write) = tokio::io::split(proxy_side);
-        let proxy = tokio::spawn(serve(options, Arc::new(scratch), proxy_read, proxy_write));
+        let proxy = tokio::spawn(serve(options, scratch, proxy_read, proxy_write));
         let (read, write) = tokio::io::split(client_side);
         let lines = tokio::io::BufReader::new(read).lines();
         RawSession {

@@ -1,0 +1,1442 @@
+//! A gateway: one client session in front of several servers (docs/mcp-proxy.md#several-servers).
+//!
+//! What the client sends is routed: a tool or prompt by its offered name
+//! (`<server>__<name>`, [`Namespace`]), a resource by the server that listed its URI or a
+//! template matching it, a task by the server that created it, the answer to a server's
+//! request by the id the gateway gave that request. What goes to every server (`initialize`,
+//! `logging/setLevel`, `notifications/initialized`) is fanned out, and lists are gathered: the
+//! tools and prompts whole (their names are allocated over all of them), resources and tasks
+//! page by page behind a cursor that names the server. A server that fails is withdrawn and
+//! the others go on.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use futures_util::future::join_all;
+use serde_json::{Map, Value, json};
+use tokio::sync::{oneshot, watch};
+
+use super::{Pending, Relay, drop_output_schema, tool_name};
+use crate::edits;
+use crate::message::{self, Id, Kind, Message};
+use crate::namespace::{NameTable, Namespace};
+
+/// The most pages of one server's list gathered for one client `tools/list` or `prompts/list`;
+/// a server whose cursors never end is cut there.
+const MAX_PAGES: usize = 100;
+
+/// The JSON-RPC code for a method no server answers.
+const METHOD_NOT_FOUND: i64 = -32601;
+
+/// The protocol version answered when no server answered and the client asked for none.
+const FALLBACK_VERSION: &str = "2025-06-18";
+
+/// The first id of the gateway's own requests (and of servers' requests as the client sees
+/// them): numbers, which every server reads (some read no other ids), from 2^52 up, which no
+/// client's counter reaches and a double still holds exactly.
+const OWN_IDS_FROM: u64 = 1 << 52;
+
+/// A gateway's routing state.
+pub(super) struct Gateway {
+    namespace: Namespace,
+    next: AtomicU64,
+    /// The gateway's own requests to servers, by id: which server owes the answer, and who
+    /// waits for it.
+    asks: Mutex<HashMap<Id, Ask>>,
+    /// Servers' requests to the client, by the id the client saw: the server and its own id.
+    forwarded: Mutex<HashMap<Id, (usize, Value)>>,
+    /// Progress tokens of servers' requests to the client: which server a progress report from
+    /// the client is for.
+    progress: Mutex<HashMap<Id, usize>>,
+    members: Vec<MemberState>,
+    state: Mutex<State>,
+    /// Whether the client's `initialize` is being asked of the servers: what the client sends
+    /// meanwhile waits, so that it reaches servers that have joined.
+    initializing: watch::Sender<bool>,
+}
+
+/// Whether a server's transport runs, and whether it has answered `initialize`.
+#[derive(Default)]
+struct MemberState {
+    alive: AtomicBool,
+    ready: AtomicBool,
+}
+
+/// What the gateway learned in the session.
+#[derive(Default)]
+struct State {
+    /// The client's `initialize` params, for servers that (re)start later.
+    client_init: Option<Value>,
+    /// Whether the client sent `notifications/initialized`.
+    initialized: bool,
+    /// The logging level the client set, for servers that (re)start later.
+    level: Option<Value>,
+    /// Each server's capabilities, from its `initialize` result.
+    capabilities: Vec<Option<Value>>,
+    tools: Option<NameTable>,
+    prompts: Option<NameTable>,
+    /// Resource URIs and templates, and the server that listed each first.
+    uris: HashMap<String, usize>,
+    templates: Vec<(String, usize)>,
+    /// Tasks and the server that created each.
+    tasks: HashMap<String, usize>,
+}
+
+struct Ask {
+    server: usize,
+    reply: oneshot::Sender<Result<Value, Refusal>>,
+}
+
+/// Why a gateway's own request got no result.
+#[derive(Debug, Clone)]
+enum Refusal {
+    /// The server answered with this JSON-RPC error.
+    Error(Value),
+    /// It did not answer in time.
+    Timeout,
+    /// It is gone, or its answer could not be read.
+    Gone(String),
+}
+
+impl Refusal {
+    fn describe(&self) -> String {
+        match self {
+            Refusal::Error(error) => format!(
+                "it answered with an error: {}",
+                error
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("(no message)")
+            ),
+            Refusal::Timeout => "it did not answer in time".to_owned(),
+            Refusal::Gone(why) => why.clone(),
+        }
+    }
+}
+
+/// The two lists whose names the gateway allocates.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Catalog {
+    Tools,
+    Prompts,
+}
+
+impl Catalog {
+    fn method(self) -> &'static str {
+        match self {
+            Catalog::Tools => "tools/list",
+            Catalog::Prompts => "prompts/list",
+        }
+    }
+
+    fn field(self) -> &'static str {
+        match self {
+            Catalog::Tools => "tools",
+            Catalog::Prompts => "prompts",
+        }
+    }
+}
+
+impl Gateway {
+    pub(super) fn new(namespace: Namespace, servers: usize) -> Gateway {
+        let members = (0..servers)
+            .map(|_| MemberState {
+                alive: AtomicBool::new(true),
+                ready: AtomicBool::new(false),
+            })
+            .collect();
+        Gateway {
+            namespace,
+            next: AtomicU64::new(OWN_IDS_FROM),
+            asks: Mutex::new(HashMap::new()),
+            forwarded: Mutex::new(HashMap::new()),
+            progress: Mutex::new(HashMap::new()),
+            members,
+            state: Mutex::new(State {
+                capabilities: vec![None; servers],
+                ..State::default()
+            }),
+            initializing: watch::Sender::new(false),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn next_id(&self) -> (Id, Value) {
+        let raw = Value::from(self.next.fetch_add(1, Ordering::Relaxed));
+        (Id::Number(raw.to_string()), raw)
+    }
+
+    /// Whether `id` is one the gateway uses for its own requests, which a client's may not.
+    fn is_own(&self, id: &Id) -> bool {
+        self.asks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains_key(id)
+    }
+
+    fn ready(&self, index: usize) -> bool {
+        self.members
+            .get(index)
+            .is_some_and(|member| member.ready.load(Ordering::SeqCst))
+    }
+
+    fn alive(&self, index: usize) -> bool {
+        self.members
+            .get(index)
+            .is_some_and(|member| member.alive.load(Ordering::SeqCst))
+    }
+
+    /// Whether server `index` declared `capability` in its `initialize` result.
+    fn has(&self, index: usize, capability: &str) -> bool {
+        self.state()
+            .capabilities
+            .get(index)
+            .and_then(Option::as_ref)
+            .is_some_and(|capabilities| capabilities.get(capability).is_some())
+    }
+
+    /// A task-augmented call of server `index` created `task`.
+    pub(super) fn task_created(&self, task: &str, index: usize) {
+        self.state().tasks.insert(task.to_owned(), index);
+    }
+
+    /// When `id` is one of the gateway's own requests to `index`, its answer could not be
+    /// read: the waiter learns why. Whether it was.
+    pub(super) fn refused(&self, index: usize, id: &Id, why: &str) -> bool {
+        let mut asks = self.asks.lock().unwrap_or_else(PoisonError::into_inner);
+        match asks.get(id) {
+            Some(ask) if ask.server == index => {
+                if let Some(ask) = asks.remove(id) {
+                    let _ = ask
+                        .reply
+                        .send(Err(Refusal::Gone(format!("it answered with {why}"))));
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Delivers server `index`'s answer to one of the gateway's own requests. Whether it was
+    /// one.
+    fn deliver(&self, index: usize, id: &Id, text: &str) -> bool {
+        let ask = {
+            let mut asks = self.asks.lock().unwrap_or_else(PoisonError::into_inner);
+            match asks.get(id) {
+                Some(ask) if ask.server == index => asks.remove(id),
+                _ => None,
+            }
+        };
+        let Some(ask) = ask else {
+            return false;
+        };
+        let answer = match serde_json::from_str::<Value>(text) {
+            Ok(mut value) => match value.get_mut("error") {
+                Some(error) => Err(Refusal::Error(error.take())),
+                None => Ok(value
+                    .get_mut("result")
+                    .map(Value::take)
+                    .unwrap_or(Value::Null)),
+            },
+            Err(error) => Err(Refusal::Gone(format!("its answer is not JSON ({error})"))),
+        };
+        let _ = ask.reply.send(answer);
+        true
+    }
+
+    /// The server an offered tool or prompt name stands for, and its name there.
+    fn origin(&self, catalog: Catalog, offered: &str) -> Option<(String, String)> {
+        let state = self.state();
+        let table = match catalog {
+            Catalog::Tools => state.tools.as_ref(),
+            Catalog::Prompts => state.prompts.as_ref(),
+        }?;
+        let origin = table.origin(offered)?;
+        Some((origin.server.clone(), origin.name.clone()))
+    }
+
+    /// The server that owns resource `uri`: the first that listed it, else the first whose
+    /// template matches it.
+    fn resource_owner(&self, uri: &str) -> Option<usize> {
+        let state = self.state();
+        if let Some(owner) = state.uris.get(uri) {
+            return Some(*owner);
+        }
+        state
+            .templates
+            .iter()
+            .find(|(template, _)| template == uri || template_matches(template, uri))
+            .map(|(_, owner)| *owner)
+    }
+}
+
+impl Relay {
+    fn gateway(&self) -> &Gateway {
+        // Only called on a gateway's relay.
+        self.0
+            .gateway
+            .as_ref()
+            .unwrap_or_else(|| unreachable!("a gateway method on a plain relay"))
+    }
+
+    fn server_index(&self, name: &str) -> Option<usize> {
+        self.0.servers.iter().position(|server| server.name == name)
+    }
+
+    /// Asks server `index` `method` with `params` and waits for its result.
+    async fn ask(&self, index: usize, method: &str, params: Value) -> Result<Value, Refusal> {
+        let gateway = self.gateway();
+        if !gateway.alive(index) {
+            return Err(Refusal::Gone("it is not running".to_owned()));
+        }
+        let (id, raw) = gateway.next_id();
+        let (reply, answer) = oneshot::channel();
+        gateway
+            .asks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(
+                id.clone(),
+                Ask {
+                    server: index,
+                    reply,
+                },
+            );
+        let text = json!({"jsonrpc": "2.0", "id": raw, "method": method, "params": params});
+        self.0.send_server(index, text.to_string()).await;
+        match tokio::time::timeout(self.0.init_timeout, answer).await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(_)) => Err(Refusal::Gone("it stopped".to_owned())),
+            Err(_) => {
+                gateway
+                    .asks
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(&id);
+                Err(Refusal::Timeout)
+            }
+        }
+    }
+
+    async fn notify(&self, method: &str, params: Value) {
+        let text = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        self.0.send_client(text.to_string()).await;
+    }
+
+    /// Tells the client, in its log, something about server `index`.
+    async fn report(&self, level: &str, text: String) {
+        self.notify(
+            "notifications/message",
+            json!({"level": level, "logger": "overspill", "data": text}),
+        )
+        .await;
+    }
+
+    /// Tells the client every list server `index` contributes to may have changed.
+    async fn lists_changed(&self, index: usize) {
+        if !self.gateway().state().initialized {
+            return;
+        }
+        self.notify("notifications/tools/list_changed", json!({}))
+            .await;
+        for (capability, method) in [
+            ("prompts", "notifications/prompts/list_changed"),
+            ("resources", "notifications/resources/list_changed"),
+        ] {
+            if self.gateway().has(index, capability) {
+                self.notify(method, json!({})).await;
+            }
+        }
+    }
+
+    /// Server `index` is gone: its own requests fail, its tools are withdrawn and the client
+    /// is told (docs/mcp-proxy.md#when-a-server-fails).
+    pub(super) async fn withdraw(&self, index: usize, why: &str) {
+        let gateway = self.gateway();
+        let Some(member) = gateway.members.get(index) else {
+            return;
+        };
+        let was_alive = member.alive.swap(false, Ordering::SeqCst);
+        let was_ready = member.ready.swap(false, Ordering::SeqCst);
+        let asks: Vec<Ask> = {
+            let mut asks = gateway.asks.lock().unwrap_or_else(PoisonError::into_inner);
+            let ids: Vec<Id> = asks
+                .iter()
+                .filter(|(_, ask)| ask.server == index)
+                .map(|(id, _)| id.clone())
+                .collect();
+            ids.iter().filter_map(|id| asks.remove(id)).collect()
+        };
+        for ask in asks {
+            let _ = ask.reply.send(Err(Refusal::Gone(format!("it {why}"))));
+        }
+        gateway
+            .forwarded
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|_, (server, _)| *server != index);
+        if !was_alive {
+            return;
+        }
+        let server = &self.0.servers[index];
+        tracing::warn!(server = %server.name, "the MCP server {} {why}; its diagnostics are in {}; it is restarted", server.label, server.diagnostics);
+        if was_ready {
+            self.report(
+                "error",
+                format!(
+                    "the MCP server `{}` {why}; its tools are withdrawn until it is back (it is \
+                     restarted); its diagnostics are in {}",
+                    server.name, server.diagnostics
+                ),
+            )
+            .await;
+            self.lists_changed(index).await;
+        }
+    }
+
+    /// Server `index`'s transport runs again: once the client has initialized, the server is
+    /// initialized as the client asked, told the client's logging level, and its tools
+    /// offered again. A server that does not answer is stopped (to be restarted).
+    pub(crate) async fn rejoin(&self, index: usize) {
+        let gateway = self.gateway();
+        let Some(member) = gateway.members.get(index) else {
+            return;
+        };
+        member.alive.store(true, Ordering::SeqCst);
+        let (params, initialized, level) = {
+            let state = gateway.state();
+            (
+                state.client_init.clone(),
+                state.initialized,
+                state.level.clone(),
+            )
+        };
+        let Some(params) = params else {
+            return;
+        };
+        if let Err(refusal) = self.join(index, params).await {
+            return self.refuse_join(index, &refusal);
+        }
+        if initialized {
+            let text = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+            self.0.send_server(index, text.to_string()).await;
+        }
+        if let Some(level) = level
+            && gateway.has(index, "logging")
+        {
+            let _ = self
+                .ask(index, "logging/setLevel", json!({"level": level}))
+                .await;
+        }
+        member.ready.store(true, Ordering::SeqCst);
+        let server = &self.0.servers[index];
+        tracing::info!(server = %server.name, "the MCP server is back");
+        self.report(
+            "info",
+            format!(
+                "the MCP server `{}` is back; its tools are offered again",
+                server.name
+            ),
+        )
+        .await;
+        self.lists_changed(index).await;
+    }
+
+    /// Initializes server `index` with the client's `params`; its result.
+    async fn join(&self, index: usize, params: Value) -> Result<Value, Refusal> {
+        let result = self.ask(index, "initialize", params).await?;
+        self.gateway().state().capabilities[index] = result.get("capabilities").cloned();
+        Ok(result)
+    }
+
+    /// Server `index` did not join: it is stopped, so that it is restarted.
+    fn refuse_join(&self, index: usize, refusal: &Refusal) {
+        let server = &self.0.servers[index];
+        let error = match refusal {
+            Refusal::Timeout => crate::error::ProxyError::InitTimeout {
+                server: server.label.clone(),
+                after: self.0.init_timeout,
+                diagnostics: server.diagnostics.clone(),
+            },
+            other => crate::error::ProxyError::UpstreamLost(format!(
+                "the MCP server {} did not initialize: {}",
+                server.label,
+                other.describe()
+            )),
+        };
+        self.0.fail(index, error);
+    }
+
+    /// One message from the client of a gateway.
+    pub(super) async fn gateway_client_message(&self, message: Message) {
+        let initialize =
+            matches!(&message.kind, Kind::Request { method, .. } if method == "initialize");
+        if !initialize {
+            // A client that sends on before its `initialize` is answered waits for it here.
+            let mut initializing = self.gateway().initializing.subscribe();
+            let _ = initializing.wait_for(|running| !running).await;
+        } else {
+            self.gateway().initializing.send_replace(true);
+        }
+        match &message.kind {
+            Kind::Request { method, .. } => {
+                let method = method.clone();
+                self.gateway_request(&method, message).await;
+            }
+            Kind::Notification { method } => {
+                let method = method.clone();
+                self.gateway_notification(&method, message).await;
+            }
+            Kind::Response { id } => {
+                // The client answers a server's request under the id the gateway gave it.
+                let Some(key) = id else {
+                    return;
+                };
+                let target = self
+                    .gateway()
+                    .forwarded
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(key);
+                if let Some((index, original)) = target {
+                    let text = with_id(message.text, &original);
+                    self.0.send_server(index, text).await;
+                }
+            }
+        }
+    }
+
+    async fn gateway_request(&self, method: &str, message: Message) {
+        let id = message.id.clone();
+        if let Kind::Request { id: key, .. } = &message.kind
+            && self.gateway().is_own(key)
+        {
+            let text = "this request id is one the gateway uses for its own requests; use another";
+            return self.refuse(&id, message::INVALID_REQUEST, text).await;
+        }
+        match method {
+            "tools/call" => self.tools_call(message).await,
+            "ping" => self.answer(&id, &json!({})).await,
+            "initialize" | "server/discover" => {
+                let relay = self.clone();
+                let method = method.to_owned();
+                self.0.job(move |_| async move {
+                    relay.initialize(&method, message).await;
+                });
+            }
+            "tools/list" | "prompts/list" => {
+                let catalog = if method == "tools/list" {
+                    Catalog::Tools
+                } else {
+                    Catalog::Prompts
+                };
+                let relay = self.clone();
+                self.0.job(move |_| async move {
+                    let result = relay.gather(catalog).await;
+                    relay.answer(&id, &result).await;
+                });
+            }
+            "resources/list" | "resources/templates/list" | "tasks/list" => {
+                let relay = self.clone();
+                let method = method.to_owned();
+                self.0.job(move |_| async move {
+                    relay.page(&method, message).await;
+                });
+            }
+            "prompts/get" => self.prompts_get(message).await,
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+                let uri = message::params(&message.text)
+                    .get("uri")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                let Some(uri) = uri else {
+                    return self
+                        .refuse(
+                            &id,
+                            message::INVALID_PARAMS,
+                            "this request needs params.uri",
+                        )
+                        .await;
+                };
+                match self.gateway().resource_owner(&uri) {
+                    Some(owner) => self.forward(owner, message, Pending::Forward).await,
+                    None => {
+                        let relay = self.clone();
+                        let method = method.to_owned();
+                        self.0.job(move |_| async move {
+                            relay.first_answer(&method, message).await;
+                        });
+                    }
+                }
+            }
+            "completion/complete" => self.complete(message).await,
+            "logging/setLevel" => {
+                let relay = self.clone();
+                self.0.job(move |_| async move {
+                    relay.set_level(message).await;
+                });
+            }
+            "tasks/get" | "tasks/result" | "tasks/cancel" => {
+                let task = message::params(&message.text)
+                    .get("taskId")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                let owner = task
+                    .as_ref()
+                    .and_then(|task| self.gateway().state().tasks.get(task).copied());
+                match (task, owner) {
+                    (Some(task), Some(owner)) => {
+                        let pending = if method == "tasks/result" {
+                            Pending::TaskResult { task }
+                        } else {
+                            Pending::Forward
+                        };
+                        self.forward(owner, message, pending).await;
+                    }
+                    _ => {
+                        self.refuse(
+                            &id,
+                            message::INVALID_PARAMS,
+                            "no server of this gateway created that task",
+                        )
+                        .await;
+                    }
+                }
+            }
+            other => {
+                let text = format!(
+                    "overspill's gateway does not know which of its servers answers `{other}`"
+                );
+                self.refuse(&id, METHOD_NOT_FOUND, &text).await;
+            }
+        }
+    }
+
+    async fn gateway_notification(&self, method: &str, message: Message) {
+        let gateway = self.gateway();
+        match method {
+            "notifications/initialized" => {
+                gateway.state().initialized = true;
+                self.to_ready(message.text).await;
+            }
+            "notifications/cancelled" => {
+                let params = message::params(&message.text);
+                let Some(id) = params.get("requestId").and_then(Id::of) else {
+                    return;
+                };
+                if let Some(owner) = self.0.owner(&id) {
+                    self.0.cancel(&id);
+                    self.0.send_server(owner, message.text).await;
+                }
+            }
+            "notifications/progress" => {
+                let params = message::params(&message.text);
+                let owner = params
+                    .get("progressToken")
+                    .and_then(Id::of)
+                    .and_then(|token| {
+                        gateway
+                            .progress
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .get(&token)
+                            .copied()
+                    });
+                if let Some(owner) = owner {
+                    self.0.send_server(owner, message.text).await;
+                }
+            }
+            _ => self.to_ready(message.text).await,
+        }
+    }
+
+    /// Sends `text` to every server that has joined.
+    async fn to_ready(&self, text: String) {
+        for index in 0..self.0.servers.len() {
+            if self.gateway().ready(index) {
+                self.0.send_server(index, text.clone()).await;
+            }
+        }
+    }
+
+    async fn answer(&self, id: &Value, result: &Value) {
+        self.0
+            .send_client(message::result_response(id, result))
+            .await;
+    }
+
+    async fn refuse(&self, id: &Value, code: i64, text: &str) {
+        self.0
+            .send_client(message::error_response(id, code, text))
+            .await;
+    }
+
+    /// Sends a client request on to server `index` as it came, its answer handled as `pending`
+    /// says; a server that has not joined answers nothing, so the client hears why here.
+    async fn forward(&self, index: usize, message: Message, pending: Pending) {
+        if !self.gateway().ready(index) {
+            let text = self.unavailable(index);
+            return self
+                .refuse(&message.id, message::CONNECTION_CLOSED, &text)
+                .await;
+        }
+        if let Kind::Request { id, .. } = &message.kind {
+            self.0.expect(id, &message.id, pending, index);
+        }
+        self.0.send_server(index, message.text).await;
+    }
+
+    fn unavailable(&self, index: usize) -> String {
+        let server = &self.0.servers[index];
+        format!(
+            "the MCP server `{}` is not available now (it failed and is being restarted); its \
+             diagnostics are in {}",
+            server.name, server.diagnostics
+        )
+    }
+
+    /// The client's `initialize` (or `server/discover`), asked of every running server at once;
+    /// the answer is the union of theirs (docs/mcp-proxy.md#several-servers).
+    async fn initialize(&self, method: &str, message: Message) {
+        let gateway = self.gateway();
+        let params = message::params(&message.text);
+        let initialize = method == "initialize";
+        if initialize {
+            gateway.state().client_init = Some(params.clone());
+        }
+        let servers: Vec<usize> = (0..self.0.servers.len())
+            .filter(|index| gateway.alive(*index))
+            .collect();
+        let answers = join_all(servers.iter().map(|index| {
+            let params = params.clone();
+            async move {
+                let answer = if initialize {
+                    self.join(*index, params).await
+                } else {
+                    self.ask(*index, method, params).await
+                };
+                (*index, answer)
+            }
+        }))
+        .await;
+        let mut joined = Vec::new();
+        for (index, answer) in answers {
+            match answer {
+                Ok(result) => {
+                    if initialize {
+                        gateway.members[index].ready.store(true, Ordering::SeqCst);
+                    }
+                    joined.push((index, result));
+                }
+                Err(refusal) => {
+                    let server = &self.0.servers[index];
+                    tracing::warn!(server = %server.name, "the MCP server {} did not answer {method}: {}; its diagnostics are in {}", server.label, refusal.describe(), server.diagnostics);
+                    if initialize {
+                        self.refuse_join(index, &refusal);
+                    }
+                }
+            }
+        }
+        let requested = params.get("protocolVersion").and_then(Value::as_str);
+        let mut result = self.merged(&joined, requested);
+        edits::server_info(&mut result, &self.0.exploration().names);
+        self.answer(&message.id, &result).await;
+        gateway.initializing.send_replace(false);
+    }
+
+    /// One `initialize` result for the servers' `answers`: the oldest protocol version any of
+    /// them agreed to (every server must understand the session), the union of their
+    /// capabilities, and their instructions each under its server's name.
+    fn merged(&self, answers: &[(usize, Value)], requested: Option<&str>) -> Value {
+        let version = answers
+            .iter()
+            .filter_map(|(_, result)| result.get("protocolVersion")?.as_str())
+            .min()
+            .or(requested)
+            .unwrap_or(FALLBACK_VERSION);
+        let mut capabilities = Value::Object(Map::new());
+        for (_, result) in answers {
+            if let Some(theirs) = result.get("capabilities") {
+                union(&mut capabilities, theirs);
+            }
+        }
+        if let Some(capabilities) = capabilities.as_object_mut() {
+            // The gateway itself changes its lists (a server withdrawn or back) and answers
+            // `logging/setLevel` whatever its servers do.
+            capabilities.insert("tools".to_owned(), json!({"listChanged": true}));
+            capabilities.insert("logging".to_owned(), json!({}));
+            for list in ["prompts", "resources"] {
+                if let Some(list) = capabilities.get_mut(list).and_then(Value::as_object_mut) {
+                    list.insert("listChanged".to_owned(), Value::Bool(true));
+                }
+            }
+        }
+        let instructions: Vec<String> = answers
+            .iter()
+            .filter_map(|(index, result)| {
+                let text = result.get("instructions")?.as_str()?.trim();
+                let server = &self.0.servers[*index].name;
+                (!text.is_empty()).then(|| format!("Server `{server}`: {text}"))
+            })
+            .collect();
+        let mut result = json!({
+            "protocolVersion": version,
+            "capabilities": capabilities,
+            "serverInfo": {"name": "overspill", "version": env!("CARGO_PKG_VERSION")},
+        });
+        if !instructions.is_empty() {
+            result["instructions"] = Value::String(instructions.join("\n\n"));
+        }
+        result
+    }
+
+    /// Every joined server's tools (or prompts), all pages, under their offered names; the
+    /// table that routes them is kept. Tools end with the exploration tools.
+    async fn gather(&self, catalog: Catalog) -> Value {
+        let gateway = self.gateway();
+        let servers: Vec<usize> = (0..self.0.servers.len())
+            .filter(|index| {
+                gateway.ready(*index)
+                    && (catalog == Catalog::Tools || gateway.has(*index, catalog.field()))
+            })
+            .collect();
+        let lists = join_all(
+            servers
+                .iter()
+                .map(|index| async move { (*index, self.whole_list(*index, catalog).await) }),
+        )
+        .await;
+        let exploration = self.0.exploration();
+        let reserved = match catalog {
+            Catalog::Tools => exploration
+                .definitions
+                .iter()
+                .filter_map(|definition| tool_name(definition).map(str::to_owned))
+                .collect(),
+            Catalog::Prompts => Default::default(),
+        };
+        let names: Vec<(String, String)> = lists
+            .iter()
+            .flat_map(|(index, entries)| {
+                let server = &self.0.servers[*index].name;
+                entries
+                    .iter()
+                    .filter_map(|entry| Some((server.clone(), tool_name(entry)?.to_owned())))
+            })
+            .collect();
+        let table = gateway.namespace.name_all(
+            names
+                .iter()
+                .map(|(server, name)| (server.as_str(), name.as_str())),
+            &reserved,
+        );
+        let mut offered = Vec::new();
+        for (index, entries) in lists {
+            let server = self.0.servers[index].name.clone();
+            if catalog == Catalog::Tools {
+                let names = entries
+                    .iter()
+                    .filter_map(|entry| tool_name(entry).map(str::to_owned))
+                    .collect();
+                self.0.scratch.set_server_tools(&server, names);
+            }
+            for mut entry in entries {
+                let Some(name) = tool_name(&entry).map(str::to_owned) else {
+                    continue;
+                };
+                let Some(exposed) = table.offered(&server, &name) else {
+                    continue;
+                };
+                entry["name"] = Value::String(exposed.to_owned());
+                if catalog == Catalog::Tools {
+                    if self.0.scratch.intercepts(&server, &name) {
+                        drop_output_schema(&mut entry);
+                    }
+                    self.0.record_schemas(std::slice::from_ref(&entry));
+                }
+                offered.push(entry);
+            }
+        }
+        {
+            let mut state = gateway.state();
+            match catalog {
+                Catalog::Tools => state.tools = Some(table),
+                Catalog::Prompts => state.prompts = Some(table),
+            }
+        }
+        if catalog == Catalog::Tools {
+            offered.extend(exploration.definitions.iter().cloned());
+        }
+        json!({ catalog.field(): offered })
+    }
+
+    /// Every page of server `index`'s tools (or prompts); what a failing server gave is
+    /// dropped, with a warning.
+    async fn whole_list(&self, index: usize, catalog: Catalog) -> Vec<Value> {
+        let mut entries = Vec::new();
+        let mut cursor: Option<Value> = None;
+        for _ in 0..MAX_PAGES {
+            let params = match &cursor {
+                Some(cursor) => json!({"cursor": cursor}),
+                None => json!({}),
+            };
+            let mut result = match self.ask(index, catalog.method(), params).await {
+                Ok(result) => result,
+                Err(refusal) => {
+                    let server = &self.0.servers[index];
+                    tracing::warn!(server = %server.name, "the MCP server did not list its {}: {}", catalog.field(), refusal.describe());
+                    return Vec::new();
+                }
+            };
+            if let Some(Value::Array(page)) = result.get_mut(catalog.field()).map(Value::take) {
+                entries.extend(page);
+            }
+            match result.get("nextCursor") {
+                Some(next) if !next.is_null() && Some(next) != cursor.as_ref() => {
+                    cursor = Some(next.clone());
+                }
+                _ => return entries,
+            }
+        }
+        entries
+    }
+
+    /// The tool an offered name stands for, at its server; when the client never listed the
+    /// tools, they are listed first. `Err` is the message for the model.
+    pub(super) async fn route_tool(&self, offered: &str) -> Result<(usize, String), String> {
+        let gateway = self.gateway();
+        let listed = gateway.state().tools.is_some();
+        if !listed {
+            self.gather(Catalog::Tools).await;
+        }
+        let Some((server, name)) = gateway.origin(Catalog::Tools, offered) else {
+            // A server that never listed its tools (it failed) is still named by the call.
+            let separator = gateway.namespace.separator();
+            let named = self.0.servers.iter().position(|server| {
+                offered
+                    .strip_prefix(server.name.as_str())
+                    .is_some_and(|rest| rest.starts_with(separator))
+            });
+            if let Some(index) = named
+                && !gateway.ready(index)
+            {
+                return Err(self.unavailable(index));
+            }
+            return Err(format!(
+                "no server of this gateway offers a tool `{offered}`; list the tools again \
+                 (tools/list) for the names offered now"
+            ));
+        };
+        let Some(index) = self.server_index(&server) else {
+            return Err(format!("the server `{server}` is no longer configured"));
+        };
+        if !gateway.ready(index) {
+            return Err(self.unavailable(index));
+        }
+        Ok((index, name))
+    }
+
+    async fn prompts_get(&self, message: Message) {
+        let gateway = self.gateway();
+        let offered = message::params(&message.text)
+            .get("name")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if gateway.state().prompts.is_none() {
+            self.gather(Catalog::Prompts).await;
+        }
+        let origin = offered
+            .as_deref()
+            .and_then(|offered| gateway.origin(Catalog::Prompts, offered));
+        let Some((index, name)) =
+            origin.and_then(|(server, name)| Some((self.server_index(&server)?, name)))
+        else {
+            return self
+                .refuse(
+                    &message.id,
+                    message::INVALID_PARAMS,
+                    "no server of this gateway offers that prompt; list the prompts again",
+                )
+                .await;
+        };
+        let message = Message {
+            text: renamed(message.text, &name),
+            ..message
+        };
+        self.forward(index, message, Pending::Forward).await;
+    }
+
+    /// `completion/complete`: routed by the prompt or the resource template it completes.
+    async fn complete(&self, mut message: Message) {
+        let gateway = self.gateway();
+        let params = message::params(&message.text);
+        let reference = params.get("ref").cloned().unwrap_or(Value::Null);
+        let owner = match reference.get("type").and_then(Value::as_str) {
+            Some("ref/prompt") => {
+                if gateway.state().prompts.is_none() {
+                    self.gather(Catalog::Prompts).await;
+                }
+                reference
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .and_then(|offered| gateway.origin(Catalog::Prompts, offered))
+                    .and_then(|(server, name)| {
+                        let index = self.server_index(&server)?;
+                        let mut value: Value = serde_json::from_str(&message.text).ok()?;
+                        value["params"]["ref"]["name"] = Value::String(name);
+                        message.text = value.to_string();
+                        Some(index)
+                    })
+            }
+            Some("ref/resource") => reference
+                .get("uri")
+                .and_then(Value::as_str)
+                .and_then(|uri| gateway.resource_owner(uri)),
+            _ => None,
+        };
+        match owner {
+            Some(index) => self.forward(index, message, Pending::Forward).await,
+            None => {
+                self.refuse(
+                    &message.id,
+                    message::INVALID_PARAMS,
+                    "no server of this gateway offers the prompt or resource template to complete",
+                )
+                .await;
+            }
+        }
+    }
+
+    /// `logging/setLevel`: kept for servers that join later, and told to every server that
+    /// logs.
+    async fn set_level(&self, message: Message) {
+        let gateway = self.gateway();
+        let params = message::params(&message.text);
+        gateway.state().level = params.get("level").cloned();
+        let servers: Vec<usize> = (0..self.0.servers.len())
+            .filter(|index| gateway.ready(*index) && gateway.has(*index, "logging"))
+            .collect();
+        join_all(servers.iter().map(|index| {
+            let params = params.clone();
+            async move {
+                if let Err(refusal) = self.ask(*index, "logging/setLevel", params).await {
+                    let server = &self.0.servers[*index];
+                    tracing::warn!(server = %server.name, "the MCP server refused logging/setLevel: {}", refusal.describe());
+                }
+            }
+        }))
+        .await;
+        self.answer(&message.id, &json!({})).await;
+    }
+
+    /// A request for a resource no listing placed: each server that has resources is asked
+    /// in turn, and the first result answers (else the first server's error).
+    async fn first_answer(&self, method: &str, message: Message) {
+        let gateway = self.gateway();
+        let params = message::params(&message.text);
+        let mut first_error = None;
+        for index in 0..self.0.servers.len() {
+            if !gateway.ready(index) || !gateway.has(index, "resources") {
+                continue;
+            }
+            match self.ask(index, method, params.clone()).await {
+                Ok(result) => {
+                    if let Some(uri) = params.get("uri").and_then(Value::as_str) {
+                        gateway.state().uris.entry(uri.to_owned()).or_insert(index);
+                    }
+                    return self.answer(&message.id, &result).await;
+                }
+                Err(refusal) => {
+                    first_error.get_or_insert(refusal);
+                }
+            }
+        }
+        let text = match first_error {
+            Some(Refusal::Error(error)) => {
+                let text = json!({"jsonrpc": "2.0", "id": message.id, "error": error});
+                return self.0.send_client(text.to_string()).await;
+            }
+            Some(other) => format!("no server of this gateway answered: {}", other.describe()),
+            None => "no server of this gateway has resources".to_owned(),
+        };
+        self.refuse(&message.id, message::INVALID_PARAMS, &text)
+            .await;
+    }
+
+    /// One page of a list gathered server by server (resources, resource templates, tasks):
+    /// the client's cursor names the server and that server's own cursor.
+    async fn page(&self, method: &str, message: Message) {
+        let gateway = self.gateway();
+        let capability = if method == "tasks/list" {
+            "tasks"
+        } else {
+            "resources"
+        };
+        let lists = |index: &usize| gateway.ready(*index) && gateway.has(*index, capability);
+        let mut params = message::params(&message.text);
+        let (mut index, mut cursor) = match params.get("cursor") {
+            None | Some(Value::Null) => match (0..self.0.servers.len()).find(lists) {
+                Some(first) => (first, Value::Null),
+                None => {
+                    let field = list_field(method);
+                    return self.answer(&message.id, &json!({ field: [] })).await;
+                }
+            },
+            Some(Value::String(text)) => match decode_cursor(text)
+                .and_then(|(server, cursor)| Some((self.server_index(&server)?, cursor)))
+            {
+                Some(found) => found,
+                None => {
+                    return self
+                        .refuse(
+                            &message.id,
+                            message::INVALID_PARAMS,
+                            "the cursor is not one this gateway gave; list from the start",
+                        )
+                        .await;
+                }
+            },
+            Some(_) => {
+                return self
+                    .refuse(
+                        &message.id,
+                        message::INVALID_PARAMS,
+                        "the cursor must be a string",
+                    )
+                    .await;
+            }
+        };
+        loop {
+            if let Some(params) = params.as_object_mut() {
+                match &cursor {
+                    Value::Null => params.remove("cursor"),
+                    cursor => params.insert("cursor".to_owned(), cursor.clone()),
+                };
+            }
+            let params = if params.is_object() {
+                params.clone()
+            } else {
+                json!({})
+            };
+            let after = |index: usize| (index + 1..self.0.servers.len()).find(lists);
+            match self.ask(index, method, params).await {
+                Ok(mut result) => {
+                    self.record_owners(index, method, &result);
+                    let next = match result.get("nextCursor") {
+                        Some(next) if !next.is_null() => {
+                            Some(encode_cursor(&self.0.servers[index].name, next))
+                        }
+                        _ => after(index)
+                            .map(|next| encode_cursor(&self.0.servers[next].name, &Value::Null)),
+                    };
+                    if let Some(result) = result.as_object_mut() {
+                        match next {
+                            Some(next) => result.insert("nextCursor".to_owned(), next.into()),
+                            None => result.remove("nextCursor"),
+                        };
+                    }
+                    return self.answer(&message.id, &result).await;
+                }
+                Err(refusal) => {
+                    let server = &self.0.servers[index];
+                    tracing::warn!(server = %server.name, "the MCP server did not answer {method}: {}", refusal.describe());
+                    match after(index) {
+                        Some(next) => {
+                            index = next;
+                            cursor = Value::Null;
+                        }
+                        None => {
+                            let field = list_field(method);
+                            return self.answer(&message.id, &json!({ field: [] })).await;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Notes which server listed each resource URI or template, the first keeping it.
+    fn record_owners(&self, index: usize, method: &str, result: &Value) {
+        let gateway = self.gateway();
+        let mut state = gateway.state();
+        match method {
+            "resources/list" => {
+                let uris = result
+                    .get("resources")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|resource| resource.get("uri")?.as_str());
+                for uri in uris {
+                    let owner = *state.uris.entry(uri.to_owned()).or_insert(index);
+                    if owner != index {
+                        tracing::warn!(uri, first = %self.0.servers[owner].name, also = %self.0.servers[index].name, "two servers list the same resource URI; it is read from the first configured");
+                    }
+                }
+            }
+            "resources/templates/list" => {
+                let templates = result
+                    .get("resourceTemplates")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|template| template.get("uriTemplate")?.as_str());
+                for template in templates {
+                    if !state.templates.iter().any(|(known, _)| known == template) {
+                        state.templates.push((template.to_owned(), index));
+                    }
+                }
+            }
+            "tasks/list" => {
+                let tasks = result
+                    .get("tasks")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|task| task.get("taskId")?.as_str());
+                for task in tasks {
+                    state.tasks.entry(task.to_owned()).or_insert(index);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// One message from server `index` of a gateway.
+    pub(super) async fn gateway_server_message(&self, index: usize, message: Message) {
+        let gateway = self.gateway();
+        match &message.kind {
+            Kind::Response { id: Some(id) } => {
+                if gateway.deliver(index, id, &message.text) {
+                    return;
+                }
+                match self.0.take(index, id) {
+                    Some(pending) => self.answered(index, pending, message).await,
+                    None => {
+                        tracing::warn!(server = %self.0.servers[index].name, "the server answered a request nobody asked it")
+                    }
+                }
+            }
+            Kind::Response { id: None } => {
+                tracing::warn!(server = %self.0.servers[index].name, "the server could not read a message the gateway sent it");
+            }
+            Kind::Request { .. } => {
+                // A server's request to the client gets an id no other server's can have.
+                let (proxied, raw) = gateway.next_id();
+                let params = message::params(&message.text);
+                if let Some(token) = params
+                    .get("_meta")
+                    .and_then(|meta| meta.get("progressToken"))
+                    .and_then(Id::of)
+                {
+                    gateway
+                        .progress
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .insert(token, index);
+                }
+                gateway
+                    .forwarded
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(proxied, (index, message.id.clone()));
+                let text = with_id(message.text, &raw);
+                self.0.send_client(text).await;
+            }
+            Kind::Notification { method } => {
+                let text = match method.as_str() {
+                    "notifications/message" => {
+                        tagged_log(message.text, &self.0.servers[index].name)
+                    }
+                    "notifications/cancelled" => {
+                        let params = message::params(&message.text);
+                        let Some(cancelled) = params.get("requestId") else {
+                            return;
+                        };
+                        let proxied = gateway
+                            .forwarded
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .iter()
+                            .find(|(_, (server, id))| *server == index && id == cancelled)
+                            .map(|(proxied, _)| proxied.clone());
+                        let Some(proxied) = proxied else {
+                            return;
+                        };
+                        let Ok(mut value) = serde_json::from_str::<Value>(&message.text) else {
+                            return;
+                        };
+                        value["params"]["requestId"] = match proxied {
+                            Id::Number(number) => serde_json::from_str(&number).unwrap_or_default(),
+                            Id::Text(text) => Value::String(text),
+                        };
+                        value.to_string()
+                    }
+                    "notifications/tools/list_changed"
+                    | "notifications/prompts/list_changed"
+                    | "notifications/resources/list_changed"
+                        if !gateway.ready(index) =>
+                    {
+                        return;
+                    }
+                    _ => message.text,
+                };
+                self.0.send_client(text).await;
+            }
+        }
+    }
+}
+
+/// A request's text with `params.name` set to `name` (the name at the server a call or prompt
+/// is routed to); text that does not parse passes unchanged.
+pub(super) fn renamed(text: String, name: &str) -> String {
+    let Ok(mut value) = serde_json::from_str::<Value>(&text) else {
+        return text;
+    };
+    match value.get_mut("params").and_then(Value::as_object_mut) {
+        Some(params) => {
+            params.insert("name".to_owned(), Value::String(name.to_owned()));
+            value.to_string()
+        }
+        None => text,
+    }
+}
+
+/// A message's text with its `id` replaced.
+fn with_id(text: String, id: &Value) -> String {
+    let Ok(mut value) = serde_json::from_str::<Value>(&text) else {
+        return text;
+    };
+    match value.as_object_mut() {
+        Some(object) => {
+            object.insert("id".to_owned(), id.clone());
+            value.to_string()
+        }
+        None => text,
+    }
+}
+
+/// A log notification saying which server logged it: its `logger` is the server's name, or
+/// `<server>/<logger>` when the server named one.
+fn tagged_log(text: String, server: &str) -> String {
+    let Ok(mut value) = serde_json::from_str::<Value>(&text) else {
+        return text;
+    };
+    let Some(params) = value.get_mut("params").and_then(Value::as_object_mut) else {
+        return text;
+    };
+    let logger = match params.get("logger").and_then(Value::as_str) {
+        Some(logger) => format!("{server}/{logger}"),
+        None => server.to_owned(),
+    };
+    params.insert("logger".to_owned(), Value::String(logger));
+    value.to_string()
+}
+
+/// Adds `theirs` to `ours`: objects merged key by key, `true` winning over `false`, and
+/// otherwise the first value kept.
+fn union(ours: &mut Value, theirs: &Value) {
+    match (ours, theirs) {
+        (Value::Object(ours), Value::Object(theirs)) => {
+            for (key, value) in theirs {
+                match ours.get_mut(key) {
+                    Some(existing) => union(existing, value),
+                    None => {
+                        ours.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+        }
+        (ours @ Value::Bool(false), Value::Bool(true)) => *ours = Value::Bool(true),
+        _ => {}
+    }
+}
+
+/// The field a paged list's items are in.
+fn list_field(method: &str) -> &'static str {
+    match method {
+        "resources/templates/list" => "resourceTemplates",
+        "tasks/list" => "tasks",
+        _ => "resources",
+    }
+}
+
+/// The cursor the client gets: the server's name and that server's cursor (`null` for its
+/// first page), as JSON text.
+fn encode_cursor(server: &str, cursor: &Value) -> String {
+    json!([server, cursor]).to_string()
+}
+
+fn decode_cursor(text: &str) -> Option<(String, Value)> {
+    let Value::Array(parts) = serde_json::from_str::<Value>(text).ok()? else {
+        return None;
+    };
+    match parts.as_slice() {
+        [Value::String(server), cursor] => Some((server.clone(), cursor.clone())),
+        _ => None,
+    }
+}
+
+/// Whether `uri` is one the RFC 6570 `template` makes: its literal parts in order, each
+/// `{…}` expression standing for any text (without `/` for a simple `{name}`).
+pub(crate) fn template_matches(template: &str, uri: &str) -> bool {
+    let mut parts = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        parts.push(Part::Literal(&rest[..open]));
+        let Some(close) = rest[open..].find('}') else {
+            return false;
+        };
+        let expression = &rest[open + 1..open + close];
+        parts.push(Part::Hole {
+            slashes: expression.starts_with(['+', '#', '/', '.', ';', '?', '&']),
+        });
+        rest = &rest[open + close + 1..];
+    }
+    parts.push(Part::Literal(rest));
+    matches(&parts, uri)
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Part<'a> {
+    Literal(&'a str),
+    /// An expression; `slashes` when it may stand for text with `/` in it.
+    Hole {
+        slashes: bool,
+    },
+}
+
+fn matches(parts: &[Part<'_>], text: &str) -> bool {
+    match parts.split_first() {
+        None => text.is_empty(),
+        Some((Part::Literal(literal), rest)) => text
+            .strip_prefix(literal)
+            .is_some_and(|text| matches(rest, text)),
+        Some((Part::Hole { slashes }, rest)) => {
+            // Try every end for the hole, shortest first (templates are short).
+            for (at, character) in text.char_indices().chain([(text.len(), ' ')]) {
+                if matches(rest, &text[at..]) {
+                    return true;
+                }
+                if at < text.len() && character == '/' && !slashes {
+                    return false;
+                }
+            }
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
+
+/// How long a gateway waits before restarting a failed server the `failures`-th time in a row:
+/// 1 s, doubling, at most a minute.
+pub(crate) fn backoff(failures: u32) -> Duration {
+    Duration::from_secs(1u64 << failures.min(6)).min(Duration::from_secs(60))
+}

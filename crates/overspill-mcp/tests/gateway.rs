@@ -1,0 +1,379 @@
+//! One proxy in front of several servers (docs/mcp-proxy.md#several-servers): a raw JSON-RPC
+//! client → the gateway (in process) → this test binary re-run as each of its servers (the
+//! rmcp fixture, or the raw one where a server must misbehave).
+
+// A test binary without libtest (`harness = false`): clippy.toml's test allowance does not reach it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+use support::{fixture, harness, raw_server};
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use overspill::Scratchpad;
+use overspill_mcp::{CommandServer, Namespace, ProxyOptions, Server, Upstream};
+use serde_json::{Value, json};
+
+use harness::*;
+
+/// This binary as a server of the gateway named `name`, with the fixture's `extra` flags.
+fn member(name: &str, extra: &[&str]) -> Server {
+    let exe = std::env::current_exe().unwrap();
+    let args = std::iter::once(FIXTURE_FLAG)
+        .chain(extra.iter().copied())
+        .map(str::to_owned)
+        .collect();
+    let command = CommandServer {
+        command: exe.to_string_lossy().into_owned(),
+        args,
+        env: BTreeMap::new(),
+        cwd: None,
+    };
+    Server::new(name, Upstream::Command(command))
+}
+
+/// A gateway in front of `servers`, its scratchpad shared with the test.
+fn gateway(servers: Vec<Server>) -> (RawSession, Arc<Scratchpad>) {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = Arc::new(
+        Scratchpad::builder()
+            .scratchpad_dir(dir.path())
+            .context_window(128_000)
+            .intercept_all(5120)
+            .build()
+            .unwrap(),
+    );
+    let options = ProxyOptions::gateway(servers, Namespace::default())
+        .with_init_timeout(Duration::from_secs(2));
+    (
+        RawSession::start_shared(Arc::clone(&pad), dir, options),
+        pad,
+    )
+}
+
+async fn tool_names(session: &mut RawSession, id: &str) -> Vec<String> {
+    let listed = session.request(json!(id), "tools/list", json!({})).await;
+    listed["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools: {listed}"))
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The text of a call's result.
+fn text(response: &Value) -> String {
+    response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text result: {response}"))
+        .to_owned()
+}
+
+/// The tokens left in the budget, from the last line of an exploration's answer.
+fn tokens_left(answer: &str) -> u64 {
+    let last = answer.lines().last().unwrap_or_default();
+    // "… ~93,210 of 102,400 budget tokens left"
+    let before = last
+        .split(" budget tokens left")
+        .next()
+        .and_then(|head| head.rsplit_once(" of "))
+        .map(|(left, _)| left)
+        .unwrap_or_else(|| panic!("no budget line: {answer}"));
+    let digits: String = before[before.rfind('~').map_or(0, |at| at + 1)..]
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect();
+    digits.parse().unwrap()
+}
+
+/// Reads messages until one satisfies `wanted` (30 s at most); what came before is kept.
+async fn wait_for(session: &mut RawSession, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+    if let Some(at) = session.seen.iter().position(&wanted) {
+        return session.seen.remove(at);
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        let message = session.next().await;
+        if wanted(&message) {
+            return message;
+        }
+        session.seen.push(message);
+    }
+    panic!("no {what} within 30 s; seen: {:?}", session.seen);
+}
+
+fn is_log_containing(message: &Value, needle: &str) -> bool {
+    message["method"] == "notifications/message"
+        && message["params"]["data"]
+            .as_str()
+            .is_some_and(|data| data.contains(needle))
+}
+
+async fn a_gateway_offers_each_servers_tools_under_its_name_and_the_exploration_tools_once() {
+    let (mut session, _pad) = gateway(vec![member("a", &[]), member("b", &[])]);
+    let init = session.initialize_plain().await;
+    let result = &init["result"];
+    assert_eq!(result["serverInfo"]["name"], "overspill", "{init}");
+    assert_eq!(result["protocolVersion"], "2025-06-18");
+    assert_eq!(result["capabilities"]["tools"]["listChanged"], true);
+    assert!(result["capabilities"]["prompts"].is_object(), "{init}");
+    assert!(result["capabilities"]["resources"].is_object(), "{init}");
+    let instructions = result["instructions"].as_str().unwrap();
+    for needle in ["Server `a`:", "Server `b`:", "overspill"] {
+        assert!(
+            instructions.contains(needle),
+            "{needle} not in {instructions}"
+        );
+    }
+    let names = tool_names(&mut session, "list").await;
+    for name in [
+        "a__small", "a__big", "a__pid", "b__small", "b__big", "b__pid",
+    ] {
+        assert!(names.contains(&name.to_owned()), "{name} not in {names:?}");
+    }
+    assert_eq!(
+        names.iter().filter(|name| *name == "grep").count(),
+        1,
+        "{names:?}"
+    );
+    assert!(!names.contains(&"small".to_owned()), "{names:?}");
+    let a = text(&session.call(1, "a__pid", json!({})).await);
+    let b = text(&session.call(2, "b__pid", json!({})).await);
+    assert_ne!(a, b, "each name reaches its own server");
+    let unknown = session.call(3, "c__pid", json!({})).await;
+    assert_eq!(unknown["result"]["isError"], true, "{unknown}");
+}
+
+async fn explorations_of_two_servers_outputs_draw_on_one_budget_and_one_usage_event() {
+    let (mut session, pad) = gateway(vec![member("a", &[]), member("b", &[])]);
+    session.initialize_plain().await;
+    let from_a = text(&session.call(1, "a__big", json!({"bytes": 60_000})).await);
+    let from_b = text(&session.call(2, "b__big", json!({"bytes": 80_000})).await);
+    let (file_a, file_b) = (pointer_file(&from_a), pointer_file(&from_b));
+    assert_ne!(file_a, file_b);
+    let first = tokens_left(&text(
+        &session.call(3, "head", json!({"file": file_a})).await,
+    ));
+    let second = tokens_left(&text(
+        &session.call(4, "head", json!({"file": file_b})).await,
+    ));
+    assert!(
+        second < first,
+        "exploring b's output drew on the budget a's exploration drew on ({first} → {second})"
+    );
+    // A reference to a's stored output, resolved in a call to b.
+    let stored = std::fs::read_to_string(session.dir.path().join(&file_a)).unwrap();
+    let echoed = text(
+        &session
+            .call(
+                5,
+                "b__echo_args",
+                json!({"body": format!("overspill://{file_a}")}),
+            )
+            .await,
+    );
+    let echoed: Value = serde_json::from_str(&echoed).unwrap();
+    assert_eq!(echoed, json!({"body": fixture::digest(&stored)}));
+    let usage = pad.finish().expect("both outputs were intercepted");
+    assert_eq!(
+        usage.tokens_intercepted,
+        pointer_tokens(&from_a) + pointer_tokens(&from_b),
+        "the usage event counts both servers' outputs"
+    );
+}
+
+/// The tokens a pointer says its output has ("size: 112,274 bytes · 25,118 tokens (…)").
+fn pointer_tokens(pointer: &str) -> u64 {
+    let size = pointer
+        .lines()
+        .find_map(|line| line.strip_prefix("size: "))
+        .unwrap_or_else(|| panic!("no size line: {pointer}"));
+    let tokens = size.split(" · ").nth(1).unwrap_or_default();
+    let digits: String = tokens
+        .split(" tokens")
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect();
+    digits.parse().unwrap()
+}
+
+async fn a_server_that_does_not_start_leaves_the_others_answering() {
+    let missing = Server::new(
+        "gone",
+        Upstream::Command(CommandServer {
+            command: "/nonexistent/overspill-test-server".to_owned(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            cwd: None,
+        }),
+    );
+    let (mut session, _pad) = gateway(vec![member("a", &[]), missing]);
+    let init = session.initialize_plain().await;
+    assert!(init["result"].is_object(), "{init}");
+    let names = tool_names(&mut session, "list").await;
+    assert!(names.contains(&"a__pid".to_owned()), "{names:?}");
+    assert!(
+        !names.iter().any(|name| name.starts_with("gone__")),
+        "{names:?}"
+    );
+    let answer = session.call(1, "a__small", json!({})).await;
+    assert_eq!(text(&answer), fixture::SMALL);
+    let refused = session.call(2, "gone__pid", json!({})).await;
+    let message = text(&refused);
+    assert!(
+        message.contains("`gone`"),
+        "the error names the server: {message}"
+    );
+}
+
+async fn a_server_silent_at_initialize_is_withdrawn_and_the_others_answer() {
+    let (mut session, _pad) = gateway(vec![
+        member("a", &[]),
+        member("mute", &["--raw", "--silent"]),
+    ]);
+    let started = Instant::now();
+    let init = session.initialize_plain().await;
+    assert!(init["result"].is_object(), "{init}");
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "initialize waited for the silent server only up to its timeout"
+    );
+    let names = tool_names(&mut session, "list").await;
+    assert!(names.contains(&"a__small".to_owned()), "{names:?}");
+    assert!(
+        !names.iter().any(|name| name.starts_with("mute__")),
+        "{names:?}"
+    );
+    let answer = session.call(1, "a__small", json!({})).await;
+    assert_eq!(text(&answer), fixture::SMALL);
+    let refused = text(&session.call(2, "mute__tools", json!({})).await);
+    assert!(refused.contains("`mute`"), "{refused}");
+}
+
+async fn a_server_killed_mid_session_is_withdrawn_then_restarted() {
+    let (mut session, _pad) = gateway(vec![member("a", &[]), member("b", &[])]);
+    session.initialize_plain().await;
+    tool_names(&mut session, "list").await;
+    let before = text(&session.call(1, "b__pid", json!({})).await);
+    let crashed = session.call(2, "b__crash", json!({})).await;
+    let message = crashed["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("`b`"),
+        "the error names the server: {crashed}"
+    );
+    wait_for(&mut session, "the withdrawal notice", |message| {
+        is_log_containing(message, "`b`") && message["params"]["level"] == "error"
+    })
+    .await;
+    wait_for(&mut session, "list_changed", |message| {
+        message["method"] == "notifications/tools/list_changed"
+    })
+    .await;
+    // The other server answers while b is away.
+    assert_eq!(
+        text(&session.call(3, "a__small", json!({})).await),
+        fixture::SMALL
+    );
+    wait_for(&mut session, "b's return", |message| {
+        is_log_containing(message, "is back")
+    })
+    .await;
+    let names = tool_names(&mut session, "again").await;
+    assert!(names.contains(&"b__pid".to_owned()), "{names:?}");
+    let after = text(&session.call(4, "b__pid", json!({})).await);
+    assert_ne!(before, after, "b runs as a new process");
+}
+
+async fn prompts_resources_progress_and_logs_are_routed_by_server() {
+    let (mut session, _pad) = gateway(vec![member("a", &[]), member("b", &[])]);
+    session.initialize_plain().await;
+    let prompts = session.request(json!("p"), "prompts/list", json!({})).await;
+    let names: Vec<&str> = prompts["result"]["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|prompt| prompt["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["a__triage", "b__triage"], "{prompts}");
+    let prompt = session
+        .request(
+            json!("g"),
+            "prompts/get",
+            json!({"name": "b__triage", "arguments": {"service": "db"}}),
+        )
+        .await;
+    assert_eq!(
+        prompt["result"]["messages"][0]["content"]["text"], "Triage db.",
+        "{prompt}"
+    );
+    // Each server's resources are a page of their own, behind one cursor.
+    let first = session
+        .request(json!("r1"), "resources/list", json!({}))
+        .await;
+    let cursor = first["result"]["nextCursor"].clone();
+    assert!(cursor.is_string(), "{first}");
+    let second = session
+        .request(json!("r2"), "resources/list", json!({"cursor": cursor}))
+        .await;
+    assert!(second["result"].get("nextCursor").is_none(), "{second}");
+    assert_eq!(second["result"]["resources"][0]["uri"], fixture::NOTES_URI);
+    let read = session
+        .request(
+            json!("read"),
+            "resources/read",
+            json!({"uri": fixture::NOTES_URI}),
+        )
+        .await;
+    assert_eq!(
+        read["result"]["contents"][0]["text"],
+        fixture::NOTES,
+        "{read}"
+    );
+    let bad = session
+        .request(json!("r3"), "resources/list", json!({"cursor": "made-up"}))
+        .await;
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    let level = session
+        .request(json!("lvl"), "logging/setLevel", json!({"level": "debug"}))
+        .await;
+    assert_eq!(level["result"], json!({}), "{level}");
+    session.call(1, "b__notify_later", json!({})).await;
+    let log = wait_for(&mut session, "b's log message", |message| {
+        is_log_containing(message, "sent after the call returned")
+    })
+    .await;
+    assert_eq!(log["params"]["logger"], "b", "{log}");
+    let progress = session
+        .request(
+            json!(7),
+            "tools/call",
+            json!({"name": "a__progress", "arguments": {}, "_meta": {"progressToken": "tok"}}),
+        )
+        .await;
+    assert_eq!(text(&progress), "done");
+    let note = wait_for(&mut session, "progress", |message| {
+        message["method"] == "notifications/progress"
+    })
+    .await;
+    assert_eq!(note["params"]["progressToken"], "tok", "{note}");
+    let pong = session.request(json!("ping"), "ping", json!({})).await;
+    assert_eq!(pong["result"], json!({}));
+}
+
+cases!(
+    a_gateway_offers_each_servers_tools_under_its_name_and_the_exploration_tools_once,
+    explorations_of_two_servers_outputs_draw_on_one_budget_and_one_usage_event,
+    a_server_that_does_not_start_leaves_the_others_answering,
+    a_server_silent_at_initialize_is_withdrawn_and_the_others_answer,
+    a_server_killed_mid_session_is_withdrawn_then_restarted,
+    prompts_resources_progress_and_logs_are_routed_by_server,
+);
+
+fn main() {
+    let _ = raw_server::tools;
+    main_with("gateway", CASES, fixture::run);
+}
