@@ -569,7 +569,7 @@ impl Relay {
                         let relay = self.clone();
                         let method = method.to_owned();
                         self.0.job(move |_| async move {
-                            relay.first_answer(&method, message).await;
+                            relay.first_answer(&method, message, "resources").await;
                         });
                     }
                 }
@@ -1001,11 +1001,20 @@ impl Relay {
         };
         match owner {
             Some(index) => self.forward(index, message, Pending::Forward).await,
+            // A template no listing placed yet: each server that completes is asked in turn.
+            None if reference.get("type").and_then(Value::as_str) == Some("ref/resource") => {
+                let relay = self.clone();
+                self.0.job(move |_| async move {
+                    relay
+                        .first_answer("completion/complete", message, "completions")
+                        .await;
+                });
+            }
             None => {
                 self.refuse(
                     &message.id,
                     message::INVALID_PARAMS,
-                    "no server of this gateway offers the prompt or resource template to complete",
+                    "no server of this gateway offers the prompt to complete; list the prompts again",
                 )
                 .await;
             }
@@ -1034,19 +1043,22 @@ impl Relay {
         self.answer(&message.id, &json!({})).await;
     }
 
-    /// A request for a resource no listing placed: each server that has resources is asked
-    /// in turn, and the first result answers (else the first server's error).
-    async fn first_answer(&self, method: &str, message: Message) {
+    /// A request for a resource (or template) no listing placed: each server that declared
+    /// `capability` is asked in turn, and the first result answers (else the first server's
+    /// error).
+    async fn first_answer(&self, method: &str, message: Message, capability: &str) {
         let gateway = self.gateway();
         let params = message::params(&message.text);
         let mut first_error = None;
         for index in 0..self.0.servers.len() {
-            if !gateway.ready(index) || !gateway.has(index, "resources") {
+            if !gateway.ready(index) || !gateway.has(index, capability) {
                 continue;
             }
             match self.ask(index, method, params.clone()).await {
                 Ok(result) => {
-                    if let Some(uri) = params.get("uri").and_then(Value::as_str) {
+                    if method.starts_with("resources/")
+                        && let Some(uri) = params.get("uri").and_then(Value::as_str)
+                    {
                         gateway.state().uris.entry(uri.to_owned()).or_insert(index);
                     }
                     return self.answer(&message.id, &result).await;
@@ -1062,7 +1074,7 @@ impl Relay {
                 return self.0.send_client(text.to_string()).await;
             }
             Some(other) => format!("no server of this gateway answered: {}", other.describe()),
-            None => "no server of this gateway has resources".to_owned(),
+            None => format!("no server of this gateway declares {capability}"),
         };
         self.refuse(&message.id, message::INVALID_PARAMS, &text)
             .await;
