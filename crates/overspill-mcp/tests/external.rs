@@ -1,7 +1,8 @@
 //! The acceptance tests with real outside parts: the official Python and TypeScript MCP
 //! SDKs as clients, `@modelcontextprotocol/server-filesystem`,
-//! `@modelcontextprotocol/server-everything` (npm) and a Python FastMCP/MCPServer 50 MB fixture as
-//! upstream servers, with the built `overspill` binary in the middle; server-everything also in
+//! `@modelcontextprotocol/server-everything` (npm), `mcp-server-git` (PyPI) and a Python
+//! FastMCP/MCPServer 50 MB fixture as upstream servers, with the built `overspill` binary in the
+//! middle (one server fronted as itself, or several behind one gateway); server-everything also in
 //! its Streamable HTTP mode, with `overspill mcp --url` in the middle; and the official
 //! conformance suite's `auth/*` client scenarios with `overspill auth login` and
 //! `overspill mcp --url` as the client under test.
@@ -97,8 +98,21 @@ fn python_sdk_client_through_the_proxy_to_filesystem_and_fastmcp_servers() {
     run_script(&outside, &python, "client_test.py", &[]);
 }
 
-/// The Python SDK client runs one scenario against server-everything directly and through the
-/// proxy and compares them check by check (everything_py.py prints the table).
+/// One gateway in front of server-everything (stdio and Streamable HTTP), server-filesystem and
+/// mcp-server-git, configured from the overspill TOML and from an `mcpServers` file: names,
+/// calls, prompts, resources, one budget and cross-server references (gateway_py.py).
+#[test]
+fn python_sdk_client_through_a_gateway_to_four_real_servers_from_toml_and_mcp_servers() {
+    let Some(outside) = outside("Python SDK client, a gateway in front of four real servers")
+    else {
+        return;
+    };
+    let python = outside.prepared.join("venv/bin/python");
+    run_script(&outside, &python, "gateway_py.py", &[]);
+}
+
+/// The Python SDK client runs one scenario against server-everything directly, through the proxy
+/// and through a gateway, and compares them check by check (everything_py.py prints the table).
 #[test]
 fn python_sdk_client_sees_server_everything_the_same_through_the_proxy() {
     let Some(outside) = outside("Python SDK client, server-everything, direct vs proxy") else {
