@@ -20,6 +20,15 @@
 //!   half the direct rate); and the 60 MB result with the server behind `overspill mcp --url`,
 //!   timed and measured as on stdio (targets 1.5× and 3×).
 //!
+//! - **A gateway in front of five servers** (issue 29; `overspill mcp --servers FILE`, five
+//!   copies of the bench's server): the tool definitions a client is sent (`tools/list`, counted
+//!   in `o200k_base` tokens) through one gateway against five single-server proxies (target: at
+//!   most 0.3×, the exploration tools sent once); `tools/call small` round trips to one of the
+//!   five, alternating with the same calls through the single-server proxy (target: at most
+//!   0.1 ms added); and the session's start (spawn → `tools/list` answered) with five servers
+//!   that each take 300 ms to start, against one such server alone behind the gateway (target:
+//!   at most 1.2×: they start side by side).
+//!
 //! Prints one line, `mcp_proxy: key=value …` (times in nanoseconds, sizes in bytes, a burst
 //! as its call count and time), which
 //! `cargo xtask bench` reads. Linux only for the memory figure (it reads
@@ -185,7 +194,139 @@ fn main() {
     {
         line += &format!(" url_peak_rss_bytes={peak}");
     }
+    let gateway = gateway_figures(&plan);
+    line += &format!(
+        " gateway_tools_tokens={} proxies_tools_tokens={} gateway_round_trip_ns={} \
+         gateway_proxy_round_trip_ns={} gateway_startup_ns={} gateway_startup_one_ns={}",
+        gateway.tokens,
+        gateway.proxies_tokens,
+        gateway.round_trip.as_nanos(),
+        gateway.proxy_round_trip.as_nanos(),
+        gateway.startup.as_nanos(),
+        gateway.startup_one.as_nanos(),
+    );
     println!("{line}");
+}
+
+/// What the gateway rows measured.
+struct GatewayFigures {
+    /// The tool definitions of `tools/list` through one gateway of five servers, in tokens.
+    tokens: usize,
+    /// The same through five single-server proxies, summed.
+    proxies_tokens: usize,
+    /// Median `tools/call` round trip to one of the gateway's servers.
+    round_trip: Duration,
+    /// The same through the single-server proxy, alternating with it.
+    proxy_round_trip: Duration,
+    /// Spawn → `tools/list` answered, five slow-starting servers.
+    startup: Duration,
+    /// The same with one of them.
+    startup_one: Duration,
+}
+
+/// How many servers the gateway rows put behind one gateway.
+const GATEWAY_SERVERS: usize = 5;
+
+/// How long each server of the startup row takes to start.
+const SLOW_START_MS: u64 = 300;
+
+fn gateway_figures(plan: &Plan) -> GatewayFigures {
+    let scratch = tempfile::tempdir().unwrap();
+    let five = servers_file(scratch.path(), GATEWAY_SERVERS, None);
+    let mut gateway = Session::start(gateway_of(scratch.path(), &five));
+    let counter = overspill::tokens::o200k();
+    let tokens_of = |session: &mut Session| {
+        let id = session.send("tools/list", serde_json::json!({}));
+        let listed = session.response(id).message;
+        counter.count(&listed["result"]["tools"].to_string())
+    };
+    let tokens = tokens_of(&mut gateway);
+    let proxies_tokens = (0..GATEWAY_SERVERS)
+        .map(|n| {
+            let mut proxied = Session::start(proxy(&scratch.path().join(format!("p{n}")), None));
+            let tokens = tokens_of(&mut proxied);
+            proxied.close();
+            tokens
+        })
+        .sum();
+
+    let mut proxied = Session::start(proxy(&scratch.path().join("single"), None));
+    let mut times = (Vec::new(), Vec::new());
+    for i in 0..plan.warm_up + plan.calls {
+        let through_gateway = round_trip_of(&mut gateway, "s3__small");
+        let through_proxy = round_trip_of(&mut proxied, "small");
+        if i >= plan.warm_up {
+            times.0.push(through_gateway);
+            times.1.push(through_proxy);
+        }
+    }
+    gateway.close();
+    proxied.close();
+
+    let slow_five = servers_file(scratch.path(), GATEWAY_SERVERS, Some(SLOW_START_MS));
+    let slow_one = servers_file(scratch.path(), 1, Some(SLOW_START_MS));
+    let started = |file: &Path| {
+        let began = Instant::now();
+        let session = Session::start(gateway_of(scratch.path(), file));
+        let took = began.elapsed();
+        session.close();
+        took
+    };
+    let (mut five_times, mut one_times) = (Vec::new(), Vec::new());
+    for _ in 0..plan.samples {
+        five_times.push(started(&slow_five));
+        one_times.push(started(&slow_one));
+    }
+    GatewayFigures {
+        tokens,
+        proxies_tokens,
+        round_trip: median(times.0),
+        proxy_round_trip: median(times.1),
+        startup: median(five_times),
+        startup_one: median(one_times),
+    }
+}
+
+/// An `mcpServers` file of `count` copies of the bench's server (`s1`, `s2`, …), each taking
+/// `delay_ms` to start when given.
+fn servers_file(dir: &Path, count: usize, delay_ms: Option<u64>) -> std::path::PathBuf {
+    let server = upstream(None);
+    let program = server.get_program().to_string_lossy().into_owned();
+    let args: Vec<String> = server
+        .get_args()
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect();
+    let env = match delay_ms {
+        Some(ms) => serde_json::json!({ upstream::START_DELAY: ms.to_string() }),
+        None => serde_json::json!({}),
+    };
+    let servers: serde_json::Map<String, serde_json::Value> = (1..=count)
+        .map(|n| {
+            let entry = serde_json::json!({"command": program, "args": args, "env": env});
+            (format!("s{n}"), entry)
+        })
+        .collect();
+    let name = format!("servers-{count}-{}.json", delay_ms.unwrap_or(0));
+    let path = dir.join(name);
+    std::fs::write(
+        &path,
+        serde_json::json!({ "mcpServers": servers }).to_string(),
+    )
+    .unwrap();
+    path
+}
+
+/// `overspill mcp --servers FILE`: one gateway in front of every server of `file`.
+fn gateway_of(scratch: &Path, file: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_overspill"));
+    command
+        .args(["mcp", "--dir"])
+        .arg(scratch.join("gateway"))
+        .arg("--servers")
+        .arg(file)
+        // The servers' logs go under the scratch dir, not the user's state directory.
+        .env("XDG_STATE_HOME", scratch.join("state"));
+    command
 }
 
 /// What the HTTP rows measured.
@@ -352,8 +493,13 @@ fn round_trips(plan: &Plan) -> (Duration, Duration) {
 
 /// One `tools/call small`, from sending the request to having its response's line.
 fn round_trip(session: &mut Session) -> Duration {
+    round_trip_of(session, "small")
+}
+
+/// One call of `tool` (the bench server's `small`, under the name the session offers it).
+fn round_trip_of(session: &mut Session, tool: &str) -> Duration {
     let sent = Instant::now();
-    let id = session.call("small");
+    let id = session.call(tool);
     let response = session.response(id);
     let took = response.at - sent;
     assert_eq!(result_text(&response.message), upstream::SMALL_TEXT);

@@ -332,6 +332,27 @@ fn mcp_proxy(stdout: &str) -> Result<BTreeMap<String, Measured>> {
             mcp::URL_PEAK_RSS,
             Measured::Bytes(get("url_peak_rss_bytes").context("(not Linux?)")?),
         ),
+        (
+            mcp::GATEWAY_TOOLS,
+            Measured::Tokens(get("gateway_tools_tokens")?),
+        ),
+        (
+            mcp::PROXIES_TOOLS,
+            Measured::Tokens(get("proxies_tools_tokens")?),
+        ),
+        (
+            mcp::GATEWAY_ROUND_TRIP,
+            time("gateway_round_trip_ns", None)?,
+        ),
+        (
+            mcp::GATEWAY_PROXY_ROUND_TRIP,
+            time("gateway_proxy_round_trip_ns", None)?,
+        ),
+        (mcp::GATEWAY_STARTUP, time("gateway_startup_ns", None)?),
+        (
+            mcp::GATEWAY_STARTUP_ONE,
+            time("gateway_startup_one_ns", None)?,
+        ),
     ] {
         figures.insert(id.to_owned(), figure);
     }

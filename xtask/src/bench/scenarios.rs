@@ -106,6 +106,18 @@ pub mod mcp {
     pub const URL_COUNT_WRITE: &str = "mcp_proxy/large result over --url, count + fs::write";
     /// The `--url` proxy's peak resident memory over a session with the large result.
     pub const URL_PEAK_RSS: &str = "mcp_proxy/large result over --url, peak_rss_bytes";
+    /// The tool definitions a client gets from one gateway of five servers, in tokens.
+    pub const GATEWAY_TOOLS: &str = "mcp_proxy/gateway of 5, tools/list tokens";
+    /// The same from five single-server proxies, summed.
+    pub const PROXIES_TOOLS: &str = "mcp_proxy/5 proxies, tools/list tokens";
+    /// Median `tools/call` round trip to one of the gateway's five servers.
+    pub const GATEWAY_ROUND_TRIP: &str = "mcp_proxy/gateway of 5, round trip";
+    /// The same through the single-server proxy, measured alternately with it.
+    pub const GATEWAY_PROXY_ROUND_TRIP: &str = "mcp_proxy/beside the gateway, proxy round trip";
+    /// Spawn → `tools/list` answered by a gateway of five servers that start slowly.
+    pub const GATEWAY_STARTUP: &str = "mcp_proxy/gateway of 5 slow servers, startup";
+    /// The same with one of them.
+    pub const GATEWAY_STARTUP_ONE: &str = "mcp_proxy/gateway of 1 slow server, startup";
 }
 
 fn scenario(
@@ -346,6 +358,25 @@ pub fn all(quick: bool, gnu_grep: bool) -> Vec<Scenario> {
             of: "the result",
         },
     ));
+    // One gateway in front of five servers (issue 29).
+    rows.push(scenario(
+        "MCP gateway, 5 servers: tools/list tokens (baseline: 5 single-server proxies)",
+        mcp::GATEWAY_TOOLS.to_owned(),
+        Some(mcp::PROXIES_TOOLS.to_owned()),
+        Target::RatioAtMost(0.3),
+    ));
+    rows.push(scenario(
+        "MCP gateway, 5 servers: tools/call round trip (baseline: the single-server proxy)",
+        mcp::GATEWAY_ROUND_TRIP.to_owned(),
+        Some(mcp::GATEWAY_PROXY_ROUND_TRIP.to_owned()),
+        Target::AddedAtMost(Duration::from_micros(100)),
+    ));
+    rows.push(scenario(
+        "MCP gateway: startup with 5 servers of 300 ms each (baseline: one of them alone)",
+        mcp::GATEWAY_STARTUP.to_owned(),
+        Some(mcp::GATEWAY_STARTUP_ONE.to_owned()),
+        Target::RatioAtMost(1.2),
+    ));
     rows
 }
 
@@ -359,6 +390,8 @@ pub enum Measured {
     Bytes(u64),
     /// Calls completed per second.
     CallsPerSecond(f64),
+    /// Model tokens (`o200k_base`).
+    Tokens(u64),
 }
 
 /// The verdict on one scenario.
@@ -440,10 +473,11 @@ fn row(scenario: &Scenario, ours: Measured, baseline: Option<Measured>) -> Row {
         },
         Measured::Bytes(bytes) => format!("{:.1} MB", bytes as f64 / MB as f64),
         Measured::CallsPerSecond(rate) => format!("{} calls/s", thousands(rate.round() as u64)),
+        Measured::Tokens(tokens) => format!("{} tokens", thousands(tokens)),
     };
     let value = |m: Measured| match m {
         Measured::Time { seconds, .. } => seconds,
-        Measured::Bytes(bytes) => bytes as f64,
+        Measured::Bytes(bytes) | Measured::Tokens(bytes) => bytes as f64,
         Measured::CallsPerSecond(rate) => rate,
     };
     let ratio = baseline.map(|b| value(ours) / value(b));

@@ -21,9 +21,13 @@ fn the_mcp_proxy_line_gives_every_figure_of_the_proxy_rows() {
                     http_proxy_round_trip_ns=450000 http_clients=4 http_burst_calls=4000 \
                     http_direct_burst_ns=800000000 http_proxy_burst_ns=2000000000 \
                     url_after_last_byte_ns=2000000000 url_count_write_ns=1800000000 \
-                    url_peak_rss_bytes=150000000";
+                    url_peak_rss_bytes=150000000 gateway_tools_tokens=3000 \
+                    proxies_tools_tokens=14000 gateway_round_trip_ns=160000 \
+                    gateway_proxy_round_trip_ns=150000 gateway_startup_ns=420000000 \
+                    gateway_startup_one_ns=400000000";
     let figures = mcp_proxy(&format!("noise\n{line}\n")).unwrap();
-    assert_eq!(figures.len(), 16);
+    assert_eq!(figures.len(), 22);
+    assert_eq!(figures[mcp::GATEWAY_TOOLS], Measured::Tokens(3_000));
     assert_eq!(
         figures[mcp::HTTP_ROUND_TRIP_PROXIED],
         Measured::Time {

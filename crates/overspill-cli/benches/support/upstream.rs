@@ -21,6 +21,10 @@ pub const SERVE: &str = "serve-mcp";
 /// The notification the server sends after the last byte of a `big` response.
 pub const WRITTEN: &str = "bench/written";
 
+/// The environment variable that makes the server wait this many milliseconds before it reads
+/// anything: a server that is slow to start, for the gateway's startup row.
+pub const START_DELAY: &str = "OVERSPILL_BENCH_START_DELAY_MS";
+
 /// The text of every `small` result.
 pub const SMALL_TEXT: &str = "ok: one small result";
 
@@ -84,6 +88,12 @@ pub fn reply(message: &Value, big: bool) -> Reply {
 
 /// Serves MCP on stdin/stdout until stdin ends; `file` holds the text of `big`.
 pub fn serve(file: Option<&str>) {
+    if let Some(delay) = std::env::var(START_DELAY)
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(delay));
+    }
     let big_head = big_head(file);
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
