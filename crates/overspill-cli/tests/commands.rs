@@ -848,6 +848,205 @@ fn mcp_without_name_fronts_every_server_of_the_file_as_one_gateway() {
     }
 }
 
+/// A client of a proxy process that reads its stdout and stderr as they come.
+struct Interactive {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<serde_json::Value>,
+    said: std::sync::Arc<std::sync::Mutex<String>>,
+    next_id: u64,
+}
+
+impl Interactive {
+    fn start(mut command: Command) -> Interactive {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (send, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Ok(message) = serde_json::from_str(&line) {
+                    let _ = send.send(message);
+                }
+            }
+        });
+        let said = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let stderr = child.stderr.take().unwrap();
+        let sink = std::sync::Arc::clone(&said);
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let mut said = sink.lock().unwrap();
+                said.push_str(&line);
+                said.push('\n');
+            }
+        });
+        let stdin = child.stdin.take();
+        Interactive {
+            child,
+            stdin,
+            lines,
+            said,
+            next_id: 1,
+        }
+    }
+
+    fn send(&mut self, message: serde_json::Value) {
+        writeln!(self.stdin.as_mut().unwrap(), "{message}").unwrap();
+    }
+
+    /// Reads until a message `wanted` accepts (30 s at most).
+    fn wait_for(
+        &mut self,
+        what: &str,
+        wanted: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+            match self.lines.recv_timeout(left) {
+                Ok(message) if wanted(&message) => return message,
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        panic!(
+            "no {what} within 30 s; stderr: {}",
+            self.said.lock().unwrap()
+        );
+    }
+
+    fn request(&mut self, method: &str, params: serde_json::Value) -> serde_json::Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        );
+        self.wait_for(method, |message| {
+            message["id"] == id && message.get("method").is_none()
+        })
+    }
+
+    fn tool_names(&mut self) -> Vec<String> {
+        let listed = self.request("tools/list", serde_json::json!({}));
+        listed["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{listed}"))
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    }
+
+    fn hang_up(&self) {
+        let status = Command::new("kill")
+            .args(["-HUP", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    fn stderr_says(&self, needle: &str) -> bool {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while std::time::Instant::now() < deadline {
+            if self.said.lock().unwrap().contains(needle) {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        false
+    }
+
+    fn finish(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        self.child.wait().unwrap()
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn mcp_reloads_its_servers_file_on_sighup_and_keeps_the_running_set_when_it_is_broken() {
+    let dir = tempfile::tempdir().unwrap();
+    let servers = dir.path().join("mcp.json");
+    let numbers = |greeting: &str| {
+        serde_json::json!({"command": "sh", "args": ["-c", NUMBERS_SERVER],
+                           "env": {"GREETING": greeting}})
+    };
+    let write = |entries: serde_json::Value| {
+        std::fs::write(
+            &servers,
+            serde_json::json!({ "mcpServers": entries }).to_string(),
+        )
+        .unwrap();
+    };
+    write(serde_json::json!({"one": numbers("one")}));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_overspill"));
+    command
+        .args([
+            "mcp",
+            "--servers",
+            path(&servers),
+            "--dir",
+            path(&dir.path().join("pad")),
+        ])
+        .env("HOME", dir.path().join("home"))
+        .env_remove("XDG_STATE_HOME");
+    let mut client = Interactive::start(command);
+    client.request(
+        "initialize",
+        serde_json::json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                           "clientInfo": {"name": "t", "version": "0"}}),
+    );
+    client.send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let names = client.tool_names();
+    assert!(names.contains(&"one__where".to_owned()), "{names:?}");
+
+    // A server added to the file joins on SIGHUP, and the client is told.
+    write(serde_json::json!({"one": numbers("one"), "two": numbers("two")}));
+    client.hang_up();
+    client.wait_for("list_changed", |message| {
+        message["method"] == "notifications/tools/list_changed"
+    });
+    let names = client.tool_names();
+    assert!(names.contains(&"two__where".to_owned()), "{names:?}");
+    let answer = client.request(
+        "tools/call",
+        serde_json::json!({"name": "two__where", "arguments": {}}),
+    );
+    assert!(text_of(&answer).starts_with("two in "), "{answer}");
+
+    // A broken file is refused: the running servers stay.
+    std::fs::write(&servers, "{ not json").unwrap();
+    client.hang_up();
+    assert!(
+        client.stderr_says("the new server list is refused"),
+        "{}",
+        client.said.lock().unwrap()
+    );
+    let names = client.tool_names();
+    assert!(
+        names.contains(&"one__where".to_owned()) && names.contains(&"two__where".to_owned()),
+        "{names:?}"
+    );
+    // A server dropped from the file leaves.
+    write(serde_json::json!({"two": numbers("two")}));
+    client.hang_up();
+    client.wait_for("one's removal", |message| {
+        message["params"]["data"]
+            .as_str()
+            .is_some_and(|data| data.contains("`one` was removed"))
+    });
+    let names = client.tool_names();
+    assert!(
+        !names.iter().any(|name| name.starts_with("one__")),
+        "{names:?}"
+    );
+    assert!(client.finish().success());
+}
+
 #[test]
 fn mcp_fronts_the_server_of_its_configuration_with_that_servers_rules() {
     let dir = tempfile::tempdir().unwrap();

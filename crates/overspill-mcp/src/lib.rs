@@ -81,7 +81,100 @@ pub struct ProxyOptions {
     /// How long a server may take to answer `initialize`. The one server of a plain proxy that
     /// takes longer ends the session; a gateway's is withdrawn and restarted.
     pub init_timeout: Duration,
+    /// Where a gateway's sessions learn a new server list ([`Reload`]).
+    pub reload: Option<Reload>,
 }
+
+/// A new server list for running gateways: every session of options made
+/// [`with_reload`](ProxyOptions::with_reload) starts the servers [`apply`](Reload::apply) adds,
+/// stops the ones it drops, and restarts the ones it changes, telling the client through
+/// `list_changed` (docs/mcp-proxy.md#reloading-the-server-list).
+#[derive(Clone)]
+pub struct Reload(tokio::sync::watch::Sender<Vec<Server>>);
+
+impl Reload {
+    /// A reload whose current list is `servers` (the list the sessions start with).
+    pub fn new(servers: Vec<Server>) -> Reload {
+        Reload(tokio::sync::watch::Sender::new(servers))
+    }
+
+    /// Makes `servers` the list of every running session, and of sessions started later.
+    pub fn apply(&self, servers: Vec<Server>) {
+        self.0.send_replace(servers);
+    }
+
+    /// The current list, and its changes to come.
+    pub(crate) fn subscribe(&self) -> tokio::sync::watch::Receiver<Vec<Server>> {
+        self.0.subscribe()
+    }
+
+    /// On every SIGHUP, asks `read` for the list (from the file it came from) and applies it;
+    /// a list `read` refuses is said on stderr, and the running servers stay. The handler is in
+    /// place when this returns, so a SIGHUP from then on no longer ends the process. Unix only:
+    /// elsewhere there is no SIGHUP and this does nothing.
+    ///
+    /// # Errors
+    ///
+    /// The signal handler could not be installed (no thread or runtime could be started).
+    pub fn on_hangup(
+        self,
+        read: impl Fn() -> Result<Vec<Server>, String> + Send + 'static,
+    ) -> std::io::Result<()> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            let mut hangups = {
+                let _entered = runtime.enter();
+                signal(SignalKind::hangup())?
+            };
+            std::thread::Builder::new()
+                .name("overspill-reload".to_owned())
+                .spawn(move || {
+                    runtime.block_on(async move {
+                        while hangups.recv().await.is_some() {
+                            match read() {
+                                Ok(servers) => {
+                                    let names: Vec<&str> =
+                                        servers.iter().map(|server| server.name.as_str()).collect();
+                                    eprintln!(
+                                        "overspill mcp: reloaded the server list: {}",
+                                        names.join(", ")
+                                    );
+                                    self.apply(servers);
+                                }
+                                Err(why) => eprintln!(
+                                    "overspill mcp: the new server list is refused ({why}); the \
+                                     running servers stay"
+                                ),
+                            }
+                        }
+                    });
+                })?;
+        }
+        #[cfg(not(unix))]
+        let _ = (self, read);
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for Reload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reload")
+            .field("servers", &*self.0.borrow())
+            .finish()
+    }
+}
+
+impl PartialEq for Reload {
+    fn eq(&self, other: &Reload) -> bool {
+        self.0.same_channel(&other.0)
+    }
+}
+
+impl Eq for Reload {}
 
 /// One upstream server: its configured name and where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -169,6 +262,7 @@ impl ProxyOptions {
             servers: vec![server],
             namespace: None,
             init_timeout: DEFAULT_INIT_TIMEOUT,
+            reload: None,
         }
     }
 
@@ -179,7 +273,17 @@ impl ProxyOptions {
             servers,
             namespace: Some(namespace),
             init_timeout: DEFAULT_INIT_TIMEOUT,
+            reload: None,
         }
+    }
+
+    /// The same options, a gateway's sessions following `reload`'s server list (its current
+    /// list replaces [`ProxyOptions::servers`]).
+    #[must_use]
+    pub fn with_reload(mut self, reload: &Reload) -> ProxyOptions {
+        self.servers = reload.0.borrow().clone();
+        self.reload = Some(reload.clone());
+        self
     }
 
     /// The same options with another `initialize` timeout.

@@ -16,7 +16,7 @@ mod gateway;
 pub(crate) use gateway::backoff;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
@@ -120,12 +120,60 @@ impl ServerEnd {
     }
 }
 
-/// One upstream server as the relay holds it.
+/// One upstream server as the relay holds it: what names it, its queues, and (in a gateway)
+/// where it stands in the session.
 struct Member {
     name: String,
     label: String,
     diagnostics: String,
     ports: RwLock<ServerPorts>,
+    /// Its transport runs (or is about to).
+    alive: AtomicBool,
+    /// It has answered `initialize`: requests may go to it.
+    ready: AtomicBool,
+    /// A reload removed it (or replaced it with a new member of the same name).
+    retired: AtomicBool,
+    /// Its capabilities, from its `initialize` result.
+    capabilities: Mutex<Option<Value>>,
+}
+
+impl Member {
+    fn new(settings: ServerSettings, ports: ServerPorts) -> Member {
+        Member {
+            name: settings.name,
+            label: settings.label,
+            diagnostics: settings.diagnostics,
+            ports: RwLock::new(ports),
+            alive: AtomicBool::new(true),
+            ready: AtomicBool::new(false),
+            retired: AtomicBool::new(false),
+            capabilities: Mutex::new(None),
+        }
+    }
+
+    /// Whether it has never answered `initialize`.
+    fn capabilities_unknown(&self) -> bool {
+        self.capabilities
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_none()
+    }
+
+    /// Stands in for an index no member has (none is handed out, but nothing may panic).
+    fn missing(index: usize) -> Member {
+        let (ports, _) = ServerPorts::pair();
+        let mut member = Member::new(
+            ServerSettings {
+                name: format!("#{index}"),
+                label: format!("#{index}"),
+                diagnostics: "nowhere".to_owned(),
+            },
+            ports,
+        );
+        member.alive = AtomicBool::new(false);
+        member.retired = AtomicBool::new(true);
+        member
+    }
 }
 
 /// One client session's relay. Cheap to clone.
@@ -139,7 +187,9 @@ struct Shared {
     /// one of their names.
     exploration: RwLock<Arc<Exploration>>,
     to_client: mpsc::Sender<String>,
-    servers: Vec<Member>,
+    /// The upstream servers, in their configured order; a reload retires members and adds new
+    /// ones at the end, so an index always names the same member.
+    servers: RwLock<Vec<Arc<Member>>>,
     /// A gateway's routing state; `None` when one server is fronted as itself.
     gateway: Option<gateway::Gateway>,
     /// The client's requests that went upstream and await their response.
@@ -246,26 +296,19 @@ impl Relay {
         ports: Ports,
     ) -> Result<Relay, ProxyError> {
         let exploration = Exploration::new(&*scratch, &scratch.tool_prefix())?;
-        let servers: Vec<Member> = settings
+        let servers: Vec<Arc<Member>> = settings
             .servers
             .into_iter()
             .zip(ports.servers)
-            .map(|(server, ports)| Member {
-                name: server.name,
-                label: server.label,
-                diagnostics: server.diagnostics,
-                ports: RwLock::new(ports),
-            })
+            .map(|(server, ports)| Arc::new(Member::new(server, ports)))
             .collect();
-        let gateway = settings
-            .namespace
-            .map(|namespace| gateway::Gateway::new(namespace, servers.len()));
+        let gateway = settings.namespace.map(gateway::Gateway::new);
         Ok(Relay(Arc::new(Shared {
             scratch,
             init_timeout: settings.init_timeout,
             exploration: RwLock::new(Arc::new(exploration)),
             to_client: ports.to_client,
-            servers,
+            servers: RwLock::new(servers),
             gateway,
             outstanding: Mutex::new(HashMap::new()),
             tasks: Mutex::new(HashMap::new()),
@@ -312,7 +355,7 @@ impl Relay {
     /// New queues to server `index` (its transport starts again): the relay's end replaces the
     /// old one, the transport's is returned.
     pub(crate) fn reconnect(&self, index: usize) -> Option<UpstreamPorts> {
-        let member = self.0.servers.get(index)?;
+        let member = self.0.server(index)?;
         let (ours, theirs) = ServerPorts::pair();
         *member.ports.write().unwrap_or_else(PoisonError::into_inner) = ours;
         Some(theirs)
@@ -381,7 +424,7 @@ impl Relay {
             if pending == Pending::Cancelled {
                 return;
             }
-            let server = &shared.servers[index];
+            let server = shared.member(index);
             let text = format!(
                 "the MCP server {} answered this request with {}; its diagnostics are in {}",
                 server.label,
@@ -413,7 +456,7 @@ impl Relay {
                 .collect();
             ids.iter().filter_map(|id| outstanding.remove(id)).collect()
         };
-        let server = &self.0.servers[index];
+        let server = self.0.member(index);
         let message = format!(
             "the MCP server {} {why}, so this request has no answer; its diagnostics are in {}",
             server.label, server.diagnostics
@@ -693,7 +736,8 @@ impl Relay {
     /// reaches its threshold, forwarded unchanged otherwise.
     async fn tool_result(&self, index: usize, message: Message, tool: String) {
         let shared = &self.0;
-        let server = &shared.servers[index].name;
+        let member = shared.member(index);
+        let server = &member.name;
         if let Some(gateway) = &shared.gateway
             && message.text.len() <= DECIDE_INLINE_BYTES
             && let Some(task) = overspill::mcp_result::created_task(&message.text)
@@ -723,7 +767,7 @@ impl Relay {
         }
         shared.job(move |shared| async move {
             let scratch = Arc::clone(&shared.scratch);
-            let server = shared.servers[index].name.clone();
+            let server = shared.member(index).name.clone();
             let decided = tokio::task::spawn_blocking(move || {
                 scratch.intercept_response(&server, &tool, message.text)
             })
@@ -750,7 +794,8 @@ impl Relay {
         shared.record_schemas(tools);
         let upstream: Vec<&str> = tools.iter().filter_map(tool_name).collect();
         shared.rename_on_clash(&upstream)?;
-        let server = &shared.servers[0].name;
+        let member = shared.member(0);
+        let server = &member.name;
         for tool in tools.iter_mut() {
             if tool_name(tool).is_some_and(|name| shared.scratch.intercepts(server, name)) {
                 drop_output_schema(tool);
@@ -804,7 +849,7 @@ impl Relay {
             if !waiting {
                 return;
             }
-            let server = &shared.servers[0];
+            let server = shared.member(0);
             let error = ProxyError::InitTimeout {
                 server: server.label.clone(),
                 after: shared.init_timeout,
@@ -858,7 +903,7 @@ impl Shared {
             })?;
         let renamed = Exploration::new(&*self.scratch, &prefix)?;
         tracing::warn!(
-            server = %self.servers[0].label,
+            server = %self.member(0).label,
             tool = %clash,
             "the server has a tool named like an exploration tool; the exploration tools are now called {} and so on (choose with --tool-prefix)",
             renamed.names.exposed("grep")
@@ -960,8 +1005,34 @@ impl Shared {
         let _ = self.to_client.send(text).await;
     }
 
+    /// Server `index`, if there is one.
+    fn server(&self, index: usize) -> Option<Arc<Member>> {
+        self.servers
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(index)
+            .cloned()
+    }
+
+    /// Server `index` (a stand-in for an index no server has).
+    fn member(&self, index: usize) -> Arc<Member> {
+        self.server(index)
+            .unwrap_or_else(|| Arc::new(Member::missing(index)))
+    }
+
+    /// Every server's index and member, retired ones too, in their order.
+    fn members(&self) -> Vec<(usize, Arc<Member>)> {
+        self.servers
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .cloned()
+            .enumerate()
+            .collect()
+    }
+
     async fn send_server(&self, index: usize, text: String) {
-        let Some(member) = self.servers.get(index) else {
+        let Some(member) = self.server(index) else {
             return;
         };
         let to_server = member
@@ -975,7 +1046,7 @@ impl Shared {
 
     /// Reports why server `index`'s transport must stop (a plain proxy's session ends with it).
     fn fail(&self, index: usize, error: ProxyError) {
-        if let Some(member) = self.servers.get(index) {
+        if let Some(member) = self.server(index) {
             let _ = member
                 .ports
                 .read()

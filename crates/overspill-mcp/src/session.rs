@@ -34,8 +34,8 @@ pub(crate) struct Wiring {
     pub(crate) relay: Relay,
     /// What the relay sends to the client.
     pub(crate) client_queue: mpsc::Receiver<String>,
-    /// What the relay sends each server, in the order of the options' servers.
-    pub(crate) upstream: Vec<UpstreamPorts>,
+    /// The servers and what the relay sends each, in their configured order.
+    pub(crate) upstream: Vec<(Server, UpstreamPorts)>,
 }
 
 /// Builds the relay for one session of `options` over `scratch`.
@@ -47,25 +47,16 @@ pub(crate) fn wire(
     let mut servers = Vec::new();
     let mut ports = Vec::new();
     let mut upstream = Vec::new();
-    for server in &options.servers {
+    // A session started after a reload starts with the list as reloaded.
+    let current = match &options.reload {
+        Some(reload) => reload.subscribe().borrow().clone(),
+        None => options.servers.clone(),
+    };
+    for server in current {
         let (ours, theirs) = ServerPorts::pair();
-        let diagnostics = match (&server.log, &server.upstream) {
-            (Some(log), Upstream::Command(_)) => format!("its log {}", log.display()),
-            (None, Upstream::Command(_)) => child::DIAGNOSTICS.to_owned(),
-            (_, Upstream::Http(_)) => remote::DIAGNOSTICS.to_owned(),
-        };
-        // A gateway's messages name the server as configured, then what runs it.
-        let label = match options.namespace {
-            Some(_) => format!("`{}` ({})", server.name, server.label()),
-            None => server.label(),
-        };
-        servers.push(ServerSettings {
-            name: server.name.clone(),
-            label,
-            diagnostics,
-        });
+        servers.push(server_settings(options, &server));
         ports.push(ours);
-        upstream.push(theirs);
+        upstream.push((server, theirs));
     }
     let settings = Settings {
         servers,
@@ -83,42 +74,136 @@ pub(crate) fn wire(
     })
 }
 
+/// What the relay knows of `server` in a session of `options`.
+fn server_settings(options: &ProxyOptions, server: &Server) -> ServerSettings {
+    let diagnostics = match (&server.log, &server.upstream) {
+        (Some(log), Upstream::Command(_)) => format!("its log {}", log.display()),
+        (None, Upstream::Command(_)) => child::DIAGNOSTICS.to_owned(),
+        (_, Upstream::Http(_)) => remote::DIAGNOSTICS.to_owned(),
+    };
+    // A gateway's messages name the server as configured, then what runs it.
+    let label = match options.namespace {
+        Some(_) => format!("`{}` ({})", server.name, server.label()),
+        None => server.label(),
+    };
+    ServerSettings {
+        name: server.name.clone(),
+        label,
+        diagnostics,
+    }
+}
+
 /// Runs the upstream servers of `options` for `relay` until the client goes (`gone`). The
 /// one server of a plain proxy ends the session when it goes, or when the relay stops it; a
-/// gateway's servers are each restarted when they fail (docs/mcp-proxy.md#several-servers).
+/// gateway's servers are each restarted when they fail, and follow the options' [`Reload`]
+/// (docs/mcp-proxy.md#several-servers).
+///
+/// [`Reload`]: crate::Reload
 pub(crate) async fn run_upstream(
     options: &ProxyOptions,
     relay: &Relay,
-    upstream: Vec<UpstreamPorts>,
+    upstream: Vec<(Server, UpstreamPorts)>,
     gone: Pin<&mut impl Future<Output = ()>>,
 ) -> Result<(), ProxyError> {
     if options.namespace.is_none() {
-        let (Some(server), Some(ports)) = (options.servers.first(), upstream.into_iter().next())
-        else {
+        let Some((server, ports)) = upstream.into_iter().next() else {
             return Ok(());
         };
-        return run_server(server, &relay.server_end(0), ports, gone).await;
+        return run_server(&server, &relay.server_end(0), ports, gone).await;
     }
     let (close, closing) = watch::channel(false);
-    let members: Vec<_> = options
-        .servers
-        .iter()
-        .zip(upstream)
-        .enumerate()
-        .map(|(index, (server, ports))| {
-            let member = Member {
-                server: server.clone(),
-                relay: relay.clone(),
-                index,
-                closing: closing.clone(),
-            };
-            tokio::spawn(member.run(ports))
-        })
-        .collect();
-    gone.await;
+    let mut running = Running {
+        relay: relay.clone(),
+        closing,
+        members: Vec::new(),
+    };
+    for (index, (server, ports)) in upstream.into_iter().enumerate() {
+        running.start(index, server, ports, false);
+    }
+    let mut reloads = options.reload.as_ref().map(crate::Reload::subscribe);
+    tokio::pin!(gone);
+    loop {
+        let changed = async {
+            match &mut reloads {
+                Some(reloads) => reloads.changed().await.is_ok(),
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = &mut gone => break,
+            still = changed => {
+                if !still {
+                    reloads = None;
+                    continue;
+                }
+                let servers = reloads.as_mut().map(|reloads| reloads.borrow_and_update().clone());
+                running.reload(options, servers.unwrap_or_default());
+            }
+        }
+    }
     let _ = close.send(true);
-    let _ = tokio::time::timeout(STOP_GRACE, join_all(members)).await;
+    let tasks = running.members.into_iter().map(|member| member.task);
+    let _ = tokio::time::timeout(STOP_GRACE, join_all(tasks)).await;
     Ok(())
+}
+
+/// A gateway session's servers as they run.
+struct Running {
+    relay: Relay,
+    closing: watch::Receiver<bool>,
+    members: Vec<Started>,
+}
+
+/// One server started in the session.
+struct Started {
+    index: usize,
+    server: Server,
+    /// Raised when a reload removes it.
+    retire: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Running {
+    /// Starts `server` as member `index`; `added` when a reload added it to a running session.
+    fn start(&mut self, index: usize, server: Server, ports: UpstreamPorts, added: bool) {
+        let (retire, retired) = watch::channel(false);
+        let member = Member {
+            server: server.clone(),
+            relay: self.relay.clone(),
+            index,
+            closing: self.closing.clone(),
+            retired,
+        };
+        let task = tokio::spawn(member.run(ports, added));
+        self.members.push(Started {
+            index,
+            server,
+            retire,
+            task,
+        });
+    }
+
+    /// Makes the running servers `servers`: those no longer listed (or listed differently)
+    /// are stopped and withdrawn, the new ones (and the changed ones, anew) started.
+    fn reload(&mut self, options: &ProxyOptions, servers: Vec<Server>) {
+        let (kept, gone): (Vec<Started>, Vec<Started>) = std::mem::take(&mut self.members)
+            .into_iter()
+            .partition(|started| servers.contains(&started.server));
+        for started in &gone {
+            self.relay.retire(started.index);
+            let _ = started.retire.send(true);
+        }
+        // Their tasks end on their own; nothing waits for them here.
+        drop(gone);
+        self.members = kept;
+        for server in servers {
+            if self.members.iter().any(|started| started.server == server) {
+                continue;
+            }
+            let (index, ports) = self.relay.add_server(server_settings(options, &server));
+            self.start(index, server, ports, true);
+        }
+    }
 }
 
 /// Runs one server's transport until the client goes or the server does.
@@ -142,16 +227,18 @@ struct Member {
     relay: Relay,
     index: usize,
     closing: watch::Receiver<bool>,
+    retired: watch::Receiver<bool>,
 }
 
 impl Member {
     /// Runs the server, and again after each failure (waiting longer each time it fails
-    /// soon after starting), until the client goes.
-    async fn run(mut self, first: UpstreamPorts) {
+    /// soon after starting), until the client goes or a reload removes it. A server `added` to
+    /// a running session joins it as soon as it starts.
+    async fn run(mut self, first: UpstreamPorts, added: bool) {
         let mut ports = Some(first);
         let mut failures = 0u32;
         loop {
-            let restarted = ports.is_none();
+            let restarted = ports.is_none() || added && failures == 0;
             let Some(this_run) = ports.take().or_else(|| self.relay.reconnect(self.index)) else {
                 return;
             };
@@ -162,13 +249,20 @@ impl Member {
                 let index = self.index;
                 tokio::spawn(async move { relay.rejoin(index).await });
             }
-            let mut closing = self.closing.clone();
+            let (mut closing, mut retired) = (self.closing.clone(), self.retired.clone());
             let gone = async move {
-                let _ = closing.wait_for(|closed| *closed).await;
+                tokio::select! {
+                    _ = closing.wait_for(|closed| *closed) => {}
+                    _ = retired.wait_for(|retired| *retired) => {}
+                }
             };
             tokio::pin!(gone);
             let outcome = run_server(&self.server, &end, this_run, gone).await;
             if *self.closing.borrow() {
+                return;
+            }
+            if *self.retired.borrow() {
+                end.gone("was removed from the server list").await;
                 return;
             }
             let why = match outcome {
@@ -182,9 +276,13 @@ impl Member {
             let wait = crate::relay::backoff(failures);
             failures = failures.saturating_add(1);
             tracing::warn!(server = %self.server.name, "the MCP server stopped ({why}); restarting it in {} s", wait.as_secs());
-            tokio::select! {
-                () = tokio::time::sleep(wait) => {}
+            let removed = tokio::select! {
+                () = tokio::time::sleep(wait) => false,
                 _ = self.closing.wait_for(|closed| *closed) => return,
+                _ = self.retired.wait_for(|retired| *retired) => true,
+            };
+            if removed {
+                return end.gone("was removed from the server list").await;
             }
         }
     }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use overspill::Scratchpad;
-use overspill_mcp::{CommandServer, Namespace, ProxyOptions, Server, Upstream};
+use overspill_mcp::{CommandServer, Namespace, ProxyOptions, Reload, Server, Upstream};
 use serde_json::{Value, json};
 
 use harness::*;
@@ -36,6 +36,11 @@ fn member(name: &str, extra: &[&str]) -> Server {
 
 /// A gateway in front of `servers`, its scratchpad shared with the test.
 fn gateway(servers: Vec<Server>) -> (RawSession, Arc<Scratchpad>) {
+    gateway_with(ProxyOptions::gateway(servers, Namespace::default()))
+}
+
+/// A session of `options` (a gateway's), its scratchpad shared with the test.
+fn gateway_with(options: ProxyOptions) -> (RawSession, Arc<Scratchpad>) {
     let dir = tempfile::tempdir().unwrap();
     let pad = Arc::new(
         Scratchpad::builder()
@@ -45,8 +50,7 @@ fn gateway(servers: Vec<Server>) -> (RawSession, Arc<Scratchpad>) {
             .build()
             .unwrap(),
     );
-    let options = ProxyOptions::gateway(servers, Namespace::default())
-        .with_init_timeout(Duration::from_secs(2));
+    let options = options.with_init_timeout(Duration::from_secs(2));
     (
         RawSession::start_shared(Arc::clone(&pad), dir, options),
         pad,
@@ -364,6 +368,64 @@ async fn prompts_resources_progress_and_logs_are_routed_by_server() {
     assert_eq!(pong["result"], json!({}));
 }
 
+async fn reload_adds_removes_and_changes_servers_under_a_connected_client() {
+    let reload = Reload::new(vec![member("a", &[]), member("b", &[])]);
+    let options = ProxyOptions::gateway(Vec::new(), Namespace::default()).with_reload(&reload);
+    let (mut session, _pad) = gateway_with(options);
+    session.initialize_plain().await;
+    let names = tool_names(&mut session, "first").await;
+    assert!(names.contains(&"b__pid".to_owned()), "{names:?}");
+    let a_before = text(&session.call(1, "a__pid", json!({})).await);
+
+    // b removed, c added, a kept as it runs.
+    reload.apply(vec![member("a", &[]), member("c", &[])]);
+    wait_for(&mut session, "b's removal", |message| {
+        is_log_containing(message, "`b` was removed")
+    })
+    .await;
+    wait_for(&mut session, "c joining", |message| {
+        is_log_containing(message, "`c` joined")
+    })
+    .await;
+    wait_for(&mut session, "list_changed", |message| {
+        message["method"] == "notifications/tools/list_changed"
+    })
+    .await;
+    let names = tool_names(&mut session, "second").await;
+    assert!(names.contains(&"c__pid".to_owned()), "{names:?}");
+    assert!(
+        !names.iter().any(|name| name.starts_with("b__")),
+        "{names:?}"
+    );
+    assert_eq!(
+        text(&session.call(2, "a__pid", json!({})).await),
+        a_before,
+        "a kept running"
+    );
+    let refused = text(&session.call(3, "b__pid", json!({})).await);
+    assert!(refused.contains("`b`"), "{refused}");
+
+    // a changed: restarted with its new command line (a tool named `grep` now).
+    reload.apply(vec![member("a", &["--clash"]), member("c", &[])]);
+    wait_for(&mut session, "the new a joining", |message| {
+        is_log_containing(message, "`a` joined")
+    })
+    .await;
+    let names = tool_names(&mut session, "third").await;
+    assert!(names.contains(&"a__grep".to_owned()), "{names:?}");
+    assert_eq!(
+        names.iter().filter(|name| *name == "grep").count(),
+        1,
+        "{names:?}"
+    );
+    let a_after = text(&session.call(4, "a__pid", json!({})).await);
+    assert_ne!(a_before, a_after, "a runs anew");
+    assert_eq!(
+        text(&session.call(5, "c__small", json!({})).await),
+        fixture::SMALL
+    );
+}
+
 cases!(
     a_gateway_offers_each_servers_tools_under_its_name_and_the_exploration_tools_once,
     explorations_of_two_servers_outputs_draw_on_one_budget_and_one_usage_event,
@@ -371,6 +433,7 @@ cases!(
     a_server_silent_at_initialize_is_withdrawn_and_the_others_answer,
     a_server_killed_mid_session_is_withdrawn_then_restarted,
     prompts_resources_progress_and_logs_are_routed_by_server,
+    reload_adds_removes_and_changes_servers_under_a_connected_client,
 );
 
 fn main() {

@@ -16,8 +16,8 @@ use overspill::config::{Config, DEFAULT_MIN_TOKENS, Transport, Upstreams};
 use overspill::{BuildError, Scratchpad};
 use overspill_mcp::oauth::{ClientIdentity, TokenStore};
 use overspill_mcp::{
-    DEFAULT_MAX_LEN, DEFAULT_SEPARATOR, Listen, Namespace, ProxyError, ProxyOptions, Remote,
-    ScratchFactory, Server, Upstream, parse_header,
+    DEFAULT_MAX_LEN, DEFAULT_SEPARATOR, Listen, Namespace, ProxyError, ProxyOptions, Reload,
+    Remote, ScratchFactory, Server, Upstream, parse_header,
 };
 
 pub const EXAMPLES: &str = "Speaks MCP on stdin/stdout to the client and runs the real server as a \
@@ -35,7 +35,7 @@ overspill mcp --servers ~/.cursor/mcp.json   # all of them, one budget: tools na
 /// The window the budget is sized by when neither the flag nor `[agent.llm]` gives one.
 const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct McpArgs {
     /// The overspill configuration: interception rules, memory_dir, [agent.llm].
     #[arg(long, value_name = "FILE")]
@@ -151,6 +151,7 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
         Ok(options) => options,
         Err(message) => return Ok(super::usage_error(message)),
     };
+    let options = reloading_on_hangup(&args, options)?;
     if let Some(address) = args.listen {
         return listen(&args, address, options, config);
     }
@@ -343,6 +344,22 @@ fn options(args: &McpArgs) -> Result<ProxyOptions, String> {
         }
     }
     Ok(options)
+}
+
+/// A gateway of a servers file follows the file: on SIGHUP it is read again and the running
+/// servers made to match it (a file that cannot be read is refused and the running set kept;
+/// docs/mcp-proxy.md#reloading-the-server-list).
+fn reloading_on_hangup(args: &McpArgs, options: ProxyOptions) -> anyhow::Result<ProxyOptions> {
+    if options.namespace.is_none() {
+        return Ok(options);
+    }
+    let reload = Reload::new(options.servers.clone());
+    let again = args.clone();
+    reload
+        .clone()
+        .on_hangup(move || self::options(&again).map(|options| options.servers))
+        .context("cannot listen for SIGHUP, which reloads the servers file")?;
+    Ok(options.with_reload(&reload))
 }
 
 /// Says where each server's stderr goes, when it has a log of its own.

@@ -10,15 +10,18 @@
 //! the others go on.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use futures_util::future::join_all;
 use serde_json::{Map, Value, json};
 use tokio::sync::{oneshot, watch};
 
-use super::{Pending, Relay, drop_output_schema, tool_name};
+use super::{
+    Member, Pending, Relay, ServerPorts, ServerSettings, UpstreamPorts, drop_output_schema,
+    tool_name,
+};
 use crate::edits;
 use crate::message::{self, Id, Kind, Message};
 use crate::namespace::{NameTable, Namespace};
@@ -50,18 +53,10 @@ pub(super) struct Gateway {
     /// Progress tokens of servers' requests to the client: which server a progress report from
     /// the client is for.
     progress: Mutex<HashMap<Id, usize>>,
-    members: Vec<MemberState>,
     state: Mutex<State>,
     /// Whether the client's `initialize` is being asked of the servers: what the client sends
     /// meanwhile waits, so that it reaches servers that have joined.
     initializing: watch::Sender<bool>,
-}
-
-/// Whether a server's transport runs, and whether it has answered `initialize`.
-#[derive(Default)]
-struct MemberState {
-    alive: AtomicBool,
-    ready: AtomicBool,
 }
 
 /// What the gateway learned in the session.
@@ -73,8 +68,6 @@ struct State {
     initialized: bool,
     /// The logging level the client set, for servers that (re)start later.
     level: Option<Value>,
-    /// Each server's capabilities, from its `initialize` result.
-    capabilities: Vec<Option<Value>>,
     tools: Option<NameTable>,
     prompts: Option<NameTable>,
     /// Resource URIs and templates, and the server that listed each first.
@@ -140,24 +133,14 @@ impl Catalog {
 }
 
 impl Gateway {
-    pub(super) fn new(namespace: Namespace, servers: usize) -> Gateway {
-        let members = (0..servers)
-            .map(|_| MemberState {
-                alive: AtomicBool::new(true),
-                ready: AtomicBool::new(false),
-            })
-            .collect();
+    pub(super) fn new(namespace: Namespace) -> Gateway {
         Gateway {
             namespace,
             next: AtomicU64::new(OWN_IDS_FROM),
             asks: Mutex::new(HashMap::new()),
             forwarded: Mutex::new(HashMap::new()),
             progress: Mutex::new(HashMap::new()),
-            members,
-            state: Mutex::new(State {
-                capabilities: vec![None; servers],
-                ..State::default()
-            }),
+            state: Mutex::new(State::default()),
             initializing: watch::Sender::new(false),
         }
     }
@@ -177,27 +160,6 @@ impl Gateway {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .contains_key(id)
-    }
-
-    fn ready(&self, index: usize) -> bool {
-        self.members
-            .get(index)
-            .is_some_and(|member| member.ready.load(Ordering::SeqCst))
-    }
-
-    fn alive(&self, index: usize) -> bool {
-        self.members
-            .get(index)
-            .is_some_and(|member| member.alive.load(Ordering::SeqCst))
-    }
-
-    /// Whether server `index` declared `capability` in its `initialize` result.
-    fn has(&self, index: usize, capability: &str) -> bool {
-        self.state()
-            .capabilities
-            .get(index)
-            .and_then(Option::as_ref)
-            .is_some_and(|capabilities| capabilities.get(capability).is_some())
     }
 
     /// A task-augmented call of server `index` created `task`.
@@ -276,6 +238,38 @@ impl Gateway {
 }
 
 impl Relay {
+    /// Whether server `index` has joined (and was not removed): requests may go to it.
+    fn ready(&self, index: usize) -> bool {
+        let member = self.0.member(index);
+        member.ready.load(Ordering::SeqCst) && !member.retired.load(Ordering::SeqCst)
+    }
+
+    /// Whether server `index`'s transport runs.
+    fn alive(&self, index: usize) -> bool {
+        let member = self.0.member(index);
+        member.alive.load(Ordering::SeqCst) && !member.retired.load(Ordering::SeqCst)
+    }
+
+    /// Whether server `index` declared `capability` in its `initialize` result.
+    fn has(&self, index: usize, capability: &str) -> bool {
+        self.0
+            .member(index)
+            .capabilities
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .is_some_and(|capabilities| capabilities.get(capability).is_some())
+    }
+
+    /// How many servers there are, retired ones too (indices run from 0 to this).
+    fn count(&self) -> usize {
+        self.0
+            .servers
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
     fn gateway(&self) -> &Gateway {
         // Only called on a gateway's relay.
         self.0
@@ -284,14 +278,19 @@ impl Relay {
             .unwrap_or_else(|| unreachable!("a gateway method on a plain relay"))
     }
 
+    /// The server configured as `name` now.
     fn server_index(&self, name: &str) -> Option<usize> {
-        self.0.servers.iter().position(|server| server.name == name)
+        self.0
+            .members()
+            .into_iter()
+            .find(|(_, server)| server.name == name && !server.retired.load(Ordering::SeqCst))
+            .map(|(index, _)| index)
     }
 
     /// Asks server `index` `method` with `params` and waits for its result.
     async fn ask(&self, index: usize, method: &str, params: Value) -> Result<Value, Refusal> {
         let gateway = self.gateway();
-        if !gateway.alive(index) {
+        if !self.alive(index) {
             return Err(Refusal::Gone("it is not running".to_owned()));
         }
         let (id, raw) = gateway.next_id();
@@ -348,7 +347,7 @@ impl Relay {
             ("prompts", "notifications/prompts/list_changed"),
             ("resources", "notifications/resources/list_changed"),
         ] {
-            if self.gateway().has(index, capability) {
+            if self.has(index, capability) {
                 self.notify(method, json!({})).await;
             }
         }
@@ -358,7 +357,7 @@ impl Relay {
     /// is told (docs/mcp-proxy.md#when-a-server-fails).
     pub(super) async fn withdraw(&self, index: usize, why: &str) {
         let gateway = self.gateway();
-        let Some(member) = gateway.members.get(index) else {
+        let Some(member) = self.0.server(index) else {
             return;
         };
         let was_alive = member.alive.swap(false, Ordering::SeqCst);
@@ -383,7 +382,19 @@ impl Relay {
         if !was_alive {
             return;
         }
-        let server = &self.0.servers[index];
+        let server = member;
+        if server.retired.load(Ordering::SeqCst) {
+            tracing::info!(server = %server.name, "the MCP server was removed from the server list");
+            if was_ready {
+                let text = format!(
+                    "the MCP server `{}` was removed from the server list; its tools are withdrawn",
+                    server.name
+                );
+                self.report("info", text).await;
+                self.lists_changed(index).await;
+            }
+            return;
+        }
         tracing::warn!(server = %server.name, "the MCP server {} {why}; its diagnostics are in {}; it is restarted", server.label, server.diagnostics);
         if was_ready {
             self.report(
@@ -399,14 +410,39 @@ impl Relay {
         }
     }
 
-    /// Server `index`'s transport runs again: once the client has initialized, the server is
-    /// initialized as the client asked, told the client's logging level, and its tools
-    /// offered again. A server that does not answer is stopped (to be restarted).
+    /// Adds a server to a running gateway (a reload): its queues, and its index. Its transport
+    /// is the caller's to start, and [`Relay::rejoin`] then initializes it.
+    pub(crate) fn add_server(&self, settings: ServerSettings) -> (usize, UpstreamPorts) {
+        let (ours, theirs) = ServerPorts::pair();
+        let member = Arc::new(Member::new(settings, ours));
+        member.alive.store(false, Ordering::SeqCst);
+        let mut servers = self
+            .0
+            .servers
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        servers.push(member);
+        (servers.len() - 1, theirs)
+    }
+
+    /// Marks server `index` removed by a reload: nothing is routed to it any more, and once its
+    /// transport stops, its tools are withdrawn for good.
+    pub(crate) fn retire(&self, index: usize) {
+        if let Some(member) = self.0.server(index) {
+            member.retired.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Server `index`'s transport runs (again, or for the first time after a reload added
+    /// it): once the client has initialized, the server is initialized as the client asked,
+    /// told the client's logging level, and its tools offered. A server that does not answer is
+    /// stopped (to be restarted).
     pub(crate) async fn rejoin(&self, index: usize) {
         let gateway = self.gateway();
-        let Some(member) = gateway.members.get(index) else {
+        let Some(member) = self.0.server(index) else {
             return;
         };
+        let fresh = !member.alive.load(Ordering::SeqCst) && member.capabilities_unknown();
         member.alive.store(true, Ordering::SeqCst);
         let (params, initialized, level) = {
             let state = gateway.state();
@@ -427,36 +463,42 @@ impl Relay {
             self.0.send_server(index, text.to_string()).await;
         }
         if let Some(level) = level
-            && gateway.has(index, "logging")
+            && self.has(index, "logging")
         {
             let _ = self
                 .ask(index, "logging/setLevel", json!({"level": level}))
                 .await;
         }
         member.ready.store(true, Ordering::SeqCst);
-        let server = &self.0.servers[index];
-        tracing::info!(server = %server.name, "the MCP server is back");
-        self.report(
-            "info",
-            format!(
-                "the MCP server `{}` is back; its tools are offered again",
-                server.name
-            ),
-        )
-        .await;
+        let (said, how) = if fresh {
+            ("joined", "offered")
+        } else {
+            ("is back", "offered again")
+        };
+        tracing::info!(server = %member.name, "the MCP server {said}");
+        let text = format!(
+            "the MCP server `{}` {said}; its tools are {how}",
+            member.name
+        );
+        self.report("info", text).await;
         self.lists_changed(index).await;
     }
 
     /// Initializes server `index` with the client's `params`; its result.
     async fn join(&self, index: usize, params: Value) -> Result<Value, Refusal> {
         let result = self.ask(index, "initialize", params).await?;
-        self.gateway().state().capabilities[index] = result.get("capabilities").cloned();
+        *self
+            .0
+            .member(index)
+            .capabilities
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = result.get("capabilities").cloned();
         Ok(result)
     }
 
     /// Server `index` did not join: it is stopped, so that it is restarted.
     fn refuse_join(&self, index: usize, refusal: &Refusal) {
-        let server = &self.0.servers[index];
+        let server = self.0.member(index);
         let error = match refusal {
             Refusal::Timeout => crate::error::ProxyError::InitTimeout {
                 server: server.label.clone(),
@@ -657,8 +699,8 @@ impl Relay {
 
     /// Sends `text` to every server that has joined.
     async fn to_ready(&self, text: String) {
-        for index in 0..self.0.servers.len() {
-            if self.gateway().ready(index) {
+        for index in 0..self.count() {
+            if self.ready(index) {
                 self.0.send_server(index, text.clone()).await;
             }
         }
@@ -679,7 +721,7 @@ impl Relay {
     /// Sends a client request on to server `index` as it came, its answer handled as `pending`
     /// says; a server that has not joined answers nothing, so the client hears why here.
     async fn forward(&self, index: usize, message: Message, pending: Pending) {
-        if !self.gateway().ready(index) {
+        if !self.ready(index) {
             let text = self.unavailable(index);
             return self
                 .refuse(&message.id, message::CONNECTION_CLOSED, &text)
@@ -692,7 +734,7 @@ impl Relay {
     }
 
     fn unavailable(&self, index: usize) -> String {
-        let server = &self.0.servers[index];
+        let server = self.0.member(index);
         format!(
             "the MCP server `{}` is not available now (it failed and is being restarted); its \
              diagnostics are in {}",
@@ -709,8 +751,8 @@ impl Relay {
         if initialize {
             gateway.state().client_init = Some(params.clone());
         }
-        let servers: Vec<usize> = (0..self.0.servers.len())
-            .filter(|index| gateway.alive(*index))
+        let servers: Vec<usize> = (0..self.count())
+            .filter(|index| self.alive(*index))
             .collect();
         let answers = join_all(servers.iter().map(|index| {
             let params = params.clone();
@@ -729,12 +771,12 @@ impl Relay {
             match answer {
                 Ok(result) => {
                     if initialize {
-                        gateway.members[index].ready.store(true, Ordering::SeqCst);
+                        self.0.member(index).ready.store(true, Ordering::SeqCst);
                     }
                     joined.push((index, result));
                 }
                 Err(refusal) => {
-                    let server = &self.0.servers[index];
+                    let server = self.0.member(index);
                     tracing::warn!(server = %server.name, "the MCP server {} did not answer {method}: {}; its diagnostics are in {}", server.label, refusal.describe(), server.diagnostics);
                     if initialize {
                         self.refuse_join(index, &refusal);
@@ -780,7 +822,7 @@ impl Relay {
             .iter()
             .filter_map(|(index, result)| {
                 let text = result.get("instructions")?.as_str()?.trim();
-                let server = &self.0.servers[*index].name;
+                let server = self.0.member(*index).name.clone();
                 (!text.is_empty()).then(|| format!("Server `{server}`: {text}"))
             })
             .collect();
@@ -799,10 +841,10 @@ impl Relay {
     /// table that routes them is kept. Tools end with the exploration tools.
     async fn gather(&self, catalog: Catalog) -> Value {
         let gateway = self.gateway();
-        let servers: Vec<usize> = (0..self.0.servers.len())
+        let servers: Vec<usize> = (0..self.count())
             .filter(|index| {
-                gateway.ready(*index)
-                    && (catalog == Catalog::Tools || gateway.has(*index, catalog.field()))
+                self.ready(*index)
+                    && (catalog == Catalog::Tools || self.has(*index, catalog.field()))
             })
             .collect();
         let lists = join_all(
@@ -823,10 +865,10 @@ impl Relay {
         let names: Vec<(String, String)> = lists
             .iter()
             .flat_map(|(index, entries)| {
-                let server = &self.0.servers[*index].name;
+                let server = self.0.member(*index).name.clone();
                 entries
                     .iter()
-                    .filter_map(|entry| Some((server.clone(), tool_name(entry)?.to_owned())))
+                    .filter_map(move |entry| Some((server.clone(), tool_name(entry)?.to_owned())))
             })
             .collect();
         let table = gateway.namespace.name_all(
@@ -837,7 +879,7 @@ impl Relay {
         );
         let mut offered = Vec::new();
         for (index, entries) in lists {
-            let server = self.0.servers[index].name.clone();
+            let server = self.0.member(index).name.clone();
             if catalog == Catalog::Tools {
                 let names = entries
                     .iter()
@@ -888,7 +930,7 @@ impl Relay {
             let mut result = match self.ask(index, catalog.method(), params).await {
                 Ok(result) => result,
                 Err(refusal) => {
-                    let server = &self.0.servers[index];
+                    let server = self.0.member(index);
                     tracing::warn!(server = %server.name, "the MCP server did not list its {}: {}", catalog.field(), refusal.describe());
                     return Vec::new();
                 }
@@ -917,13 +959,19 @@ impl Relay {
         let Some((server, name)) = gateway.origin(Catalog::Tools, offered) else {
             // A server that never listed its tools (it failed) is still named by the call.
             let separator = gateway.namespace.separator();
-            let named = self.0.servers.iter().position(|server| {
-                offered
-                    .strip_prefix(server.name.as_str())
-                    .is_some_and(|rest| rest.starts_with(separator))
-            });
+            let named = self
+                .0
+                .members()
+                .into_iter()
+                .rev()
+                .find_map(|(index, server)| {
+                    offered
+                        .strip_prefix(server.name.as_str())
+                        .is_some_and(|rest| rest.starts_with(separator))
+                        .then_some(index)
+                });
             if let Some(index) = named
-                && !gateway.ready(index)
+                && !self.ready(index)
             {
                 return Err(self.unavailable(index));
             }
@@ -935,7 +983,7 @@ impl Relay {
         let Some(index) = self.server_index(&server) else {
             return Err(format!("the server `{server}` is no longer configured"));
         };
-        if !gateway.ready(index) {
+        if !self.ready(index) {
             return Err(self.unavailable(index));
         }
         Ok((index, name))
@@ -1027,14 +1075,14 @@ impl Relay {
         let gateway = self.gateway();
         let params = message::params(&message.text);
         gateway.state().level = params.get("level").cloned();
-        let servers: Vec<usize> = (0..self.0.servers.len())
-            .filter(|index| gateway.ready(*index) && gateway.has(*index, "logging"))
+        let servers: Vec<usize> = (0..self.count())
+            .filter(|index| self.ready(*index) && self.has(*index, "logging"))
             .collect();
         join_all(servers.iter().map(|index| {
             let params = params.clone();
             async move {
                 if let Err(refusal) = self.ask(*index, "logging/setLevel", params).await {
-                    let server = &self.0.servers[*index];
+                    let server = self.0.member(*index);
                     tracing::warn!(server = %server.name, "the MCP server refused logging/setLevel: {}", refusal.describe());
                 }
             }
@@ -1050,8 +1098,8 @@ impl Relay {
         let gateway = self.gateway();
         let params = message::params(&message.text);
         let mut first_error = None;
-        for index in 0..self.0.servers.len() {
-            if !gateway.ready(index) || !gateway.has(index, capability) {
+        for index in 0..self.count() {
+            if !self.ready(index) || !self.has(index, capability) {
                 continue;
             }
             match self.ask(index, method, params.clone()).await {
@@ -1083,16 +1131,15 @@ impl Relay {
     /// One page of a list gathered server by server (resources, resource templates, tasks):
     /// the client's cursor names the server and that server's own cursor.
     async fn page(&self, method: &str, message: Message) {
-        let gateway = self.gateway();
         let capability = if method == "tasks/list" {
             "tasks"
         } else {
             "resources"
         };
-        let lists = |index: &usize| gateway.ready(*index) && gateway.has(*index, capability);
+        let lists = |index: &usize| self.ready(*index) && self.has(*index, capability);
         let mut params = message::params(&message.text);
         let (mut index, mut cursor) = match params.get("cursor") {
-            None | Some(Value::Null) => match (0..self.0.servers.len()).find(lists) {
+            None | Some(Value::Null) => match (0..self.count()).find(lists) {
                 Some(first) => (first, Value::Null),
                 None => {
                     let field = list_field(method);
@@ -1135,16 +1182,16 @@ impl Relay {
             } else {
                 json!({})
             };
-            let after = |index: usize| (index + 1..self.0.servers.len()).find(lists);
+            let after = |index: usize| (index + 1..self.count()).find(lists);
             match self.ask(index, method, params).await {
                 Ok(mut result) => {
                     self.record_owners(index, method, &result);
                     let next = match result.get("nextCursor") {
                         Some(next) if !next.is_null() => {
-                            Some(encode_cursor(&self.0.servers[index].name, next))
+                            Some(encode_cursor(&self.0.member(index).name, next))
                         }
                         _ => after(index)
-                            .map(|next| encode_cursor(&self.0.servers[next].name, &Value::Null)),
+                            .map(|next| encode_cursor(&self.0.member(next).name, &Value::Null)),
                     };
                     if let Some(result) = result.as_object_mut() {
                         match next {
@@ -1155,7 +1202,7 @@ impl Relay {
                     return self.answer(&message.id, &result).await;
                 }
                 Err(refusal) => {
-                    let server = &self.0.servers[index];
+                    let server = self.0.member(index);
                     tracing::warn!(server = %server.name, "the MCP server did not answer {method}: {}", refusal.describe());
                     match after(index) {
                         Some(next) => {
@@ -1187,7 +1234,7 @@ impl Relay {
                 for uri in uris {
                     let owner = *state.uris.entry(uri.to_owned()).or_insert(index);
                     if owner != index {
-                        tracing::warn!(uri, first = %self.0.servers[owner].name, also = %self.0.servers[index].name, "two servers list the same resource URI; it is read from the first configured");
+                        tracing::warn!(uri, first = %self.0.member(owner).name, also = %self.0.member(index).name, "two servers list the same resource URI; it is read from the first configured");
                     }
                 }
             }
@@ -1230,12 +1277,12 @@ impl Relay {
                 match self.0.take(index, id) {
                     Some(pending) => self.answered(index, pending, message).await,
                     None => {
-                        tracing::warn!(server = %self.0.servers[index].name, "the server answered a request nobody asked it")
+                        tracing::warn!(server = %self.0.member(index).name, "the server answered a request nobody asked it")
                     }
                 }
             }
             Kind::Response { id: None } => {
-                tracing::warn!(server = %self.0.servers[index].name, "the server could not read a message the gateway sent it");
+                tracing::warn!(server = %self.0.member(index).name, "the server could not read a message the gateway sent it");
             }
             Kind::Request { .. } => {
                 // A server's request to the client gets an id no other server's can have.
@@ -1262,9 +1309,7 @@ impl Relay {
             }
             Kind::Notification { method } => {
                 let text = match method.as_str() {
-                    "notifications/message" => {
-                        tagged_log(message.text, &self.0.servers[index].name)
-                    }
+                    "notifications/message" => tagged_log(message.text, &self.0.member(index).name),
                     "notifications/cancelled" => {
                         let params = message::params(&message.text);
                         let Some(cancelled) = params.get("requestId") else {
@@ -1292,7 +1337,7 @@ impl Relay {
                     "notifications/tools/list_changed"
                     | "notifications/prompts/list_changed"
                     | "notifications/resources/list_changed"
-                        if !gateway.ready(index) =>
+                        if !self.ready(index) =>
                     {
                         return;
                     }
