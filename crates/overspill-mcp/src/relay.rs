@@ -76,7 +76,7 @@ pub(crate) struct ServerPorts {
 impl ServerPorts {
     /// A server's queues: the relay's end and the transport's.
     pub(crate) fn pair() -> (ServerPorts, UpstreamPorts) {
-        let (to_server, queue) = mpsc::channel(crate::session::QUEUE);
+        let (to_server, queue) = mpsc::channel(QUEUE);
         let (stop, stopped) = mpsc::unbounded_channel();
         (
             ServerPorts { to_server, stop },
@@ -84,6 +84,9 @@ impl ServerPorts {
         )
     }
 }
+
+/// Messages queued towards one side before the other side's reader waits (back-pressure).
+pub(crate) const QUEUE: usize = 256;
 
 /// How long answers already under way may take to reach the client once the session ends.
 pub(crate) const DRAIN: Duration = Duration::from_secs(2);

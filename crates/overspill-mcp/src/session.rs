@@ -14,13 +14,10 @@ use tokio::sync::{mpsc, watch};
 use crate::error::ProxyError;
 use crate::lines::{self, Side, read_side};
 use crate::relay::{
-    DRAIN, Ports, Relay, ServerEnd, ServerPorts, ServerSettings, Settings, UpstreamPorts,
+    DRAIN, Ports, QUEUE, Relay, ServerEnd, ServerPorts, ServerSettings, Settings, UpstreamPorts,
 };
 use crate::scratch::Scratch;
 use crate::{ProxyOptions, Server, Upstream, child, remote};
-
-/// Messages queued towards one side before the other side's reader waits (back-pressure).
-pub(crate) const QUEUE: usize = 256;
 
 /// How long a gateway's server must have run for its next failure to count as a first one
 /// (the restart waits [`crate::relay::backoff`] of the failures in a row).
