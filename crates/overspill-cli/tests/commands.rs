@@ -599,6 +599,12 @@ while IFS= read -r line; do
 done
 "#;
 
+/// An `mcpServers` entry of [`NUMBERS_SERVER`] greeting with `greeting`.
+fn numbers(greeting: &str) -> serde_json::Value {
+    serde_json::json!({"command": "sh", "args": ["-c", NUMBERS_SERVER],
+                       "env": {"GREETING": greeting}})
+}
+
 /// Whether this process runs as root (Linux: the real uid in `/proc/self/status`).
 fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
@@ -807,10 +813,6 @@ fn mcp_fronts_a_server_of_a_clients_mcp_servers_file_with_its_env_and_cwd() {
 fn mcp_without_name_fronts_every_server_of_the_file_as_one_gateway() {
     let dir = tempfile::tempdir().unwrap();
     let servers = dir.path().join("mcp.json");
-    let numbers = |greeting: &str| {
-        serde_json::json!({"command": "sh", "args": ["-c", NUMBERS_SERVER],
-                           "env": {"GREETING": greeting}})
-    };
     // A server that refuses connections: withdrawn, the others still answer.
     let refused = serde_json::json!({"type": "http", "url": "http://127.0.0.1:9/mcp"});
     std::fs::write(
@@ -971,10 +973,6 @@ impl Interactive {
 fn mcp_reloads_its_servers_file_on_sighup_and_keeps_the_running_set_when_it_is_broken() {
     let dir = tempfile::tempdir().unwrap();
     let servers = dir.path().join("mcp.json");
-    let numbers = |greeting: &str| {
-        serde_json::json!({"command": "sh", "args": ["-c", NUMBERS_SERVER],
-                           "env": {"GREETING": greeting}})
-    };
     let write = |entries: serde_json::Value| {
         std::fs::write(
             &servers,

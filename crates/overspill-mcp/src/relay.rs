@@ -452,12 +452,10 @@ impl Relay {
                 .outstanding
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
-            let ids: Vec<Id> = outstanding
-                .iter()
-                .filter(|(_, waiting)| waiting.server == index)
-                .map(|(id, _)| id.clone())
-                .collect();
-            ids.iter().filter_map(|id| outstanding.remove(id)).collect()
+            outstanding
+                .extract_if(|_, waiting| waiting.server == index)
+                .map(|(_, waiting)| waiting)
+                .collect()
         };
         let server = self.0.member(index);
         let message = format!(

@@ -364,12 +364,9 @@ impl Relay {
         let was_ready = member.ready.swap(false, Ordering::SeqCst);
         let asks: Vec<Ask> = {
             let mut asks = gateway.asks.lock().unwrap_or_else(PoisonError::into_inner);
-            let ids: Vec<Id> = asks
-                .iter()
-                .filter(|(_, ask)| ask.server == index)
-                .map(|(id, _)| id.clone())
-                .collect();
-            ids.iter().filter_map(|id| asks.remove(id)).collect()
+            asks.extract_if(|_, ask| ask.server == index)
+                .map(|(_, ask)| ask)
+                .collect()
         };
         for ask in asks {
             let _ = ask.reply.send(Err(Refusal::Gone(format!("it {why}"))));
