@@ -23,7 +23,7 @@
 //! - **A gateway in front of five servers** (issue 29; `overspill mcp --servers FILE`, five
 //!   copies of the bench's server): the tool definitions a client is sent (`tools/list`, counted
 //!   in `o200k_base` tokens) through one gateway against five single-server proxies (target: at
-//!   most 0.3×, the exploration tools sent once); `tools/call small` round trips to one of the
+//!   least 3× fewer, the exploration tools sent once); `tools/call small` round trips to one of the
 //!   five, alternating with the same calls through the single-server proxy (target: at most
 //!   0.1 ms added); and the session's start (spawn → `tools/list` answered) with five servers
 //!   that each take 300 ms to start, against one such server alone behind the gateway (target:

@@ -111,6 +111,19 @@ fn python_sdk_client_through_a_gateway_to_four_real_servers_from_toml_and_mcp_se
     run_script(&outside, &python, "gateway_py.py", &[]);
 }
 
+/// The same four servers behind one gateway, with the TypeScript SDK client (gateway_ts.mjs; the
+/// git server runs from the prepared venv).
+#[test]
+fn typescript_sdk_client_through_a_gateway_to_four_real_servers_from_toml_and_mcp_servers() {
+    let Some(outside) = outside("TypeScript SDK client, a gateway in front of four real servers")
+    else {
+        return;
+    };
+    let python = outside.prepared.join("venv/bin/python");
+    let python = python.to_string_lossy().into_owned();
+    run_script(&outside, Path::new("node"), "gateway_ts.mjs", &[&python]);
+}
+
 /// The Python SDK client runs one scenario against server-everything directly, through the proxy
 /// and through a gateway, and compares them check by check (everything_py.py prints the table).
 #[test]

@@ -57,6 +57,33 @@ fn counting_must_be_twice_as_fast_as_tiktoken() {
 }
 
 #[test]
+fn a_count_target_passes_when_ours_is_that_many_times_fewer() {
+    let s = [one(Target::FewerAtLeast(3.0), true)];
+    let fewer = evaluate(
+        &s,
+        &measured(&[
+            ("a/ours", Measured::Tokens(3_000)),
+            ("a/base", Measured::Tokens(9_000)),
+        ]),
+    )
+    .unwrap();
+    assert_eq!(
+        (fewer[0].verdict, fewer[0].ours.as_str()),
+        (Verdict::Pass, "3,000 tokens")
+    );
+    let more = evaluate(
+        &s,
+        &measured(&[
+            ("a/ours", Measured::Tokens(3_001)),
+            ("a/base", Measured::Tokens(9_000)),
+        ]),
+    )
+    .unwrap();
+    assert_eq!(more[0].verdict, Verdict::Fail);
+    assert_eq!(s[0].target.to_string(), "≥ 3.0× fewer");
+}
+
+#[test]
 fn throughput_and_time_targets_need_no_baseline() {
     let mbs = [one(Target::ThroughputAtLeast(10.0), false)];
     // 10 MB in 0.5 s is 20 MB/s; in 2 s, 5 MB/s.
