@@ -1127,3 +1127,226 @@ fn mcp_that_would_start_itself_without_end_stops_at_a_depth_and_says_why() {
     assert!(said.contains("overspill mcp is 8 proxies deep"), "{said}");
     assert_eq!(said.matches("proxies deep").count(), 1, "{said}");
 }
+
+/// `overspill install` / `uninstall` with HOME in `home` (the records, backups and servers
+/// files go under it).
+fn installer(home: &Path, args: &[&str]) -> Output {
+    let output = Command::new(env!("CARGO_BIN_EXE_overspill"))
+        .args(args)
+        .env("HOME", home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("CODEX_HOME")
+        .output()
+        .unwrap();
+    // Nothing a configuration holds as a secret is ever printed.
+    assert!(
+        !stdout(&output).contains("s3cret") && !stderr(&output).contains("s3cret"),
+        "a secret was printed: {} {}",
+        stdout(&output),
+        stderr(&output)
+    );
+    output
+}
+
+/// A realistic configuration of each client, with two servers overspill fronts (`files`,
+/// `remote`), one it leaves (`old`), comments where the format has them, and other settings.
+fn client_configs() -> Vec<(&'static str, &'static str, String)> {
+    let json = |key: &str, extra: &str| {
+        format!(
+            "{{\n  \"theme\": \"dark\",\n  \"{key}\": {{\n    \"files\": {{\n      \"command\": \"npx\",\n      \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/data\"],\n      \"env\": {{\"TOKEN\": \"s3cret\"}}\n    }},\n    \"remote\": {{\"type\": \"http\", \"url\": \"https://mcp.example.com/mcp\", \"headers\": {{\"Authorization\": \"Bearer s3cret\"}}}},\n    \"old\": {{\"type\": \"sse\", \"url\": \"https://old.example.com/sse\"}}{extra}\n  }}\n}}\n"
+        )
+    };
+    vec![
+        ("claude-code", "claude.json", json("mcpServers", "")),
+        ("claude-desktop", "claude_desktop_config.json", json("mcpServers", "")),
+        ("cursor", "mcp.json", json("mcpServers", "")),
+        (
+            "vscode",
+            "vscode-mcp.json",
+            format!(
+                "// VS Code\n{}",
+                json("servers", ",\n    // kept: the client fills its own inputs\n    \"keyed\": {\"command\": \"npx\", \"env\": {\"KEY\": \"${input:key}\"}},")
+            ),
+        ),
+        (
+            "gemini-cli",
+            "settings.json",
+            json("mcpServers", ",\n    \"sse\": {\"url\": \"https://sse.example.com/sse\"}")
+                .replace("\"type\": \"http\", \"url\"", "\"httpUrl\""),
+        ),
+        (
+            "codex",
+            "config.toml",
+            "# Codex\nmodel = \"o3\"\n\n[mcp_servers.files]\ncommand = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/data\"]\nenv = { TOKEN = \"s3cret\" }\n\n[mcp_servers.remote]\nurl = \"https://mcp.example.com/mcp\"\nbearer_token_env_var = \"HOME\"\n\n# tool filters stay with Codex\n[mcp_servers.old]\ncommand = \"x\"\nenabled_tools = [\"a\"]\n".to_owned(),
+        ),
+    ]
+}
+
+#[test]
+fn install_routes_each_clients_servers_through_one_gateway_and_uninstall_restores_the_file_byte_for_byte()
+ {
+    for (client, file, text) in client_configs() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let config = dir.path().join(file);
+        std::fs::write(&config, &text).unwrap();
+        let install = ["install", client, "--config-file", path(&config)];
+        let out = installer(&home, &install);
+        assert!(out.status.success(), "{client}: {}", stderr(&out));
+        let said = stdout(&out);
+        assert!(said.contains("files, remote"), "{client}: {said}");
+        assert!(said.contains("`old` stays"), "{client}: {said}");
+        let installed = std::fs::read_to_string(&config).unwrap();
+        assert!(installed.contains("overspill"), "{client}: {installed}");
+        assert!(
+            !installed.contains("server-filesystem"),
+            "{client}: {installed}"
+        );
+        assert!(
+            !installed.contains("s3cret") || client == "vscode",
+            "{client}: {installed}"
+        );
+        for kept in ["old", "dark", "o3"] {
+            assert!(
+                installed.contains(kept) || !text.contains(kept),
+                "{client} lost {kept}: {installed}"
+            );
+        }
+        for comment in ["// VS Code", "// kept", "# Codex", "# tool filters"] {
+            assert!(
+                installed.contains(comment) || !text.contains(comment),
+                "{client} lost a comment: {installed}"
+            );
+        }
+        // The servers file holds the moved servers, and the gateway reads it.
+        let servers_file = installed
+            .split(['"', '\''])
+            .find(|part| part.ends_with(".json") && part.contains("clients"))
+            .unwrap_or_else(|| panic!("{client}: no servers file in {installed}"))
+            .to_owned();
+        let servers: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&servers_file).unwrap()).unwrap();
+        let names: Vec<&String> = servers["mcpServers"].as_object().unwrap().keys().collect();
+        assert_eq!(names, ["files", "remote"], "{client}");
+        // (Codex's bearer token variable is HOME here: set wherever the test runs.)
+        overspill::config::Upstreams::from_mcp_json_file(Path::new(&servers_file))
+            .unwrap_or_else(|error| panic!("{client}: {error}"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&servers_file)
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o077, 0, "{client}: the servers file is private");
+        }
+        // Again: nothing to do, nothing changed.
+        let again = installer(&home, &install);
+        assert!(
+            stdout(&again).contains("nothing to do"),
+            "{client}: {}",
+            stdout(&again)
+        );
+        assert_eq!(std::fs::read_to_string(&config).unwrap(), installed);
+        let out = installer(
+            &home,
+            &["uninstall", client, "--config-file", path(&config)],
+        );
+        assert!(out.status.success(), "{client}: {}", stderr(&out));
+        assert_eq!(std::fs::read(&config).unwrap(), text.as_bytes(), "{client}");
+        assert!(!Path::new(&servers_file).exists(), "{client}");
+    }
+}
+
+#[test]
+fn install_dry_run_changes_nothing_and_a_file_it_cannot_read_is_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let (client, file, text) = client_configs().remove(2);
+    let config = dir.path().join(file);
+    std::fs::write(&config, &text).unwrap();
+    let out = installer(
+        &home,
+        &[
+            "install",
+            client,
+            "--config-file",
+            path(&config),
+            "--dry-run",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("would route through overspill: files, remote"));
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), text);
+    assert!(!home.exists(), "a dry run writes nothing");
+    for (client, broken) in [
+        ("cursor", "{\"mcpServers\": {"),
+        ("codex", "[mcp_servers\n"),
+    ] {
+        std::fs::write(&config, broken).unwrap();
+        let out = installer(&home, &["install", client, "--config-file", path(&config)]);
+        assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+        assert!(stderr(&out).contains("left as it is"), "{}", stderr(&out));
+        assert_eq!(std::fs::read_to_string(&config).unwrap(), broken);
+    }
+}
+
+#[test]
+fn uninstall_refuses_a_file_changed_since_install_unless_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let (client, file, text) = client_configs().remove(0);
+    let config = dir.path().join(file);
+    std::fs::write(&config, &text).unwrap();
+    let args = ["install", client, "--config-file", path(&config)];
+    assert!(installer(&home, &args).status.success());
+    let mut changed = std::fs::read_to_string(&config).unwrap();
+    changed.push_str("\n");
+    std::fs::write(&config, &changed).unwrap();
+    let uninstall = ["uninstall", client, "--config-file", path(&config)];
+    let out = installer(&home, &uninstall);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("--force"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), changed);
+    let forced = [&uninstall[..], &["--force"]].concat();
+    assert!(installer(&home, &forced).status.success());
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), text);
+    let out = installer(&home, &uninstall);
+    assert!(stderr(&out).contains("has not changed"), "{}", stderr(&out));
+}
+
+#[test]
+fn an_installed_clients_entry_starts_a_gateway_of_its_former_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let config = dir.path().join("mcp.json");
+    std::fs::write(
+        &config,
+        serde_json::json!({"mcpServers": {"numbers": numbers("installed")}}).to_string(),
+    )
+    .unwrap();
+    let out = installer(
+        &home,
+        &["install", "cursor", "--config-file", path(&config)],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Start what Cursor now starts, as Cursor would.
+    let entry: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    let entry = &entry["mcpServers"]["overspill"];
+    let mut command = Command::new(entry["command"].as_str().unwrap());
+    command
+        .args(
+            entry["args"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|arg| arg.as_str().unwrap()),
+        )
+        .env("HOME", &home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_STATE_HOME");
+    let (answers, said) = call_tools(command, &["numbers__where"]);
+    assert!(text_of(&answers[0]).starts_with("installed in "), "{said}");
+}

@@ -2,11 +2,12 @@
 //! (docs/mcp-proxy.md#where-results-are-stored), by each platform's convention (the
 //! `directories` crate): sign-ins in the configuration directory, stored results and logs in
 //! the state directory. Never the working directory, which a client may start the proxy in
-//! anywhere (Claude Desktop starts it in `/`).
+//! anywhere (Claude Desktop starts it in `/`). Also where other programs' files are, for
+//! `overspill install`: the home directory and the platform's configuration directory.
 
 use std::path::PathBuf;
 
-use directories::ProjectDirs;
+use directories::{BaseDirs, ProjectDirs};
 
 fn project() -> Option<ProjectDirs> {
     ProjectDirs::from("", "", "overspill")
@@ -30,6 +31,18 @@ pub fn state_dir() -> Option<PathBuf> {
             .unwrap_or_else(|| dirs.data_local_dir())
             .to_owned(),
     )
+}
+
+/// The user's home directory. `None` without one.
+pub fn home_dir() -> Option<PathBuf> {
+    BaseDirs::new().map(|dirs| dirs.home_dir().to_owned())
+}
+
+/// The platform's configuration directory, where other programs keep theirs:
+/// `$XDG_CONFIG_HOME` (else `~/.config`) on Linux, `~/Library/Application Support` on macOS,
+/// `%APPDATA%` on Windows. `None` without a home directory.
+pub fn platform_config_dir() -> Option<PathBuf> {
+    BaseDirs::new().map(|dirs| dirs.config_dir().to_owned())
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 mod auth;
 mod config;
 mod count;
+mod install;
 mod intercept;
 mod ls;
 mod mcp;
@@ -45,6 +46,12 @@ pub enum Command {
     /// Sign in to OAuth-protected remote MCP servers (for `overspill mcp --url`).
     #[command(subcommand)]
     Auth(auth::AuthCommand),
+    /// Route an MCP client's servers through one overspill: edits the client's configuration.
+    #[command(after_help = install::INSTALL_EXAMPLES)]
+    Install(install::InstallArgs),
+    /// Put back the configuration `overspill install` changed, as it was before.
+    #[command(after_help = install::UNINSTALL_EXAMPLES)]
+    Uninstall(install::UninstallArgs),
 }
 
 impl Command {
@@ -60,6 +67,8 @@ impl Command {
             Command::Config(command) => command.run(),
             Command::Mcp(args) => mcp::run(*args),
             Command::Auth(command) => command.run(),
+            Command::Install(args) => install::install(args),
+            Command::Uninstall(args) => install::uninstall(args),
         }
     }
 }

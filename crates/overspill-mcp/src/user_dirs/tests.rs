@@ -15,5 +15,7 @@ fn linux_follows_the_xdg_variables_and_home() {
         assert_eq!(state_dir(), Some(state.join("overspill")));
         let config = xdg("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config"));
         assert_eq!(config_dir(), Some(config.join("overspill")));
+        assert_eq!(platform_config_dir(), Some(config));
+        assert_eq!(home_dir(), Some(home));
     }
 }
