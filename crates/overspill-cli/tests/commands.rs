@@ -1302,7 +1302,7 @@ fn uninstall_refuses_a_file_changed_since_install_unless_forced() {
     let args = ["install", client, "--config-file", path(&config)];
     assert!(installer(&home, &args).status.success());
     let mut changed = std::fs::read_to_string(&config).unwrap();
-    changed.push_str("\n");
+    changed.push('\n');
     std::fs::write(&config, &changed).unwrap();
     let uninstall = ["uninstall", client, "--config-file", path(&config)];
     let out = installer(&home, &uninstall);
