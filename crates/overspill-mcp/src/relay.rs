@@ -130,14 +130,26 @@ struct Member {
     label: String,
     diagnostics: String,
     ports: RwLock<ServerPorts>,
-    /// Its transport runs (or is about to).
-    alive: AtomicBool,
-    /// It has answered `initialize`: requests may go to it.
-    ready: AtomicBool,
+    /// Where it stands; changed under this one lock, so that a late answer of an earlier run
+    /// cannot mark a later run ready, or stop it.
+    phase: Mutex<Phase>,
     /// A reload removed it (or replaced it with a new member of the same name).
     retired: AtomicBool,
+    /// The reload that retired it started a changed entry of the same name in its place.
+    replaced: AtomicBool,
     /// Its capabilities, from its `initialize` result.
     capabilities: Mutex<Option<Value>>,
+}
+
+/// A server's place in the session.
+#[derive(Debug, Clone, Copy)]
+struct Phase {
+    /// Which run of its transport this is: each start counts one up.
+    run: u64,
+    /// Its transport runs (or is about to).
+    alive: bool,
+    /// It has answered `initialize` in this run: requests may go to it.
+    ready: bool,
 }
 
 impl Member {
@@ -147,11 +159,53 @@ impl Member {
             label: settings.label,
             diagnostics: settings.diagnostics,
             ports: RwLock::new(ports),
-            alive: AtomicBool::new(true),
-            ready: AtomicBool::new(false),
+            phase: Mutex::new(Phase {
+                run: 0,
+                alive: true,
+                ready: false,
+            }),
             retired: AtomicBool::new(false),
+            replaced: AtomicBool::new(false),
             capabilities: Mutex::new(None),
         }
+    }
+
+    fn phase(&self) -> std::sync::MutexGuard<'_, Phase> {
+        self.phase.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The run its transport is in.
+    fn run(&self) -> u64 {
+        self.phase().run
+    }
+
+    /// Whether requests may go to it: it joined in this run and was not removed.
+    fn is_ready(&self) -> bool {
+        self.phase().ready && !self.retired.load(Ordering::SeqCst)
+    }
+
+    /// Whether its transport runs (and it was not removed).
+    fn is_alive(&self) -> bool {
+        self.phase().alive && !self.retired.load(Ordering::SeqCst)
+    }
+
+    /// Marks it joined, if it is still in `run` and running. Whether it was.
+    fn joined(&self, run: u64) -> bool {
+        let mut phase = self.phase();
+        if phase.run == run && phase.alive {
+            phase.ready = true;
+            return true;
+        }
+        false
+    }
+
+    /// Marks it gone; whether it was alive, and whether it had joined.
+    fn went(&self) -> (bool, bool) {
+        let mut phase = self.phase();
+        let was = (phase.alive, phase.ready);
+        phase.alive = false;
+        phase.ready = false;
+        was
     }
 
     /// Whether it has never answered `initialize`.
@@ -165,7 +219,7 @@ impl Member {
     /// Stands in for an index no member has (none is handed out, but nothing may panic).
     fn missing(index: usize) -> Member {
         let (ports, _) = ServerPorts::pair();
-        let mut member = Member::new(
+        let member = Member::new(
             ServerSettings {
                 name: format!("#{index}"),
                 label: format!("#{index}"),
@@ -173,8 +227,8 @@ impl Member {
             },
             ports,
         );
-        member.alive = AtomicBool::new(false);
-        member.retired = AtomicBool::new(true);
+        member.went();
+        member.retired.store(true, Ordering::SeqCst);
         member
     }
 }
@@ -356,12 +410,16 @@ impl Relay {
     }
 
     /// New queues to server `index` (its transport starts again): the relay's end replaces the
-    /// old one, the transport's is returned.
-    pub(crate) fn reconnect(&self, index: usize) -> Option<UpstreamPorts> {
+    /// old one, the transport's is returned with the number of the run it starts.
+    pub(crate) fn reconnect(&self, index: usize) -> Option<(UpstreamPorts, u64)> {
         let member = self.0.server(index)?;
         let (ours, theirs) = ServerPorts::pair();
+        let mut phase = member.phase();
         *member.ports.write().unwrap_or_else(PoisonError::into_inner) = ours;
-        Some(theirs)
+        phase.run += 1;
+        phase.alive = true;
+        phase.ready = false;
+        Some((theirs, phase.run))
     }
 
     /// One line from the client.
@@ -390,7 +448,9 @@ impl Relay {
                     self.gateway_server_message(index, message).await;
                 }
                 Ok(message) => self.server_message(index, message).await,
-                Err(invalid) => self.0.send_server(index, invalid.response()).await,
+                Err(invalid) => {
+                    self.0.send_server(index, invalid.response()).await;
+                }
             }
         }
     }
@@ -446,6 +506,12 @@ impl Relay {
     /// Server `index` is gone (`why` says how): every request still waiting for it is
     /// answered with an error, so no client call hangs; a gateway withdraws its tools.
     async fn server_gone(&self, index: usize, why: &str) {
+        // A gateway first marks it gone, so that nothing more is routed to it while what it
+        // owes is collected.
+        let was = match &self.0.gateway {
+            Some(_) => self.0.member(index).went(),
+            None => (true, true),
+        };
         let waiting: Vec<Waiting> = {
             let mut outstanding = self
                 .0
@@ -475,8 +541,46 @@ impl Relay {
                 .await;
         }
         if self.0.gateway.is_some() {
-            self.withdraw(index, why).await;
+            self.withdraw(index, why, was).await;
         }
+    }
+
+    /// Sends a client request to server `index`, its answer awaited as `pending` says. A
+    /// gateway's server that has not joined, or whose transport is gone, will not answer: the
+    /// client hears why at once. Whether it was sent.
+    async fn dispatch(
+        &self,
+        index: usize,
+        id: &Id,
+        raw: &Value,
+        pending: Pending,
+        text: String,
+    ) -> bool {
+        let shared = &self.0;
+        // Recorded before it is checked: a server that goes from now on answers it in
+        // `server_gone`.
+        shared.expect(id, raw, pending, index);
+        let joined = shared.gateway.is_none() || shared.member(index).is_ready();
+        if joined && shared.send_server(index, text).await {
+            return true;
+        }
+        if shared.take(index, id).is_some() {
+            let text = match &shared.gateway {
+                Some(_) => self.unavailable(index),
+                None => format!(
+                    "the MCP server {} is gone, so this request has no answer",
+                    shared.member(index).label
+                ),
+            };
+            shared
+                .send_client(message::error_response(
+                    raw,
+                    message::CONNECTION_CLOSED,
+                    &text,
+                ))
+                .await;
+        }
+        false
     }
 
     async fn client_message(&self, message: Message) {
@@ -521,7 +625,9 @@ impl Relay {
                 }
                 shared.send_server(0, message.text).await;
             }
-            Kind::Response { .. } => shared.send_server(0, message.text).await,
+            Kind::Response { .. } => {
+                shared.send_server(0, message.text).await;
+            }
         }
     }
 
@@ -710,9 +816,10 @@ impl Relay {
             .await;
             match resolved {
                 Ok(Ok(text)) => {
-                    let tool = call.tool;
-                    shared.expect(&id, &raw_id, Pending::ToolCall { tool }, call.server);
-                    shared.send_server(call.server, text).await;
+                    let pending = Pending::ToolCall { tool: call.tool };
+                    Relay(Arc::clone(&shared))
+                        .dispatch(call.server, &id, &raw_id, pending, text)
+                        .await;
                 }
                 Ok(Err(reason)) => {
                     let result = edits::error_result(reason);
@@ -1032,9 +1139,10 @@ impl Shared {
             .collect()
     }
 
-    async fn send_server(&self, index: usize, text: String) {
+    /// Queues `text` for server `index`; `false` when its transport is gone.
+    async fn send_server(&self, index: usize, text: String) -> bool {
         let Some(member) = self.server(index) else {
-            return;
+            return false;
         };
         let to_server = member
             .ports
@@ -1042,7 +1150,23 @@ impl Shared {
             .unwrap_or_else(PoisonError::into_inner)
             .to_server
             .clone();
-        let _ = to_server.send(text).await;
+        to_server.send(text).await.is_ok()
+    }
+
+    /// Stops server `index`'s transport if it is still in run `run` (a later run is left
+    /// alone).
+    fn fail_run(&self, index: usize, run: u64, error: ProxyError) {
+        if let Some(member) = self.server(index) {
+            let phase = member.phase();
+            if phase.run == run {
+                let _ = member
+                    .ports
+                    .read()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .stop
+                    .send(error);
+            }
+        }
     }
 
     /// Reports why server `index`'s transport must stop (a plain proxy's session ends with it).

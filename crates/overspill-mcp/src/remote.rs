@@ -210,6 +210,9 @@ struct Link {
     session: RwLock<Option<HeaderValue>>,
     protocol: RwLock<Option<HeaderValue>>,
     listening: AtomicBool,
+    /// The run is over: what a request or the GET stream still reads is dropped, not relayed
+    /// (a restarted server's new run has a link of its own).
+    ended: AtomicBool,
     fatal: mpsc::UnboundedSender<ProxyError>,
     auth: Option<Authorizer>,
 }
@@ -251,9 +254,8 @@ pub(crate) async fn run(
         }
     };
     sender.abort();
-    if outcome.is_ok() {
-        link.close().await;
-    }
+    link.ended.store(true, Ordering::SeqCst);
+    link.close().await;
     outcome
 }
 
@@ -308,6 +310,7 @@ impl Link {
             session: RwLock::new(None),
             protocol: RwLock::new(None),
             listening: AtomicBool::new(false),
+            ended: AtomicBool::new(false),
             fatal,
             auth: remote.oauth.as_ref().map(|oauth| {
                 Authorizer::new(
@@ -483,7 +486,7 @@ impl Link {
                     if initialize {
                         self.note_protocol(&body);
                     }
-                    self.relay.says(body).await;
+                    self.deliver(body).await;
                 }
                 Err(why) => self.fail_request(id.as_ref(), &why).await,
             }
@@ -649,7 +652,7 @@ impl Link {
                     self.note_protocol(&data);
                 }
             }
-            self.relay.says(data).await;
+            self.deliver(data).await;
             if answered {
                 return true;
             }
@@ -735,6 +738,13 @@ impl Link {
         let _ = tokio::time::timeout(Duration::from_secs(5), request).await;
     }
 
+    /// Hands a message the server sent to the relay, unless the run is over.
+    async fn deliver(&self, text: String) {
+        if !self.ended.load(Ordering::SeqCst) {
+            self.relay.says(text).await;
+        }
+    }
+
     /// Records the protocol version the server chose in its `initialize` result.
     fn note_protocol(&self, text: &str) {
         let version = serde_json::from_str::<Value>(text).ok().and_then(|value| {
@@ -754,7 +764,7 @@ impl Link {
         tracing::warn!(%why, "an upstream request got no answer");
         if let Some(id) = id {
             let text = message::error_response(id, message::CONNECTION_CLOSED, why);
-            self.relay.says(text).await;
+            self.deliver(text).await;
         }
     }
 

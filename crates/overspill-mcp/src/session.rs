@@ -187,7 +187,10 @@ impl Running {
             .into_iter()
             .partition(|started| servers.contains(&started.server));
         for started in &gone {
-            self.relay.retire(started.index);
+            let replaced = servers
+                .iter()
+                .any(|server| server.name == started.server.name);
+            self.relay.retire(started.index, replaced);
             let _ = started.retire.send(true);
         }
         // Their tasks end on their own; nothing waits for them here.
@@ -235,16 +238,22 @@ impl Member {
         let mut ports = Some(first);
         let mut failures = 0u32;
         loop {
-            let restarted = ports.is_none() || added && failures == 0;
-            let Some(this_run) = ports.take().or_else(|| self.relay.reconnect(self.index)) else {
+            // The first run of a server the session started with joins with the client's
+            // `initialize`; every other run (a restart, a server a reload added) joins itself.
+            let first_run = ports.take();
+            let joins_itself = first_run.is_none() || added;
+            let Some((this_run, run)) = first_run
+                .map(|ports| (ports, 0))
+                .or_else(|| self.relay.reconnect(self.index))
+            else {
                 return;
             };
             let started = Instant::now();
             let end = self.relay.server_end(self.index);
-            if restarted {
+            if joins_itself {
                 let relay = self.relay.clone();
                 let index = self.index;
-                tokio::spawn(async move { relay.rejoin(index).await });
+                tokio::spawn(async move { relay.rejoin(index, run).await });
             }
             let (mut closing, mut retired) = (self.closing.clone(), self.retired.clone());
             let gone = async move {

@@ -122,6 +122,8 @@ async fn a_gateway_offers_each_servers_tools_under_its_name_and_the_exploration_
     assert_eq!(result["serverInfo"]["name"], "overspill", "{init}");
     assert_eq!(result["protocolVersion"], "2025-06-18");
     assert_eq!(result["capabilities"]["tools"]["listChanged"], true);
+    assert_eq!(result["capabilities"]["prompts"]["listChanged"], true);
+    assert_eq!(result["capabilities"]["resources"]["listChanged"], true);
     assert!(result["capabilities"]["prompts"].is_object(), "{init}");
     assert!(result["capabilities"]["resources"].is_object(), "{init}");
     let instructions = result["instructions"].as_str().unwrap();
@@ -269,6 +271,13 @@ async fn a_server_killed_mid_session_is_withdrawn_then_restarted() {
         message.contains("`b`"),
         "the error names the server: {crashed}"
     );
+    // While it is away (it restarts after a second), a call to it is answered at once.
+    let away = session.call(9, "b__pid", json!({})).await;
+    let said = away["error"]["message"]
+        .as_str()
+        .or_else(|| away["result"]["content"][0]["text"].as_str())
+        .unwrap_or_default();
+    assert!(said.contains("`b`"), "{away}");
     wait_for(&mut session, "the withdrawal notice", |message| {
         is_log_containing(message, "`b`") && message["params"]["level"] == "error"
     })
@@ -405,6 +414,10 @@ async fn reload_adds_removes_and_changes_servers_under_a_connected_client() {
     let refused = text(&session.call(3, "b__pid", json!({})).await);
     assert!(refused.contains("`b`"), "{refused}");
 
+    // The notes resource is owned by a (listed first), until a changes.
+    session
+        .request(json!("owners"), "resources/list", json!({}))
+        .await;
     // a changed: restarted with its new command line (a tool named `grep` now).
     reload.apply(vec![member("a", &["--clash"]), member("c", &[])]);
     wait_for(&mut session, "the new a joining", |message| {
@@ -420,6 +433,19 @@ async fn reload_adds_removes_and_changes_servers_under_a_connected_client() {
     );
     let a_after = text(&session.call(4, "a__pid", json!({})).await);
     assert_ne!(a_before, a_after, "a runs anew");
+    // The resource the old a listed first is read from a server that has it now.
+    let read = session
+        .request(
+            json!("read"),
+            "resources/read",
+            json!({"uri": fixture::NOTES_URI}),
+        )
+        .await;
+    assert_eq!(
+        read["result"]["contents"][0]["text"],
+        fixture::NOTES,
+        "{read}"
+    );
     assert_eq!(
         text(&session.call(5, "c__small", json!({})).await),
         fixture::SMALL

@@ -48,11 +48,11 @@ pub(super) struct Gateway {
     /// The gateway's own requests to servers, by id: which server owes the answer, and who
     /// waits for it.
     asks: Mutex<HashMap<Id, Ask>>,
-    /// Servers' requests to the client, by the id the client saw: the server and its own id.
-    forwarded: Mutex<HashMap<Id, (usize, Value)>>,
-    /// Progress tokens of servers' requests to the client: which server a progress report from
-    /// the client is for.
-    progress: Mutex<HashMap<Id, usize>>,
+    /// Servers' requests to the client, by the id the client saw.
+    forwarded: Mutex<HashMap<Id, Forwarded>>,
+    /// Progress tokens of servers' requests to the client, by the token the client saw (the
+    /// gateway's own, so two servers' tokens cannot collide): the server and its own token.
+    progress: Mutex<HashMap<Id, (usize, Value)>>,
     state: Mutex<State>,
     /// Whether the client's `initialize` is being asked of the servers: what the client sends
     /// meanwhile waits, so that it reaches servers that have joined.
@@ -72,7 +72,10 @@ struct State {
     prompts: Option<NameTable>,
     /// Resource URIs and templates, and the server that listed each first.
     uris: HashMap<String, usize>,
-    templates: Vec<(String, usize)>,
+    templates: Vec<Template>,
+    /// Servers that joined before the client sent `notifications/initialized`: it is sent
+    /// to them when it comes.
+    awaiting_initialized: Vec<usize>,
     /// Tasks and the server that created each.
     tasks: HashMap<String, usize>,
 }
@@ -80,6 +83,53 @@ struct State {
 struct Ask {
     server: usize,
     reply: oneshot::Sender<Result<Value, Refusal>>,
+}
+
+/// A server's request to the client: the server, its own id, and the progress token the
+/// client was given for it.
+struct Forwarded {
+    server: usize,
+    id: Value,
+    token: Option<Id>,
+}
+
+/// A resource template a server listed, matched by a regular expression made from it once.
+struct Template {
+    text: String,
+    owner: usize,
+    pattern: Option<regex::Regex>,
+}
+
+/// Keeps the client's messages waiting while its `initialize` is asked of the servers, until
+/// dropped (when the answer is sent, or the job ends any other way).
+struct Initializing(Relay);
+
+impl Initializing {
+    fn start(relay: &Relay) -> Initializing {
+        relay.gateway().initializing.send_replace(true);
+        Initializing(relay.clone())
+    }
+}
+
+impl Drop for Initializing {
+    fn drop(&mut self) {
+        self.0.gateway().initializing.send_replace(false);
+    }
+}
+
+/// The order of the MCP log levels (RFC 5424's), for comparing one with the client's.
+fn severity(level: &str) -> u8 {
+    match level {
+        "debug" => 0,
+        "info" => 1,
+        "notice" => 2,
+        "warning" => 3,
+        "error" => 4,
+        "critical" => 5,
+        "alert" => 6,
+        "emergency" => 7,
+        _ => 1,
+    }
 }
 
 /// Why a gateway's own request got no result.
@@ -147,6 +197,20 @@ impl Gateway {
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn asks(&self) -> std::sync::MutexGuard<'_, HashMap<Id, Ask>> {
+        self.asks.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn forwarded(&self) -> std::sync::MutexGuard<'_, HashMap<Id, Forwarded>> {
+        self.forwarded
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn progress(&self) -> std::sync::MutexGuard<'_, HashMap<Id, (usize, Value)>> {
+        self.progress.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn next_id(&self) -> (Id, Value) {
@@ -232,22 +296,26 @@ impl Gateway {
         state
             .templates
             .iter()
-            .find(|(template, _)| template == uri || template_matches(template, uri))
-            .map(|(_, owner)| *owner)
+            .find(|template| {
+                template.text == uri
+                    || template
+                        .pattern
+                        .as_ref()
+                        .is_some_and(|pattern| pattern.is_match(uri))
+            })
+            .map(|template| template.owner)
     }
 }
 
 impl Relay {
     /// Whether server `index` has joined (and was not removed): requests may go to it.
     fn ready(&self, index: usize) -> bool {
-        let member = self.0.member(index);
-        member.ready.load(Ordering::SeqCst) && !member.retired.load(Ordering::SeqCst)
+        self.0.member(index).is_ready()
     }
 
     /// Whether server `index`'s transport runs.
     fn alive(&self, index: usize) -> bool {
-        let member = self.0.member(index);
-        member.alive.load(Ordering::SeqCst) && !member.retired.load(Ordering::SeqCst)
+        self.0.member(index).is_alive()
     }
 
     /// Whether server `index` declared `capability` in its `initialize` result.
@@ -287,36 +355,49 @@ impl Relay {
             .map(|(index, _)| index)
     }
 
-    /// Asks server `index` `method` with `params` and waits for its result.
+    /// Asks server `index` `method` with `params` and waits for its result, at most
+    /// `--init-timeout` (what the gateway asks on its own: `initialize`, lists).
     async fn ask(&self, index: usize, method: &str, params: Value) -> Result<Value, Refusal> {
+        self.ask_within(index, method, params, Some(self.0.init_timeout))
+            .await
+    }
+
+    /// [`Relay::ask`] with a time limit of its own; `None` waits as long as the server takes
+    /// (a request the client made, which it can cancel), or until it is gone.
+    async fn ask_within(
+        &self,
+        index: usize,
+        method: &str,
+        params: Value,
+        limit: Option<Duration>,
+    ) -> Result<Value, Refusal> {
         let gateway = self.gateway();
-        if !self.alive(index) {
-            return Err(Refusal::Gone("it is not running".to_owned()));
-        }
         let (id, raw) = gateway.next_id();
         let (reply, answer) = oneshot::channel();
-        gateway
-            .asks
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(
-                id.clone(),
-                Ask {
-                    server: index,
-                    reply,
-                },
-            );
+        let ask = Ask {
+            server: index,
+            reply,
+        };
+        gateway.asks().insert(id.clone(), ask);
+        // Recorded first, checked then: a server that goes now fails the ask in `withdraw`.
         let text = json!({"jsonrpc": "2.0", "id": raw, "method": method, "params": params});
-        self.0.send_server(index, text.to_string()).await;
-        match tokio::time::timeout(self.0.init_timeout, answer).await {
+        if !self.alive(index) || !self.0.send_server(index, text.to_string()).await {
+            gateway.asks().remove(&id);
+            return Err(Refusal::Gone("it is not running".to_owned()));
+        }
+        let answered = match limit {
+            Some(limit) => tokio::time::timeout(limit, answer).await,
+            None => Ok(answer.await),
+        };
+        match answered {
             Ok(Ok(answer)) => answer,
             Ok(Err(_)) => Err(Refusal::Gone("it stopped".to_owned())),
             Err(_) => {
-                gateway
-                    .asks
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .remove(&id);
+                gateway.asks().remove(&id);
+                // The server may still be working on it: tell it the answer is not wanted.
+                let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                    "params": {"requestId": raw, "reason": "timed out"}});
+                self.0.send_server(index, cancel.to_string()).await;
                 Err(Refusal::Timeout)
             }
         }
@@ -327,13 +408,25 @@ impl Relay {
         self.0.send_client(text.to_string()).await;
     }
 
-    /// Tells the client, in its log, something about server `index`.
+    /// Tells the client, in its log, something about a server: once it has initialized, and
+    /// when `level` is at or above the level it set.
     async fn report(&self, level: &str, text: String) {
-        self.notify(
-            "notifications/message",
-            json!({"level": level, "logger": "overspill", "data": text}),
-        )
-        .await;
+        let wanted = {
+            let state = self.gateway().state();
+            let set = state
+                .level
+                .as_ref()
+                .and_then(Value::as_str)
+                .unwrap_or("info");
+            state.initialized && severity(level) >= severity(set)
+        };
+        if wanted {
+            self.notify(
+                "notifications/message",
+                json!({"level": level, "logger": "overspill", "data": text}),
+            )
+            .await;
+        }
     }
 
     /// Tells the client every list server `index` contributes to may have changed.
@@ -355,13 +448,12 @@ impl Relay {
 
     /// Server `index` is gone: its own requests fail, its tools are withdrawn and the client
     /// is told (docs/mcp-proxy.md#when-a-server-fails).
-    pub(super) async fn withdraw(&self, index: usize, why: &str) {
+    pub(super) async fn withdraw(&self, index: usize, why: &str, was: (bool, bool)) {
         let gateway = self.gateway();
         let Some(member) = self.0.server(index) else {
             return;
         };
-        let was_alive = member.alive.swap(false, Ordering::SeqCst);
-        let was_ready = member.ready.swap(false, Ordering::SeqCst);
+        let (was_alive, was_ready) = was;
         let asks: Vec<Ask> = {
             let mut asks = gateway.asks.lock().unwrap_or_else(PoisonError::into_inner);
             asks.extract_if(|_, ask| ask.server == index)
@@ -372,19 +464,23 @@ impl Relay {
             let _ = ask.reply.send(Err(Refusal::Gone(format!("it {why}"))));
         }
         gateway
-            .forwarded
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .retain(|_, (server, _)| *server != index);
+            .forwarded()
+            .retain(|_, forwarded| forwarded.server != index);
+        gateway.progress().retain(|_, (server, _)| *server != index);
         if !was_alive {
             return;
         }
         let server = member;
         if server.retired.load(Ordering::SeqCst) {
-            tracing::info!(server = %server.name, "the MCP server was removed from the server list");
+            let said = if server.replaced.load(Ordering::SeqCst) {
+                "is restarted with its changed configuration"
+            } else {
+                "was removed from the server list"
+            };
+            tracing::info!(server = %server.name, "the MCP server {said}");
             if was_ready {
                 let text = format!(
-                    "the MCP server `{}` was removed from the server list; its tools are withdrawn",
+                    "the MCP server `{}` {said}; its tools are withdrawn",
                     server.name
                 );
                 self.report("info", text).await;
@@ -393,16 +489,20 @@ impl Relay {
             return;
         }
         tracing::warn!(server = %server.name, "the MCP server {} {why}; its diagnostics are in {}; it is restarted", server.label, server.diagnostics);
-        if was_ready {
-            self.report(
-                "error",
-                format!(
-                    "the MCP server `{}` {why}; its tools are withdrawn until it is back (it is \
-                     restarted); its diagnostics are in {}",
-                    server.name, server.diagnostics
-                ),
+        let text = if was_ready {
+            format!(
+                "the MCP server `{}` {why}; its tools are withdrawn until it is back (it is \
+                 restarted); its diagnostics are in {}",
+                server.name, server.diagnostics
             )
-            .await;
+        } else {
+            format!(
+                "the MCP server `{}` {why}; it is restarted; its diagnostics are in {}",
+                server.name, server.diagnostics
+            )
+        };
+        self.report("error", text).await;
+        if was_ready {
             self.lists_changed(index).await;
         }
     }
@@ -412,7 +512,6 @@ impl Relay {
     pub(crate) fn add_server(&self, settings: ServerSettings) -> (usize, UpstreamPorts) {
         let (ours, theirs) = ServerPorts::pair();
         let member = Arc::new(Member::new(settings, ours));
-        member.alive.store(false, Ordering::SeqCst);
         let mut servers = self
             .0
             .servers
@@ -422,39 +521,49 @@ impl Relay {
         (servers.len() - 1, theirs)
     }
 
-    /// Marks server `index` removed by a reload: nothing is routed to it any more, and once its
-    /// transport stops, its tools are withdrawn for good.
-    pub(crate) fn retire(&self, index: usize) {
+    /// Marks server `index` removed by a reload (`replaced` when a changed entry of the same
+    /// name takes its place): nothing is routed to it any more, the resources and tasks it
+    /// owned are forgotten, and once its transport stops its tools are withdrawn for good.
+    pub(crate) fn retire(&self, index: usize, replaced: bool) {
         if let Some(member) = self.0.server(index) {
+            member.replaced.store(replaced, Ordering::SeqCst);
             member.retired.store(true, Ordering::SeqCst);
         }
+        let mut state = self.gateway().state();
+        state.uris.retain(|_, owner| *owner != index);
+        state.templates.retain(|template| template.owner != index);
+        state.tasks.retain(|_, owner| *owner != index);
     }
 
     /// Server `index`'s transport runs (again, or for the first time after a reload added
     /// it): once the client has initialized, the server is initialized as the client asked,
     /// told the client's logging level, and its tools offered. A server that does not answer is
     /// stopped (to be restarted).
-    pub(crate) async fn rejoin(&self, index: usize) {
+    pub(crate) async fn rejoin(&self, index: usize, run: u64) {
         let gateway = self.gateway();
         let Some(member) = self.0.server(index) else {
             return;
         };
-        let fresh = !member.alive.load(Ordering::SeqCst) && member.capabilities_unknown();
-        member.alive.store(true, Ordering::SeqCst);
-        let (params, initialized, level) = {
+        let fresh = member.capabilities_unknown();
+        let (params, level) = {
             let state = gateway.state();
-            (
-                state.client_init.clone(),
-                state.initialized,
-                state.level.clone(),
-            )
+            (state.client_init.clone(), state.level.clone())
         };
         let Some(params) = params else {
             return;
         };
         if let Err(refusal) = self.join(index, params).await {
-            return self.refuse_join(index, &refusal);
+            return self.refuse_join(index, run, &refusal);
         }
+        // Exactly one of this and the client's `notifications/initialized` tells the server:
+        // whichever comes second, under the state lock.
+        let initialized = {
+            let mut state = gateway.state();
+            if !state.initialized {
+                state.awaiting_initialized.push(index);
+            }
+            state.initialized
+        };
         if initialized {
             let text = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
             self.0.send_server(index, text.to_string()).await;
@@ -466,7 +575,10 @@ impl Relay {
                 .ask(index, "logging/setLevel", json!({"level": level}))
                 .await;
         }
-        member.ready.store(true, Ordering::SeqCst);
+        if !member.joined(run) {
+            // It went while it joined: its next run joins again.
+            return;
+        }
         let (said, how) = if fresh {
             ("joined", "offered")
         } else {
@@ -493,8 +605,9 @@ impl Relay {
         Ok(result)
     }
 
-    /// Server `index` did not join: it is stopped, so that it is restarted.
-    fn refuse_join(&self, index: usize, refusal: &Refusal) {
+    /// Server `index` did not join in its run `run`: that run is stopped, so that the server is
+    /// restarted (a later run is left alone).
+    fn refuse_join(&self, index: usize, run: u64, refusal: &Refusal) {
         let server = self.0.member(index);
         let error = match refusal {
             Refusal::Timeout => crate::error::ProxyError::InitTimeout {
@@ -508,7 +621,7 @@ impl Relay {
                 other.describe()
             )),
         };
-        self.0.fail(index, error);
+        self.0.fail_run(index, run, error);
     }
 
     /// One message from the client of a gateway.
@@ -519,8 +632,6 @@ impl Relay {
             // A client that sends on before its `initialize` is answered waits for it here.
             let mut initializing = self.gateway().initializing.subscribe();
             let _ = initializing.wait_for(|running| !running).await;
-        } else {
-            self.gateway().initializing.send_replace(true);
         }
         match &message.kind {
             Kind::Request { method, .. } => {
@@ -536,15 +647,14 @@ impl Relay {
                 let Some(key) = id else {
                     return;
                 };
-                let target = self
-                    .gateway()
-                    .forwarded
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .remove(key);
-                if let Some((index, original)) = target {
-                    let text = with_id(message.text, &original);
-                    self.0.send_server(index, text).await;
+                let gateway = self.gateway();
+                let target = gateway.forwarded().remove(key);
+                if let Some(forwarded) = target {
+                    if let Some(token) = &forwarded.token {
+                        gateway.progress().remove(token);
+                    }
+                    let text = with_id(message.text, &forwarded.id);
+                    self.0.send_server(forwarded.server, text).await;
                 }
             }
         }
@@ -559,13 +669,41 @@ impl Relay {
             return self.refuse(&id, message::INVALID_REQUEST, text).await;
         }
         match method {
-            "tools/call" => self.tools_call(message).await,
+            "tools/call" | "prompts/get" | "completion/complete" => {
+                // Named by what a list offered: a client that never listed has its list
+                // gathered first, off the task that reads its messages.
+                let catalog = if method == "tools/call" {
+                    Catalog::Tools
+                } else {
+                    Catalog::Prompts
+                };
+                let listed = {
+                    let state = self.gateway().state();
+                    match catalog {
+                        Catalog::Tools => state.tools.is_some(),
+                        Catalog::Prompts => state.prompts.is_some(),
+                    }
+                };
+                if listed {
+                    return self.named(method, message).await;
+                }
+                let relay = self.clone();
+                let method = method.to_owned();
+                self.0.job(move |_| async move {
+                    relay.gather(catalog).await;
+                    relay.named(&method, message).await;
+                });
+            }
             "ping" => self.answer(&id, &json!({})).await,
             "initialize" | "server/discover" => {
                 let relay = self.clone();
                 let method = method.to_owned();
+                // Set before the next client message is read; cleared when the answer is sent,
+                // or when the job ends in any other way.
+                let running = (method == "initialize").then(|| Initializing::start(self));
                 self.0.job(move |_| async move {
                     relay.initialize(&method, message).await;
+                    drop(running);
                 });
             }
             "tools/list" | "prompts/list" => {
@@ -587,7 +725,6 @@ impl Relay {
                     relay.page(&method, message).await;
                 });
             }
-            "prompts/get" => self.prompts_get(message).await,
             "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
                 let uri = message::params(&message.text)
                     .get("uri")
@@ -613,7 +750,6 @@ impl Relay {
                     }
                 }
             }
-            "completion/complete" => self.complete(message).await,
             "logging/setLevel" => {
                 let relay = self.clone();
                 self.0.job(move |_| async move {
@@ -656,12 +792,30 @@ impl Relay {
         }
     }
 
+    /// A request routed by a tool's or prompt's offered name.
+    async fn named(&self, method: &str, message: Message) {
+        match method {
+            "tools/call" => self.tools_call(message).await,
+            "prompts/get" => self.prompts_get(message).await,
+            _ => self.complete(message).await,
+        }
+    }
+
     async fn gateway_notification(&self, method: &str, message: Message) {
         let gateway = self.gateway();
         match method {
             "notifications/initialized" => {
-                gateway.state().initialized = true;
-                self.to_ready(message.text).await;
+                // The servers that joined before it came, and those joined now, hear it once.
+                let awaiting = {
+                    let mut state = gateway.state();
+                    state.initialized = true;
+                    std::mem::take(&mut state.awaiting_initialized)
+                };
+                for index in 0..self.count() {
+                    if self.ready(index) || awaiting.contains(&index) && self.alive(index) {
+                        self.0.send_server(index, message.text.clone()).await;
+                    }
+                }
             }
             "notifications/cancelled" => {
                 let params = message::params(&message.text);
@@ -674,21 +828,21 @@ impl Relay {
                 }
             }
             "notifications/progress" => {
+                // Progress on a server's request, under the token the gateway gave it: back to
+                // that server under its own.
                 let params = message::params(&message.text);
                 let owner = params
                     .get("progressToken")
                     .and_then(Id::of)
-                    .and_then(|token| {
-                        gateway
-                            .progress
-                            .lock()
-                            .unwrap_or_else(PoisonError::into_inner)
-                            .get(&token)
-                            .copied()
-                    });
-                if let Some(owner) = owner {
-                    self.0.send_server(owner, message.text).await;
-                }
+                    .and_then(|token| gateway.progress().get(&token).cloned());
+                let Some((owner, token)) = owner else {
+                    return;
+                };
+                let Ok(mut value) = serde_json::from_str::<Value>(&message.text) else {
+                    return;
+                };
+                value["params"]["progressToken"] = token;
+                self.0.send_server(owner, value.to_string()).await;
             }
             _ => self.to_ready(message.text).await,
         }
@@ -718,19 +872,15 @@ impl Relay {
     /// Sends a client request on to server `index` as it came, its answer handled as `pending`
     /// says; a server that has not joined answers nothing, so the client hears why here.
     async fn forward(&self, index: usize, message: Message, pending: Pending) {
-        if !self.ready(index) {
-            let text = self.unavailable(index);
-            return self
-                .refuse(&message.id, message::CONNECTION_CLOSED, &text)
-                .await;
-        }
-        if let Kind::Request { id, .. } = &message.kind {
-            self.0.expect(id, &message.id, pending, index);
-        }
-        self.0.send_server(index, message.text).await;
+        let Kind::Request { id, .. } = &message.kind else {
+            return;
+        };
+        let id = id.clone();
+        self.dispatch(index, &id, &message.id, pending, message.text)
+            .await;
     }
 
-    fn unavailable(&self, index: usize) -> String {
+    pub(super) fn unavailable(&self, index: usize) -> String {
         let server = self.0.member(index);
         format!(
             "the MCP server `{}` is not available now (it failed and is being restarted); its \
@@ -751,41 +901,38 @@ impl Relay {
         let servers: Vec<usize> = (0..self.count())
             .filter(|index| self.alive(*index))
             .collect();
+        // Each answer is taken as it comes, for the run of the server that was asked: a late
+        // one neither marks a restarted server joined nor stops it.
         let answers = join_all(servers.iter().map(|index| {
             let params = params.clone();
             async move {
+                let index = *index;
+                let run = self.0.member(index).run();
                 let answer = if initialize {
-                    self.join(*index, params).await
+                    self.join(index, params).await
                 } else {
-                    self.ask(*index, method, params).await
+                    self.ask(index, method, params).await
                 };
-                (*index, answer)
+                match &answer {
+                    Ok(_) if initialize && !self.0.member(index).joined(run) => return None,
+                    Ok(_) => {}
+                    Err(refusal) => {
+                        let server = self.0.member(index);
+                        tracing::warn!(server = %server.name, "the MCP server {} did not answer {method}: {}; its diagnostics are in {}", server.label, refusal.describe(), server.diagnostics);
+                        if initialize {
+                            self.refuse_join(index, run, refusal);
+                        }
+                    }
+                }
+                answer.ok().map(|result| (index, result))
             }
         }))
         .await;
-        let mut joined = Vec::new();
-        for (index, answer) in answers {
-            match answer {
-                Ok(result) => {
-                    if initialize {
-                        self.0.member(index).ready.store(true, Ordering::SeqCst);
-                    }
-                    joined.push((index, result));
-                }
-                Err(refusal) => {
-                    let server = self.0.member(index);
-                    tracing::warn!(server = %server.name, "the MCP server {} did not answer {method}: {}; its diagnostics are in {}", server.label, refusal.describe(), server.diagnostics);
-                    if initialize {
-                        self.refuse_join(index, &refusal);
-                    }
-                }
-            }
-        }
+        let joined: Vec<(usize, Value)> = answers.into_iter().flatten().collect();
         let requested = params.get("protocolVersion").and_then(Value::as_str);
         let mut result = self.merged(&joined, requested);
         edits::server_info(&mut result, &self.0.exploration().names);
         self.answer(&message.id, &result).await;
-        gateway.initializing.send_replace(false);
     }
 
     /// One `initialize` result for the servers' `answers`: the oldest protocol version any of
@@ -805,12 +952,17 @@ impl Relay {
             }
         }
         if let Some(capabilities) = capabilities.as_object_mut() {
-            // The gateway itself changes its lists (a server withdrawn or back) and answers
-            // `logging/setLevel` whatever its servers do.
+            // The gateway itself changes its lists (a server withdrawn, back, or added by a
+            // reload) and answers `logging/setLevel` whatever its servers do. Prompts and
+            // resources are offered even when no server has joined with them yet: one that
+            // joins later is announced through their `list_changed`.
             capabilities.insert("tools".to_owned(), json!({"listChanged": true}));
             capabilities.insert("logging".to_owned(), json!({}));
             for list in ["prompts", "resources"] {
-                if let Some(list) = capabilities.get_mut(list).and_then(Value::as_object_mut) {
+                let entry = capabilities
+                    .entry(list)
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Some(list) = entry.as_object_mut() {
                     list.insert("listChanged".to_owned(), Value::Bool(true));
                 }
             }
@@ -949,10 +1101,6 @@ impl Relay {
     /// tools, they are listed first. `Err` is the message for the model.
     pub(super) async fn route_tool(&self, offered: &str) -> Result<(usize, String), String> {
         let gateway = self.gateway();
-        let listed = gateway.state().tools.is_some();
-        if !listed {
-            self.gather(Catalog::Tools).await;
-        }
         let Some((server, name)) = gateway.origin(Catalog::Tools, offered) else {
             // A server that never listed its tools (it failed) is still named by the call.
             let separator = gateway.namespace.separator();
@@ -960,7 +1108,7 @@ impl Relay {
                 .0
                 .members()
                 .into_iter()
-                .rev()
+                .filter(|(_, server)| !server.retired.load(Ordering::SeqCst))
                 .find_map(|(index, server)| {
                     offered
                         .strip_prefix(server.name.as_str())
@@ -972,13 +1120,30 @@ impl Relay {
             {
                 return Err(self.unavailable(index));
             }
+            let removed = self.0.members().into_iter().find(|(_, server)| {
+                offered
+                    .strip_prefix(server.name.as_str())
+                    .is_some_and(|rest| rest.starts_with(separator))
+            });
+            if named.is_none()
+                && let Some((_, server)) = removed
+            {
+                return Err(format!(
+                    "the server `{}` is no longer configured (a reload removed it); list the \
+                     tools again (tools/list) for the names offered now",
+                    server.name
+                ));
+            }
             return Err(format!(
                 "no server of this gateway offers a tool `{offered}`; list the tools again \
                  (tools/list) for the names offered now"
             ));
         };
         let Some(index) = self.server_index(&server) else {
-            return Err(format!("the server `{server}` is no longer configured"));
+            return Err(format!(
+                "the server `{server}` is no longer configured (a reload removed it); list the \
+                 tools again (tools/list) for the names offered now"
+            ));
         };
         if !self.ready(index) {
             return Err(self.unavailable(index));
@@ -992,9 +1157,6 @@ impl Relay {
             .get("name")
             .and_then(Value::as_str)
             .map(str::to_owned);
-        if gateway.state().prompts.is_none() {
-            self.gather(Catalog::Prompts).await;
-        }
         let origin = offered
             .as_deref()
             .and_then(|offered| gateway.origin(Catalog::Prompts, offered));
@@ -1022,22 +1184,17 @@ impl Relay {
         let params = message::params(&message.text);
         let reference = params.get("ref").cloned().unwrap_or(Value::Null);
         let owner = match reference.get("type").and_then(Value::as_str) {
-            Some("ref/prompt") => {
-                if gateway.state().prompts.is_none() {
-                    self.gather(Catalog::Prompts).await;
-                }
-                reference
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .and_then(|offered| gateway.origin(Catalog::Prompts, offered))
-                    .and_then(|(server, name)| {
-                        let index = self.server_index(&server)?;
-                        let mut value: Value = serde_json::from_str(&message.text).ok()?;
-                        value["params"]["ref"]["name"] = Value::String(name);
-                        message.text = value.to_string();
-                        Some(index)
-                    })
-            }
+            Some("ref/prompt") => reference
+                .get("name")
+                .and_then(Value::as_str)
+                .and_then(|offered| gateway.origin(Catalog::Prompts, offered))
+                .and_then(|(server, name)| {
+                    let index = self.server_index(&server)?;
+                    let mut value: Value = serde_json::from_str(&message.text).ok()?;
+                    value["params"]["ref"]["name"] = Value::String(name);
+                    message.text = value.to_string();
+                    Some(index)
+                }),
             Some("ref/resource") => reference
                 .get("uri")
                 .and_then(Value::as_str)
@@ -1099,9 +1256,11 @@ impl Relay {
             if !self.ready(index) || !self.has(index, capability) {
                 continue;
             }
-            match self.ask(index, method, params.clone()).await {
+            match self.ask_within(index, method, params.clone(), None).await {
                 Ok(result) => {
-                    if method.starts_with("resources/")
+                    // Only a read shows a server has the resource: many accept any
+                    // subscription.
+                    if method == "resources/read"
                         && let Some(uri) = params.get("uri").and_then(Value::as_str)
                     {
                         gateway.state().uris.entry(uri.to_owned()).or_insert(index);
@@ -1180,7 +1339,7 @@ impl Relay {
                 json!({})
             };
             let after = |index: usize| (index + 1..self.count()).find(lists);
-            match self.ask(index, method, params).await {
+            match self.ask_within(index, method, params, None).await {
                 Ok(mut result) => {
                     self.record_owners(index, method, &result);
                     let next = match result.get("nextCursor") {
@@ -1243,8 +1402,12 @@ impl Relay {
                     .flatten()
                     .filter_map(|template| template.get("uriTemplate")?.as_str());
                 for template in templates {
-                    if !state.templates.iter().any(|(known, _)| known == template) {
-                        state.templates.push((template.to_owned(), index));
+                    if !state.templates.iter().any(|known| known.text == template) {
+                        state.templates.push(Template {
+                            text: template.to_owned(),
+                            owner: index,
+                            pattern: template_pattern(template),
+                        });
                     }
                 }
             }
@@ -1282,27 +1445,33 @@ impl Relay {
                 tracing::warn!(server = %self.0.member(index).name, "the server could not read a message the gateway sent it");
             }
             Kind::Request { .. } => {
-                // A server's request to the client gets an id no other server's can have.
+                // A server's request to the client gets an id, and a progress token, no other
+                // server's can have.
                 let (proxied, raw) = gateway.next_id();
-                let params = message::params(&message.text);
-                if let Some(token) = params
-                    .get("_meta")
-                    .and_then(|meta| meta.get("progressToken"))
-                    .and_then(Id::of)
-                {
-                    gateway
-                        .progress
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .insert(token, index);
-                }
-                gateway
-                    .forwarded
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(proxied, (index, message.id.clone()));
-                let text = with_id(message.text, &raw);
-                self.0.send_client(text).await;
+                let Ok(mut value) = serde_json::from_str::<Value>(&message.text) else {
+                    return;
+                };
+                let token = value
+                    .get_mut("params")
+                    .and_then(|params| params.get_mut("_meta"))
+                    .and_then(|meta| meta.get_mut("progressToken"));
+                let token = match token {
+                    Some(token) if !token.is_null() => {
+                        let (ours, ours_raw) = gateway.next_id();
+                        let theirs = std::mem::replace(token, ours_raw);
+                        gateway.progress().insert(ours.clone(), (index, theirs));
+                        Some(ours)
+                    }
+                    _ => None,
+                };
+                let forwarded = Forwarded {
+                    server: index,
+                    id: message.id.clone(),
+                    token,
+                };
+                gateway.forwarded().insert(proxied, forwarded);
+                value["id"] = raw;
+                self.0.send_client(value.to_string()).await;
             }
             Kind::Notification { method } => {
                 let text = match method.as_str() {
@@ -1312,13 +1481,22 @@ impl Relay {
                         let Some(cancelled) = params.get("requestId") else {
                             return;
                         };
-                        let proxied = gateway
-                            .forwarded
-                            .lock()
-                            .unwrap_or_else(PoisonError::into_inner)
-                            .iter()
-                            .find(|(_, (server, id))| *server == index && id == cancelled)
-                            .map(|(proxied, _)| proxied.clone());
+                        // The client will not answer a cancelled request: forget it.
+                        let proxied = {
+                            let mut forwarded = gateway.forwarded();
+                            let proxied = forwarded
+                                .iter()
+                                .find(|(_, it)| it.server == index && &it.id == cancelled)
+                                .map(|(proxied, _)| proxied.clone());
+                            if let Some(token) = proxied
+                                .as_ref()
+                                .and_then(|proxied| forwarded.remove(proxied))
+                                .and_then(|it| it.token)
+                            {
+                                gateway.progress().remove(&token);
+                            }
+                            proxied
+                        };
                         let Some(proxied) = proxied else {
                             return;
                         };
@@ -1436,54 +1614,24 @@ fn decode_cursor(text: &str) -> Option<(String, Value)> {
     }
 }
 
-/// Whether `uri` is one the RFC 6570 `template` makes: its literal parts in order, each
-/// `{…}` expression standing for any text (without `/` for a simple `{name}`).
-pub(crate) fn template_matches(template: &str, uri: &str) -> bool {
-    let mut parts = Vec::new();
+/// The regular expression of the URIs the RFC 6570 `template` makes: its literal parts in
+/// order, each `{…}` expression standing for any text (without `/` for a simple `{name}`).
+/// `None` for a template that does not close its braces. A regular expression matches in time
+/// linear in the URI, whatever the template.
+pub(crate) fn template_pattern(template: &str) -> Option<regex::Regex> {
+    let mut pattern = String::from("^");
     let mut rest = template;
     while let Some(open) = rest.find('{') {
-        parts.push(Part::Literal(&rest[..open]));
-        let Some(close) = rest[open..].find('}') else {
-            return false;
-        };
+        pattern.push_str(&regex::escape(&rest[..open]));
+        let close = rest[open..].find('}')?;
         let expression = &rest[open + 1..open + close];
-        parts.push(Part::Hole {
-            slashes: expression.starts_with(['+', '#', '/', '.', ';', '?', '&']),
-        });
+        let slashes = expression.starts_with(['+', '#', '/', '.', ';', '?', '&']);
+        pattern.push_str(if slashes { ".*" } else { "[^/]*" });
         rest = &rest[open + close + 1..];
     }
-    parts.push(Part::Literal(rest));
-    matches(&parts, uri)
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Part<'a> {
-    Literal(&'a str),
-    /// An expression; `slashes` when it may stand for text with `/` in it.
-    Hole {
-        slashes: bool,
-    },
-}
-
-fn matches(parts: &[Part<'_>], text: &str) -> bool {
-    match parts.split_first() {
-        None => text.is_empty(),
-        Some((Part::Literal(literal), rest)) => text
-            .strip_prefix(literal)
-            .is_some_and(|text| matches(rest, text)),
-        Some((Part::Hole { slashes }, rest)) => {
-            // Try every end for the hole, shortest first (templates are short).
-            for (at, character) in text.char_indices().chain([(text.len(), ' ')]) {
-                if matches(rest, &text[at..]) {
-                    return true;
-                }
-                if at < text.len() && character == '/' && !slashes {
-                    return false;
-                }
-            }
-            false
-        }
-    }
+    pattern.push_str(&regex::escape(rest));
+    pattern.push('$');
+    regex::Regex::new(&pattern).ok()
 }
 
 #[cfg(test)]

@@ -2,6 +2,10 @@ use serde_json::json;
 
 use super::*;
 
+fn template_matches(template: &str, uri: &str) -> bool {
+    template_pattern(template).is_some_and(|pattern| pattern.is_match(uri))
+}
+
 #[test]
 fn a_template_matches_the_uris_it_makes_and_no_others() {
     assert!(template_matches(
@@ -23,6 +27,17 @@ fn a_template_matches_the_uris_it_makes_and_no_others() {
         "repo://me/x/pulls"
     ));
     assert!(!template_matches("broken://{id", "broken://{id"));
+    assert!(
+        !template_matches("a.b/{x}", "aXb/1"),
+        "literal dots are literal"
+    );
+}
+
+#[test]
+fn a_template_of_many_expressions_matches_a_long_uri_at_once() {
+    let template = "x://{+a}{+b}{+c}{+d}{+e}{+f}{+g}{+h}/end";
+    let uri = format!("x://{}", "y".repeat(20_000));
+    assert!(!template_matches(template, &uri));
 }
 
 #[test]
