@@ -377,6 +377,25 @@ async fn prompts_resources_progress_and_logs_are_routed_by_server() {
     assert_eq!(pong["result"], json!({}));
 }
 
+async fn servers_that_agree_to_different_versions_make_the_session_speak_the_oldest() {
+    let (mut session, _pad) = gateway(vec![
+        member("new", &["--raw"]),
+        member("old", &["--raw", "--version", "2025-03-26"]),
+    ]);
+    let init = session.initialize_plain().await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-03-26", "{init}");
+    // Each server was asked with the client's own params.
+    let names = tool_names(&mut session, "list").await;
+    assert!(
+        names.iter().any(|name| name.starts_with("old__")),
+        "{names:?}"
+    );
+    assert!(
+        names.iter().any(|name| name.starts_with("new__")),
+        "{names:?}"
+    );
+}
+
 async fn reload_adds_removes_and_changes_servers_under_a_connected_client() {
     let reload = Reload::new(vec![member("a", &[]), member("b", &[])]);
     let options = ProxyOptions::gateway(Vec::new(), Namespace::default()).with_reload(&reload);
@@ -460,6 +479,7 @@ cases!(
     a_server_killed_mid_session_is_withdrawn_then_restarted,
     prompts_resources_progress_and_logs_are_routed_by_server,
     reload_adds_removes_and_changes_servers_under_a_connected_client,
+    servers_that_agree_to_different_versions_make_the_session_speak_the_oldest,
 );
 
 fn main() {

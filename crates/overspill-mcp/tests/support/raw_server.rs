@@ -1,7 +1,8 @@
 //! An upstream MCP server written as raw JSON lines, for what a typed SDK server cannot send:
 //! extension fields everywhere, tasks, `input_required` results, server→client requests with
 //! ids of its own, custom methods. Run as the test binary with
-//! `--overspill-mcp-fixture --raw` (`--silent`: it never answers `initialize`).
+//! `--overspill-mcp-fixture --raw` (`--silent`: it never answers `initialize`; `--version V`: it
+//! answers it with protocol version V).
 //!
 //! Tools: `vendor` (a small result full of extension fields), `progress` (one
 //! `notifications/progress` when the call carries a `progressToken`), `big` (a large text with
@@ -79,6 +80,13 @@ pub const INSTRUCTIONS: &str = "Raw fixture.";
 
 pub fn run() {
     let silent = std::env::args().any(|arg| arg == "--silent");
+    // `--version V`: answer `initialize` with protocol version V whatever the client asked.
+    let args: Vec<String> = std::env::args().collect();
+    let version = args
+        .iter()
+        .position(|arg| arg == "--version")
+        .and_then(|at| args.get(at + 1))
+        .cloned();
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     let send = |message: Value| send_raw(message.to_string().as_bytes());
@@ -92,7 +100,7 @@ pub fn run() {
         match message.get("method").and_then(Value::as_str) {
             Some("initialize") if silent => {}
             Some("initialize") => send(answer(json!({
-                "protocolVersion": params["protocolVersion"],
+                "protocolVersion": version.clone().map_or(params["protocolVersion"].clone(), Value::String),
                 "capabilities": {"tasks": {"requests": {"tools": {"call": {}}}},
                                  "logging": {}, "x-vendor-capability": {"on": true}},
                 "serverInfo": {"name": "raw", "version": "1"},
