@@ -208,6 +208,16 @@ impl Member {
         was
     }
 
+    /// Tells its transport to stop, with why.
+    fn stop(&self, error: ProxyError) {
+        let _ = self
+            .ports
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .stop
+            .send(error);
+    }
+
     /// Whether it has never answered `initialize`.
     fn capabilities_unknown(&self) -> bool {
         self.capabilities
@@ -1159,12 +1169,7 @@ impl Shared {
         if let Some(member) = self.server(index) {
             let phase = member.phase();
             if phase.run == run {
-                let _ = member
-                    .ports
-                    .read()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .stop
-                    .send(error);
+                member.stop(error);
             }
         }
     }
@@ -1172,12 +1177,7 @@ impl Shared {
     /// Reports why server `index`'s transport must stop (a plain proxy's session ends with it).
     fn fail(&self, index: usize, error: ProxyError) {
         if let Some(member) = self.server(index) {
-            let _ = member
-                .ports
-                .read()
-                .unwrap_or_else(PoisonError::into_inner)
-                .stop
-                .send(error);
+            member.stop(error);
         }
     }
 }

@@ -323,30 +323,38 @@ fn default_program() -> String {
 fn write_private(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut file = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write in {}", dir.display()))?;
     #[cfg(unix)]
-    {
+    let permissions = {
         use std::os::unix::fs::PermissionsExt;
-        file.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o600))
-            .with_context(|| format!("cannot restrict {}", path.display()))?;
-    }
-    file.write_all(bytes)
-        .and_then(|()| file.as_file().sync_all())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    file.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+        Some(std::fs::Permissions::from_mode(0o600))
+    };
+    #[cfg(not(unix))]
+    let permissions = None;
+    write_whole(path, bytes, permissions)
 }
 
-/// Replaces a client's file in one step (a new file renamed over it), keeping its permissions.
+/// Replaces a client's file in one step, keeping its permissions.
 fn replace(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let permissions = std::fs::metadata(path)
+        .ok()
+        .map(|metadata| metadata.permissions());
+    write_whole(path, bytes, permissions)
+}
+
+/// Writes `bytes` to a new file beside `path` (with `permissions` when given) and renames it
+/// over `path`: a reader sees the old file or the new one, never a part.
+fn write_whole(
+    path: &Path,
+    bytes: &[u8],
+    permissions: Option<std::fs::Permissions>,
+) -> anyhow::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut file = tempfile::NamedTempFile::new_in(dir)
         .with_context(|| format!("cannot write in {}", dir.display()))?;
-    if let Ok(metadata) = std::fs::metadata(path) {
-        let _ = file.as_file().set_permissions(metadata.permissions());
+    if let Some(permissions) = permissions {
+        file.as_file()
+            .set_permissions(permissions)
+            .with_context(|| format!("cannot set the permissions of {}", path.display()))?;
     }
     file.write_all(bytes)
         .and_then(|()| file.as_file().sync_all())
