@@ -124,6 +124,46 @@ fn typescript_sdk_client_through_a_gateway_to_four_real_servers_from_toml_and_mc
     run_script(&outside, Path::new("node"), "gateway_ts.mjs", &[&python]);
 }
 
+/// The agents people use, end to end: Gemini CLI, Claude Code and Codex CLI (pinned by
+/// `tests/fixtures/agents/prepare.sh`), each configured by `overspill install`, driven headless
+/// against a scripted model endpoint: the model gets the pointer, then `head`'s answer, and each
+/// client's own `mcp list` reports overspill (tests/fixtures/agents/e2e.py).
+#[test]
+fn gemini_cli_claude_code_and_codex_configured_by_install_get_the_pointer_and_explore() {
+    let Some(outside) = outside("Gemini CLI, Claude Code and Codex end to end") else {
+        return;
+    };
+    let agents = std::env::var_os("OVERSPILL_AGENTS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| outside.root.join("target/agents"))
+        .join("node_modules");
+    assert!(
+        agents.join("@openai/codex").exists(),
+        "OVERSPILL_EXTERNAL_TESTS=1 but the agents are not installed in {}: run `bash \
+         tests/fixtures/agents/prepare.sh`",
+        agents.display()
+    );
+    let output = Command::new(outside.prepared.join("venv/bin/python"))
+        .arg(outside.root.join("tests/fixtures/agents/e2e.py"))
+        .arg(&outside.overspill)
+        .arg(&agents)
+        .arg(outside.prepared.join("node_modules"))
+        .output()
+        .unwrap_or_else(|error| panic!("cannot run e2e.py: {error}"));
+    let shown = [
+        b"\n==== e2e.py\n".as_slice(),
+        &output.stdout,
+        &output.stderr,
+    ]
+    .concat();
+    let _ = std::io::stderr().write_all(&shown);
+    assert!(
+        output.status.success(),
+        "the agents' end-to-end checks failed ({}); see above",
+        output.status
+    );
+}
+
 /// The Python SDK client runs one scenario against server-everything directly, through the proxy
 /// and through a gateway, and compares them check by check (everything_py.py prints the table).
 #[test]
