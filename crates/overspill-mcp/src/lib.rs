@@ -109,7 +109,7 @@ impl Reload {
     }
 
     /// On every SIGHUP, asks `read` for the list (from the file it came from) and applies it;
-    /// a list `read` refuses is said on stderr, and the running servers stay. The handler is in
+    /// a list `read` refuses is logged as a warning (`tracing`), and the running servers stay. The handler is in
     /// place when this returns, so a SIGHUP from then on no longer ends the process. Unix only:
     /// elsewhere there is no SIGHUP and this does nothing.
     ///
@@ -139,15 +139,12 @@ impl Reload {
                                 Ok(servers) => {
                                     let names: Vec<&str> =
                                         servers.iter().map(|server| server.name.as_str()).collect();
-                                    eprintln!(
-                                        "overspill mcp: reloaded the server list: {}",
-                                        names.join(", ")
-                                    );
+                                    tracing::info!(servers = %names.join(", "), "reloaded the server list");
                                     self.apply(servers);
                                 }
-                                Err(why) => eprintln!(
-                                    "overspill mcp: the new server list is refused ({why}); the \
-                                     running servers stay"
+                                Err(why) => tracing::warn!(
+                                    "the new server list is refused ({why}); the running \
+                                     servers stay"
                                 ),
                             }
                         }

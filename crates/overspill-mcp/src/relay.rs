@@ -623,8 +623,8 @@ impl Relay {
                     },
                     _ => Pending::Forward,
                 };
-                shared.expect(id, &message.id, pending, 0);
-                shared.send_server(0, message.text).await;
+                self.dispatch(0, id, &message.id, pending, message.text)
+                    .await;
             }
             Kind::Notification { method } => {
                 if method == "notifications/cancelled" {

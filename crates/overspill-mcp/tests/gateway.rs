@@ -108,6 +108,22 @@ async fn wait_for(session: &mut RawSession, what: &str, wanted: impl Fn(&Value) 
     panic!("no {what} within 30 s; seen: {:?}", session.seen);
 }
 
+/// Reads the fixture's notes resource through the gateway and checks its text.
+async fn reads_the_notes(session: &mut RawSession) {
+    let read = session
+        .request(
+            json!("read"),
+            "resources/read",
+            json!({"uri": fixture::NOTES_URI}),
+        )
+        .await;
+    assert_eq!(
+        read["result"]["contents"][0]["text"],
+        fixture::NOTES,
+        "{read}"
+    );
+}
+
 fn is_log_containing(message: &Value, needle: &str) -> bool {
     message["method"] == "notifications/message"
         && message["params"]["data"]
@@ -334,18 +350,7 @@ async fn prompts_resources_progress_and_logs_are_routed_by_server() {
         .await;
     assert!(second["result"].get("nextCursor").is_none(), "{second}");
     assert_eq!(second["result"]["resources"][0]["uri"], fixture::NOTES_URI);
-    let read = session
-        .request(
-            json!("read"),
-            "resources/read",
-            json!({"uri": fixture::NOTES_URI}),
-        )
-        .await;
-    assert_eq!(
-        read["result"]["contents"][0]["text"],
-        fixture::NOTES,
-        "{read}"
-    );
+    reads_the_notes(&mut session).await;
     let bad = session
         .request(json!("r3"), "resources/list", json!({"cursor": "made-up"}))
         .await;
@@ -453,18 +458,7 @@ async fn reload_adds_removes_and_changes_servers_under_a_connected_client() {
     let a_after = text(&session.call(4, "a__pid", json!({})).await);
     assert_ne!(a_before, a_after, "a runs anew");
     // The resource the old a listed first is read from a server that has it now.
-    let read = session
-        .request(
-            json!("read"),
-            "resources/read",
-            json!({"uri": fixture::NOTES_URI}),
-        )
-        .await;
-    assert_eq!(
-        read["result"]["contents"][0]["text"],
-        fixture::NOTES,
-        "{read}"
-    );
+    reads_the_notes(&mut session).await;
     assert_eq!(
         text(&session.call(5, "c__small", json!({})).await),
         fixture::SMALL

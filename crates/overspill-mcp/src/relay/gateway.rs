@@ -1381,13 +1381,7 @@ impl Relay {
         let mut state = gateway.state();
         match method {
             "resources/list" => {
-                let uris = result
-                    .get("resources")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|resource| resource.get("uri")?.as_str());
-                for uri in uris {
+                for uri in strings_of(result, "resources", "uri") {
                     let owner = *state.uris.entry(uri.to_owned()).or_insert(index);
                     if owner != index {
                         tracing::warn!(uri, first = %self.0.member(owner).name, also = %self.0.member(index).name, "two servers list the same resource URI; it is read from the first configured");
@@ -1395,13 +1389,7 @@ impl Relay {
                 }
             }
             "resources/templates/list" => {
-                let templates = result
-                    .get("resourceTemplates")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|template| template.get("uriTemplate")?.as_str());
-                for template in templates {
+                for template in strings_of(result, "resourceTemplates", "uriTemplate") {
                     if !state.templates.iter().any(|known| known.text == template) {
                         state.templates.push(Template {
                             text: template.to_owned(),
@@ -1412,13 +1400,7 @@ impl Relay {
                 }
             }
             "tasks/list" => {
-                let tasks = result
-                    .get("tasks")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|task| task.get("taskId")?.as_str());
-                for task in tasks {
+                for task in strings_of(result, "tasks", "taskId") {
                     state.tasks.entry(task.to_owned()).or_insert(index);
                 }
             }
@@ -1522,6 +1504,16 @@ impl Relay {
             }
         }
     }
+}
+
+/// The string `field` of each item of the list `list` of a result (`uri` of `resources`).
+fn strings_of<'a>(result: &'a Value, list: &str, field: &'a str) -> impl Iterator<Item = &'a str> {
+    result
+        .get(list)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(move |item| item.get(field)?.as_str())
 }
 
 /// A request's text with `params.name` set to `name` (the name at the server a call or prompt
