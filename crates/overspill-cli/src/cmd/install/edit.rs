@@ -268,7 +268,7 @@ fn codex_entry(item: &toml_edit::Item) -> (Value, Option<String>) {
     (Value::Object(entry), stays)
 }
 
-/// Overspill's own entry (`command` and `args`) as a Codex table.
+/// Overspill's own entry (`command` and `args`, and time to start) as a Codex table.
 fn codex_table(ours: &Value) -> toml_edit::Table {
     let mut table = toml_edit::Table::new();
     if let Some(command) = ours.get("command").and_then(Value::as_str) {
@@ -282,6 +282,9 @@ fn codex_table(ours: &Value) -> toml_edit::Table {
         .filter_map(Value::as_str)
         .collect();
     table.insert("args", toml_edit::value(args));
+    // The gateway answers `initialize` once its slowest server has (at most `--init-timeout`,
+    // 30 s): more than Codex waits for an MCP server by default.
+    table.insert("startup_timeout_sec", toml_edit::value(60));
     table
 }
 
