@@ -36,6 +36,7 @@ fn main() -> ExitCode {
     // clap exits with status 2 on usage errors, as docs/cli.md asks.
     let cli = Cli::parse();
     log_to_stderr();
+    keep_tables();
     match cli.command.run() {
         Ok(code) => code,
         // A reader that stopped early (`overspill tools | head`) is not a failure.
@@ -44,6 +45,19 @@ fn main() -> ExitCode {
             eprintln!("{}", report(&err));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The token counters' tables are built once per machine and kept in the user's cache directory
+/// (`OVERSPILL_CACHE_DIR` names another), so a command after the first does not build them
+/// again (docs/tokens.md#where-the-tables-come-from).
+fn keep_tables() {
+    let dir = std::env::var_os("OVERSPILL_CACHE_DIR")
+        .filter(|dir| !dir.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(overspill_mcp::cache_dir);
+    if let Some(dir) = dir {
+        overspill::tokens::keep_tables_in(dir.join("tables"));
     }
 }
 

@@ -3,7 +3,8 @@
 //! `directories` crate): sign-ins in the configuration directory, stored results and logs in
 //! the state directory. Never the working directory, which a client may start the proxy in
 //! anywhere (Claude Desktop starts it in `/`). Also where other programs' files are, for
-//! `overspill install`: the home directory and the platform's configuration directory.
+//! `overspill install`: the home directory and the platform's configuration directory. What can
+//! be rebuilt (the token counters' tables) goes in the cache directory.
 
 use std::path::PathBuf;
 
@@ -31,6 +32,14 @@ pub fn state_dir() -> Option<PathBuf> {
             .unwrap_or_else(|| dirs.data_local_dir())
             .to_owned(),
     )
+}
+
+/// The user's cache directory for overspill, for what can be rebuilt (the token counters'
+/// tables): `$XDG_CACHE_HOME/overspill` (else `~/.cache/overspill`) on Linux,
+/// `~/Library/Caches/overspill` on macOS, `%LOCALAPPDATA%\overspill\cache` on Windows. `None`
+/// without a home directory.
+pub fn cache_dir() -> Option<PathBuf> {
+    project().map(|dirs| dirs.cache_dir().to_owned())
 }
 
 /// The user's home directory. `None` without one.

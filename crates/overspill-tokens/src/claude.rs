@@ -44,6 +44,10 @@ impl TokenCounter for Claude {
     fn fits_within(&self, text: &str, limit: usize) -> bool {
         CL100K.fits_within(text, largest_unscaled_within(limit))
     }
+
+    fn prepare(&self) {
+        CL100K.prepare();
+    }
 }
 
 /// `ceil(n × 1.1)`, computed as `n + ceil(n / 10)` so it cannot overflow

@@ -65,6 +65,11 @@ pub trait TokenCounter: Send + Sync {
             .checked_sub(1)
             .is_some_and(|limit| self.fits_within(text, limit))
     }
+
+    /// Loads or builds what the counter needs before its first count (a tokenizer's tables,
+    /// a model), so that the first count does not wait for it; a host calls it on a thread of
+    /// its own at startup. Counting never needs it. The provided implementation does nothing.
+    fn prepare(&self) {}
 }
 
 #[cfg(test)]

@@ -8,8 +8,10 @@
 //! # Architecture invariant
 //!
 //! This crate knows nothing of configuration, storage, budgets or tools. It
-//! depends on no other overspill crate, does no I/O beyond its embedded data,
-//! and never guesses a count from bytes or characters.
+//! depends on no other overspill crate, does no I/O beyond its embedded data
+//! and, when the host names one ([`keep_tables_in`]), a cache directory of
+//! the tables it builds from that data, and never guesses a count from bytes
+//! or characters.
 //!
 //! # Example
 //!
@@ -35,12 +37,15 @@
 //!
 //! | function | name | engine |
 //! |---|---|---|
-//! | [`o200k()`] | `o200k_base` | `bpe-openai` (same counts as `tiktoken`) |
-//! | [`cl100k()`] | `cl100k_base` | `bpe-openai` |
+//! | [`o200k()`] | `o200k_base` | `bpe-openai` (same counts as `tiktoken`) over the embedded vocabulary |
+//! | [`cl100k()`] | `cl100k_base` | `bpe-openai` over the embedded vocabulary |
 //! | [`gemma3()`] | `gemma3` | `kitoken` over the embedded Gemma 3 model |
 //! | [`claude()`] | `claude≈cl100k×1.1` | `ceil(cl100k_base × 1.1)` |
 //!
-//! Each is a process-wide singleton built on first use. [`counter_for`]
+//! Each is a process-wide singleton built on first use: the OpenAI encodings
+//! build their search tables from the embedded vocabulary then (about a
+//! second for `o200k_base`), or load them from [`keep_tables_in`]'s
+//! directory; [`TokenCounter::prepare`] does it ahead of the first count. [`counter_for`]
 //! picks one from a provider and model id; [`Provider::ALL`] lists the
 //! provider names. Which methods take which shortcuts, and why every answer
 //! is still exact, is described on [`TokenCounter`].
@@ -61,5 +66,5 @@ mod route;
 pub use claude::claude;
 pub use counter::TokenCounter;
 pub use gemma::{gemma3, gemma3_token_ids};
-pub use openai::{cl100k, o200k};
+pub use openai::{cl100k, keep_tables_in, o200k};
 pub use route::{Provider, UnknownProvider, counter_for, counter_for_provider};

@@ -7,12 +7,13 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, Once};
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
 use overspill::config::{Config, DEFAULT_MIN_TOKENS, Transport, Upstreams};
+use overspill::tokens::TokenCounter;
 use overspill::{BuildError, Scratchpad};
 use overspill_mcp::oauth::{ClientIdentity, TokenStore};
 use overspill_mcp::{
@@ -649,7 +650,7 @@ fn build_scratchpad(
                 .model(model.unwrap_or("gpt-4o"));
         }
     }
-    builder.build().map_err(|error| {
+    let pad = builder.build().map_err(|error| {
         let directory = matches!(
             error,
             BuildError::Layout(_) | BuildError::Store(_) | BuildError::ReadRoot { .. }
@@ -664,7 +665,22 @@ fn build_scratchpad(
             _ => "cannot set up the scratchpad for the MCP proxy".to_owned(),
         };
         anyhow::Error::new(error).context(context)
-    })
+    })?;
+    prepare_in_background(pad.counter());
+    Ok(pad)
+}
+
+/// Builds (or loads) the counter's tables on a thread of its own as soon as the proxy knows its
+/// counter, once per process: the first large result then does not wait for them
+/// (docs/tokens.md#where-the-tables-come-from).
+fn prepare_in_background(counter: &'static dyn TokenCounter) {
+    static STARTED: Once = Once::new();
+    STARTED.call_once(|| {
+        // Without the thread the first count prepares them instead.
+        let _ = std::thread::Builder::new()
+            .name("overspill-tables".to_owned())
+            .spawn(move || counter.prepare());
+    });
 }
 
 /// `api.example.com` for `https://api.example.com/mcp/`.

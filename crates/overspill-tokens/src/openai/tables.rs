@@ -1,0 +1,233 @@
+//! The OpenAI encodings' tables: built on first use from the published vocabularies embedded
+//! in this crate, and kept between processes in a cache directory when the host names one
+//! (docs/tokens.md#where-the-tables-come-from).
+//!
+//! A vocabulary is 0.8–1.7 MB compressed; the search tables `bpe` builds from it are 15–32 MB.
+//! Embedding the built tables would make every binary that counts tokens 47 MB larger, so the
+//! crate embeds the vocabularies and builds the tables the first time an encoding counts
+//! (about a second for `o200k_base`). A cached copy loads in tens of milliseconds.
+
+use std::fs;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use bpe::byte_pair_encoding::{BytePairEncoding, read_tiktoken};
+use bpe_openai::Tokenizer;
+
+#[cfg(test)]
+mod tests;
+
+/// One published vocabulary and the pre-tokenizer that goes with it.
+pub(crate) struct Vocabulary {
+    pub(crate) name: &'static str,
+    /// The `.tiktoken` file as OpenAI publishes it, gzip-compressed (assets/openai/NOTICE).
+    gzipped: &'static [u8],
+    /// The pre-tokenizer's patterns; `true` marks a pattern whose last character is a one
+    /// character look-ahead (the regex engine has no look-around).
+    patterns: &'static [(&'static str, bool)],
+    /// A text and its count, checked after a cached table is loaded.
+    probe: (&'static str, usize),
+}
+
+/// The hash factor that makes `bpe`'s token hashes collision-free on both vocabularies.
+const HASH_FACTOR: u64 = 17_846_336_922_010_275_747;
+
+/// The letter/number classes of `cl100k_base`'s splitting pattern; the two look-ahead patterns
+/// after it stand for tiktoken's `\s+(?!\S)`.
+const CL100K_SPLIT: &str = concat!(
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)",
+    r"|[^\r\n\p{L}\p{N}]?\p{L}+",
+    r"|\p{N}{1,3}",
+    r"| ?[^\s\p{L}\p{N}]+[\r\n]*",
+    r"|\s*[\r\n]+",
+    r"|\s+$",
+);
+
+const O200K_SPLIT: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|\p{N}{1,3}",
+    r"| ?[^\s\p{L}\p{N}]+[\r\n/]*",
+    r"|\s*[\r\n]+",
+    r"|\s+$",
+);
+
+/// Whitespace followed by one more whitespace character, which the splitter drops again: the
+/// run stops one short of a following non-space, as `\s+(?!\S)` would.
+const SPACE_BEFORE_SPACE: &str = r"\s+\s";
+const SPACES: &str = r"\s+";
+
+pub(crate) static O200K_BASE: Vocabulary = Vocabulary {
+    name: "o200k_base",
+    gzipped: include_bytes!("../../assets/openai/o200k_base.tiktoken.gz"),
+    patterns: &[
+        (O200K_SPLIT, false),
+        (SPACE_BEFORE_SPACE, true),
+        (SPACES, false),
+    ],
+    probe: ("Grüße aus 東京! 1234 tokens,\n\n  {\"ok\": true}", 17),
+};
+
+pub(crate) static CL100K_BASE: Vocabulary = Vocabulary {
+    name: "cl100k_base",
+    gzipped: include_bytes!("../../assets/openai/cl100k_base.tiktoken.gz"),
+    patterns: &[
+        (CL100K_SPLIT, false),
+        (SPACE_BEFORE_SPACE, true),
+        (SPACES, false),
+    ],
+    probe: ("Grüße aus 東京! 1234 tokens,\n\n  {\"ok\": true}", 19),
+};
+
+/// Where built tables are kept, once the host has said (see [`crate::keep_tables_in`]).
+static CACHE_DIR: OnceLock<PathBuf> = OnceLock::new();
+
+/// Names the directory built tables are kept in. `false` if one was already named.
+pub(crate) fn keep_in(dir: PathBuf) -> bool {
+    CACHE_DIR.set(dir).is_ok()
+}
+
+impl Vocabulary {
+    /// The tokenizer: from the cache when a valid copy is there, else built (and cached).
+    pub(crate) fn tokenizer(&self) -> Tokenizer {
+        self.tokenizer_cached_in(CACHE_DIR.get().map(PathBuf::as_path))
+    }
+
+    fn tokenizer_cached_in(&self, dir: Option<&Path>) -> Tokenizer {
+        let cached = dir.map(|dir| dir.join(self.file_name()));
+        if let Some(tokenizer) = cached.as_deref().and_then(|path| self.load(path)) {
+            return tokenizer;
+        }
+        let bpe = self.build();
+        if let Some(path) = cached {
+            // The cache only saves time: a directory that cannot be written is no error.
+            let _ = store(&path, &bpe);
+        }
+        self.with_pretokenizer(bpe)
+    }
+
+    #[expect(
+        clippy::expect_used,
+        reason = "the patterns are constants, compiled by every test that counts"
+    )]
+    fn with_pretokenizer(&self, bpe: BytePairEncoding) -> Tokenizer {
+        Tokenizer::new_lookahead(bpe, self.patterns, false)
+            .expect("the embedded pre-tokenizer patterns compile")
+    }
+
+    /// The tables built from the embedded vocabulary.
+    #[expect(
+        clippy::expect_used,
+        reason = "the vocabularies are embedded at build time and decoded by every test that counts"
+    )]
+    pub(crate) fn build(&self) -> BytePairEncoding {
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(self.gzipped)
+            .read_to_string(&mut text)
+            .expect("the embedded vocabulary decompresses");
+        let tokens = read_tiktoken(&text).expect("the embedded vocabulary is base64 tokens");
+        BytePairEncoding::from_dictionary(tokens, Some(HASH_FACTOR))
+    }
+
+    /// The cache file's name: the encoding, and a key that changes with the vocabulary, this
+    /// crate's version and the cache format, so an old copy is never read as a new one.
+    fn file_name(&self) -> String {
+        let mut key = blake3::Hasher::new();
+        key.update(FORMAT);
+        key.update(env!("CARGO_PKG_VERSION").as_bytes());
+        key.update(self.gzipped);
+        let hex = key.finalize().to_hex();
+        format!("{}-{}.bpe", self.name, &hex.as_str()[..16])
+    }
+
+    /// A cached table, if the file is there, is private to this user, holds exactly what was
+    /// written (its hash) and counts the probe text right.
+    fn load(&self, path: &Path) -> Option<Tokenizer> {
+        let bytes = read_private(path)?;
+        let payload = bytes.strip_prefix(FORMAT)?;
+        let (hash, payload) = payload.split_first_chunk::<32>()?;
+        if blake3::hash(payload) != blake3::Hash::from_bytes(*hash) {
+            return None;
+        }
+        let bpe: BytePairEncoding = rmp_serde::from_slice(payload).ok()?;
+        let tokenizer = self.with_pretokenizer(bpe);
+        let (text, count) = self.probe;
+        (tokenizer.count(text) == count).then_some(tokenizer)
+    }
+}
+
+/// The first bytes of a cache file; a new layout gets a new line.
+const FORMAT: &[u8] = b"overspill bpe table 1\n";
+
+/// Larger than any table (`o200k_base`'s is 32 MB): a bigger file is not one of ours.
+const MAX_TABLE_BYTES: u64 = 128 << 20;
+
+/// Writes the table under a temporary name and renames it into place, so a reader sees all of
+/// a copy or none (two processes building at once both write whole copies).
+fn store(path: &Path, bpe: &BytePairEncoding) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    create_private_dir(dir)?;
+    let payload = rmp_serde::to_vec(bpe).map_err(std::io::Error::other)?;
+    let temporary = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("table"),
+        std::process::id()
+    ));
+    let written = (|| {
+        let mut file = fs::File::create(&temporary)?;
+        file.write_all(FORMAT)?;
+        file.write_all(blake3::hash(&payload).as_bytes())?;
+        file.write_all(&payload)?;
+        file.sync_all()?;
+        fs::rename(&temporary, path)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    written
+}
+
+#[cfg(unix)]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+#[cfg(not(unix))]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    fs::create_dir_all(dir)
+}
+
+/// The file's bytes, if it and its directory belong to this user and nobody else can write
+/// them: a table is trusted once its hash matches, so only this user may have written it.
+#[cfg(unix)]
+fn read_private(path: &Path) -> Option<Vec<u8>> {
+    use std::os::unix::fs::MetadataExt;
+    let me = rustix::process::geteuid().as_raw();
+    let private = |meta: &fs::Metadata| meta.uid() == me && meta.mode() & 0o022 == 0;
+    let dir = fs::metadata(path.parent()?).ok()?;
+    let mut file = fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !private(&dir) || !private(&meta) || !meta.is_file() || meta.len() > MAX_TABLE_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).ok()?);
+    file.read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
+#[cfg(not(unix))]
+fn read_private(path: &Path) -> Option<Vec<u8>> {
+    let mut file = fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() > MAX_TABLE_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
