@@ -5,10 +5,13 @@
 //!   still runs the README's test command.
 //! - `cargo xtask bench [--quick]`: every performance scenario of docs/performance.md beside its
 //!   baseline in one run, as a PASS/FAIL table (docs/performance.md).
+//! - `cargo xtask dist [--target T]`: the binary and its npm, PyPI and tarball packages for one
+//!   platform (docs/releasing.md#packages-without-rust).
 //! - `cargo xtask release [--dry-run] [--version X.Y.Z]`: the release checks,
 //!   packaging, version bump, changelog date and tag of docs/releasing.md (docs/releasing.md).
 
 mod bench;
+mod dist;
 mod release;
 mod tidy;
 
@@ -17,12 +20,14 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <ci|tidy|bench|release>
+const USAGE: &str = "usage: cargo xtask <ci|tidy|bench|dist|release>
 
   ci       cargo fmt --check, clippy -D warnings, tidy, then the README's test command
   tidy     check the layer graph, crate docs and .ci/run against the README
   bench    the performance scenarios beside their baselines, as a PASS/FAIL
            table in target/bench-report.md; `cargo xtask bench --help`
+  dist     the binary and its packages without Rust (npm, PyPI wheel, tarball) for
+           the host platform; `cargo xtask dist --help`
   release  check, package, bump, date the changelog and tag (never publishes);
            `cargo xtask release --help` for its options";
 
@@ -34,6 +39,9 @@ fn main() -> Result<()> {
         Some("ci") => ci(&root),
         Some("bench") => with_help(&args[1..], bench::USAGE, |rest| {
             bench::run(&root, &bench::Options::parse(rest)?)
+        }),
+        Some("dist") => with_help(&args[1..], dist::USAGE, |rest| {
+            dist::run(&root, &dist::Options::parse(rest)?)
         }),
         Some("release") => with_help(&args[1..], release::USAGE, |rest| {
             release::run(&root, &release::Options::parse(rest)?)

@@ -24,7 +24,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use overspill_benchdata::{MB, Shape};
 
-use scenarios::{Measured, PEAK_RSS, PEAK_RSS_FILE, Row, Verdict, mcp};
+use scenarios::{Measured, PEAK_RSS, PEAK_RSS_FILE, Row, Verdict, dist, mcp};
 
 /// `cargo xtask bench --help`.
 pub const USAGE: &str = "usage: cargo xtask bench [--quick]
@@ -78,6 +78,9 @@ const MEMORY_BENCH: &str = "json_memory";
 /// The bench that measures the MCP proxy, a process (the release `overspill`) of its own.
 const PROXY_BENCH: &str = "mcp_proxy";
 
+/// The bench that times the first count of fresh processes.
+const FIRST_COUNT_BENCH: &str = "first_count";
+
 /// Every input the benches read: generated before any bench runs.
 const INPUTS: &[(Shape, u64)] = &[
     (Shape::PodsPretty, 10 * MB),
@@ -113,7 +116,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     let all: Vec<&str> = BENCHES
         .iter()
         .copied()
-        .chain([MEMORY_BENCH, PROXY_BENCH, hostile::BENCH])
+        .chain([MEMORY_BENCH, PROXY_BENCH, FIRST_COUNT_BENCH, hostile::BENCH])
         .collect();
     let runner = Runner {
         root,
@@ -144,6 +147,8 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     measured.extend(mcp_proxy(&proxy)?);
     let (hostile_rows, hostile_measured) = hostile::read(&runner.output(hostile::BENCH)?)?;
     measured.extend(hostile_measured);
+    measured.extend(first_count(&runner.output(FIRST_COUNT_BENCH)?)?);
+    measured.extend(dist_sizes(root, &target)?);
     let measure = measure.elapsed();
 
     let gnu_grep = measured.keys().any(|id| id.ends_with("/GNU grep -n -C3"));
@@ -257,6 +262,93 @@ fn json_memory(stdout: &str) -> Result<BTreeMap<String, Measured>> {
             Measured::Bytes(field(&fields, "json_memory", key)?),
         );
     }
+    Ok(figures)
+}
+
+/// The figures of the `first_count` line (nanoseconds; see
+/// `crates/overspill-tokens/benches/first_count.rs`).
+fn first_count(stdout: &str) -> Result<BTreeMap<String, Measured>> {
+    let fields = fields(stdout, FIRST_COUNT_BENCH)?;
+    let mut figures = BTreeMap::new();
+    for (key, id) in [
+        ("prebuilt_ns", dist::FIRST_COUNT_PREBUILT),
+        ("built_ns", dist::FIRST_COUNT_BUILT),
+        ("cached_ns", dist::FIRST_COUNT_CACHED),
+    ] {
+        let seconds = field(&fields, FIRST_COUNT_BENCH, key)? as f64 / 1e9;
+        figures.insert(
+            id.to_owned(),
+            Measured::Time {
+                seconds,
+                bytes: None,
+            },
+        );
+    }
+    Ok(figures)
+}
+
+/// The sizes of what `cargo xtask dist` made for the host (made now if `target/dist` has no
+/// packages): the stripped binary as the tarball holds it, and each package file.
+fn dist_sizes(root: &Path, target: &Path) -> Result<BTreeMap<String, Measured>> {
+    let out = target.join("dist");
+    if !out.join("SHA256SUMS").is_file() {
+        eprintln!(
+            "xtask bench: no packages in {}; running `cargo xtask dist`",
+            out.display()
+        );
+        crate::dist::run(root, &crate::dist::Options::default())?;
+    }
+    let size = |path: PathBuf| -> Result<Measured> {
+        let bytes = std::fs::metadata(&path)
+            .with_context(|| format!("cannot measure {}", path.display()))?
+            .len();
+        Ok(Measured::Bytes(bytes))
+    };
+    let find = |dir: &Path, wanted: &dyn Fn(&str) -> bool| -> Result<PathBuf> {
+        let mut found = Vec::new();
+        for entry in
+            std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))?
+        {
+            let path = entry?.path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if wanted(name) {
+                found.push(path);
+            }
+        }
+        match found.as_slice() {
+            [one] => Ok(one.clone()),
+            _ => bail!(
+                "expected one such package in {}, found {found:?}",
+                dir.display()
+            ),
+        }
+    };
+    let tarball = find(&out, &|name| name.ends_with(".tar.gz"))?;
+    let mut figures = BTreeMap::new();
+    figures.insert(
+        dist::BINARY.to_owned(),
+        Measured::Bytes(crate::dist::binary_size_in(&tarball)?),
+    );
+    figures.insert(dist::TARBALL.to_owned(), size(tarball)?);
+    figures.insert(
+        dist::WHEEL.to_owned(),
+        size(find(&out.join("pypi"), &|name| name.ends_with(".whl"))?)?,
+    );
+    let npm = out.join("npm");
+    let launcher = |name: &str| {
+        name.strip_prefix("overspill-")
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+    };
+    figures.insert(
+        dist::NPM_LAUNCHER.to_owned(),
+        size(find(&npm, &|name| launcher(name))?)?,
+    );
+    figures.insert(
+        dist::NPM_PLATFORM.to_owned(),
+        size(find(&npm, &|name| {
+            name.ends_with(".tgz") && !launcher(name)
+        })?)?,
+    );
     Ok(figures)
 }
 

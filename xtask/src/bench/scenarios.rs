@@ -28,6 +28,8 @@ pub enum Target {
     MemoryWithin { times: f64, plus_mb: u64 },
     /// The baseline's count (of tokens) divided by ours is at least this.
     FewerAtLeast(f64),
+    /// Our size is at most this many bytes.
+    BytesAtMost(u64),
     /// Reported for the reader; nothing to reach.
     Info,
 }
@@ -48,6 +50,7 @@ impl fmt::Display for Target {
                 write!(f, "≤ {times}× the input + {plus_mb} MB")
             }
             Target::FewerAtLeast(n) => write!(f, "≥ {n:.1}× fewer"),
+            Target::BytesAtMost(bytes) => write!(f, "≤ {:.0} MB", bytes as f64 / MB as f64),
             Target::Info => f.write_str("—"),
         }
     }
@@ -76,6 +79,19 @@ pub const PEAK_RSS: &str = "json_memory/peak_rss_bytes";
 pub const PEAK_RSS_FILE: &str = "json_memory/file_bytes";
 
 /// The ids under which the `mcp_proxy` bench's figures are recorded.
+/// The ids of the packaging figures: sizes of what `cargo xtask dist` made, and the first
+/// count in a fresh process (the `first_count` bench of overspill-tokens).
+pub mod dist {
+    pub const BINARY: &str = "dist/binary, stripped";
+    pub const TARBALL: &str = "dist/tarball";
+    pub const WHEEL: &str = "dist/wheel";
+    pub const NPM_PLATFORM: &str = "dist/npm platform package";
+    pub const NPM_LAUNCHER: &str = "dist/npm launcher package";
+    pub const FIRST_COUNT_PREBUILT: &str = "first_count/prebuilt tables";
+    pub const FIRST_COUNT_BUILT: &str = "first_count/built tables";
+    pub const FIRST_COUNT_CACHED: &str = "first_count/cached tables";
+}
+
 pub mod mcp {
     /// Median `tools/call` round trip to the server directly.
     pub const ROUND_TRIP_DIRECT: &str = "mcp_proxy/round trip, directly";
@@ -380,6 +396,43 @@ pub fn all(quick: bool, gnu_grep: bool) -> Vec<Scenario> {
         Some(mcp::GATEWAY_STARTUP_ONE.to_owned()),
         Target::RatioAtMost(1.2),
     ));
+    // Packages without Rust (issue 30): sizes of `cargo xtask dist`'s files, and the first
+    // count now that the OpenAI tables are built or cached instead of embedded.
+    let size_rows = [
+        (
+            "Binary size, stripped (the host's dist build)",
+            dist::BINARY,
+            30 * MB,
+        ),
+        (
+            "Tarball (binary, README, licenses), gzip",
+            dist::TARBALL,
+            15 * MB,
+        ),
+        ("PyPI wheel", dist::WHEEL, 15 * MB),
+        ("npm platform package (.tgz)", dist::NPM_PLATFORM, 15 * MB),
+        ("npm launcher package (.tgz)", dist::NPM_LAUNCHER, 15 * MB),
+    ];
+    for (name, id, limit) in size_rows {
+        rows.push(scenario(
+            name,
+            id.to_owned(),
+            None,
+            Target::BytesAtMost(limit),
+        ));
+    }
+    rows.push(scenario(
+        "First o200k count in a fresh process, cached tables (baseline: bpe-openai's embedded ones)",
+        dist::FIRST_COUNT_CACHED.to_owned(),
+        Some(dist::FIRST_COUNT_PREBUILT.to_owned()),
+        Target::AddedAtMost(Duration::from_millis(50)),
+    ));
+    rows.push(scenario(
+        "First o200k count on a machine: tables built from the vocabulary (once; baseline: embedded)",
+        dist::FIRST_COUNT_BUILT.to_owned(),
+        Some(dist::FIRST_COUNT_PREBUILT.to_owned()),
+        Target::Info,
+    ));
     rows
 }
 
@@ -494,6 +547,7 @@ fn row(scenario: &Scenario, ours: Measured, baseline: Option<Measured>) -> Row {
             baseline.map(|b| value(ours) <= times * value(b) + (plus_mb * MB) as f64)
         }
         Target::TimeAtMost(limit) => Some(value(ours) <= limit.as_secs_f64()),
+        Target::BytesAtMost(limit) => Some(value(ours) <= limit as f64),
         Target::AddedAtMost(limit) => added.map(|a| a <= limit.as_secs_f64()),
         Target::ThroughputAtLeast(mbs) => match ours {
             Measured::Time {

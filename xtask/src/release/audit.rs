@@ -26,6 +26,26 @@ pub struct RequiredFile {
 pub const REQUIRED_FILES: &[RequiredFile] = &[
     RequiredFile {
         krate: "overspill-tokens",
+        path: "assets/openai/o200k_base.tiktoken.gz",
+        large: true,
+    },
+    RequiredFile {
+        krate: "overspill-tokens",
+        path: "assets/openai/cl100k_base.tiktoken.gz",
+        large: true,
+    },
+    RequiredFile {
+        krate: "overspill-tokens",
+        path: "assets/openai/NOTICE",
+        large: false,
+    },
+    RequiredFile {
+        krate: "overspill-tokens",
+        path: "assets/openai/LICENSE-MIT",
+        large: false,
+    },
+    RequiredFile {
+        krate: "overspill-tokens",
         path: "assets/gemma3/gemma3_cleaned_262144_v2.spiece.model",
         large: true,
     },

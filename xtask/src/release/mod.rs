@@ -15,7 +15,7 @@ mod metadata;
 mod order;
 mod package;
 mod version;
-mod workspace;
+pub(crate) mod workspace;
 
 #[cfg(test)]
 mod synthetic;

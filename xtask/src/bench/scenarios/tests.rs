@@ -219,7 +219,7 @@ fn every_run_has_the_targets_of_the_issue() {
         let rows = all(quick, true);
         let targets = |t: fn(&Target) -> bool| rows.iter().filter(|r| t(&r.target)).count();
         assert!(targets(|t| matches!(t, Target::MemoryAtMost { .. })) == 3);
-        assert!(targets(|t| matches!(t, Target::AddedAtMost(_))) == 3);
+        assert!(targets(|t| matches!(t, Target::AddedAtMost(_))) == 4);
         assert!(targets(|t| matches!(t, Target::RatioAtLeast(_))) == 1);
         assert!(targets(|t| matches!(t, Target::ThroughputAtLeast(_))) >= 1);
         assert!(
@@ -242,6 +242,15 @@ fn every_run_has_the_targets_of_the_issue() {
                 .any(|r| r.name.starts_with("MCP gateway: startup")
                     && r.target == Target::RatioAtMost(1.2))
         );
+        // Issue 30: the binary and every package within their sizes, the first count measured.
+        assert!(
+            rows.iter()
+                .any(|r| r.name.starts_with("Binary size")
+                    && r.target == Target::BytesAtMost(30 * MB))
+        );
+        assert!(targets(|t| *t == Target::BytesAtMost(15 * MB)) == 4);
+        assert!(rows.iter().any(|r| r.name.starts_with("First o200k count")
+            && r.target == Target::AddedAtMost(Duration::from_millis(50))));
     }
     assert!(all(false, true).len() > all(true, true).len());
     // Without GNU grep the grep rows stay, with no baseline to fail against.

@@ -1,0 +1,202 @@
+//! `cargo xtask dist` (docs/releasing.md#packages-without-rust): the `overspill` binary for one
+//! platform, and every package that carries it to a machine without Rust: the PyPI wheel
+//! (maturin, `bindings = "bin"`), the npm platform package and launcher, and a tarball with its
+//! SHA-256. Linux binaries are linked by zig against glibc 2.17 (manylinux2014), so one binary
+//! runs on every Linux released since 2014; the check reads the glibc versions the binary asks
+//! for.
+//!
+//! The release workflow (`.github/workflows/release.yml`) runs it once per platform; here it
+//! builds for the host.
+
+mod archive;
+mod elf;
+mod npm;
+mod platform;
+mod tools;
+
+#[cfg(all(test, target_os = "linux"))]
+mod installed;
+#[cfg(test)]
+mod tests;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+use crate::release::workspace::Workspace;
+pub use archive::binary_size_in;
+pub use platform::{PLATFORMS, Platform};
+
+/// The usage text of `cargo xtask dist`.
+pub const USAGE: &str = "usage: cargo xtask dist [--target TRIPLE] [--out DIR]
+
+  --target TRIPLE  the Rust target to build for (default: the host's); one of the
+                   platforms of docs/releasing.md
+  --out DIR        where the packages go (default: target/dist), emptied first
+
+Builds the binary with maturin (zig and glibc 2.17 on Linux), then writes:
+  <out>/pypi/overspill-<version>-…whl        the wheel (uvx overspill, pipx install overspill)
+  <out>/npm/overspill-<version>.tgz          the npm launcher
+  <out>/npm/overspill-<platform>-<version>.tgz  the npm platform package
+  <out>/overspill-<version>-<target>.tar.gz  the binary, README and licenses
+  <out>/overspill-<version>-<target>.tar.gz.sha256, <out>/SHA256SUMS";
+
+/// What `cargo xtask dist` was asked to do.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    pub target: Option<String>,
+    pub out: Option<PathBuf>,
+}
+
+impl Options {
+    /// Parses the arguments after `dist`.
+    pub fn parse(args: &[String]) -> Result<Options> {
+        let mut options = Options::default();
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            let mut value = || {
+                args.next()
+                    .cloned()
+                    .with_context(|| format!("{arg} needs a value\n\n{USAGE}"))
+            };
+            match arg.as_str() {
+                "--target" => options.target = Some(value()?),
+                "--out" => options.out = Some(PathBuf::from(value()?)),
+                other => bail!("unknown option `{other}`\n\n{USAGE}"),
+            }
+        }
+        Ok(options)
+    }
+}
+
+/// Builds the binary and writes every package for it under `--out`.
+pub fn run(root: &Path, options: &Options) -> Result<()> {
+    let version = Workspace::load(root)?
+        .version
+        .context("the workspace has no [workspace.package] version")?;
+    let target = match &options.target {
+        Some(target) => target.clone(),
+        None => host_target()?,
+    };
+    let platform = Platform::for_target(&target)?;
+    let target_dir = target_dir(root);
+    let out = options
+        .out
+        .clone()
+        .unwrap_or_else(|| target_dir.join("dist"));
+    if out.exists() {
+        fs::remove_dir_all(&out).with_context(|| format!("cannot empty {}", out.display()))?;
+    }
+    fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+
+    let tools = tools::install(&target_dir)?;
+    let binary = build(root, &tools, platform, &target_dir, &out.join("pypi"))?;
+    if let Some(most) = platform.max_glibc {
+        let needed = elf::highest_glibc(&fs::read(&binary)?)
+            .with_context(|| format!("cannot read the ELF of {}", binary.display()))?;
+        match needed {
+            Some(needed) if needed > most => bail!(
+                "{} needs glibc {}.{}, more than the {}.{} it is built for",
+                binary.display(),
+                needed.0,
+                needed.1,
+                most.0,
+                most.1
+            ),
+            _ => eprintln!(
+                "dist: the binary needs glibc {} (at most {}.{})",
+                needed.map_or("nothing".to_owned(), |(major, minor)| format!(
+                    "{major}.{minor}"
+                )),
+                most.0,
+                most.1
+            ),
+        }
+    }
+    let tarball = archive::write(root, &version, platform, &binary, &out)?;
+    let npm_packages = npm::write(root, &version, platform, &binary, &out.join("npm"))?;
+
+    let mut files = vec![tarball];
+    files.extend(files_in(&out.join("pypi"))?);
+    files.extend(npm_packages);
+    archive::write_sums(&out, &files)?;
+    eprintln!("dist: {version} for {target} in {}", out.display());
+    for file in &files {
+        let size = fs::metadata(file)?.len();
+        eprintln!(
+            "  {:>9} bytes  {}",
+            size,
+            file.strip_prefix(&out).unwrap_or(file).display()
+        );
+    }
+    Ok(())
+}
+
+/// The target cargo builds for when none is named.
+fn host_target() -> Result<String> {
+    let output = Command::new("rustc")
+        .arg("-vV")
+        .output()
+        .context("cannot run `rustc -vV` to learn the host target")?;
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .find_map(|line| line.strip_prefix("host: "))
+        .map(str::to_owned)
+        .context("`rustc -vV` printed no host line")
+}
+
+/// Cargo's target directory: `CARGO_TARGET_DIR` or the workspace's `target/`.
+pub fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"))
+}
+
+/// Builds the wheel with maturin (which builds the binary), and returns the binary it built.
+fn build(
+    root: &Path,
+    tools: &tools::Tools,
+    platform: &Platform,
+    target_dir: &Path,
+    wheels: &Path,
+) -> Result<PathBuf> {
+    let mut command = tools.maturin();
+    command
+        .current_dir(root.join("packaging/pypi"))
+        .args(["build", "--release", "--target", platform.target, "--out"])
+        .arg(wheels)
+        .args(platform.maturin);
+    eprintln!("dist: maturin build for {}", platform.target);
+    let status = command
+        .status()
+        .context("cannot run maturin (installed by xtask under target/dist-tools)")?;
+    if !status.success() {
+        bail!("maturin build for {} failed ({status})", platform.target);
+    }
+    let binary = target_dir
+        .join(platform.target)
+        .join("release")
+        .join(platform.executable());
+    if !binary.is_file() {
+        bail!(
+            "maturin reported success but {} is missing",
+            binary.display()
+        );
+    }
+    Ok(binary)
+}
+
+/// The files directly in `dir`, sorted.
+fn files_in(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
+        let path = entry?.path();
+        if path.is_file() {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}

@@ -1,0 +1,246 @@
+//! The acceptance tests of what `cargo xtask dist` made, installed the way users install it and
+//! with every package registry unreachable (issue 30): the npm packages into an empty prefix
+//! (`npm install --offline`), the wheel into a fresh virtual environment and through `uvx`, the
+//! tarball unpacked against its SHA-256. Each runs `overspill tour` and proxies a real MCP
+//! server (`@modelcontextprotocol/server-filesystem`, and a 50 MB FastMCP server) for the
+//! official Python SDK client (`tests/fixtures/mcp/client_test.py`).
+//!
+//! They need `cargo xtask dist`, `bash tests/fixtures/mcp/prepare.sh` and
+//! `OVERSPILL_DIST_TESTS=1`; otherwise they are skipped with a loud message.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::{archive, elf, target_dir};
+
+/// A registry address nothing listens on: any download attempt fails at once.
+const NOWHERE: &str = "http://127.0.0.1:9/";
+
+struct Made {
+    root: PathBuf,
+    dist: PathBuf,
+    prepared: PathBuf,
+    scratch: tempfile::TempDir,
+}
+
+fn made(what: &str) -> Option<Made> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask sits in the workspace")
+        .to_path_buf();
+    if std::env::var("OVERSPILL_DIST_TESTS").as_deref() != Ok("1") {
+        let _ = writeln!(
+            std::io::stderr(),
+            "\n*** SKIPPED the installed-package tests ({what}): set OVERSPILL_DIST_TESTS=1 \
+             after `cargo xtask dist` and `bash tests/fixtures/mcp/prepare.sh` ***\n"
+        );
+        return None;
+    }
+    let target = target_dir(&root);
+    let dist = target.join("dist");
+    assert!(
+        dist.join("SHA256SUMS").is_file(),
+        "OVERSPILL_DIST_TESTS=1 but {} has no packages: run `cargo xtask dist`",
+        dist.display()
+    );
+    let prepared = std::env::var_os("OVERSPILL_EXTERNAL_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| target.join("mcp-external"));
+    assert!(
+        prepared.join(".prepared").exists(),
+        "OVERSPILL_DIST_TESTS=1 but {} is not prepared: run `bash tests/fixtures/mcp/prepare.sh`",
+        prepared.display()
+    );
+    let scratch = tempfile::tempdir().expect("a temporary directory");
+    Some(Made {
+        root,
+        dist,
+        prepared,
+        scratch,
+    })
+}
+
+impl Made {
+    /// The one file in `dir` (under dist) whose name ends with `suffix` and starts with `prefix`.
+    fn package(&self, dir: &str, prefix: &str, suffix: &str) -> PathBuf {
+        let found: Vec<PathBuf> = fs::read_dir(self.dist.join(dir))
+            .expect("dist directory")
+            .map(|entry| entry.expect("entry").path())
+            .filter(|path| {
+                let name = path.file_name().and_then(OsStr::to_str).unwrap_or("");
+                name.starts_with(prefix) && name.ends_with(suffix)
+            })
+            .collect();
+        assert_eq!(found.len(), 1, "{prefix}…{suffix} in {dir}: {found:?}");
+        found.into_iter().next().expect("one")
+    }
+
+    /// A command with no way to reach a registry or a cache outside the scratch directory.
+    fn offline(&self, program: impl AsRef<OsStr>) -> Command {
+        let mut command = Command::new(program);
+        let home = self.scratch.path().join("home");
+        fs::create_dir_all(&home).expect("home");
+        command
+            .env("HOME", &home)
+            .env("npm_config_registry", NOWHERE)
+            .env("npm_config_cache", self.scratch.path().join("npm-cache"))
+            .env("npm_config_offline", "true")
+            .env("npm_config_update_notifier", "false")
+            .env("PIP_INDEX_URL", NOWHERE)
+            .env("PIP_NO_INDEX", "1")
+            .env("UV_INDEX_URL", NOWHERE)
+            .env("UV_OFFLINE", "1")
+            .env("UV_PYTHON_DOWNLOADS", "never")
+            .env("UV_CACHE_DIR", self.scratch.path().join("uv-cache"))
+            .env("OVERSPILL_CACHE_DIR", self.scratch.path().join("cache"));
+        command
+    }
+
+    /// Runs `overspill tour` as `command` and the Python SDK client's checks through
+    /// `overspill` (a path to an executable that is the installed command).
+    fn tour_and_proxy(&self, mut tour: Command, overspill: &Path) {
+        let output = tour.arg("tour").output().expect("the tour runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success() && stdout.contains("tokens saved"),
+            "the tour failed ({}):\n{stdout}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let mut client = self.offline(self.prepared.join("venv/bin/python"));
+        let output = client
+            .arg(self.root.join("tests/fixtures/mcp/client_test.py"))
+            .arg(overspill)
+            .arg(self.prepared.join("node_modules"))
+            .output()
+            .expect("the client runs");
+        let shown = [&output.stderr[..], &output.stdout[..]].concat();
+        let _ = std::io::stderr().write_all(&shown);
+        assert!(
+            output.status.success(),
+            "the MCP checks through {} failed ({}); see above",
+            overspill.display(),
+            output.status
+        );
+    }
+}
+
+/// An executable shell script at `path` that runs `line` with the arguments it gets.
+fn script(path: &Path, line: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::write(path, format!("#!/bin/sh\n{line} \"$@\"\n")).expect("script");
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+fn shell_quote(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
+}
+
+#[test]
+fn npm_packages_install_offline_into_an_empty_prefix_and_run_the_tour_and_a_proxied_server() {
+    let Some(made) = made("npm install --offline") else {
+        return;
+    };
+    let prefix = made.scratch.path().join("prefix");
+    fs::create_dir_all(&prefix).expect("prefix");
+    let launcher = made.package("npm", "overspill-0", ".tgz");
+    let native = made.package("npm", "overspill-linux-", ".tgz");
+    let output = made
+        .offline("npm")
+        .args([
+            "install",
+            "--offline",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+        ])
+        .arg(&prefix)
+        .arg(&launcher)
+        .arg(&native)
+        .output()
+        .expect("npm runs");
+    assert!(
+        output.status.success(),
+        "npm install --offline failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut npx = made.offline("npx");
+    npx.current_dir(&prefix).args(["--offline", "overspill"]);
+    made.tour_and_proxy(npx, &prefix.join("node_modules/.bin/overspill"));
+}
+
+#[test]
+fn the_wheel_installs_into_a_fresh_venv_and_runs_with_uvx_the_tour_and_a_proxied_server() {
+    let Some(made) = made("the wheel, pip and uvx") else {
+        return;
+    };
+    let wheel = made.package("pypi", "overspill-", ".whl");
+    let venv = made.scratch.path().join("venv");
+    let created = made
+        .offline("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .status()
+        .expect("python3 runs");
+    assert!(created.success());
+    let output = made
+        .offline(venv.join("bin/python"))
+        .args(["-m", "pip", "install", "--no-index", "--quiet"])
+        .arg(&wheel)
+        .output()
+        .expect("pip runs");
+    assert!(
+        output.status.success(),
+        "pip install of the wheel failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let installed = venv.join("bin/overspill");
+    made.tour_and_proxy(made.offline(&installed), &installed);
+
+    // uvx makes an environment of its own from the wheel, without an index.
+    let uvx = made.prepared.join("venv/bin/uvx");
+    let through_uvx = made.scratch.path().join("overspill-via-uvx");
+    script(
+        &through_uvx,
+        &format!(
+            "UV_OFFLINE=1 UV_PYTHON_DOWNLOADS=never exec {} --offline --from {} overspill",
+            shell_quote(&uvx),
+            shell_quote(&wheel)
+        ),
+    );
+    made.tour_and_proxy(made.offline(&through_uvx), &through_uvx);
+}
+
+#[test]
+fn the_tarball_matches_its_sha256_and_its_linux_binary_needs_at_most_glibc_2_17() {
+    let Some(made) = made("the tarball") else {
+        return;
+    };
+    let tarball = made.package("", "overspill-", ".tar.gz");
+    let recorded = fs::read_to_string(tarball.with_extension("gz.sha256")).expect("the .sha256");
+    let name = tarball.file_name().and_then(OsStr::to_str).expect("name");
+    assert_eq!(
+        recorded,
+        format!("{}  {name}\n", archive::sha256(&tarball).expect("hash"))
+    );
+    let unpacked = made.scratch.path().join("unpacked");
+    fs::create_dir_all(&unpacked).expect("dir");
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(
+        fs::File::open(&tarball).expect("open"),
+    ));
+    archive.unpack(&unpacked).expect("unpacks");
+    let top = unpacked.join(name.trim_end_matches(".tar.gz"));
+    for beside in ["README.md", "LICENSE-MIT", "LICENSE-APACHE", "CHANGELOG.md"] {
+        assert!(top.join(beside).is_file(), "{beside}");
+    }
+    let binary = top.join("overspill");
+    let needed = elf::highest_glibc(&fs::read(&binary).expect("binary")).expect("an ELF");
+    assert!(
+        needed.is_some_and(|version| version <= (2, 17)),
+        "{needed:?}"
+    );
+    made.tour_and_proxy(made.offline(&binary), &binary);
+}
