@@ -128,6 +128,48 @@ impl Made {
     }
 }
 
+/// `overspill install cursor` through `command` on a Cursor file with one server: returns the
+/// command and arguments the rewritten file starts overspill with.
+fn installed_entry(made: &Made, mut command: Command, name: &str) -> Vec<String> {
+    let file = made.scratch.path().join(format!("{name}-mcp.json"));
+    fs::write(
+        &file,
+        r#"{"mcpServers": {"files": {"command": "node", "args": ["server.js"]}}}"#,
+    )
+    .expect("client file");
+    let output = command
+        .args(["install", "cursor", "--config-file"])
+        .arg(&file)
+        .output()
+        .expect("install runs");
+    assert!(
+        output.status.success(),
+        "install failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let written: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&file).expect("rewritten")).expect("JSON");
+    let entry = &written["mcpServers"]["overspill"];
+    let mut line = vec![entry["command"].as_str().expect("command").to_owned()];
+    for arg in entry["args"].as_array().expect("args") {
+        line.push(arg.as_str().expect("arg").to_owned());
+    }
+    line
+}
+
+/// `overspill@<the workspace version>`, as npx and uvx name it.
+fn pinned() -> String {
+    let version = crate::release::workspace::Workspace::load(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("root"),
+    )
+    .expect("workspace")
+    .version
+    .expect("version");
+    format!("overspill@{version}")
+}
+
 /// An executable shell script at `path` that runs `line` with the arguments it gets.
 fn script(path: &Path, line: &str) {
     use std::os::unix::fs::PermissionsExt;
@@ -170,6 +212,18 @@ fn npm_packages_install_offline_into_an_empty_prefix_and_run_the_tour_and_a_prox
     let mut npx = made.offline("npx");
     npx.current_dir(&prefix).args(["--offline", "overspill"]);
     made.tour_and_proxy(npx, &prefix.join("node_modules/.bin/overspill"));
+
+    // `npx -y overspill install <client>`: npx's copy lives in its cache, so the client is
+    // told to start overspill the same way, at this version.
+    let mut npx = made.offline("npx");
+    npx.current_dir(made.scratch.path())
+        .args(["--yes", "--offline", "--package"])
+        .arg(&launcher)
+        .arg("--package")
+        .arg(&native)
+        .arg("overspill");
+    let line = installed_entry(&made, npx, "npx");
+    assert_eq!(line[..4], ["npx", "-y", &pinned(), "mcp"], "{line:?}");
 }
 
 #[test]
@@ -212,6 +266,14 @@ fn the_wheel_installs_into_a_fresh_venv_and_runs_with_uvx_the_tour_and_a_proxied
         ),
     );
     made.tour_and_proxy(made.offline(&through_uvx), &through_uvx);
+
+    // `uvx overspill install <client>`: uvx's copy lives in its cache, so the client is told to
+    // start overspill the same way, at this version.
+    let line = installed_entry(&made, made.offline(&through_uvx), "uvx");
+    assert_eq!(line[..3], ["uvx", &pinned(), "mcp"], "{line:?}");
+    // Installed with pip, the binary is on the venv's PATH as itself.
+    let line = installed_entry(&made, made.offline(&installed), "venv");
+    assert_eq!(line[0], installed.to_string_lossy(), "{line:?}");
 }
 
 #[test]

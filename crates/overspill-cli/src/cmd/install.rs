@@ -50,8 +50,9 @@ pub struct InstallArgs {
     /// Say what would change, and change nothing.
     #[arg(long)]
     dry_run: bool,
-    /// The program the client is to start (default: `overspill` when that is this binary on
-    /// PATH, else this binary's full path).
+    /// The program the client is to start (default: `npx -y overspill@<version>` or `uvx
+    /// overspill@<version>` when npx or uvx runs this binary, else `overspill` when that is this
+    /// binary on PATH, else this binary's full path).
     #[arg(long, value_name = "PROGRAM")]
     program: Option<String>,
 }
@@ -159,19 +160,29 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         }
         servers.insert(entry.name.clone(), absolute(entry.entry.clone(), base));
     }
-    let program = match args.program {
-        Some(program) => program,
-        None => default_program(),
+    let launch = match args.program {
+        Some(program) => Launch {
+            program,
+            args: Vec::new(),
+        },
+        None => default_launch(),
     };
     let mut ours = Map::new();
     if let Format::Json { typed: true, .. } = client.format() {
         ours.insert("type".to_owned(), json!("stdio"));
     }
-    ours.insert("command".to_owned(), json!(program));
-    ours.insert(
-        "args".to_owned(),
-        json!(["mcp", "--servers", places.servers.to_string_lossy()]),
-    );
+    ours.insert("command".to_owned(), json!(launch.program));
+    let mut ours_args = launch.args.clone();
+    ours_args.extend([
+        "mcp".to_owned(),
+        "--servers".to_owned(),
+        places.servers.to_string_lossy().into_owned(),
+    ]);
+    ours.insert("args".to_owned(), json!(ours_args));
+    let program = std::iter::once(launch.program.as_str())
+        .chain(launch.args.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ");
     let ours = Value::Object(ours);
     let moved: Vec<String> = moving.iter().map(|entry| entry.name.clone()).collect();
     let rewritten = parsed.rewritten(&moved, &ours);
@@ -301,6 +312,56 @@ fn absolute(mut entry: Value, base: &Path) -> Value {
     entry
 }
 
+/// How a client starts overspill: a program and the arguments before `mcp`.
+#[derive(Debug, PartialEq, Eq)]
+struct Launch {
+    program: String,
+    args: Vec<String>,
+}
+
+/// How the client is to start overspill when `--program` does not say
+/// (docs/clients.md#what-install-does): run by npx or uvx, this binary is a copy in their cache
+/// that may be cleaned away, so the client gets the same runner, pinned to this version;
+/// otherwise `overspill` when that name on PATH is this binary, else this binary's full path.
+fn default_launch() -> Launch {
+    let exe = std::env::current_exe().ok();
+    let runner = exe
+        .as_deref()
+        .and_then(|exe| package_runner(exe, |name| std::env::var_os(name).is_some()));
+    match runner {
+        Some(runner) => runner,
+        None => Launch {
+            program: default_program(),
+            args: Vec::new(),
+        },
+    }
+}
+
+/// `npx -y overspill@<version>` for a binary npx installed (in its `_npx` cache, which npm
+/// marks with `npm_command=exec`); `uvx overspill@<version>` for one uvx installed (in uv's
+/// `archive-v*` cache, with `UV` set); `None` for any other binary.
+fn package_runner(exe: &Path, is_set: impl Fn(&str) -> bool) -> Option<Launch> {
+    let package = format!("overspill@{}", env!("CARGO_PKG_VERSION"));
+    let in_dir = |wanted: &dyn Fn(&str) -> bool| {
+        exe.ancestors()
+            .filter_map(|dir| dir.file_name().and_then(|name| name.to_str()))
+            .any(wanted)
+    };
+    if is_set("npm_command") && in_dir(&|name| name == "_npx") {
+        return Some(Launch {
+            program: "npx".to_owned(),
+            args: vec!["-y".to_owned(), package],
+        });
+    }
+    if is_set("UV") && in_dir(&|name| name.starts_with("archive-v")) {
+        return Some(Launch {
+            program: "uvx".to_owned(),
+            args: vec![package],
+        });
+    }
+    None
+}
+
 /// `overspill` when that name on PATH is this binary, else this binary's full path.
 fn default_program() -> String {
     let Ok(own) = std::env::current_exe().and_then(|exe| exe.canonicalize()) else {
@@ -363,3 +424,6 @@ fn write_whole(
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
