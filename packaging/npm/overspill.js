@@ -6,12 +6,16 @@
 "use strict";
 
 const { spawn } = require("node:child_process");
+const os = require("node:os");
 
 /** The platform packages that can run here, best first. */
 function candidates() {
   const { platform, arch } = process;
   if (platform === "linux") {
     // A static musl binary runs on any Linux; the glibc one only where glibc is.
+    if (process.report) {
+      process.report.excludeNetwork = true;
+    }
     const report = process.report && process.report.getReport();
     const glibc = Boolean(report && report.header && report.header.glibcVersionRuntime);
     return glibc ? [`linux-${arch}-gnu`, `linux-${arch}-musl`] : [`linux-${arch}-musl`];
@@ -60,6 +64,9 @@ child.on("exit", (code, signal) => {
       process.removeAllListeners(name);
     }
     process.kill(process.pid, signal);
+    // A signal Node ignores or handles itself (SIGPIPE, SIGUSR1) does not end it: exit as a
+    // shell reports a death by signal.
+    setImmediate(() => process.exit(128 + (os.constants.signals[signal] || 0)));
     return;
   }
   process.exit(code === null ? 1 : code);

@@ -86,6 +86,15 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| target_dir.join("dist"));
+    // Only a directory `dist` made (or an empty one) is emptied: `--out ~` must not wipe a home.
+    let empty = fs::read_dir(&out).map_or(true, |mut entries| entries.next().is_none());
+    if out.exists() && !empty && !out.join("SHA256SUMS").is_file() {
+        bail!(
+            "{} is not empty and holds no earlier `dist` output (SHA256SUMS); name a new or \
+             empty directory with --out",
+            out.display()
+        );
+    }
     if out.exists() {
         fs::remove_dir_all(&out).with_context(|| format!("cannot empty {}", out.display()))?;
     }
@@ -135,7 +144,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
 }
 
 /// The target cargo builds for when none is named.
-fn host_target() -> Result<String> {
+pub fn host_target() -> Result<String> {
     let output = Command::new("rustc")
         .arg("-vV")
         .output()
@@ -147,11 +156,13 @@ fn host_target() -> Result<String> {
         .context("`rustc -vV` printed no host line")
 }
 
-/// Cargo's target directory: `CARGO_TARGET_DIR` or the workspace's `target/`.
+/// Cargo's target directory: `CARGO_TARGET_DIR` or the workspace's `target/`, absolute (maturin
+/// runs cargo from `packaging/pypi`, where a relative path would mean another directory).
 pub fn target_dir(root: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
+    let dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"))
+        .unwrap_or_else(|| root.join("target"));
+    std::path::absolute(&dir).unwrap_or(dir)
 }
 
 /// Builds the wheel with maturin (which builds the binary), and returns the binary it built.
@@ -162,9 +173,24 @@ fn build(
     target_dir: &Path,
     wheels: &Path,
 ) -> Result<PathBuf> {
+    // PEP 639 takes licence files from inside the project only: copy them in for the wheel.
+    let licenses = root.join("packaging/pypi/licenses");
+    if licenses.exists() {
+        fs::remove_dir_all(&licenses)?;
+    }
+    for (from, to) in archive::BESIDE {
+        if to.starts_with("LICENSE") || to.starts_with("notices/") {
+            let target = licenses.join(to);
+            if let Some(dir) = target.parent() {
+                fs::create_dir_all(dir)?;
+            }
+            fs::copy(root.join(from), &target).with_context(|| format!("cannot copy {from}"))?;
+        }
+    }
     let mut command = tools.maturin();
     command
         .current_dir(root.join("packaging/pypi"))
+        .env("CARGO_TARGET_DIR", target_dir)
         .args(["build", "--release", "--target", platform.target, "--out"])
         .arg(wheels)
         .args(platform.maturin);

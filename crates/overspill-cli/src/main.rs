@@ -55,6 +55,8 @@ fn keep_tables() {
     let dir = std::env::var_os("OVERSPILL_CACHE_DIR")
         .filter(|dir| !dir.is_empty())
         .map(std::path::PathBuf::from)
+        // A relative path would follow the working directory, which a client may set to `/`.
+        .and_then(|dir| std::path::absolute(dir).ok())
         .or_else(overspill_mcp::cache_dir);
     if let Some(dir) = dir {
         overspill::tokens::keep_tables_in(dir.join("tables"));

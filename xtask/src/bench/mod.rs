@@ -291,9 +291,16 @@ fn first_count(stdout: &str) -> Result<BTreeMap<String, Measured>> {
 /// packages): the stripped binary as the tarball holds it, and each package file.
 fn dist_sizes(root: &Path, target: &Path) -> Result<BTreeMap<String, Measured>> {
     let out = target.join("dist");
-    if !out.join("SHA256SUMS").is_file() {
+    // Packages of this version for this machine, else made now.
+    let version = crate::release::workspace::Workspace::load(root)?
+        .version
+        .unwrap_or_default();
+    let tarball = format!("overspill-{version}-{}.tar.gz", crate::dist::host_target()?);
+    let current = std::fs::read_to_string(out.join("SHA256SUMS"))
+        .is_ok_and(|sums| sums.lines().any(|line| line.ends_with(&tarball)));
+    if !current {
         eprintln!(
-            "xtask bench: no packages in {}; running `cargo xtask dist`",
+            "xtask bench: no {tarball} in {}; running `cargo xtask dist`",
             out.display()
         );
         crate::dist::run(root, &crate::dist::Options::default())?;

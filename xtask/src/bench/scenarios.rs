@@ -78,7 +78,6 @@ pub const PEAK_RSS: &str = "json_memory/peak_rss_bytes";
 /// The id under which the `json_memory` bench's file size is recorded.
 pub const PEAK_RSS_FILE: &str = "json_memory/file_bytes";
 
-/// The ids under which the `mcp_proxy` bench's figures are recorded.
 /// The ids of the packaging figures: sizes of what `cargo xtask dist` made, and the first
 /// count in a fresh process (the `first_count` bench of overspill-tokens).
 pub mod dist {
@@ -92,6 +91,7 @@ pub mod dist {
     pub const FIRST_COUNT_CACHED: &str = "first_count/cached tables";
 }
 
+/// The ids under which the `mcp_proxy` bench's figures are recorded.
 pub mod mcp {
     /// Median `tools/call` round trip to the server directly.
     pub const ROUND_TRIP_DIRECT: &str = "mcp_proxy/round trip, directly";
@@ -527,6 +527,7 @@ fn row(scenario: &Scenario, ours: Measured, baseline: Option<Measured>) -> Row {
             ),
             None => human_time(seconds),
         },
+        Measured::Bytes(bytes) if bytes < MB / 10 => format!("{:.1} kB", bytes as f64 / 1e3),
         Measured::Bytes(bytes) => format!("{:.1} MB", bytes as f64 / MB as f64),
         Measured::CallsPerSecond(rate) => format!("{} calls/s", thousands(rate.round() as u64)),
         Measured::Tokens(tokens) => format!("{} tokens", thousands(tokens)),

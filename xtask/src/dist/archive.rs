@@ -14,8 +14,31 @@ use sha2::{Digest, Sha256};
 
 use super::Platform;
 
-/// The files beside the binary in the archive, from the workspace root.
-const BESIDE: [&str; 4] = ["README.md", "CHANGELOG.md", "LICENSE-MIT", "LICENSE-APACHE"];
+/// The files beside the binary in the archive, from the workspace root, with the name each has
+/// there: the README, the changelog, overspill's licences, and the notices and licences of the
+/// data the binary embeds (the tokenizers' vocabulary and model).
+pub const BESIDE: [(&str, &str); 8] = [
+    ("README.md", "README.md"),
+    ("CHANGELOG.md", "CHANGELOG.md"),
+    ("LICENSE-MIT", "LICENSE-MIT"),
+    ("LICENSE-APACHE", "LICENSE-APACHE"),
+    (
+        "crates/overspill-tokens/assets/openai/NOTICE",
+        "notices/openai-tiktoken/NOTICE",
+    ),
+    (
+        "crates/overspill-tokens/assets/openai/LICENSE-MIT",
+        "notices/openai-tiktoken/LICENSE-MIT",
+    ),
+    (
+        "crates/overspill-tokens/assets/gemma3/NOTICE",
+        "notices/gemma3/NOTICE",
+    ),
+    (
+        "crates/overspill-tokens/assets/gemma3/LICENSE-APACHE-2.0",
+        "notices/gemma3/LICENSE-APACHE-2.0",
+    ),
+];
 
 /// Writes `<out>/overspill-<version>-<target>.tar.gz` and its `.sha256`; returns the archive.
 pub fn write(
@@ -37,15 +60,9 @@ pub fn write(
         0o755,
         mtime,
     )?;
-    for beside in BESIDE {
-        let bytes = fs::read(root.join(beside)).with_context(|| format!("cannot read {beside}"))?;
-        append(
-            &mut archive,
-            &format!("{name}/{beside}"),
-            &bytes,
-            0o644,
-            mtime,
-        )?;
+    for (from, to) in BESIDE {
+        let bytes = fs::read(root.join(from)).with_context(|| format!("cannot read {from}"))?;
+        append(&mut archive, &format!("{name}/{to}"), &bytes, 0o644, mtime)?;
     }
     archive.into_inner()?.finish()?.flush()?;
     let sum = format!("{}  {name}.tar.gz\n", sha256(&path)?);

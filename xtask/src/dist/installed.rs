@@ -223,7 +223,12 @@ fn npm_packages_install_offline_into_an_empty_prefix_and_run_the_tour_and_a_prox
         .arg(&native)
         .arg("overspill");
     let line = installed_entry(&made, npx, "npx");
-    assert_eq!(line[..4], ["npx", "-y", &pinned(), "mcp"], "{line:?}");
+    // Node and npm's npx script by absolute paths: a desktop client may not have Node on PATH.
+    assert!(
+        Path::new(&line[0]).is_absolute() && line[1].ends_with("npx-cli.js"),
+        "{line:?}"
+    );
+    assert_eq!(line[2..5], ["-y", &pinned(), "mcp"], "{line:?}");
 }
 
 #[test]
@@ -253,6 +258,26 @@ fn the_wheel_installs_into_a_fresh_venv_and_runs_with_uvx_the_tour_and_a_proxied
     );
     let installed = venv.join("bin/overspill");
     made.tour_and_proxy(made.offline(&installed), &installed);
+    // The licences and the embedded data's notices came with it.
+    let site = fs::read_dir(venv.join("lib"))
+        .expect("lib")
+        .map(|entry| entry.expect("entry").path().join("site-packages"))
+        .find(|site| site.is_dir())
+        .expect("site-packages");
+    let info = fs::read_dir(&site)
+        .expect("site-packages")
+        .map(|entry| entry.expect("entry").path())
+        .find(|path| path.to_string_lossy().ends_with(".dist-info"))
+        .expect("dist-info");
+    for (_, shipped) in archive::BESIDE {
+        if shipped.starts_with("LICENSE") || shipped.starts_with("notices/") {
+            assert!(
+                info.join("licenses/licenses").join(shipped).is_file(),
+                "{shipped} in {}",
+                info.display()
+            );
+        }
+    }
 
     // uvx makes an environment of its own from the wheel, without an index.
     let uvx = made.prepared.join("venv/bin/uvx");
@@ -270,7 +295,8 @@ fn the_wheel_installs_into_a_fresh_venv_and_runs_with_uvx_the_tour_and_a_proxied
     // `uvx overspill install <client>`: uvx's copy lives in its cache, so the client is told to
     // start overspill the same way, at this version.
     let line = installed_entry(&made, made.offline(&through_uvx), "uvx");
-    assert_eq!(line[..3], ["uvx", &pinned(), "mcp"], "{line:?}");
+    assert!(line[0].ends_with("/uvx"), "{line:?}");
+    assert_eq!(line[1..3], [&pinned(), "mcp"], "{line:?}");
     // Installed with pip, the binary is on the venv's PATH as itself.
     let line = installed_entry(&made, made.offline(&installed), "venv");
     assert_eq!(line[0], installed.to_string_lossy(), "{line:?}");
@@ -295,7 +321,7 @@ fn the_tarball_matches_its_sha256_and_its_linux_binary_needs_at_most_glibc_2_17(
     ));
     archive.unpack(&unpacked).expect("unpacks");
     let top = unpacked.join(name.trim_end_matches(".tar.gz"));
-    for beside in ["README.md", "LICENSE-MIT", "LICENSE-APACHE", "CHANGELOG.md"] {
+    for (_, beside) in archive::BESIDE {
         assert!(top.join(beside).is_file(), "{beside}");
     }
     let binary = top.join("overspill");

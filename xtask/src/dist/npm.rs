@@ -33,7 +33,7 @@ pub fn write(
     )
     .context("cannot copy packaging/npm/overspill.js")?;
     make_executable(&launcher.join("bin/overspill.js"))?;
-    write_common(root, &launcher)?;
+    write_common(root, &launcher, false)?;
     write_json(&launcher.join("package.json"), &launcher_manifest(version))?;
 
     let native = staging.join(platform.npm_name);
@@ -42,7 +42,7 @@ pub fn write(
     fs::copy(binary, &installed)
         .with_context(|| format!("cannot copy {} into the package", binary.display()))?;
     make_executable(&installed)?;
-    write_common(root, &native)?;
+    write_common(root, &native, true)?;
     write_json(
         &native.join("package.json"),
         &platform_manifest(version, platform),
@@ -83,7 +83,7 @@ pub fn platform_manifest(version: &str, platform: &Platform) -> Value {
         "homepage": "https://github.com/overspill-rs/overspill",
         "repository": { "type": "git", "url": "git+https://github.com/overspill-rs/overspill.git" },
         "license": "MIT OR Apache-2.0",
-        "files": [format!("bin/{}", platform.executable()), "README.md", "LICENSE-MIT", "LICENSE-APACHE"],
+        "files": [format!("bin/{}", platform.executable()), "README.md", "LICENSE-MIT", "LICENSE-APACHE", "notices/"],
         "os": [platform.npm_os],
         "cpu": [platform.npm_cpu],
         "preferUnplugged": true,
@@ -99,12 +99,20 @@ pub fn package_name(platform: &Platform) -> String {
     format!("{SCOPE}/{}", platform.npm_name)
 }
 
-fn write_common(root: &Path, package: &Path) -> Result<()> {
+/// The README (npm's page), the licences and, for a package with the binary, the notices of
+/// the data it embeds.
+fn write_common(root: &Path, package: &Path, notices: bool) -> Result<()> {
     fs::copy(root.join("packaging/README.md"), package.join("README.md"))
         .context("cannot copy packaging/README.md")?;
-    for license in ["LICENSE-MIT", "LICENSE-APACHE"] {
-        fs::copy(root.join(license), package.join(license))
-            .with_context(|| format!("cannot copy {license}"))?;
+    let files = super::archive::BESIDE
+        .iter()
+        .filter(|(_, to)| to.starts_with("LICENSE") || (notices && to.starts_with("notices/")));
+    for (from, to) in files {
+        let target = package.join(to);
+        if let Some(dir) = target.parent() {
+            fs::create_dir_all(dir)?;
+        }
+        fs::copy(root.join(from), &target).with_context(|| format!("cannot copy {from}"))?;
     }
     Ok(())
 }

@@ -87,6 +87,7 @@ fn glibc_versions_are_read_from_their_names() {
     assert!((2, 34) > (2, 17) && (2, 9) < (2, 17), "compared as numbers");
 }
 
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[test]
 fn the_highest_glibc_of_a_real_binary_is_found() {
     // The running test binary is an ELF linked against the host's glibc.
@@ -105,4 +106,26 @@ fn options_parse_the_target_and_out() {
     assert_eq!(options.out, Some(PathBuf::from("d")));
     assert!(Options::parse(&["--target".to_owned()]).is_err());
     assert!(Options::parse(&["--fast".to_owned()]).is_err());
+}
+
+#[test]
+fn every_file_shipped_beside_the_binary_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for (from, _) in archive::BESIDE {
+        assert!(root.join(from).is_file(), "{from}");
+    }
+}
+
+#[test]
+fn dist_refuses_to_empty_a_directory_it_did_not_make() {
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::write(dir.path().join("precious"), "keep").expect("write");
+    let options = Options {
+        target: Some("x86_64-unknown-linux-gnu".to_owned()),
+        out: Some(dir.path().to_path_buf()),
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let error = run(&root, &options).expect_err("refused").to_string();
+    assert!(error.contains("holds no earlier `dist` output"), "{error}");
+    assert!(dir.path().join("precious").exists());
 }

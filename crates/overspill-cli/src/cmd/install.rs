@@ -327,7 +327,7 @@ fn default_launch() -> Launch {
     let exe = std::env::current_exe().ok();
     let runner = exe
         .as_deref()
-        .and_then(|exe| package_runner(exe, |name| std::env::var_os(name).is_some()));
+        .and_then(|exe| package_runner(exe, |name| std::env::var_os(name).map(PathBuf::from)));
     match runner {
         Some(runner) => runner,
         None => Launch {
@@ -337,26 +337,50 @@ fn default_launch() -> Launch {
     }
 }
 
-/// `npx -y overspill@<version>` for a binary npx installed (in its `_npx` cache, which npm
-/// marks with `npm_command=exec`); `uvx overspill@<version>` for one uvx installed (in uv's
-/// `archive-v*` cache, with `UV` set); `None` for any other binary.
-fn package_runner(exe: &Path, is_set: impl Fn(&str) -> bool) -> Option<Launch> {
+/// For a binary npx installed (in its `_npx` cache; npm sets `npm_command=exec`): npx at this
+/// version, started as npm started it, by absolute paths (`npm_node_execpath` runs npm's
+/// `npx-cli.js`), since a client started from a desktop may not have Node on its PATH. For one
+/// uvx installed (in uv's `archive-v*` cache; uv sets `UV` to itself): the `uvx` beside that
+/// `uv`, else `uv tool run`. `None` for any other binary.
+fn package_runner(exe: &Path, var: impl Fn(&str) -> Option<PathBuf>) -> Option<Launch> {
     let package = format!("overspill@{}", env!("CARGO_PKG_VERSION"));
     let in_dir = |wanted: &dyn Fn(&str) -> bool| {
         exe.ancestors()
             .filter_map(|dir| dir.file_name().and_then(|name| name.to_str()))
             .any(wanted)
     };
-    if is_set("npm_command") && in_dir(&|name| name == "_npx") {
-        return Some(Launch {
-            program: "npx".to_owned(),
-            args: vec!["-y".to_owned(), package],
+    let lossy = |path: &Path| path.to_string_lossy().into_owned();
+    let npx = var("npm_command").is_some_and(|command| command.as_os_str() == "exec");
+    if npx && in_dir(&|name| name == "_npx") {
+        let script = var("npm_execpath")
+            .and_then(|npm| npm.parent().map(|bin| bin.join("npx-cli.js")))
+            .filter(|script| script.is_file());
+        return Some(match (var("npm_node_execpath"), script) {
+            (Some(node), Some(script)) if node.is_absolute() => Launch {
+                program: lossy(&node),
+                args: vec![lossy(&script), "-y".to_owned(), package],
+            },
+            _ => Launch {
+                program: "npx".to_owned(),
+                args: vec!["-y".to_owned(), package],
+            },
         });
     }
-    if is_set("UV") && in_dir(&|name| name.starts_with("archive-v")) {
-        return Some(Launch {
-            program: "uvx".to_owned(),
-            args: vec![package],
+    let uv = var("UV").filter(|uv| uv.is_absolute());
+    if let Some(uv) = uv
+        && in_dir(&|name| name.starts_with("archive-v"))
+    {
+        let uvx = uv.with_file_name(if cfg!(windows) { "uvx.exe" } else { "uvx" });
+        return Some(if uvx.is_file() {
+            Launch {
+                program: lossy(&uvx),
+                args: vec![package],
+            }
+        } else {
+            Launch {
+                program: lossy(&uv),
+                args: vec!["tool".to_owned(), "run".to_owned(), package],
+            }
         });
     }
     None

@@ -102,7 +102,7 @@ impl Vocabulary {
         let bpe = self.build();
         if let Some(path) = cached {
             // The cache only saves time: a directory that cannot be written is no error.
-            let _ = store(&path, &bpe);
+            let _ = store(self, &path, &bpe);
         }
         self.with_pretokenizer(bpe)
     }
@@ -131,14 +131,21 @@ impl Vocabulary {
     }
 
     /// The cache file's name: the encoding, and a key that changes with the vocabulary, this
-    /// crate's version and the cache format, so an old copy is never read as a new one.
+    /// crate's version, the cache format and the way the `bpe` crate and its dependencies lay
+    /// tables out ([`layout`]), so a copy written by other code is never read.
     fn file_name(&self) -> String {
         let mut key = blake3::Hasher::new();
         key.update(FORMAT);
         key.update(env!("CARGO_PKG_VERSION").as_bytes());
+        key.update(layout().as_bytes());
         key.update(self.gzipped);
         let hex = key.finalize().to_hex();
-        format!("{}-{}.bpe", self.name, &hex.as_str()[..16])
+        format!("{}{}.bpe", self.prefix(), &hex.as_str()[..16])
+    }
+
+    /// What every cache file of this encoding starts with: `o200k_base-`.
+    fn prefix(&self) -> String {
+        format!("{}-", self.name)
     }
 
     /// A cached table, if the file is there, is private to this user, holds exactly what was
@@ -163,56 +170,125 @@ const FORMAT: &[u8] = b"overspill bpe table 1\n";
 /// Larger than any table (`o200k_base`'s is 32 MB): a bigger file is not one of ours.
 const MAX_TABLE_BYTES: u64 = 128 << 20;
 
-/// Writes the table under a temporary name and renames it into place, so a reader sees all of
-/// a copy or none (two processes building at once both write whole copies).
-fn store(path: &Path, bpe: &BytePairEncoding) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    create_private_dir(dir)?;
-    let payload = rmp_serde::to_vec(bpe).map_err(std::io::Error::other)?;
-    let temporary = dir.join(format!(
-        ".{}.{}.tmp",
-        path.file_name().and_then(|n| n.to_str()).unwrap_or("table"),
-        std::process::id()
-    ));
-    let written = (|| {
-        let mut file = fs::File::create(&temporary)?;
-        file.write_all(FORMAT)?;
-        file.write_all(blake3::hash(&payload).as_bytes())?;
-        file.write_all(&payload)?;
-        file.sync_all()?;
-        fs::rename(&temporary, path)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&temporary);
-    }
-    written
+/// Temporary files older than this are left by a process that died while writing.
+const STALE_TEMPORARY: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// The hash of a tiny table as this build serializes it. `bpe` reads its automata back without
+/// checking them, so a table written by another version of `bpe`, `daachorse` or `rmp-serde`
+/// must never be read: any change in how they lay a table out changes these bytes, and with
+/// them every cache file's name.
+fn layout() -> &'static blake3::Hash {
+    static LAYOUT: OnceLock<blake3::Hash> = OnceLock::new();
+    LAYOUT.get_or_init(|| {
+        let tokens = (0..=u8::MAX)
+            .map(|byte| vec![byte])
+            .chain([b"ab".to_vec(), b"abc".to_vec()]);
+        let tiny = BytePairEncoding::from_dictionary(tokens, Some(HASH_FACTOR));
+        blake3::hash(&rmp_serde::to_vec(&tiny).unwrap_or_default())
+    })
 }
 
+/// Writes the table to a new, private temporary file (a name nobody can guess, created, never
+/// opened through a link) and renames it into place, so a reader sees all of a copy or none;
+/// two processes building at once each write a whole copy. Then removes this encoding's copies
+/// of other versions and temporary files a killed process left.
+fn store(vocabulary: &Vocabulary, path: &Path, bpe: &BytePairEncoding) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    private_dir(dir)?;
+    let payload = rmp_serde::to_vec(bpe).map_err(std::io::Error::other)?;
+    let mut file = tempfile::Builder::new()
+        .prefix(".")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    file.write_all(FORMAT)?;
+    file.write_all(blake3::hash(&payload).as_bytes())?;
+    file.write_all(&payload)?;
+    file.as_file().sync_all()?;
+    file.persist(path).map_err(|error| error.error)?;
+    remove_stale(dir, &vocabulary.prefix(), path);
+    Ok(())
+}
+
+/// Removes `prefix*.bpe` files other than `keep`, and temporary files older than
+/// [`STALE_TEMPORARY`]. Best effort: what cannot be removed stays.
+fn remove_stale(dir: &Path, prefix: &str, keep: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let old_copy = name.starts_with(prefix) && name.ends_with(".bpe") && path != keep;
+        let left_over = name.starts_with('.')
+            && name.ends_with(".tmp")
+            && entry
+                .metadata()
+                .and_then(|meta| meta.modified())
+                .ok()
+                .and_then(|modified| modified.elapsed().ok())
+                .is_some_and(|age| age > STALE_TEMPORARY);
+        if old_copy || left_over {
+            let _ = fs::remove_file(path);
+        }
+    }
+}
+
+/// The cache directory, made if missing (mode 0700), and made private if it is this user's
+/// own; refused if it is a link or another user's.
 #[cfg(unix)]
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    match fs::symlink_metadata(dir) {
+        Ok(meta) if meta.is_dir() && meta.uid() == effective_uid() => {
+            if meta.mode() & 0o077 != 0 {
+                fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
+            }
+            Ok(())
+        }
+        Ok(_) => Err(std::io::Error::other(format!(
+            "{} is not a directory of this user's",
+            dir.display()
+        ))),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir),
+        Err(error) => Err(error),
+    }
 }
 
 #[cfg(not(unix))]
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+fn private_dir(dir: &Path) -> std::io::Result<()> {
     fs::create_dir_all(dir)
 }
 
+#[cfg(unix)]
+fn effective_uid() -> u32 {
+    rustix::process::geteuid().as_raw()
+}
+
 /// The file's bytes, if it and its directory belong to this user and nobody else can write
-/// them: a table is trusted once its hash matches, so only this user may have written it.
+/// them: the file opened without following a link, checked on the open handle, with no other
+/// name (one link). A table is trusted once its hash matches, so only this user may have
+/// written it.
 #[cfg(unix)]
 fn read_private(path: &Path) -> Option<Vec<u8>> {
-    use std::os::unix::fs::MetadataExt;
-    let me = rustix::process::geteuid().as_raw();
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let me = effective_uid();
     let private = |meta: &fs::Metadata| meta.uid() == me && meta.mode() & 0o022 == 0;
-    let dir = fs::metadata(path.parent()?).ok()?;
-    let mut file = fs::File::open(path).ok()?;
+    let dir = fs::symlink_metadata(path.parent()?).ok()?;
+    if !dir.is_dir() || !private(&dir) {
+        return None;
+    }
+    let nofollow = i32::try_from(rustix::fs::OFlags::NOFOLLOW.bits()).ok()?;
+    let mut file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nofollow)
+        .open(path)
+        .ok()?;
     let meta = file.metadata().ok()?;
-    if !private(&dir) || !private(&meta) || !meta.is_file() || meta.len() > MAX_TABLE_BYTES {
+    if !meta.is_file() || !private(&meta) || meta.nlink() != 1 || meta.len() > MAX_TABLE_BYTES {
         return None;
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).ok()?);

@@ -121,6 +121,58 @@ fn a_cached_table_others_could_have_written_is_not_read() {
     assert!(vocabulary.load(&file).is_none(), "world-writable directory");
     set_mode(dir.path(), 0o700);
     assert!(vocabulary.load(&file).is_some());
+
+    // A second name for the file, or a link in its place, is not read.
+    let other = dir.path().join("second-name");
+    fs::hard_link(&file, &other).expect("hard link");
+    assert!(vocabulary.load(&file).is_none(), "two links");
+    fs::remove_file(&other).expect("remove");
+    let moved = dir.path().join("moved");
+    fs::rename(&file, &moved).expect("rename");
+    std::os::unix::fs::symlink(&moved, &file).expect("symlink");
+    assert!(vocabulary.load(&file).is_none(), "a symlink");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_cache_written_under_a_loose_umask_is_private_and_read_again() {
+    // Under umask 002 (many desktops) a plain create would give 0664, which the reader refuses.
+    let dir = cache_dir();
+    set_mode(dir.path(), 0o775);
+    let vocabulary = &CL100K_BASE;
+    vocabulary.tokenizer_cached_in(Some(dir.path()));
+    let file = cached_file(dir.path());
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |path: &Path| fs::metadata(path).expect("meta").permissions().mode() & 0o777;
+    assert_eq!(mode(&file), 0o600);
+    assert_eq!(mode(dir.path()), 0o700, "the directory was made private");
+    assert!(vocabulary.load(&file).is_some());
+}
+
+#[test]
+fn writing_a_table_replaces_copies_of_other_versions() {
+    let dir = cache_dir();
+    let vocabulary = &CL100K_BASE;
+    let old = dir.path().join("cl100k_base-0123456789abcdef.bpe");
+    let other_encoding = dir.path().join("o200k_base-0123456789abcdef.bpe");
+    let fresh_temporary = dir.path().join(".in-progress.tmp");
+    for path in [&old, &other_encoding, &fresh_temporary] {
+        fs::write(path, b"old").expect("write");
+    }
+    vocabulary.tokenizer_cached_in(Some(dir.path()));
+    assert!(!old.exists(), "the old copy of this encoding is gone");
+    assert!(other_encoding.exists(), "another encoding's copy stays");
+    assert!(
+        fresh_temporary.exists(),
+        "another process may be writing it"
+    );
+    assert!(dir.path().join(vocabulary.file_name()).exists());
+}
+
+#[test]
+fn the_layout_fingerprint_is_stable_within_a_build() {
+    assert_eq!(layout(), layout());
+    assert_ne!(layout(), &blake3::hash(b""));
 }
 
 #[test]
@@ -130,6 +182,16 @@ fn a_cache_directory_that_cannot_be_made_only_costs_the_build() {
     fs::write(&not_a_directory, "").expect("write");
     let tokenizer = CL100K_BASE.tokenizer_cached_in(Some(&not_a_directory.join("tables")));
     assert_eq!(tokenizer.count("Hello, world!"), 4);
+    // A link in the directory's place is not written through.
+    #[cfg(unix)]
+    {
+        let elsewhere = cache_dir();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(elsewhere.path(), &link).expect("symlink");
+        let tokenizer = CL100K_BASE.tokenizer_cached_in(Some(&link));
+        assert_eq!(tokenizer.count("Hello, world!"), 4);
+        assert_eq!(fs::read_dir(elsewhere.path()).expect("dir").count(), 0);
+    }
 }
 
 #[test]
