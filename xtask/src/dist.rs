@@ -100,7 +100,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     }
     fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
 
-    let tools = tools::install(&target_dir)?;
+    let tools = tools::install(root, &target_dir)?;
     let binary = build(root, &tools, platform, &target_dir, &out.join("pypi"))?;
     if let Some(most) = platform.max_glibc {
         let needed = elf::highest_glibc(&fs::read(&binary)?)

@@ -1,6 +1,7 @@
-//! The packaging tools, pinned, in a Python virtual environment under the target directory:
-//! maturin builds the wheel (and with it the binary), ziglang is the linker for glibc 2.17.
-//! Both come from PyPI, so a machine with Python and Rust needs nothing else.
+//! The packaging tools, pinned by version and hash (`packaging/dist-tools.txt`), in a Python
+//! virtual environment under the target directory: maturin builds the wheel (and with it the
+//! binary), ziglang is the linker for glibc 2.17. Both come from PyPI, so a machine with Python
+//! and Rust needs nothing else.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -8,8 +9,8 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-const MATURIN: &str = "maturin==1.16.0";
-const ZIGLANG: &str = "ziglang==0.17.1";
+/// The hashed requirements, from the workspace root.
+const REQUIREMENTS: &str = "packaging/dist-tools.txt";
 
 /// The installed tools.
 pub struct Tools {
@@ -31,11 +32,13 @@ impl Tools {
 }
 
 /// Installs the pinned tools into `<target>/dist-tools` unless they are there already.
-pub fn install(target_dir: &Path) -> Result<Tools> {
+pub fn install(root: &Path, target_dir: &Path) -> Result<Tools> {
     let venv = target_dir.join("dist-tools");
     let bin = venv.join(if cfg!(windows) { "Scripts" } else { "bin" });
     let stamp = venv.join("pinned");
-    let wanted = format!("{MATURIN} {ZIGLANG}\n");
+    let requirements = root.join(REQUIREMENTS);
+    let wanted = fs::read_to_string(&requirements)
+        .with_context(|| format!("cannot read {}", requirements.display()))?;
     if fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) {
         return Ok(Tools { bin });
     }
@@ -45,15 +48,17 @@ pub fn install(target_dir: &Path) -> Result<Tools> {
         "create the packaging tools' virtual environment (needs Python 3 with venv)",
     )?;
     run(
-        Command::new(bin.join(executable("python"))).args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            MATURIN,
-            ZIGLANG,
-        ]),
+        Command::new(bin.join(executable("python")))
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--require-hashes",
+                "-r",
+            ])
+            .arg(&requirements),
         "install maturin and ziglang from PyPI",
     )?;
     fs::write(&stamp, wanted).with_context(|| format!("cannot write {}", stamp.display()))?;
