@@ -1219,6 +1219,16 @@ fn install_routes_each_clients_servers_through_one_gateway_and_uninstall_restore
                 "{client} lost a comment: {installed}"
             );
         }
+        // Clients that give a server less time to start than the gateway may need are told
+        // to wait longer: Codex to start it, Gemini CLI to connect in `gemini mcp list`.
+        match client {
+            "codex" => assert!(
+                installed.contains("startup_timeout_sec = 60"),
+                "{installed}"
+            ),
+            "gemini-cli" => assert!(installed.contains("\"timeout\": 600000"), "{installed}"),
+            _ => assert!(!installed.contains("timeout"), "{client}: {installed}"),
+        }
         // The servers file holds the moved servers, and the gateway reads it.
         let servers_file = installed
             .split(['"', '\''])

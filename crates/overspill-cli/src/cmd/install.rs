@@ -179,6 +179,13 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         places.servers.to_string_lossy().into_owned(),
     ]);
     ours.insert("args".to_owned(), json!(ours_args));
+    if client == Client::GeminiCli {
+        // Gemini CLI gives a server 5 s to connect in `gemini mcp list` unless the entry says
+        // otherwise, and the gateway answers `initialize` once its slowest server has (at most
+        // `--init-timeout`, 30 s). 10 minutes is Gemini CLI's own default for every other
+        // request, so tool calls wait as long as they did before.
+        ours.insert("timeout".to_owned(), json!(600_000));
+    }
     let program = std::iter::once(launch.program.as_str())
         .chain(launch.args.iter().map(String::as_str))
         .collect::<Vec<_>>()
