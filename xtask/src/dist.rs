@@ -178,15 +178,7 @@ fn build(
     if licenses.exists() {
         fs::remove_dir_all(&licenses)?;
     }
-    for (from, to) in archive::BESIDE {
-        if to.starts_with("LICENSE") || to.starts_with("notices/") {
-            let target = licenses.join(to);
-            if let Some(dir) = target.parent() {
-                fs::create_dir_all(dir)?;
-            }
-            fs::copy(root.join(from), &target).with_context(|| format!("cannot copy {from}"))?;
-        }
-    }
+    archive::copy_licences(root, &licenses, true)?;
     let mut command = tools.maturin();
     command
         .current_dir(root.join("packaging/pypi"))

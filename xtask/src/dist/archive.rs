@@ -40,6 +40,22 @@ pub const BESIDE: [(&str, &str); 8] = [
     ),
 ];
 
+/// Copies overspill's licences and, with `notices`, the notices of the data the binary embeds,
+/// from [`BESIDE`] into `dir` under the names they ship with.
+pub fn copy_licences(root: &Path, dir: &Path, notices: bool) -> Result<()> {
+    let shipped = BESIDE
+        .iter()
+        .filter(|(_, to)| to.starts_with("LICENSE") || (notices && to.starts_with("notices/")));
+    for (from, to) in shipped {
+        let target = dir.join(to);
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        fs::copy(root.join(from), &target).with_context(|| format!("cannot copy {from}"))?;
+    }
+    Ok(())
+}
+
 /// Writes `<out>/overspill-<version>-<target>.tar.gz` and its `.sha256`; returns the archive.
 pub fn write(
     root: &Path,

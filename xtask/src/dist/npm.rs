@@ -104,17 +104,7 @@ pub fn package_name(platform: &Platform) -> String {
 fn write_common(root: &Path, package: &Path, notices: bool) -> Result<()> {
     fs::copy(root.join("packaging/README.md"), package.join("README.md"))
         .context("cannot copy packaging/README.md")?;
-    let files = super::archive::BESIDE
-        .iter()
-        .filter(|(_, to)| to.starts_with("LICENSE") || (notices && to.starts_with("notices/")));
-    for (from, to) in files {
-        let target = package.join(to);
-        if let Some(dir) = target.parent() {
-            fs::create_dir_all(dir)?;
-        }
-        fs::copy(root.join(from), &target).with_context(|| format!("cannot copy {from}"))?;
-    }
-    Ok(())
+    super::archive::copy_licences(root, package, notices)
 }
 
 fn write_json(path: &Path, value: &Value) -> Result<()> {
