@@ -518,8 +518,10 @@ fn mcp_listen_on_sigterm_stops_every_session_child_and_exits_0() {
     // `sleep` stands for a server: each session's child, started at the session's initialize,
     // which it never answers, so each client's stream stays open (as a GET stream does) until
     // the proxy ends it: the stop must not wait for the streams to end by themselves.
+    // The unanswered initializes are calls in flight: the drain waits for them this long.
     let mut proxy = Command::new(env!("CARGO_BIN_EXE_overspill"))
         .args(["mcp", "--listen", "127.0.0.1:0", "--init-timeout", "3600"])
+        .args(["--drain-timeout", "1"])
         .args(["--dir", path(dir.path())])
         .args(["--", "sleep", "300"])
         .stdin(Stdio::null())
@@ -580,6 +582,133 @@ fn mcp_listen_on_sigterm_stops_every_session_child_and_exits_0() {
         assert!(!runs(child), "the session child {child} outlived the proxy");
     }
     drop(connections);
+}
+
+/// An MCP server in POSIX sh whose one tool, `slow`, answers after two seconds.
+const SLOW_SERVER: &str = r#"
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+  [ -z "$id" ] && continue
+  case "$line" in
+    *'"initialize"'*) result='{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"slow","version":"0"}}' ;;
+    *'"tools/list"'*) result='{"tools":[{"name":"slow","inputSchema":{"type":"object"}}]}' ;;
+    *'"tools/call"'*) sleep 2; result='{"content":[{"type":"text","text":"slept well"}]}' ;;
+    *) result='{}' ;;
+  esac
+  printf '{"jsonrpc":"2.0","id":%s,"result":%s}\n' "$id" "$result"
+done
+"#;
+
+/// One HTTP/1.1 exchange with `Connection: close`: the status and the whole response.
+fn http(address: &str, method: &str, path: &str, headers: &str, body: &str) -> (u16, String) {
+    use std::io::Read;
+    let mut connection = std::net::TcpStream::connect(address).unwrap();
+    write!(
+        connection,
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         {headers}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut response = String::new();
+    connection.read_to_string(&mut response).unwrap();
+    let status = response
+        .split(' ')
+        .nth(1)
+        .and_then(|status| status.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {response}"));
+    (status, response)
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn sigterm_during_a_long_call_fails_readyz_at_once_completes_the_call_and_exits_0() {
+    use std::io::BufReader;
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let mut proxy = Command::new(env!("CARGO_BIN_EXE_overspill"))
+        .args(["mcp", "--listen", "127.0.0.1:0", "--dir", path(dir.path())])
+        .args(["--", "sh", "-c", SLOW_SERVER])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(proxy.stderr.take().unwrap()).lines();
+    let announced = lines.next().unwrap().unwrap();
+    let url = announced
+        .split_once("serving MCP on http://")
+        .map(|(_, rest)| rest.trim().to_owned())
+        .unwrap_or_else(|| panic!("no address announced: {announced}"));
+    let (address, endpoint) = url.split_once('/').unwrap();
+    let (address, endpoint) = (address.to_owned(), format!("/{endpoint}"));
+    assert_eq!(http(&address, "GET", "/readyz", "", "").0, 200);
+    assert_eq!(http(&address, "GET", "/healthz", "", "").0, 200);
+
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+    let (status, opened) = http(&address, "POST", &endpoint, "", initialize);
+    assert_eq!(status, 200, "{opened}");
+    let session = opened
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no session id: {opened}"));
+    let header = format!("Mcp-Session-Id: {session}\r\n");
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert_eq!(
+        http(&address, "POST", &endpoint, &header, initialized).0,
+        202
+    );
+
+    // The long call, then SIGTERM while it is in flight.
+    let call = {
+        let (address, endpoint, header) = (address.clone(), endpoint.clone(), header.clone());
+        std::thread::spawn(move || {
+            let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}"#;
+            http(&address, "POST", &endpoint, &header, call)
+        })
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!call.is_finished(), "the call is in flight");
+    let sent = Command::new("kill")
+        .args(["-TERM", &proxy.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    // At once: the next probe already sees the drain, while the call is still under way.
+    let (ready, said) = http(&address, "GET", "/readyz", "", "");
+    assert_eq!(ready, 503, "{said}");
+    assert!(!call.is_finished(), "/readyz failed before the call ended");
+    assert_eq!(
+        http(&address, "GET", "/healthz", "", "").0,
+        200,
+        "still serving"
+    );
+    let (refused, said) = http(&address, "POST", &endpoint, "", initialize);
+    assert_eq!(refused, 503, "no new session while draining: {said}");
+
+    let (status, answered) = call.join().unwrap();
+    assert_eq!(status, 200, "{answered}");
+    assert!(
+        answered.contains("slept well"),
+        "the call completed: {answered}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let exited = loop {
+        if let Some(exited) = proxy.try_wait().unwrap() {
+            break exited;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the proxy did not stop after the drain"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(exited.code(), Some(0), "{exited}");
 }
 
 /// An MCP server in POSIX sh (so that any user can run it): `numbers`, whose result is about

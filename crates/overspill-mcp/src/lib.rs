@@ -50,7 +50,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use error::ProxyError;
-pub use listen::{Listen, ScratchFactory, is_loopback, listen_blocking, serve_http};
+pub use listen::{
+    HEALTH_PATH, Listen, READY_PATH, ScratchFactory, is_loopback, listen_blocking, serve_http,
+};
 pub use names::ToolNames;
 pub use namespace::{
     DEFAULT_MAX_LEN, DEFAULT_SEPARATOR, MAX_NAME_LEN, NameTable, Namespace, Origin,

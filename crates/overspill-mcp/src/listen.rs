@@ -10,11 +10,18 @@
 //! What the transport specification asks of a local server is enforced here: an `Origin` that
 //! is not local is refused (DNS rebinding), an optional bearer token is required, bodies and
 //! sessions are bounded, and each refusal has its HTTP status.
+//!
+//! Beside the endpoint, `/healthz` answers 200 while the process serves and `/readyz` 200
+//! while it takes new sessions, for load balancers and probes (no token needed: they say
+//! nothing but that). On the stop signal the server drains: `/readyz` answers 503 at once, new
+//! sessions are refused with 503, and the calls in flight finish (for at most
+//! [`Listen::drain_timeout`]) before the sessions close (docs/mcp-proxy.md#health-checks-and-stopping-without-losing-work).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -64,7 +71,16 @@ pub struct Listen {
     pub session_idle: Duration,
     /// The largest request body.
     pub max_body_bytes: usize,
+    /// On the stop signal, how long the calls in flight may take to finish before the
+    /// sessions close anyway.
+    pub drain_timeout: Duration,
 }
+
+/// The health check's path: 200 while the process serves.
+pub const HEALTH_PATH: &str = "/healthz";
+
+/// The readiness check's path: 200 while new sessions are taken, 503 while draining.
+pub const READY_PATH: &str = "/readyz";
 
 impl Default for Listen {
     fn default() -> Listen {
@@ -75,6 +91,7 @@ impl Default for Listen {
             max_sessions: 16,
             session_idle: Duration::from_secs(30 * 60),
             max_body_bytes: 16 << 20,
+            drain_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -88,12 +105,14 @@ impl std::fmt::Debug for Listen {
             .field("max_sessions", &self.max_sessions)
             .field("session_idle", &self.session_idle)
             .field("max_body_bytes", &self.max_body_bytes)
+            .field("drain_timeout", &self.drain_timeout)
             .finish()
     }
 }
 
-/// Serves MCP over Streamable HTTP on `listener` until `shutdown` completes; then every
-/// session is closed and its upstream stopped.
+/// Serves MCP over Streamable HTTP on `listener` until `shutdown` completes; then it drains
+/// (no new sessions, `/readyz` 503, the calls in flight finish within
+/// [`Listen::drain_timeout`]), and every session is closed and its upstream stopped.
 ///
 /// # Errors
 ///
@@ -105,6 +124,12 @@ pub async fn serve_http(
     scratch_for: ScratchFactory,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ProxyError> {
+    if [HEALTH_PATH, READY_PATH].contains(&listen.path.as_str()) {
+        return Err(ProxyError::Http(format!(
+            "the MCP endpoint cannot be {}: that path answers health checks",
+            listen.path
+        )));
+    }
     let loopback = listener
         .local_addr()
         .is_ok_and(|address| address.ip().is_loopback());
@@ -114,19 +139,28 @@ pub async fn serve_http(
         options,
         scratch_for,
         sessions: Mutex::new(HashMap::new()),
+        draining: AtomicBool::new(false),
     });
     let reaper = tokio::spawn(reap(Arc::clone(&server)));
     let router = axum::Router::new()
+        .route(HEALTH_PATH, axum::routing::get(healthy))
+        .route(
+            READY_PATH,
+            axum::routing::get(ready).with_state(Arc::clone(&server)),
+        )
         .route(
             &server.listen.path,
             axum::routing::any(endpoint).with_state(Arc::clone(&server)),
         )
         .layer(axum::extract::DefaultBodyLimit::disable());
-    // On the signal the sessions close first: that ends their open streams (a GET stream never
-    // ends by itself), so the graceful shutdown, which waits for every connection, can finish.
+    // On the signal the server drains while it still accepts connections (a probe sees 503,
+    // not a refused connection); then the sessions close: that ends their open streams (a GET
+    // stream never ends by itself), so the graceful shutdown, which waits for every
+    // connection, can finish.
     let closing = Arc::clone(&server);
     let shutdown = async move {
         shutdown.await;
+        closing.drain().await;
         closing.close_all().await;
     };
     // An answer is small writes (the SSE head, then each event): with Nagle's algorithm on,
@@ -205,6 +239,8 @@ struct Server {
     options: ProxyOptions,
     scratch_for: ScratchFactory,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    /// Stopping: no new sessions, `/readyz` 503.
+    draining: AtomicBool,
 }
 
 /// One client session.
@@ -273,6 +309,20 @@ fn progress_token(text: &str) -> Option<Value> {
     let params = serde_json::from_str::<Message>(text).ok()?.params?;
     // A request carries it in `_meta`; a progress notification in its params.
     params.meta.and_then(|meta| meta.token).or(params.token)
+}
+
+/// `/healthz`: the process serves.
+async fn healthy() -> &'static str {
+    "ok\n"
+}
+
+/// `/readyz`: new sessions are taken (503 while draining).
+async fn ready(State(server): State<Arc<Server>>) -> Response {
+    if server.draining.load(Ordering::Acquire) {
+        (StatusCode::SERVICE_UNAVAILABLE, "draining\n").into_response()
+    } else {
+        "ready\n".into_response()
+    }
 }
 
 async fn endpoint(
@@ -457,6 +507,13 @@ impl Server {
 
     /// A new session: its scratchpad, relay and upstream.
     async fn open(self: &Arc<Self>) -> Result<(String, Arc<HttpSession>), Refusal> {
+        if self.draining.load(Ordering::Acquire) {
+            return Err(refusal(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "this proxy is stopping and takes no new session; start the session again \
+                 (a load balancer sends it to another instance)",
+            ));
+        }
         // At the limit, the least recently used idle session makes room: clients that go
         // without DELETE (the TypeScript SDK's `close()`) must not lock the next ones out
         // (docs/mcp-proxy.md, "Sessions").
@@ -554,6 +611,37 @@ impl Server {
         }
     }
 
+    /// Stops taking sessions and waits until no session has a call in flight, for at most
+    /// [`Listen::drain_timeout`].
+    async fn drain(&self) {
+        self.draining.store(true, Ordering::Release);
+        let busy = || {
+            self.sessions
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .values()
+                .filter(|session| session.working())
+                .count()
+        };
+        let started = Instant::now();
+        let at_first = busy();
+        tracing::info!(
+            sessions_working = at_first,
+            "stopping: no new sessions; waiting for the calls in flight"
+        );
+        let mut left = at_first;
+        while left > 0 && started.elapsed() < self.listen.drain_timeout {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            left = busy();
+        }
+        if left > 0 {
+            tracing::warn!(
+                sessions_working = left,
+                "stopping: the drain timeout passed with calls still in flight; they end now"
+            );
+        }
+    }
+
     async fn close_all(&self) {
         let all: Vec<Arc<HttpSession>> = self
             .sessions
@@ -576,6 +664,17 @@ impl HttpSession {
             .unwrap_or_else(PoisonError::into_inner)
             .open();
         !streaming && !self.relay.in_flight()
+    }
+
+    /// Whether a call of the session is under way: a request not answered yet (a POST stream
+    /// waiting), or work of the relay's.
+    fn working(&self) -> bool {
+        let waiting = {
+            let mut streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
+            streams.forget_closed_posts();
+            !streams.posts.is_empty()
+        };
+        waiting || self.relay.in_flight()
     }
 
     /// When the client last sent a request in this session.

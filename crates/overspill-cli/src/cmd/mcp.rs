@@ -125,6 +125,10 @@ pub struct McpArgs {
     /// The largest request body, in bytes.
     #[arg(long, value_name = "N", default_value_t = 16 << 20, requires = "listen")]
     max_body_bytes: usize,
+    /// On SIGTERM or Ctrl-C, the seconds the calls in flight may take to finish (no new
+    /// session is taken meanwhile, and /readyz answers 503) before the sessions close.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, requires = "listen")]
+    drain_timeout: f64,
     /// A client's MCP configuration (the `mcpServers` JSON of Claude Desktop, Cursor, Claude
     /// Code's .mcp.json or Gemini CLI's settings.json; VS Code's `servers`): front all of its
     /// servers, or the one --name picks.
@@ -208,6 +212,16 @@ fn listen(
         Ok(idle) => idle,
         Err(message) => return Ok(super::usage_error(message)),
     };
+    let drain_timeout = match seconds("--drain-timeout", args.drain_timeout) {
+        Ok(drain) => drain,
+        Err(message) => return Ok(super::usage_error(message)),
+    };
+    if [overspill_mcp::HEALTH_PATH, overspill_mcp::READY_PATH].contains(&args.path.as_str()) {
+        return Ok(super::usage_error(format!(
+            "--path {}: that path answers health checks; choose another for the MCP endpoint",
+            args.path
+        )));
+    }
     let mut listen = Listen::default();
     listen.path = args.path.clone();
     listen.allowed_origins = args.allow_origins.clone();
@@ -215,6 +229,7 @@ fn listen(
     listen.max_sessions = args.max_sessions;
     listen.session_idle = session_idle;
     listen.max_body_bytes = args.max_body_bytes;
+    listen.drain_timeout = drain_timeout;
     // Each session's scratchpad: a dir of its own under --dir, else under the configuration's
     // memory_dir, else in the user's state dir.
     let memory_dir = config
