@@ -169,6 +169,27 @@ impl ScratchpadBuilder {
         self
     }
 
+    /// The token counter [`build`](Self::build) gives the scratchpad: the one set with
+    /// [`counter`](Self::counter), else the one the provider and model (set here over the
+    /// configuration's) pick. A host can [`prepare`](TokenCounter::prepare) it before any
+    /// scratchpad exists.
+    ///
+    /// ```
+    /// use overspill::Scratchpad;
+    ///
+    /// let builder = Scratchpad::builder().provider("anthropic").model("claude-sonnet-4");
+    /// assert_eq!(builder.token_counter().name(), "claude≈cl100k×1.1");
+    /// ```
+    pub fn token_counter(&self) -> &'static dyn TokenCounter {
+        self.counter.unwrap_or_else(|| {
+            let llm = self.llm_settings(self.settings());
+            counter_for(
+                llm.provider.as_deref().unwrap_or("other"),
+                llm.model.as_deref().unwrap_or(""),
+            )
+        })
+    }
+
     /// The model's context window in tokens.
     pub fn context_window(mut self, tokens: u64) -> ScratchpadBuilder {
         self.context_window = Some(tokens);
@@ -301,12 +322,7 @@ impl ScratchpadBuilder {
         // What was set by hand over the configuration, merged as the configuration merges a
         // worker's tables over the agent's.
         let llm = self.llm_settings(settings);
-        let counter = self.counter.unwrap_or_else(|| {
-            counter_for(
-                llm.provider.as_deref().unwrap_or("other"),
-                llm.model.as_deref().unwrap_or(""),
-            )
-        });
+        let counter = self.token_counter();
         let memory_dir = self
             .memory_dir
             .clone()

@@ -14,7 +14,7 @@ use anyhow::Context;
 use clap::Args;
 use overspill::config::{Config, DEFAULT_MIN_TOKENS, Transport, Upstreams};
 use overspill::tokens::TokenCounter;
-use overspill::{BuildError, Scratchpad};
+use overspill::{BuildError, Scratchpad, ScratchpadBuilder};
 use overspill_mcp::oauth::{ClientIdentity, TokenStore};
 use overspill_mcp::{
     DEFAULT_MAX_LEN, DEFAULT_SEPARATOR, Listen, Namespace, ProxyError, ProxyOptions, Reload,
@@ -247,6 +247,19 @@ fn listen(
     let stored_in = format!(
         "overspill mcp: each session's large results are stored in {}",
         base.display()
+    );
+    // The sessions' counter, prepared now: the first session's first large result then
+    // does not wait for its tables.
+    prepare_in_background(
+        scratchpad_builder(
+            config.as_ref(),
+            None,
+            args.tool_prefix.as_deref(),
+            args.context_window,
+            args.provider.as_deref(),
+            args.model.as_deref(),
+        )
+        .token_counter(),
     );
     let factory: ScratchFactory = {
         let args = SessionArgs::of(args);
@@ -630,16 +643,15 @@ fn scratchpad(
     )
 }
 
-/// A scratchpad from the flags over the configuration: written in `dir` when given, else under
-/// the configuration's memory_dir.
-fn build_scratchpad(
+/// The builder of [`build_scratchpad`]: the flags over the configuration.
+fn scratchpad_builder(
     config: Option<&Config>,
     dir: Option<&Path>,
     tool_prefix: Option<&str>,
     context_window: Option<u64>,
     provider: Option<&str>,
     model: Option<&str>,
-) -> anyhow::Result<Scratchpad> {
+) -> ScratchpadBuilder {
     let mut builder = match config {
         Some(config) => Scratchpad::from_config(config),
         // No configuration: every tool is intercepted from the default threshold.
@@ -665,6 +677,20 @@ fn build_scratchpad(
                 .model(model.unwrap_or("gpt-4o"));
         }
     }
+    builder
+}
+
+/// A scratchpad from the flags over the configuration: written in `dir` when given, else under
+/// the configuration's memory_dir.
+fn build_scratchpad(
+    config: Option<&Config>,
+    dir: Option<&Path>,
+    tool_prefix: Option<&str>,
+    context_window: Option<u64>,
+    provider: Option<&str>,
+    model: Option<&str>,
+) -> anyhow::Result<Scratchpad> {
+    let builder = scratchpad_builder(config, dir, tool_prefix, context_window, provider, model);
     let pad = builder.build().map_err(|error| {
         let directory = matches!(
             error,
