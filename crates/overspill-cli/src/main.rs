@@ -49,16 +49,11 @@ fn main() -> ExitCode {
 }
 
 /// The token counters' tables are built once per machine and kept in the user's cache directory
-/// (`OVERSPILL_CACHE_DIR` names another), so a command after the first does not build them
-/// again (docs/tokens.md#where-the-tables-come-from).
+/// (`OVERSPILL_CACHE_DIR`, read by overspill-tokens itself, names another), so a command after
+/// the first does not build them again (docs/tokens.md#where-the-tables-come-from).
 fn keep_tables() {
-    let dir = std::env::var_os("OVERSPILL_CACHE_DIR")
-        .filter(|dir| !dir.is_empty())
-        .map(std::path::PathBuf::from)
-        // A relative path would follow the working directory, which a client may set to `/`.
-        .and_then(|dir| std::path::absolute(dir).ok())
-        .or_else(overspill_mcp::cache_dir);
-    if let Some(dir) = dir {
+    let named = std::env::var_os("OVERSPILL_CACHE_DIR").is_some_and(|dir| !dir.is_empty());
+    if !named && let Some(dir) = overspill_mcp::cache_dir() {
         overspill::tokens::keep_tables_in(dir.join("tables"));
     }
 }

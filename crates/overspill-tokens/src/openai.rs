@@ -18,9 +18,11 @@ mod tally;
 use tables::Vocabulary;
 
 /// Names a directory to keep the OpenAI encodings' built tables in between processes
-/// (docs/tokens.md#where-the-tables-come-from). Without one, each process builds the tables it
-/// uses on first use: about a second for `o200k_base`, half that for `cl100k_base`. With one,
-/// a process after the first loads a checked copy in tens of milliseconds.
+/// (docs/tokens.md#where-the-tables-come-from). Without one, the tables go in
+/// `$OVERSPILL_CACHE_DIR/tables` when that variable names an absolute path, and otherwise each
+/// process builds the tables it uses on first use: about a second for `o200k_base`, half that
+/// for `cl100k_base`. With a directory, a process after the first loads a checked copy in tens
+/// of milliseconds.
 ///
 /// The directory is created private to the user (mode 0700 on Unix); a copy that is not the
 /// user's own, not private, or not exactly as written is ignored and rebuilt. A directory that

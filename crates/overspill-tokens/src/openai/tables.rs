@@ -83,6 +83,18 @@ pub(crate) static CL100K_BASE: Vocabulary = Vocabulary {
 /// Where built tables are kept, once the host has said (see [`crate::keep_tables_in`]).
 static CACHE_DIR: OnceLock<PathBuf> = OnceLock::new();
 
+/// The environment variable that names a cache directory when the host names none: the tables
+/// go in its `tables/` (an absolute path; a relative one is ignored).
+pub(crate) const CACHE_VAR: &str = "OVERSPILL_CACHE_DIR";
+
+/// The directory the host named, else `$OVERSPILL_CACHE_DIR/tables`.
+fn cache_dir() -> Option<PathBuf> {
+    CACHE_DIR.get().cloned().or_else(|| {
+        let dir = PathBuf::from(std::env::var_os(CACHE_VAR)?);
+        dir.is_absolute().then(|| dir.join("tables"))
+    })
+}
+
 /// Names the directory built tables are kept in. `false` if one was already named.
 pub(crate) fn keep_in(dir: PathBuf) -> bool {
     CACHE_DIR.set(dir).is_ok()
@@ -91,7 +103,7 @@ pub(crate) fn keep_in(dir: PathBuf) -> bool {
 impl Vocabulary {
     /// The tokenizer: from the cache when a valid copy is there, else built (and cached).
     pub(crate) fn tokenizer(&self) -> Tokenizer {
-        self.tokenizer_cached_in(CACHE_DIR.get().map(PathBuf::as_path))
+        self.tokenizer_cached_in(cache_dir().as_deref())
     }
 
     fn tokenizer_cached_in(&self, dir: Option<&Path>) -> Tokenizer {
