@@ -584,21 +584,6 @@ fn mcp_listen_on_sigterm_stops_every_session_child_and_exits_0() {
     drop(connections);
 }
 
-/// An MCP server in POSIX sh whose one tool, `slow`, answers after two seconds.
-const SLOW_SERVER: &str = r#"
-while IFS= read -r line; do
-  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
-  [ -z "$id" ] && continue
-  case "$line" in
-    *'"initialize"'*) result='{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"slow","version":"0"}}' ;;
-    *'"tools/list"'*) result='{"tools":[{"name":"slow","inputSchema":{"type":"object"}}]}' ;;
-    *'"tools/call"'*) sleep 2; result='{"content":[{"type":"text","text":"slept well"}]}' ;;
-    *) result='{}' ;;
-  esac
-  printf '{"jsonrpc":"2.0","id":%s,"result":%s}\n' "$id" "$result"
-done
-"#;
-
 /// One HTTP/1.1 exchange with `Connection: close`: the status and the whole response.
 fn http(address: &str, method: &str, path: &str, headers: &str, body: &str) -> (u16, String) {
     use std::io::Read;
@@ -629,7 +614,7 @@ fn sigterm_during_a_long_call_fails_readyz_at_once_completes_the_call_and_exits_
     let dir = tempfile::tempdir().unwrap();
     let mut proxy = Command::new(env!("CARGO_BIN_EXE_overspill"))
         .args(["mcp", "--listen", "127.0.0.1:0", "--dir", path(dir.path())])
-        .args(["--", "sh", "-c", SLOW_SERVER])
+        .args(["--", "sh", "-c", NUMBERS_SERVER])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -712,15 +697,17 @@ fn sigterm_during_a_long_call_fails_readyz_at_once_completes_the_call_and_exits_
 }
 
 /// An MCP server in POSIX sh (so that any user can run it): `numbers`, whose result is about
-/// 20,000 tokens of text, and `where`, which says `$GREETING` and its working directory.
+/// 20,000 tokens of text, `where`, which says `$GREETING` and its working directory, and
+/// `slow`, which answers after two seconds.
 const NUMBERS_SERVER: &str = r#"
 while IFS= read -r line; do
   id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
   [ -z "$id" ] && continue
   case "$line" in
     *'"initialize"'*) result='{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"numbers","version":"0"}}' ;;
-    *'"tools/list"'*) result='{"tools":[{"name":"numbers","inputSchema":{"type":"object"}},{"name":"where","inputSchema":{"type":"object"}}]}' ;;
+    *'"tools/list"'*) result='{"tools":[{"name":"numbers","inputSchema":{"type":"object"}},{"name":"where","inputSchema":{"type":"object"}},{"name":"slow","inputSchema":{"type":"object"}}]}' ;;
     *'"name":"where"'*) result="{\"content\":[{\"type\":\"text\",\"text\":\"$GREETING in $(pwd)\"}]}" ;;
+    *'"name":"slow"'*) sleep 2; result='{"content":[{"type":"text","text":"slept well"}]}' ;;
     *'"tools/call"'*) result="{\"content\":[{\"type\":\"text\",\"text\":\"$(seq 1 20000 | tr '\n' ' ')\"}]}" ;;
     *) result='{}' ;;
   esac

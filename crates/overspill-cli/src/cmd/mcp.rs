@@ -308,14 +308,15 @@ fn session_scratchpad(
     config: Option<&Config>,
     dir: &Path,
 ) -> anyhow::Result<Scratchpad> {
-    build_scratchpad(
+    let builder = scratchpad_builder(
         config,
         Some(dir),
         args.tool_prefix.as_deref(),
         args.context_window,
         args.provider.as_deref(),
         args.model.as_deref(),
-    )
+    );
+    build_scratchpad(builder, Some(dir))
 }
 
 /// The upstream and its timeouts from the flags; `Err` is the usage error to print.
@@ -633,17 +634,20 @@ fn scratchpad(
     config: Option<&Config>,
     dir: Option<&Path>,
 ) -> anyhow::Result<Scratchpad> {
-    build_scratchpad(
+    let dir = args.dir.as_deref().or(dir);
+    let builder = scratchpad_builder(
         config,
-        args.dir.as_deref().or(dir),
+        dir,
         args.tool_prefix.as_deref(),
         args.context_window,
         args.provider.as_deref(),
         args.model.as_deref(),
-    )
+    );
+    build_scratchpad(builder, dir)
 }
 
-/// The builder of [`build_scratchpad`]: the flags over the configuration.
+/// A scratchpad's builder: the flags over the configuration, written in `dir` when given, else
+/// under the configuration's memory_dir.
 fn scratchpad_builder(
     config: Option<&Config>,
     dir: Option<&Path>,
@@ -680,17 +684,9 @@ fn scratchpad_builder(
     builder
 }
 
-/// A scratchpad from the flags over the configuration: written in `dir` when given, else under
-/// the configuration's memory_dir.
-fn build_scratchpad(
-    config: Option<&Config>,
-    dir: Option<&Path>,
-    tool_prefix: Option<&str>,
-    context_window: Option<u64>,
-    provider: Option<&str>,
-    model: Option<&str>,
-) -> anyhow::Result<Scratchpad> {
-    let builder = scratchpad_builder(config, dir, tool_prefix, context_window, provider, model);
+/// The scratchpad `builder` makes, its errors worded for the proxy: one about the directory
+/// (`dir`, when the flags gave it) names the flag or key that chooses another.
+fn build_scratchpad(builder: ScratchpadBuilder, dir: Option<&Path>) -> anyhow::Result<Scratchpad> {
     let pad = builder.build().map_err(|error| {
         let directory = matches!(
             error,
