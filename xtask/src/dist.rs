@@ -26,7 +26,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 use crate::release::workspace::Workspace;
-pub use archive::binary_size_in;
+pub use archive::{binary_size_in, name as archive_name};
 pub use platform::{PLATFORMS, Platform};
 
 /// The usage text of `cargo xtask dist`.
@@ -71,11 +71,59 @@ impl Options {
     }
 }
 
+/// The version every package carries: the workspace's.
+pub fn version(root: &Path) -> Result<String> {
+    Workspace::load(root)?
+        .version
+        .context("the workspace has no [workspace.package] version")
+}
+
+/// The files one `dist` run wrote, as its `SHA256SUMS` lists them.
+#[derive(Debug)]
+pub struct Packages {
+    pub tarball: PathBuf,
+    pub wheel: PathBuf,
+    pub npm_launcher: PathBuf,
+    pub npm_platform: PathBuf,
+}
+
+/// What `dist` made of `version` in `out`, read from its `SHA256SUMS`: one of each package, or
+/// an error saying what is missing.
+pub fn packages(out: &Path, version: &str) -> Result<Packages> {
+    let sums = out.join("SHA256SUMS");
+    let sums = fs::read_to_string(&sums)
+        .with_context(|| format!("no packages in {}: run `cargo xtask dist`", out.display()))?;
+    let files: Vec<&str> = sums
+        .lines()
+        .filter_map(|line| line.split_once("  ").map(|(_, file)| file))
+        .collect();
+    let launcher = format!("npm/overspill-{version}.tgz");
+    let one = |what: &str, wanted: &dyn Fn(&str) -> bool| -> Result<PathBuf> {
+        match files.iter().filter(|file| wanted(file)).collect::<Vec<_>>()[..] {
+            [file] => Ok(out.join(file)),
+            ref found => bail!(
+                "{} lists {found:?} as {what}",
+                out.join("SHA256SUMS").display()
+            ),
+        }
+    };
+    Ok(Packages {
+        tarball: one("the tarball", &|file| {
+            file.starts_with(&archive::name(version, "")) && file.ends_with(".tar.gz")
+        })?,
+        wheel: one("the wheel", &|file| {
+            file.starts_with("pypi/") && file.ends_with(".whl")
+        })?,
+        npm_launcher: one("the npm launcher", &|file| *file == launcher)?,
+        npm_platform: one("the npm platform package", &|file| {
+            file.starts_with("npm/") && file.ends_with(".tgz") && *file != launcher
+        })?,
+    })
+}
+
 /// Builds the binary and writes every package for it under `--out`.
 pub fn run(root: &Path, options: &Options) -> Result<()> {
-    let version = Workspace::load(root)?
-        .version
-        .context("the workspace has no [workspace.package] version")?;
+    let version = version(root)?;
     let target = match &options.target {
         Some(target) => target.clone(),
         None => host_target()?,

@@ -292,71 +292,37 @@ fn first_count(stdout: &str) -> Result<BTreeMap<String, Measured>> {
 fn dist_sizes(root: &Path, target: &Path) -> Result<BTreeMap<String, Measured>> {
     let out = target.join("dist");
     // Packages of this version for this machine, else made now.
-    let version = crate::release::workspace::Workspace::load(root)?
-        .version
-        .unwrap_or_default();
-    let tarball = format!("overspill-{version}-{}.tar.gz", crate::dist::host_target()?);
-    let current = std::fs::read_to_string(out.join("SHA256SUMS"))
-        .is_ok_and(|sums| sums.lines().any(|line| line.ends_with(&tarball)));
+    let version = crate::dist::version(root)?;
+    let host = crate::dist::archive_name(&version, &crate::dist::host_target()?);
+    let current = crate::dist::packages(&out, &version)
+        .is_ok_and(|made| made.tarball.ends_with(format!("{host}.tar.gz")));
     if !current {
         eprintln!(
-            "xtask bench: no {tarball} in {}; running `cargo xtask dist`",
+            "xtask bench: no {host}.tar.gz in {}; running `cargo xtask dist`",
             out.display()
         );
         crate::dist::run(root, &crate::dist::Options::default())?;
     }
-    let size = |path: PathBuf| -> Result<Measured> {
-        let bytes = std::fs::metadata(&path)
+    let made = crate::dist::packages(&out, &version)?;
+    let size = |path: &Path| -> Result<Measured> {
+        let bytes = std::fs::metadata(path)
             .with_context(|| format!("cannot measure {}", path.display()))?
             .len();
         Ok(Measured::Bytes(bytes))
     };
-    let find = |dir: &Path, wanted: &dyn Fn(&str) -> bool| -> Result<PathBuf> {
-        let mut found = Vec::new();
-        for entry in
-            std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))?
-        {
-            let path = entry?.path();
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if wanted(name) {
-                found.push(path);
-            }
-        }
-        match found.as_slice() {
-            [one] => Ok(one.clone()),
-            _ => bail!(
-                "expected one such package in {}, found {found:?}",
-                dir.display()
-            ),
-        }
-    };
-    let tarball = find(&out, &|name| name.ends_with(".tar.gz"))?;
-    let mut figures = BTreeMap::new();
-    figures.insert(
-        dist::BINARY.to_owned(),
-        Measured::Bytes(crate::dist::binary_size_in(&tarball)?),
-    );
-    figures.insert(dist::TARBALL.to_owned(), size(tarball)?);
-    figures.insert(
-        dist::WHEEL.to_owned(),
-        size(find(&out.join("pypi"), &|name| name.ends_with(".whl"))?)?,
-    );
-    let npm = out.join("npm");
-    let launcher = |name: &str| {
-        name.strip_prefix("overspill-")
-            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
-    };
-    figures.insert(
-        dist::NPM_LAUNCHER.to_owned(),
-        size(find(&npm, &|name| launcher(name))?)?,
-    );
-    figures.insert(
-        dist::NPM_PLATFORM.to_owned(),
-        size(find(&npm, &|name| {
-            name.ends_with(".tgz") && !launcher(name)
-        })?)?,
-    );
-    Ok(figures)
+    BTreeMap::from([
+        (
+            dist::BINARY,
+            Ok(Measured::Bytes(crate::dist::binary_size_in(&made.tarball)?)),
+        ),
+        (dist::TARBALL, size(&made.tarball)),
+        (dist::WHEEL, size(&made.wheel)),
+        (dist::NPM_LAUNCHER, size(&made.npm_launcher)),
+        (dist::NPM_PLATFORM, size(&made.npm_platform)),
+    ])
+    .into_iter()
+    .map(|(id, figure)| Ok((id.to_owned(), figure?)))
+    .collect()
 }
 
 /// The figures of the `mcp_proxy` line (times in nanoseconds, sizes in bytes; see

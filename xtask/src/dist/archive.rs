@@ -56,6 +56,11 @@ pub fn copy_licences(root: &Path, dir: &Path, notices: bool) -> Result<()> {
     Ok(())
 }
 
+/// `overspill-<version>-<target>`: the tarball's name without `.tar.gz`, and its one directory.
+pub fn name(version: &str, target: &str) -> String {
+    format!("overspill-{version}-{target}")
+}
+
 /// Writes `<out>/overspill-<version>-<target>.tar.gz` and its `.sha256`; returns the archive.
 pub fn write(
     root: &Path,
@@ -64,7 +69,7 @@ pub fn write(
     binary: &Path,
     out: &Path,
 ) -> Result<PathBuf> {
-    let name = format!("overspill-{version}-{}", platform.target);
+    let name = name(version, platform.target);
     let path = out.join(format!("{name}.tar.gz"));
     let mtime = commit_time(root);
     let file = File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;

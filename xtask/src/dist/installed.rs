@@ -14,14 +14,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::{archive, elf, target_dir};
+use super::{Packages, archive, elf, packages, target_dir, version};
 
 /// A registry address nothing listens on: any download attempt fails at once.
 const NOWHERE: &str = "http://127.0.0.1:9/";
 
 struct Made {
     root: PathBuf,
-    dist: PathBuf,
+    version: String,
+    packages: Packages,
     prepared: PathBuf,
     scratch: tempfile::TempDir,
 }
@@ -40,12 +41,9 @@ fn made(what: &str) -> Option<Made> {
         return None;
     }
     let target = target_dir(&root);
-    let dist = target.join("dist");
-    assert!(
-        dist.join("SHA256SUMS").is_file(),
-        "OVERSPILL_DIST_TESTS=1 but {} has no packages: run `cargo xtask dist`",
-        dist.display()
-    );
+    let version = version(&root).expect("the workspace version");
+    let packages = packages(&target.join("dist"), &version)
+        .unwrap_or_else(|error| panic!("OVERSPILL_DIST_TESTS=1 but {error:#}"));
     let prepared = std::env::var_os("OVERSPILL_EXTERNAL_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| target.join("mcp-external"));
@@ -57,25 +55,17 @@ fn made(what: &str) -> Option<Made> {
     let scratch = tempfile::tempdir().expect("a temporary directory");
     Some(Made {
         root,
-        dist,
+        version,
+        packages,
         prepared,
         scratch,
     })
 }
 
 impl Made {
-    /// The one file in `dir` (under dist) whose name ends with `suffix` and starts with `prefix`.
-    fn package(&self, dir: &str, prefix: &str, suffix: &str) -> PathBuf {
-        let found: Vec<PathBuf> = fs::read_dir(self.dist.join(dir))
-            .expect("dist directory")
-            .map(|entry| entry.expect("entry").path())
-            .filter(|path| {
-                let name = path.file_name().and_then(OsStr::to_str).unwrap_or("");
-                name.starts_with(prefix) && name.ends_with(suffix)
-            })
-            .collect();
-        assert_eq!(found.len(), 1, "{prefix}…{suffix} in {dir}: {found:?}");
-        found.into_iter().next().expect("one")
+    /// `overspill@<version>`, as npx and uvx name it.
+    fn pinned(&self) -> String {
+        format!("overspill@{}", self.version)
     }
 
     /// A command with no way to reach a registry or a cache outside the scratch directory.
@@ -157,19 +147,6 @@ fn installed_entry(made: &Made, mut command: Command, name: &str) -> Vec<String>
     line
 }
 
-/// `overspill@<the workspace version>`, as npx and uvx name it.
-fn pinned() -> String {
-    let version = crate::release::workspace::Workspace::load(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .expect("root"),
-    )
-    .expect("workspace")
-    .version
-    .expect("version");
-    format!("overspill@{version}")
-}
-
 /// An executable shell script at `path` that runs `line` with the arguments it gets.
 fn script(path: &Path, line: &str) {
     use std::os::unix::fs::PermissionsExt;
@@ -188,8 +165,8 @@ fn npm_packages_install_offline_into_an_empty_prefix_and_run_the_tour_and_a_prox
     };
     let prefix = made.scratch.path().join("prefix");
     fs::create_dir_all(&prefix).expect("prefix");
-    let launcher = made.package("npm", "overspill-0", ".tgz");
-    let native = made.package("npm", "overspill-linux-", ".tgz");
+    let launcher = &made.packages.npm_launcher;
+    let native = &made.packages.npm_platform;
     let output = made
         .offline("npm")
         .args([
@@ -200,8 +177,8 @@ fn npm_packages_install_offline_into_an_empty_prefix_and_run_the_tour_and_a_prox
             "--prefix",
         ])
         .arg(&prefix)
-        .arg(&launcher)
-        .arg(&native)
+        .arg(launcher)
+        .arg(native)
         .output()
         .expect("npm runs");
     assert!(
@@ -218,9 +195,9 @@ fn npm_packages_install_offline_into_an_empty_prefix_and_run_the_tour_and_a_prox
     let mut npx = made.offline("npx");
     npx.current_dir(made.scratch.path())
         .args(["--yes", "--offline", "--package"])
-        .arg(&launcher)
+        .arg(launcher)
         .arg("--package")
-        .arg(&native)
+        .arg(native)
         .arg("overspill");
     let line = installed_entry(&made, npx, "npx");
     // Node and npm's npx script by absolute paths: a desktop client may not have Node on PATH.
@@ -228,7 +205,7 @@ fn npm_packages_install_offline_into_an_empty_prefix_and_run_the_tour_and_a_prox
         Path::new(&line[0]).is_absolute() && line[1].ends_with("npx-cli.js"),
         "{line:?}"
     );
-    assert_eq!(line[2..5], ["-y", &pinned(), "mcp"], "{line:?}");
+    assert_eq!(line[2..5], ["-y", &made.pinned(), "mcp"], "{line:?}");
 }
 
 #[test]
@@ -236,7 +213,7 @@ fn the_wheel_installs_into_a_fresh_venv_and_runs_with_uvx_the_tour_and_a_proxied
     let Some(made) = made("the wheel, pip and uvx") else {
         return;
     };
-    let wheel = made.package("pypi", "overspill-", ".whl");
+    let wheel = made.packages.wheel.clone();
     let venv = made.scratch.path().join("venv");
     let created = made
         .offline("python3")
@@ -296,7 +273,7 @@ fn the_wheel_installs_into_a_fresh_venv_and_runs_with_uvx_the_tour_and_a_proxied
     // start overspill the same way, at this version.
     let line = installed_entry(&made, made.offline(&through_uvx), "uvx");
     assert!(line[0].ends_with("/uvx"), "{line:?}");
-    assert_eq!(line[1..3], [&pinned(), "mcp"], "{line:?}");
+    assert_eq!(line[1..3], [&made.pinned(), "mcp"], "{line:?}");
     // Installed with pip, the binary is on the venv's PATH as itself.
     let line = installed_entry(&made, made.offline(&installed), "venv");
     assert_eq!(line[0], installed.to_string_lossy(), "{line:?}");
@@ -307,7 +284,7 @@ fn the_tarball_matches_its_sha256_and_its_linux_binary_needs_at_most_glibc_2_17(
     let Some(made) = made("the tarball") else {
         return;
     };
-    let tarball = made.package("", "overspill-", ".tar.gz");
+    let tarball = made.packages.tarball.clone();
     let recorded = fs::read_to_string(tarball.with_extension("gz.sha256")).expect("the .sha256");
     let name = tarball.file_name().and_then(OsStr::to_str).expect("name");
     assert_eq!(
