@@ -171,8 +171,12 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
     if let Format::Json { typed: true, .. } = client.format() {
         ours.insert("type".to_owned(), json!("stdio"));
     }
+    let program = std::iter::once(launch.program.as_str())
+        .chain(launch.args.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ");
     ours.insert("command".to_owned(), json!(launch.program));
-    let mut ours_args = launch.args.clone();
+    let mut ours_args = launch.args;
     ours_args.extend([
         "mcp".to_owned(),
         "--servers".to_owned(),
@@ -186,10 +190,6 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         // request, so tool calls wait as long as they did before.
         ours.insert("timeout".to_owned(), json!(600_000));
     }
-    let program = std::iter::once(launch.program.as_str())
-        .chain(launch.args.iter().map(String::as_str))
-        .collect::<Vec<_>>()
-        .join(" ");
     let ours = Value::Object(ours);
     let moved: Vec<String> = moving.iter().map(|entry| entry.name.clone()).collect();
     let rewritten = parsed.rewritten(&moved, &ours);

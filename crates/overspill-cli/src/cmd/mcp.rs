@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::{Arc, Once};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -165,6 +165,7 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
         Err(message) => return Ok(super::usage_error(message)),
     };
     let pad = scratchpad(&args, config.as_ref(), default_dir.as_deref())?;
+    prepare_in_background(pad.counter());
     if let Some(dir) = pad.scratchpad_dir() {
         eprintln!(
             "overspill mcp: large results are stored in {}",
@@ -250,22 +251,14 @@ fn listen(
     );
     // The sessions' counter, prepared now: the first session's first large result then
     // does not wait for its tables.
-    prepare_in_background(
-        scratchpad_builder(
-            config.as_ref(),
-            None,
-            args.tool_prefix.as_deref(),
-            args.context_window,
-            args.provider.as_deref(),
-            args.model.as_deref(),
-        )
-        .token_counter(),
-    );
+    let session_args = PadArgs::of(args);
+    prepare_in_background(session_args.builder(config.as_ref(), None).token_counter());
     let factory: ScratchFactory = {
-        let args = SessionArgs::of(args);
         Arc::new(move |id: &str| {
-            let pad = session_scratchpad(&args, config.as_ref(), &base.join(id))
-                .map_err(|error| format!("{error:#}"))?;
+            let dir = base.join(id);
+            let builder = session_args.builder(config.as_ref(), Some(&dir));
+            let pad =
+                build_scratchpad(builder, Some(&dir)).map_err(|error| format!("{error:#}"))?;
             Ok(Arc::new(pad) as Arc<dyn overspill_mcp::Scratch>)
         })
     };
@@ -284,39 +277,55 @@ fn listen(
     }
 }
 
-/// The flags a session's scratchpad is built from, owned (the factory outlives the parse).
-struct SessionArgs {
+/// The flags a scratchpad is built from, owned (a `--listen` factory outlives the parse).
+struct PadArgs {
     tool_prefix: Option<String>,
     context_window: Option<u64>,
     provider: Option<String>,
     model: Option<String>,
 }
 
-impl SessionArgs {
-    fn of(args: &McpArgs) -> SessionArgs {
-        SessionArgs {
+impl PadArgs {
+    fn of(args: &McpArgs) -> PadArgs {
+        PadArgs {
             tool_prefix: args.tool_prefix.clone(),
             context_window: args.context_window,
             provider: args.provider.clone(),
             model: args.model.clone(),
         }
     }
-}
 
-fn session_scratchpad(
-    args: &SessionArgs,
-    config: Option<&Config>,
-    dir: &Path,
-) -> anyhow::Result<Scratchpad> {
-    let builder = scratchpad_builder(
-        config,
-        Some(dir),
-        args.tool_prefix.as_deref(),
-        args.context_window,
-        args.provider.as_deref(),
-        args.model.as_deref(),
-    );
-    build_scratchpad(builder, Some(dir))
+    /// A scratchpad's builder: these flags over the configuration, written in `dir` when given,
+    /// else under the configuration's memory_dir.
+    fn builder(&self, config: Option<&Config>, dir: Option<&Path>) -> ScratchpadBuilder {
+        let mut builder = match config {
+            Some(config) => Scratchpad::from_config(config),
+            // No configuration: every tool is intercepted from the default threshold.
+            None => Scratchpad::builder().intercept_all(DEFAULT_MIN_TOKENS),
+        };
+        let llm = config.map(|config| &config.agent().llm);
+        if let Some(dir) = dir {
+            builder = builder.scratchpad_dir(dir);
+        }
+        let window = self
+            .context_window
+            .or(llm.and_then(|llm| llm.context_window))
+            .unwrap_or(DEFAULT_CONTEXT_WINDOW);
+        builder = builder.context_window(window);
+        if let Some(prefix) = self.tool_prefix.as_deref() {
+            builder = builder.tool_prefix(prefix);
+        }
+        let configured = llm.is_some_and(|llm| llm.provider.is_some() || llm.model.is_some());
+        match (self.provider.as_deref(), self.model.as_deref()) {
+            (None, None) if configured => {}
+            (provider, model) => {
+                builder = builder
+                    .provider(provider.unwrap_or("openai"))
+                    .model(model.unwrap_or("gpt-4o"));
+            }
+        }
+        builder
+    }
 }
 
 /// The upstream and its timeouts from the flags; `Err` is the usage error to print.
@@ -635,53 +644,7 @@ fn scratchpad(
     dir: Option<&Path>,
 ) -> anyhow::Result<Scratchpad> {
     let dir = args.dir.as_deref().or(dir);
-    let builder = scratchpad_builder(
-        config,
-        dir,
-        args.tool_prefix.as_deref(),
-        args.context_window,
-        args.provider.as_deref(),
-        args.model.as_deref(),
-    );
-    build_scratchpad(builder, dir)
-}
-
-/// A scratchpad's builder: the flags over the configuration, written in `dir` when given, else
-/// under the configuration's memory_dir.
-fn scratchpad_builder(
-    config: Option<&Config>,
-    dir: Option<&Path>,
-    tool_prefix: Option<&str>,
-    context_window: Option<u64>,
-    provider: Option<&str>,
-    model: Option<&str>,
-) -> ScratchpadBuilder {
-    let mut builder = match config {
-        Some(config) => Scratchpad::from_config(config),
-        // No configuration: every tool is intercepted from the default threshold.
-        None => Scratchpad::builder().intercept_all(DEFAULT_MIN_TOKENS),
-    };
-    let llm = config.map(|config| &config.agent().llm);
-    if let Some(dir) = dir {
-        builder = builder.scratchpad_dir(dir);
-    }
-    let window = context_window
-        .or(llm.and_then(|llm| llm.context_window))
-        .unwrap_or(DEFAULT_CONTEXT_WINDOW);
-    builder = builder.context_window(window);
-    if let Some(prefix) = tool_prefix {
-        builder = builder.tool_prefix(prefix);
-    }
-    let configured = llm.is_some_and(|llm| llm.provider.is_some() || llm.model.is_some());
-    match (provider, model) {
-        (None, None) if configured => {}
-        (provider, model) => {
-            builder = builder
-                .provider(provider.unwrap_or("openai"))
-                .model(model.unwrap_or("gpt-4o"));
-        }
-    }
-    builder
+    build_scratchpad(PadArgs::of(args).builder(config, dir), dir)
 }
 
 /// The scratchpad `builder` makes, its errors worded for the proxy: one about the directory
@@ -703,21 +666,17 @@ fn build_scratchpad(builder: ScratchpadBuilder, dir: Option<&Path>) -> anyhow::R
         };
         anyhow::Error::new(error).context(context)
     })?;
-    prepare_in_background(pad.counter());
     Ok(pad)
 }
 
 /// Builds (or loads) the counter's tables on a thread of its own as soon as the proxy knows its
-/// counter, once per process: the first large result then does not wait for them
+/// counter: the first large result then does not wait for them
 /// (docs/tokens.md#where-the-tables-come-from).
 fn prepare_in_background(counter: &'static dyn TokenCounter) {
-    static STARTED: Once = Once::new();
-    STARTED.call_once(|| {
-        // Without the thread the first count prepares them instead.
-        let _ = std::thread::Builder::new()
-            .name("overspill-tables".to_owned())
-            .spawn(move || counter.prepare());
-    });
+    // Without the thread the first count prepares them instead.
+    let _ = std::thread::Builder::new()
+        .name("overspill-tables".to_owned())
+        .spawn(move || counter.prepare());
 }
 
 /// `api.example.com` for `https://api.example.com/mcp/`.
