@@ -52,7 +52,7 @@ fn main() -> ExitCode {
 /// (`OVERSPILL_CACHE_DIR`, read by overspill-tokens itself, names another), so a command after
 /// the first does not build them again (docs/tokens.md#where-the-tables-come-from).
 fn keep_tables() {
-    let named = std::env::var_os("OVERSPILL_CACHE_DIR").is_some_and(|dir| !dir.is_empty());
+    let named = std::env::var_os(overspill::tokens::CACHE_VAR).is_some_and(|dir| !dir.is_empty());
     if !named && let Some(dir) = overspill_mcp::cache_dir() {
         overspill::tokens::keep_tables_in(dir.join("tables"));
     }

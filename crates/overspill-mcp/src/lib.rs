@@ -51,7 +51,8 @@ use std::time::Duration;
 
 pub use error::ProxyError;
 pub use listen::{
-    HEALTH_PATH, Listen, READY_PATH, ScratchFactory, is_loopback, listen_blocking, serve_http,
+    HEALTH_PATH, Listen, READY_PATH, ScratchFactory, is_health_path, is_loopback, listen_blocking,
+    serve_http,
 };
 pub use names::ToolNames;
 pub use namespace::{

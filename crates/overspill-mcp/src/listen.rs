@@ -82,6 +82,11 @@ pub const HEALTH_PATH: &str = "/healthz";
 /// The readiness check's path: 200 while new sessions are taken, 503 while draining.
 pub const READY_PATH: &str = "/readyz";
 
+/// Whether `path` is one of the health checks' paths, which the MCP endpoint cannot take.
+pub fn is_health_path(path: &str) -> bool {
+    [HEALTH_PATH, READY_PATH].contains(&path)
+}
+
 impl Default for Listen {
     fn default() -> Listen {
         Listen {
@@ -124,7 +129,7 @@ pub async fn serve_http(
     scratch_for: ScratchFactory,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ProxyError> {
-    if [HEALTH_PATH, READY_PATH].contains(&listen.path.as_str()) {
+    if is_health_path(&listen.path) {
         return Err(ProxyError::Http(format!(
             "the MCP endpoint cannot be {}: that path answers health checks",
             listen.path

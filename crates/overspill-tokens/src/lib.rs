@@ -66,5 +66,5 @@ mod route;
 pub use claude::claude;
 pub use counter::TokenCounter;
 pub use gemma::{gemma3, gemma3_token_ids};
-pub use openai::{cl100k, keep_tables_in, o200k};
+pub use openai::{CACHE_VAR, cl100k, keep_tables_in, o200k};
 pub use route::{Provider, UnknownProvider, counter_for, counter_for_provider};

@@ -15,6 +15,7 @@ use crate::TokenCounter;
 mod tables;
 mod tally;
 
+pub use tables::CACHE_VAR;
 use tables::Vocabulary;
 
 /// Names a directory to keep the OpenAI encodings' built tables in between processes

@@ -217,7 +217,7 @@ fn listen(
         Ok(drain) => drain,
         Err(message) => return Ok(super::usage_error(message)),
     };
-    if [overspill_mcp::HEALTH_PATH, overspill_mcp::READY_PATH].contains(&args.path.as_str()) {
+    if overspill_mcp::is_health_path(&args.path) {
         return Ok(super::usage_error(format!(
             "--path {}: that path answers health checks; choose another for the MCP endpoint",
             args.path

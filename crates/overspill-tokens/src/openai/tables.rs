@@ -26,9 +26,13 @@ pub(crate) struct Vocabulary {
     /// The pre-tokenizer's patterns; `true` marks a pattern whose last character is a one
     /// character look-ahead (the regex engine has no look-around).
     patterns: &'static [(&'static str, bool)],
-    /// A text and its count, checked after a cached table is loaded.
-    probe: (&'static str, usize),
+    /// The count of [`PROBE`], checked after a cached table is loaded.
+    probe_count: usize,
 }
+
+/// A text of letters, accents, CJK, digits, punctuation and whitespace runs, counted by a
+/// loaded table before it is trusted.
+pub(crate) const PROBE: &str = "Grüße aus 東京! 1234 tokens,\n\n  {\"ok\": true}";
 
 /// The hash factor that makes `bpe`'s token hashes collision-free on both vocabularies.
 const HASH_FACTOR: u64 = 17_846_336_922_010_275_747;
@@ -66,7 +70,7 @@ pub(crate) static O200K_BASE: Vocabulary = Vocabulary {
         (SPACE_BEFORE_SPACE, true),
         (SPACES, false),
     ],
-    probe: ("Grüße aus 東京! 1234 tokens,\n\n  {\"ok\": true}", 17),
+    probe_count: 17,
 };
 
 pub(crate) static CL100K_BASE: Vocabulary = Vocabulary {
@@ -77,7 +81,7 @@ pub(crate) static CL100K_BASE: Vocabulary = Vocabulary {
         (SPACE_BEFORE_SPACE, true),
         (SPACES, false),
     ],
-    probe: ("Grüße aus 東京! 1234 tokens,\n\n  {\"ok\": true}", 19),
+    probe_count: 19,
 };
 
 /// Where built tables are kept, once the host has said (see [`crate::keep_tables_in`]).
@@ -85,7 +89,7 @@ static CACHE_DIR: OnceLock<PathBuf> = OnceLock::new();
 
 /// The environment variable that names a cache directory when the host names none: the tables
 /// go in its `tables/` (an absolute path; a relative one is ignored).
-pub(crate) const CACHE_VAR: &str = "OVERSPILL_CACHE_DIR";
+pub const CACHE_VAR: &str = "OVERSPILL_CACHE_DIR";
 
 /// The directory the host named, else `$OVERSPILL_CACHE_DIR/tables`.
 fn cache_dir() -> Option<PathBuf> {
@@ -171,8 +175,7 @@ impl Vocabulary {
         }
         let bpe: BytePairEncoding = rmp_serde::from_slice(payload).ok()?;
         let tokenizer = self.with_pretokenizer(bpe);
-        let (text, count) = self.probe;
-        (tokenizer.count(text) == count).then_some(tokenizer)
+        (tokenizer.count(PROBE) == self.probe_count).then_some(tokenizer)
     }
 }
 
