@@ -258,7 +258,7 @@ fn read_for_worker(
         }
         // Refused (too large with its footer, or a concurrent call spent the budget): point.
         if let Ok(answer) = delivery::deliver(ctx, TOOL, &extraction) {
-            return answer;
+            return answer.text;
         }
     }
     let tokens = ctx.counter().count(&text) as u64;

@@ -35,7 +35,7 @@ struct Cli {
 fn main() -> ExitCode {
     // clap exits with status 2 on usage errors, as docs/cli.md asks.
     let cli = Cli::parse();
-    log_to_stderr();
+    log_to_stderr(cli.command.log_format());
     keep_tables();
     match cli.command.run() {
         Ok(code) => code,
@@ -60,19 +60,29 @@ fn keep_tables() {
 
 /// The libraries' diagnostics (`tracing`) go to stderr, one line each: warnings and errors by
 /// default (the proxy renaming its tools after a clash, a request a server left unanswered),
-/// more or less with `OVERSPILL_LOG=error|warn|info|debug|trace|off` (docs/cli.md).
-fn log_to_stderr() {
+/// more or less with `OVERSPILL_LOG=error|warn|info|debug|trace|off` (docs/cli.md). As JSON
+/// (`overspill mcp --log-format json`), one object per line with a timestamp, and `info` by
+/// default: a line per answered request for an operator's log pipeline (docs/mcp-proxy.md#logs).
+fn log_to_stderr(format: cmd::LogFormat) {
+    use tracing::level_filters::LevelFilter;
+    let json = format == cmd::LogFormat::Json;
     let level = std::env::var("OVERSPILL_LOG")
         .ok()
-        .and_then(|level| level.parse::<tracing::level_filters::LevelFilter>().ok())
-        .unwrap_or(tracing::level_filters::LevelFilter::WARN);
-    let _ = tracing_subscriber::fmt()
+        .and_then(|level| level.parse::<LevelFilter>().ok())
+        .unwrap_or(if json {
+            LevelFilter::INFO
+        } else {
+            LevelFilter::WARN
+        });
+    let text = tracing_subscriber::fmt()
         .with_max_level(level)
         .with_writer(std::io::stderr)
-        .with_target(false)
-        .without_time()
-        .with_ansi(false)
-        .try_init();
+        .with_ansi(false);
+    let _ = if json {
+        text.json().flatten_event(true).try_init()
+    } else {
+        text.with_target(false).without_time().try_init()
+    };
 }
 
 /// The line a failed command prints on stderr: the error and each cause after it. Every

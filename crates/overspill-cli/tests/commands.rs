@@ -1476,3 +1476,239 @@ fn an_installed_clients_entry_starts_a_gateway_of_its_former_servers() {
     let (answers, said) = call_tools(command, &["numbers__where"]);
     assert!(text_of(&answers[0]).starts_with("installed in "), "{said}");
 }
+
+/// What one scripted `--listen` session left behind: every line of the proxy's stderr, the
+/// metrics scraped after it, and the tokens of the outputs it stored (from their metadata).
+#[cfg(target_os = "linux")]
+struct Scripted {
+    stderr: Vec<String>,
+    metrics: String,
+    stored_tokens: u64,
+}
+
+/// The bearer token of [`scripted_listen_session`]'s proxy.
+const TOKEN: &str = "tok-6d1f0c9a2b7e4f3a";
+
+/// Text only an exploration call's arguments hold.
+const ARGUMENT_TEXT: &str = "19999 argtext-5b1e";
+
+/// Runs `overspill mcp --listen … --metrics … --log-format json --auth-token-env` over
+/// [`NUMBERS_SERVER`]: a session initializes, calls `numbers` (~20,000 tokens, stored), greps
+/// the stored output with [`ARGUMENT_TEXT`] in its arguments, and is deleted; then the metrics
+/// are scraped and the proxy is stopped.
+#[cfg(target_os = "linux")]
+fn scripted_listen_session() -> Scripted {
+    use std::io::BufReader;
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let mut proxy = Command::new(env!("CARGO_BIN_EXE_overspill"))
+        .args(["mcp", "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0"])
+        .args(["--log-format", "json", "--auth-token-env", "TEAM_TOKEN"])
+        .args(["--dir", path(dir.path()), "--", "sh", "-c", NUMBERS_SERVER])
+        .env("TEAM_TOKEN", TOKEN)
+        .env_remove("OVERSPILL_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (sender, lines) = std::sync::mpsc::channel::<String>();
+    let reader = BufReader::new(proxy.stderr.take().unwrap());
+    let collector = std::thread::spawn(move || {
+        for line in reader.lines().map_while(Result::ok) {
+            let _ = sender.send(line);
+        }
+    });
+    let mut stderr = Vec::new();
+    let mut announced = |what: &str| loop {
+        let line = lines
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("no {what} announced in {stderr:?}"));
+        stderr.push(line.clone());
+        if let Some((_, rest)) = line.split_once(what) {
+            break rest.split('"').next().unwrap().to_owned();
+        }
+    };
+    let url = announced("serving MCP on http://");
+    let metrics_url = announced("serving metrics on http://");
+    let (address, endpoint) = url.split_once('/').unwrap();
+    let (address, endpoint) = (address.to_owned(), format!("/{endpoint}"));
+    let (metrics_address, metrics_path) = metrics_url.split_once('/').unwrap();
+    let bearer = format!("Authorization: Bearer {TOKEN}\r\n");
+
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+    let (status, opened) = http(&address, "POST", &endpoint, &bearer, initialize);
+    assert_eq!(status, 200, "{opened}");
+    let session = opened
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no session id: {opened}"));
+    let headers = format!("{bearer}Mcp-Session-Id: {session}\r\n");
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert_eq!(
+        http(&address, "POST", &endpoint, &headers, initialized).0,
+        202
+    );
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"numbers","arguments":{}}}"#;
+    let (status, pointed) = http(&address, "POST", &endpoint, &headers, call);
+    assert_eq!(status, 200, "{pointed}");
+    let file = pointed
+        .split("file: ")
+        .nth(1)
+        .and_then(|rest| rest.split(['\\', '\n', ' ']).next())
+        .unwrap_or_else(|| panic!("no pointer: {pointed}"))
+        .to_owned();
+    let grep = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"grep","arguments":{{"file":"{file}","pattern":"{ARGUMENT_TEXT}"}}}}}}"#
+    );
+    let (status, grepped) = http(&address, "POST", &endpoint, &headers, &grep);
+    assert_eq!(status, 200, "{grepped}");
+    assert_eq!(http(&address, "DELETE", &endpoint, &headers, "").0, 200);
+
+    // The session's end is counted when its upstream has stopped: scrape until it is.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let metrics = loop {
+        let (status, scraped) = http(metrics_address, "GET", &format!("/{metrics_path}"), "", "");
+        assert_eq!(status, 200, "{scraped}");
+        if scraped.contains("overspill_sessions_ended_total{reason=\"deleted\"} 1") {
+            break scraped;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the session's end was never counted: {scraped}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let listed = run(
+        &["ls", "--dir", path(&dir.path().join(&session)), "--json"],
+        "",
+    );
+    let records: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let stored_tokens = records
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|record| {
+            record["tokens"]
+                .as_u64()
+                .unwrap_or_else(|| panic!("{record}"))
+        })
+        .sum();
+
+    let stopped = Command::new("kill")
+        .args(["-TERM", &proxy.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    assert!(proxy.wait().unwrap().success());
+    collector.join().unwrap();
+    stderr.extend(lines.try_iter());
+    Scripted {
+        stderr,
+        metrics,
+        stored_tokens,
+    }
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn json_logs_parse_line_by_line_and_hold_no_bearer_token_or_argument_text() {
+    let scripted = scripted_listen_session();
+    let lines: Vec<serde_json::Value> = scripted
+        .stderr
+        .iter()
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|error| panic!("not JSON ({error}): {line}"))
+        })
+        .collect();
+    for line in &scripted.stderr {
+        assert!(!line.contains(TOKEN), "the bearer token was logged: {line}");
+        assert!(
+            !line.contains("argtext-5b1e"),
+            "argument text was logged: {line}"
+        );
+    }
+    // One line per answered request, each with its session, server and method.
+    let requests: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|line| line["target"] == "overspill::request")
+        .collect();
+    let methods: Vec<&str> = requests
+        .iter()
+        .map(|line| line["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        methods,
+        ["initialize", "tools/call", "tools/call"],
+        "{requests:?}"
+    );
+    let session = requests[0]["session"].as_str().unwrap();
+    assert_eq!(session.len(), 12, "{requests:?}");
+    for line in &requests {
+        assert_eq!(line["session"], session, "{line}");
+        assert_eq!(line["level"], "INFO", "{line}");
+        assert!(line["ms"].is_u64(), "{line}");
+    }
+    assert_eq!(requests[1]["server"], "sh", "{:?}", requests[1]);
+    assert_eq!(requests[1]["tool"], "numbers", "{:?}", requests[1]);
+    assert_eq!(
+        requests[2]["server"], "overspill",
+        "explorations are answered here"
+    );
+    assert_eq!(requests[2]["tool"], "grep");
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn metrics_count_a_listen_session_and_its_tokens_intercepted_as_stored() {
+    let scripted = scripted_listen_session();
+    let metrics = &scripted.metrics;
+    let value = |series: &str| -> u64 {
+        metrics
+            .lines()
+            .find_map(|line| line.strip_prefix(series)?.strip_prefix(' '))
+            .unwrap_or_else(|| panic!("no {series} in:\n{metrics}"))
+            .parse()
+            .unwrap()
+    };
+    assert!(
+        scripted.stored_tokens > 10_000,
+        "{}",
+        scripted.stored_tokens
+    );
+    assert_eq!(
+        value("overspill_tokens_intercepted_total{server=\"sh\"}"),
+        scripted.stored_tokens
+    );
+    assert_eq!(
+        value("overspill_tool_results_total{server=\"sh\",outcome=\"stored\"}"),
+        1
+    );
+    assert_eq!(
+        value("overspill_exploration_calls_total{tool=\"grep\",outcome=\"delivered\"}"),
+        1
+    );
+    assert!(value("overspill_tokens_extracted_total{tool=\"grep\"}") > 0);
+    assert_eq!(
+        value("overspill_requests_total{method=\"tools/call\",outcome=\"result\"}"),
+        2
+    );
+    assert_eq!(
+        value("overspill_requests_total{method=\"initialize\",outcome=\"result\"}"),
+        1
+    );
+    assert_eq!(value("overspill_sessions_started_total"), 1);
+    assert_eq!(value("overspill_sessions_open"), 0);
+    assert_eq!(value("overspill_upstream_starts_total{server=\"sh\"}"), 1);
+    assert_eq!(
+        value(
+            "overspill_upstream_request_duration_seconds_count{server=\"sh\",method=\"tools/call\"}"
+        ),
+        1
+    );
+    assert!(value("overspill_stored_bytes_total{server=\"sh\"}") > 100_000);
+}

@@ -146,6 +146,15 @@ pub fn measure(ctx: &ExploreContext, tool: &str, extraction: &Extraction) -> Mea
     }
 }
 
+/// A delivered result: the text the model receives and the tokens charged for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivered {
+    /// Body, newline, footer.
+    pub text: String,
+    /// The tokens charged to the budget (0 for a host tool's answer, which is not charged).
+    pub tokens: u64,
+}
+
 /// Measures `extraction` and charges it: the returned text on success, what to report on
 /// refusal. Check and charge are one atomic step of the budget, so concurrent calls cannot
 /// overspend it.
@@ -156,11 +165,11 @@ pub fn deliver(
     ctx: &ExploreContext,
     tool: &str,
     extraction: &Extraction,
-) -> Result<String, Refused> {
+) -> Result<Delivered, Refused> {
     let budget = ctx.budget();
     match measure(ctx, tool, extraction) {
         Measured::Fits { text, tokens } => match budget.try_charge(tokens) {
-            Ok(_) => Ok(text),
+            Ok(_) => Ok(Delivered { text, tokens }),
             Err(refusal) => Err(Refused {
                 estimated_tokens: refusal.estimated_tokens,
                 per_call_limit: refusal.per_call_limit,

@@ -132,6 +132,12 @@ pub struct TooLarge {
 }
 
 impl TooLarge {
+    /// Whether the remaining budget, not the per-call limit, is what the result exceeds (the
+    /// per-call limit is judged first).
+    pub fn over_budget(&self) -> bool {
+        self.estimated_tokens <= self.per_call_limit
+    }
+
     /// What the model should do next, in the error's message.
     fn next_step(&self) -> &'static str {
         if self.retry.is_some() {

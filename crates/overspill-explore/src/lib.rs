@@ -75,5 +75,5 @@ pub use error::{
 };
 pub use json_tools::reference::{Referenced, referenced_value};
 pub use pointer::{MAX_POINTER_TOKENS, Pointer, Summary, tool_label};
-pub use registry::{Registry, dispatch, reads_format, tools};
+pub use registry::{Answer, Outcome, Registry, dispatch, reads_format, tools};
 pub use tool::{Caller, Extraction, HostTool, Tool};

@@ -26,7 +26,7 @@ use crate::args;
 use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::definitions::Definition;
-use crate::delivery::{self, Measured};
+use crate::delivery::{self, Delivered, Measured};
 use crate::error::{TooLarge, ToolError};
 use crate::json_tools;
 use crate::line_tools;
@@ -195,15 +195,38 @@ impl Registry {
         name: &str,
         arguments: &Value,
     ) -> String {
+        self.answer_counted(ctx, tool_prefix, name, arguments).text
+    }
+
+    /// [`Registry::answer_as`], with what the call came to beside the text: for a host that
+    /// keeps count of deliveries and refusals (the proxy's metrics).
+    pub fn answer_counted(
+        &self,
+        ctx: Option<&ExploreContext>,
+        tool_prefix: &str,
+        name: &str,
+        arguments: &Value,
+    ) -> Answer {
         match self.run(ctx, tool_prefix, name, arguments) {
-            Ok(text) => text,
-            // An error is not charged, but it must not cost more than a result may either.
-            Err(error) => match ctx {
-                Some(ctx) => {
-                    error.render_within(ctx.counter(), ctx.budget().max_extraction_tokens())
-                }
-                None => error.render(),
+            Ok(Delivered { text, tokens }) => Answer {
+                text,
+                outcome: Outcome::Delivered { tokens },
             },
+            Err(error) => {
+                let outcome = match &error {
+                    ToolError::TooLarge(body) if body.over_budget() => Outcome::OverBudget,
+                    ToolError::TooLarge(_) => Outcome::OverCallLimit,
+                    _ => Outcome::Failed,
+                };
+                // An error is not charged, but it must not cost more than a result may either.
+                let text = match ctx {
+                    Some(ctx) => {
+                        error.render_within(ctx.counter(), ctx.budget().max_extraction_tokens())
+                    }
+                    None => error.render(),
+                };
+                Answer { text, outcome }
+            }
         }
     }
 
@@ -218,6 +241,7 @@ impl Registry {
         arguments: &Value,
     ) -> Result<String, ToolError> {
         self.run(Some(ctx), "", name, arguments)
+            .map(|delivered| delivered.text)
     }
 
     /// Runs the tool `name` for the agent with `ctx` whose host puts `tool_prefix` before the
@@ -228,7 +252,7 @@ impl Registry {
         tool_prefix: &str,
         name: &str,
         arguments: &Value,
-    ) -> Result<String, ToolError> {
+    ) -> Result<Delivered, ToolError> {
         let tool = self.find(name).ok_or_else(|| {
             ToolError::invalid_argument(
                 None,
@@ -383,6 +407,44 @@ pub fn dispatch(ctx: &ExploreContext, name: &str, arguments: &str) -> String {
     Registry::new().dispatch(ctx, name, arguments)
 }
 
+/// What the model receives for one call, and what the call came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// The extraction with its footer, or the error object.
+    pub text: String,
+    /// Delivered (and charged), refused, or failed.
+    pub outcome: Outcome,
+}
+
+/// What one call came to, for a host that keeps count (docs/tools.md#1-common-rules).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// A result was delivered and `tokens` charged to the budget (0 for a host tool's answer).
+    Delivered {
+        /// The tokens charged.
+        tokens: u64,
+    },
+    /// Refused as over the per-call limit (`<tool>_too_large`, whatever the budget holds).
+    OverCallLimit,
+    /// Refused as more than the budget has left (`<tool>_too_large` within the per-call limit).
+    OverBudget,
+    /// Any other tool error: a bad argument, a missing file, a path outside the root.
+    Failed,
+}
+
+impl Outcome {
+    /// `delivered`, `over_call_limit`, `over_budget` or `failed`: for logs and metric labels.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Delivered { .. } => "delivered",
+            Outcome::OverCallLimit => "over_call_limit",
+            Outcome::OverBudget => "over_budget",
+            Outcome::Failed => "failed",
+        }
+    }
+}
+
 /// A tool with its types erased, so the registry can hold them in one list. Each method
 /// parses the call's arguments once and works on the typed `Args` from there.
 trait Runnable: Send + Sync {
@@ -394,7 +456,7 @@ trait Runnable: Send + Sync {
         registry: &Registry,
         caller: &Caller<'_>,
         arguments: &Value,
-    ) -> Result<String, ToolError>;
+    ) -> Result<Delivered, ToolError>;
     /// Runs a candidate retry and measures it; `None` when it does not parse or run, or is a
     /// host's tool (which no retry names).
     fn step(&self, ctx: &ExploreContext, arguments: &Value) -> Option<Step>;
@@ -430,7 +492,7 @@ impl<T: Tool> Runnable for Entry<T> {
         registry: &Registry,
         caller: &Caller<'_>,
         arguments: &Value,
-    ) -> Result<String, ToolError> {
+    ) -> Result<Delivered, ToolError> {
         let Some(ctx) = caller.ctx else {
             return Err(ToolError::invalid_argument(
                 None,
@@ -495,13 +557,16 @@ impl<T: HostTool> Runnable for Hosted<T> {
         _registry: &Registry,
         caller: &Caller<'_>,
         arguments: &Value,
-    ) -> Result<String, ToolError> {
+    ) -> Result<Delivered, ToolError> {
         let args = if T::LONG_ARGUMENTS {
             args::parse_any_length::<T::Args>(T::NAME, arguments)?
         } else {
             args::parse::<T::Args>(T::NAME, arguments)?
         };
-        Ok(self.0.answer(caller, args))
+        Ok(Delivered {
+            text: self.0.answer(caller, args),
+            tokens: 0,
+        })
     }
 
     fn step(&self, _ctx: &ExploreContext, _arguments: &Value) -> Option<Step> {

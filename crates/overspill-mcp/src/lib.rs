@@ -35,6 +35,7 @@ mod error;
 mod lines;
 mod listen;
 mod message;
+mod metrics;
 mod names;
 mod namespace;
 pub mod oauth;
@@ -51,9 +52,10 @@ use std::time::Duration;
 
 pub use error::ProxyError;
 pub use listen::{
-    HEALTH_PATH, Listen, READY_PATH, ScratchFactory, is_health_path, is_loopback, listen_blocking,
-    serve_http,
+    Bound, HEALTH_PATH, Listen, READY_PATH, ScratchFactory, is_health_path, is_loopback,
+    listen_blocking, serve_http,
 };
+pub use metrics::{METRICS_PATH, Metrics};
 pub use names::ToolNames;
 pub use namespace::{
     DEFAULT_MAX_LEN, DEFAULT_SEPARATOR, MAX_NAME_LEN, NameTable, Namespace, Origin,
@@ -86,6 +88,8 @@ pub struct ProxyOptions {
     pub init_timeout: Duration,
     /// Where a gateway's sessions learn a new server list ([`Reload`]).
     pub reload: Option<Reload>,
+    /// Where the sessions count what they do (docs/mcp-proxy.md#metrics).
+    pub metrics: Option<Metrics>,
 }
 
 /// A new server list for running gateways: every session of options made
@@ -263,6 +267,7 @@ impl ProxyOptions {
             namespace: None,
             init_timeout: DEFAULT_INIT_TIMEOUT,
             reload: None,
+            metrics: None,
         }
     }
 
@@ -274,6 +279,7 @@ impl ProxyOptions {
             namespace: Some(namespace),
             init_timeout: DEFAULT_INIT_TIMEOUT,
             reload: None,
+            metrics: None,
         }
     }
 
@@ -283,6 +289,14 @@ impl ProxyOptions {
     pub fn with_reload(mut self, reload: &Reload) -> ProxyOptions {
         self.servers = reload.0.borrow().clone();
         self.reload = Some(reload.clone());
+        self
+    }
+
+    /// The same options, the sessions counting into `metrics` (their scratchpads need it as
+    /// their observer too, [`overspill::ScratchpadBuilder::observer`]).
+    #[must_use]
+    pub fn with_metrics(mut self, metrics: &Metrics) -> ProxyOptions {
+        self.metrics = Some(metrics.clone());
         self
     }
 

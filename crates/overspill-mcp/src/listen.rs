@@ -37,11 +37,15 @@ use tokio::sync::{mpsc, watch};
 use crate::ProxyOptions;
 use crate::error::ProxyError;
 use crate::message::{self, Id, Kind};
-use crate::relay::Relay;
+use crate::metrics::Ended;
+use crate::relay::{Answered, Relay};
 use crate::scratch::Scratch;
 use crate::session::{self, Wiring};
 
 const SESSION_ID: &str = "mcp-session-id";
+
+/// The hex digits of a session's id its log lines carry (48 of its 128 bits).
+const SESSION_LABEL_CHARS: usize = 12;
 
 /// Server-initiated messages kept for a session with no stream open to take them.
 const BACKLOG: usize = 1024;
@@ -74,6 +78,19 @@ pub struct Listen {
     /// On the stop signal, how long the calls in flight may take to finish before the
     /// sessions close anyway.
     pub drain_timeout: Duration,
+    /// Where [`listen_blocking`] serves `GET /metrics` (the options' [`Metrics`](crate::Metrics)), on a
+    /// listener of its own so that the MCP endpoint's token does not cover it.
+    pub metrics_address: Option<SocketAddr>,
+}
+
+/// Where [`listen_blocking`] listens, once it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Bound {
+    /// The MCP endpoint's (and the health checks') address.
+    pub mcp: SocketAddr,
+    /// The metrics' address, when they are served.
+    pub metrics: Option<SocketAddr>,
 }
 
 /// The health check's path: 200 while the process serves.
@@ -97,6 +114,7 @@ impl Default for Listen {
             session_idle: Duration::from_secs(30 * 60),
             max_body_bytes: 16 << 20,
             drain_timeout: Duration::from_secs(30),
+            metrics_address: None,
         }
     }
 }
@@ -111,6 +129,7 @@ impl std::fmt::Debug for Listen {
             .field("session_idle", &self.session_idle)
             .field("max_body_bytes", &self.max_body_bytes)
             .field("drain_timeout", &self.drain_timeout)
+            .field("metrics_address", &self.metrics_address)
             .finish()
     }
 }
@@ -184,32 +203,71 @@ pub async fn serve_http(
 }
 
 /// [`serve_http`] on `address`, on a runtime of its own, until Ctrl-C or SIGTERM (the CLI's
-/// `overspill mcp --listen`). Prints nothing; the caller says where it listens.
+/// `overspill mcp --listen`), with the metrics on [`Listen::metrics_address`] when it is set.
+/// Prints nothing; `bound` hears where it listens.
 ///
 /// # Errors
 ///
-/// [`ProxyError::Runtime`] without a runtime, [`ProxyError::Http`] when the address cannot
-/// be bound or served.
+/// [`ProxyError::Runtime`] without a runtime, [`ProxyError::Http`] when an address cannot
+/// be bound or served, or metrics are to be served and the options have none.
 pub fn listen_blocking(
     address: SocketAddr,
     listen: Listen,
     options: ProxyOptions,
     scratch_for: ScratchFactory,
-    bound: impl FnOnce(SocketAddr),
+    bound: impl FnOnce(Bound),
 ) -> Result<(), ProxyError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(ProxyError::Runtime)?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(address)
-            .await
-            .map_err(|error| ProxyError::Http(format!("cannot listen on {address}: {error}")))?;
-        if let Ok(local) = listener.local_addr() {
-            bound(local);
+        let listener = bind(address).await?;
+        let metrics = match (listen.metrics_address, &options.metrics) {
+            (None, _) => None,
+            (Some(address), Some(metrics)) => Some((bind(address).await?, metrics.clone())),
+            (Some(_), None) => {
+                return Err(ProxyError::Http(
+                    "metrics are to be served, but the proxy options count none: give them \
+                     ProxyOptions::with_metrics"
+                        .to_owned(),
+                ));
+            }
+        };
+        let mcp = listener.local_addr().map_err(|error| {
+            ProxyError::Http(format!("cannot read the address listened on: {error}"))
+        })?;
+        let metrics_at = metrics
+            .as_ref()
+            .and_then(|(listener, _)| listener.local_addr().ok());
+        bound(Bound {
+            mcp,
+            metrics: metrics_at,
+        });
+        // The metrics answer until the MCP server has drained and closed its sessions, so a
+        // scrape during the drain still sees them.
+        let (stopped, stopping) = watch::channel(false);
+        let metrics_server = metrics.map(|(listener, metrics)| {
+            let mut stopping = stopping.clone();
+            tokio::spawn(metrics.serve(listener, async move {
+                let _ = stopping.wait_for(|stopped| *stopped).await;
+            }))
+        });
+        let served = serve_http(listener, listen, options, scratch_for, stop_signal()).await;
+        let _ = stopped.send(true);
+        if let Some(metrics_server) = metrics_server
+            && let Ok(Err(error)) = metrics_server.await
+        {
+            tracing::warn!(%error, "the metrics server failed");
         }
-        serve_http(listener, listen, options, scratch_for, stop_signal()).await
+        served
     })
+}
+
+async fn bind(address: SocketAddr) -> Result<tokio::net::TcpListener, ProxyError> {
+    tokio::net::TcpListener::bind(address)
+        .await
+        .map_err(|error| ProxyError::Http(format!("cannot listen on {address}: {error}")))
 }
 
 /// Ctrl-C, or SIGTERM where there is one.
@@ -250,6 +308,11 @@ struct Server {
 
 /// One client session.
 struct HttpSession {
+    /// How the session is named in logs: the start of its id, enough to tell sessions apart,
+    /// too little to take one over.
+    label: String,
+    /// Why it was ended, once something ended it.
+    ended: Mutex<Option<Ended>>,
     relay: Relay,
     streams: Mutex<Streams>,
     last_seen: Mutex<Instant>,
@@ -350,7 +413,7 @@ async fn endpoint(
             Err(refused) => refused.into_response(),
         },
         Method::DELETE => match session {
-            Some(id) if server.end(&id).await => StatusCode::OK.into_response(),
+            Some(id) if server.end(&id, Ended::Deleted).await => StatusCode::OK.into_response(),
             _ => refusal(StatusCode::NOT_FOUND, "no such session").into_response(),
         },
         _ => refusal(
@@ -513,6 +576,9 @@ impl Server {
     /// A new session: its scratchpad, relay and upstream.
     async fn open(self: &Arc<Self>) -> Result<(String, Arc<HttpSession>), Refusal> {
         if self.draining.load(Ordering::Acquire) {
+            if let Some(metrics) = &self.options.metrics {
+                metrics.session_refused("draining");
+            }
             return Err(refusal(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "this proxy is stopping and takes no new session; start the session again \
@@ -530,6 +596,9 @@ impl Server {
             >= self.listen.max_sessions;
         if full {
             let Some(reclaimed) = self.least_recently_used_idle() else {
+                if let Some(metrics) = &self.options.metrics {
+                    metrics.session_refused("full");
+                }
                 return Err(refusal(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "the proxy serves as many sessions as it may (--max-sessions), each with a \
@@ -537,7 +606,7 @@ impl Server {
                 ));
             };
             tracing::info!(session = %reclaimed, "reclaimed the least recently used idle session for a new one");
-            self.end(&reclaimed).await;
+            self.end(&reclaimed, Ended::Reclaimed).await;
         }
         let id = session_id().map_err(|why| refusal(StatusCode::INTERNAL_SERVER_ERROR, &why))?;
         let scratch = (self.scratch_for)(&id)
@@ -546,10 +615,12 @@ impl Server {
             relay,
             client_queue,
             upstream,
-        } = session::wire(&self.options, scratch)
+        } = session::wire(&self.options, scratch, true)
             .map_err(|error| refusal(StatusCode::INTERNAL_SERVER_ERROR, &error.to_string()))?;
         let (close, mut closing) = watch::channel(false);
         let session = Arc::new(HttpSession {
+            label: id.chars().take(SESSION_LABEL_CHARS).collect(),
+            ended: Mutex::new(None),
             relay: relay.clone(),
             streams: Mutex::new(Streams::default()),
             last_seen: Mutex::new(Instant::now()),
@@ -557,10 +628,14 @@ impl Server {
             upstream: Mutex::new(None),
         });
         tokio::spawn(route(Arc::clone(&session), client_queue));
+        if let Some(metrics) = &self.options.metrics {
+            metrics.session_started();
+        }
         let runner = {
             let server = Arc::clone(self);
             let options = self.options.clone();
             let id = id.clone();
+            let this = Arc::clone(&session);
             tokio::spawn(async move {
                 let gone = async move {
                     let _ = closing.wait_for(|closed| *closed).await;
@@ -575,6 +650,15 @@ impl Server {
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .remove(&id);
+                let why = this
+                    .ended
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .unwrap_or(Ended::Upstream);
+                tracing::info!(session = %this.label, reason = why.as_str(), "session ended");
+                if let Some(metrics) = &options.metrics {
+                    metrics.session_ended(why);
+                }
             })
         };
         *session
@@ -600,8 +684,9 @@ impl Server {
             .map(|(id, _)| id.clone())
     }
 
-    /// Ends a session: its streams close and its upstream stops. `false` if there was none.
-    async fn end(&self, id: &str) -> bool {
+    /// Ends a session (`why` says why): its streams close and its upstream stops. `false` if
+    /// there was none.
+    async fn end(&self, id: &str, why: Ended) -> bool {
         let removed = self
             .sessions
             .lock()
@@ -609,7 +694,7 @@ impl Server {
             .remove(id);
         match removed {
             Some(session) => {
-                session.shut().await;
+                session.shut(why).await;
                 true
             }
             None => false,
@@ -655,7 +740,8 @@ impl Server {
             .drain()
             .map(|(_, session)| session)
             .collect();
-        futures_util::future::join_all(all.iter().map(|session| session.shut())).await;
+        futures_util::future::join_all(all.iter().map(|session| session.shut(Ended::Shutdown)))
+            .await;
     }
 }
 
@@ -691,7 +777,11 @@ impl HttpSession {
     }
 
     /// Closes the session's streams and waits (a little) for its upstream to stop.
-    async fn shut(&self) {
+    async fn shut(&self, why: Ended) {
+        self.ended
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_or_insert(why);
         let _ = self.close.send(true);
         {
             let mut streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
@@ -740,7 +830,13 @@ impl HttpSession {
 async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<String>) {
     while let Some(text) = queue.recv().await {
         let (answered, progress) = match message::head(&text) {
-            Ok((Kind::Response { id: Some(id) }, _)) => (Some(id), None),
+            Ok((
+                Kind::Response {
+                    id: Some(id),
+                    error,
+                },
+                _,
+            )) => (Some((id, error)), None),
             Ok((Kind::Notification { method }, _)) if method == "notifications/progress" => {
                 (None, progress_token(&text))
             }
@@ -753,7 +849,7 @@ async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<String>) {
                 .unwrap_or_else(PoisonError::into_inner);
             streams.forget_closed_posts();
             let own = match (&answered, &progress) {
-                (Some(id), _) => streams
+                (Some((id, _)), _) => streams
                     .posts
                     .iter()
                     .position(|post| post.waiting.contains(id)),
@@ -767,7 +863,7 @@ async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<String>) {
             match own {
                 Some(at) => {
                     let post = &mut streams.posts[at];
-                    if let Some(id) = &answered {
+                    if let Some((id, _)) = &answered {
                         post.waiting.remove(id);
                     }
                     let sender = post.sender.clone();
@@ -791,7 +887,28 @@ async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<String>) {
         if let Some(sender) = target {
             let _ = sender.send(text).await;
         }
+        if let Some((id, error)) = answered
+            && let Some(done) = session.relay.answered_client(&id, error)
+        {
+            log_request(&session.label, &done, error);
+        }
     }
+}
+
+/// The one log line of an answered request (docs/mcp-proxy.md#logs): the session, the method,
+/// the server and tool when there are, how it ended and how long it took; never its arguments
+/// or result.
+fn log_request(session: &str, done: &Answered, error: bool) {
+    tracing::info!(
+        target: "overspill::request",
+        session,
+        method = done.method,
+        server = done.server.as_deref().unwrap_or("overspill"),
+        tool = done.tool.as_deref().unwrap_or(""),
+        outcome = if error { "error" } else { "result" },
+        ms = u64::try_from(done.took.as_millis()).unwrap_or(u64::MAX),
+        "request answered"
+    );
 }
 
 /// An SSE response carrying each message of `receiver` as one event.
@@ -821,7 +938,7 @@ async fn reap(server: Arc<Server>) {
             .map(|(id, _)| id.clone())
             .collect();
         for id in stale {
-            server.end(&id).await;
+            server.end(&id, Ended::Idle).await;
         }
     }
 }

@@ -49,8 +49,8 @@ pub(crate) enum Kind {
     /// A notification: no id, no response.
     Notification { method: String },
     /// A response (a result or an error) to the request with this id; `None` for the error
-    /// answer to a message whose id could not be read.
-    Response { id: Option<Id> },
+    /// answer to a message whose id could not be read. `error`: it is an error response.
+    Response { id: Option<Id>, error: bool },
 }
 
 /// One message: its text as received and its routing head.
@@ -169,8 +169,20 @@ fn route(envelope: &Envelope) -> Result<(Kind, Value), Invalid> {
         return Ok((kind, id));
     }
     match (envelope.result.is_some(), envelope.error.is_some()) {
-        (true, false) if key.is_some() => Ok((Kind::Response { id: key }, id)),
-        (false, true) => Ok((Kind::Response { id: key }, id)),
+        (true, false) if key.is_some() => Ok((
+            Kind::Response {
+                id: key,
+                error: false,
+            },
+            id,
+        )),
+        (false, true) => Ok((
+            Kind::Response {
+                id: key,
+                error: true,
+            },
+            id,
+        )),
         _ => Err(invalid(
             id,
             INVALID_REQUEST,

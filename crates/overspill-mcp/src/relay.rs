@@ -18,7 +18,7 @@ pub(crate) use gateway::backoff;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -28,6 +28,7 @@ use tokio::sync::{Semaphore, mpsc};
 use crate::edits;
 use crate::error::ProxyError;
 use crate::message::{self, Id, Kind, Message, Salvaged};
+use crate::metrics::{self, Metrics};
 use crate::names::ToolNames;
 use crate::namespace::Namespace;
 use crate::scratch::Scratch;
@@ -47,6 +48,11 @@ pub(crate) struct Settings {
     pub(crate) init_timeout: Duration,
     /// `Some` for a gateway: how its servers' tools and prompts are named.
     pub(crate) namespace: Option<Namespace>,
+    /// Where the session counts what it does.
+    pub(crate) metrics: Option<Metrics>,
+    /// Keep a ledger of the client's requests, for a transport that reports each one when it
+    /// is answered ([`Relay::answered_client`]): `--listen`.
+    pub(crate) ledger: bool,
 }
 
 /// What the relay knows of one upstream server.
@@ -120,6 +126,16 @@ impl ServerEnd {
     /// The server is gone (`why` says how).
     pub(crate) async fn gone(&self, why: &str) {
         self.relay.server_gone(self.index, why).await;
+    }
+
+    /// Where the session counts what it does.
+    pub(crate) fn metrics(&self) -> Option<Metrics> {
+        self.relay.0.metrics.clone()
+    }
+
+    /// The server's configured name.
+    pub(crate) fn server_name(&self) -> String {
+        self.relay.0.member(self.index).name.clone()
     }
 }
 
@@ -267,6 +283,33 @@ struct Shared {
     schemas: RwLock<HashMap<String, Arc<Value>>>,
     jobs: Arc<Semaphore>,
     busy: Arc<AtomicUsize>,
+    metrics: Option<Metrics>,
+    /// The client's requests not answered yet, when the transport reports answers.
+    ledger: Option<Mutex<HashMap<Id, Entry>>>,
+}
+
+/// A client request in the ledger: what it asked, of which server, since when.
+struct Entry {
+    method: &'static str,
+    started: Instant,
+    /// The server it went to, once it went to one.
+    server: Option<usize>,
+    /// For `tools/call`: the tool, as the client named it.
+    tool: Option<String>,
+}
+
+/// A client request answered: for the transport's log line and metrics. Never the request's
+/// arguments or result.
+#[derive(Debug)]
+pub(crate) struct Answered {
+    /// The method, as a bounded label (`other` for a method not in the MCP list).
+    pub(crate) method: &'static str,
+    /// The server that answered it, if one did (an exploration call is answered here).
+    pub(crate) server: Option<String>,
+    /// For `tools/call`: the tool, as the client named it.
+    pub(crate) tool: Option<String>,
+    /// From the request's arrival to its answer.
+    pub(crate) took: Duration,
 }
 
 /// The exploration tools under the names the client sees.
@@ -303,6 +346,8 @@ struct Waiting {
     raw: Value,
     pending: Pending,
     server: usize,
+    /// When it was forwarded.
+    sent: Instant,
 }
 
 /// What to do with the response to a client request.
@@ -382,6 +427,8 @@ impl Relay {
             schemas: RwLock::new(HashMap::new()),
             jobs: Arc::new(Semaphore::new(CONCURRENT_JOBS)),
             busy: Arc::new(AtomicUsize::new(0)),
+            metrics: settings.metrics,
+            ledger: settings.ledger.then(|| Mutex::new(HashMap::new())),
         })))
     }
 
@@ -409,6 +456,23 @@ impl Relay {
                 .unwrap_or_else(PoisonError::into_inner)
                 .values()
                 .any(|waiting| waiting.pending != Pending::Cancelled)
+    }
+
+    /// The client request `id` has just been answered (the transport saw its response go
+    /// out): what it was, for the transport's log line, counted in the metrics. `None` for a
+    /// request the ledger does not hold (none is kept, or it was answered already).
+    pub(crate) fn answered_client(&self, id: &Id, error: bool) -> Option<Answered> {
+        let entry = self.0.ledger()?.remove(id)?;
+        let took = entry.started.elapsed();
+        if let Some(metrics) = &self.0.metrics {
+            metrics.request(entry.method, error, took);
+        }
+        Some(Answered {
+            method: entry.method,
+            server: entry.server.map(|index| self.0.member(index).name.clone()),
+            tool: entry.tool,
+            took,
+        })
     }
 
     /// `index`'s side of the relay, for the transport that speaks to that server.
@@ -574,7 +638,7 @@ impl Relay {
         if joined && shared.send_server(index, text).await {
             return true;
         }
-        if shared.take(index, id).is_some() {
+        if shared.reclaim(index, id).is_some() {
             let text = match &shared.gateway {
                 Some(_) => self.unavailable(index),
                 None => format!(
@@ -594,6 +658,18 @@ impl Relay {
     }
 
     async fn client_message(&self, message: Message) {
+        if let (Some(ledger), Kind::Request { id, method }) = (&self.0.ledger, &message.kind) {
+            let entry = Entry {
+                method: metrics::method_label(method),
+                started: Instant::now(),
+                server: None,
+                tool: None,
+            };
+            ledger
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(id.clone(), entry);
+        }
         if self.0.gateway.is_some() {
             return self.gateway_client_message(message).await;
         }
@@ -643,7 +719,7 @@ impl Relay {
 
     async fn server_message(&self, index: usize, message: Message) {
         let shared = &self.0;
-        let Kind::Response { id: Some(id) } = &message.kind else {
+        let Kind::Response { id: Some(id), .. } = &message.kind else {
             return shared.send_client(message.text).await;
         };
         let Some(pending) = shared.take(index, id) else {
@@ -705,6 +781,11 @@ impl Relay {
             .as_ref()
             .and_then(|params| params.name)
             .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok());
+        if let Kind::Request { id, .. } = &message.kind
+            && let Some(name) = &name
+        {
+            shared.note_tool(id, name);
+        }
         let Some((params, name)) = parsed.zip(name) else {
             return shared
                 .send_client(message::error_response(
@@ -864,6 +945,9 @@ impl Relay {
             gateway.task_created(&task, index);
         }
         if !shared.scratch.intercepts(server, &tool) {
+            if let Some(metrics) = &shared.metrics {
+                metrics.unwatched(server);
+            }
             return shared.send_client(message.text).await;
         }
         // A small result is decided here: counting it takes microseconds, less than handing it
@@ -1039,7 +1123,13 @@ impl Shared {
             raw: raw.clone(),
             pending,
             server,
+            sent: Instant::now(),
         };
+        if let Some(mut ledger) = self.ledger()
+            && let Some(entry) = ledger.get_mut(id)
+        {
+            entry.server = Some(server);
+        }
         self.outstanding
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -1057,17 +1147,51 @@ impl Shared {
         }
     }
 
-    /// The client request `id` that server `index` answered, if it owes it one.
+    /// The client request `id` that server `index` answered, if it owes it one; how long the
+    /// server took is counted.
     fn take(&self, index: usize, id: &Id) -> Option<Pending> {
+        let waiting = self.remove_waiting(index, id)?;
+        if let Some(metrics) = &self.metrics {
+            let method = self
+                .ledger()
+                .and_then(|ledger| ledger.get(id).map(|entry| entry.method))
+                .unwrap_or("other");
+            metrics.upstream_request(&self.member(index).name, method, waiting.sent.elapsed());
+        }
+        Some(waiting.pending)
+    }
+
+    /// The client request `id` that server `index` owed but will not answer (it could not be
+    /// sent).
+    fn reclaim(&self, index: usize, id: &Id) -> Option<Pending> {
+        self.remove_waiting(index, id)
+            .map(|waiting| waiting.pending)
+    }
+
+    fn remove_waiting(&self, index: usize, id: &Id) -> Option<Waiting> {
         let mut outstanding = self
             .outstanding
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         match outstanding.get(id) {
-            Some(waiting) if waiting.server == index => {
-                outstanding.remove(id).map(|waiting| waiting.pending)
-            }
+            Some(waiting) if waiting.server == index => outstanding.remove(id),
             _ => None,
+        }
+    }
+
+    /// The ledger of the client's requests, when one is kept.
+    fn ledger(&self) -> Option<std::sync::MutexGuard<'_, HashMap<Id, Entry>>> {
+        self.ledger
+            .as_ref()
+            .map(|ledger| ledger.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Notes in the ledger which tool the client request `id` calls.
+    fn note_tool(&self, id: &Id, tool: &str) {
+        if let Some(mut ledger) = self.ledger()
+            && let Some(entry) = ledger.get_mut(id)
+        {
+            entry.tool = Some(tool.to_owned());
         }
     }
 

@@ -300,6 +300,20 @@ impl Link {
             value.set_sensitive(true);
             headers.append(name, value);
         }
+        let auth = remote.oauth.as_ref().map(|oauth| {
+            let authorizer = Authorizer::new(
+                remote.url.to_string(),
+                oauth.store.clone(),
+                oauth.login.clone(),
+            );
+            match relay.metrics() {
+                Some(metrics) => {
+                    let server = relay.server_name();
+                    authorizer.on_refresh(move |ok| metrics.oauth_refreshed(&server, ok))
+                }
+                None => authorizer,
+            }
+        });
         Ok(Link {
             http,
             url: remote.url.clone(),
@@ -312,13 +326,7 @@ impl Link {
             listening: AtomicBool::new(false),
             ended: AtomicBool::new(false),
             fatal,
-            auth: remote.oauth.as_ref().map(|oauth| {
-                Authorizer::new(
-                    remote.url.to_string(),
-                    oauth.store.clone(),
-                    oauth.login.clone(),
-                )
-            }),
+            auth,
         })
     }
 

@@ -35,10 +35,12 @@ pub(crate) struct Wiring {
     pub(crate) upstream: Vec<(Server, UpstreamPorts)>,
 }
 
-/// Builds the relay for one session of `options` over `scratch`.
+/// Builds the relay for one session of `options` over `scratch`; with `ledger`, the relay
+/// keeps one of the client's requests for a transport that reports their answers.
 pub(crate) fn wire(
     options: &ProxyOptions,
     scratch: Arc<dyn Scratch>,
+    ledger: bool,
 ) -> Result<Wiring, ProxyError> {
     let (to_client, client_queue) = mpsc::channel(QUEUE);
     let mut servers = Vec::new();
@@ -59,6 +61,8 @@ pub(crate) fn wire(
         servers,
         init_timeout: options.init_timeout,
         namespace: options.namespace.clone(),
+        metrics: options.metrics.clone(),
+        ledger,
     };
     let ports = Ports {
         to_client,
@@ -213,12 +217,20 @@ async fn run_server(
     ports: UpstreamPorts,
     gone: Pin<&mut impl Future<Output = ()>>,
 ) -> Result<(), ProxyError> {
-    match &server.upstream {
+    let metrics = end.metrics();
+    if let Some(metrics) = &metrics {
+        metrics.upstream_started(&server.name);
+    }
+    let outcome = match &server.upstream {
         Upstream::Command(command) => {
             child::run(command, server.log.as_deref(), end, ports, gone).await
         }
         Upstream::Http(remote) => remote::run(remote, end, ports, gone).await,
+    };
+    if let (Some(metrics), Err(_)) = (&metrics, &outcome) {
+        metrics.upstream_failed(&server.name);
     }
+    outcome
 }
 
 /// One server of a gateway, kept running for the session.
@@ -290,6 +302,9 @@ impl Member {
             if removed {
                 return end.gone("was removed from the server list").await;
             }
+            if let Some(metrics) = end.metrics() {
+                metrics.upstream_restarted(&self.server.name);
+            }
         }
     }
 }
@@ -314,7 +329,7 @@ where
         relay,
         client_queue,
         upstream,
-    } = wire(&options, scratch)?;
+    } = wire(&options, scratch, false)?;
     let (close, closing) = watch::channel(false);
     let writer = tokio::spawn(lines::write_lines(write, client_queue, closing));
     let mut reader = tokio::spawn(read_side(read, Side::Client(relay.clone())));

@@ -16,6 +16,7 @@ use crate::config::{
 use crate::error::BuildError;
 use crate::explore::FileCache;
 use crate::explore::{ExploreContext, Registry};
+use crate::observe::Observer;
 use crate::prompt;
 use crate::role::{Explorer, Kind, Role};
 use crate::scratchpad::Scratchpad;
@@ -81,6 +82,7 @@ pub struct ScratchpadBuilder {
     tool_prefix: String,
     cache: Option<Arc<FileCache>>,
     max_reference_bytes: Option<u64>,
+    observer: Option<Arc<dyn Observer>>,
 }
 
 impl ScratchpadBuilder {
@@ -298,6 +300,13 @@ impl ScratchpadBuilder {
         self
     }
 
+    /// Tells `observer` of every tool result the scratchpad judges and every exploration call
+    /// it answers ([`Event`](crate::Event)), for a host that keeps count (metrics).
+    pub fn observer(mut self, observer: Arc<dyn Observer>) -> ScratchpadBuilder {
+        self.observer = Some(observer);
+        self
+    }
+
     /// Validates the settings, creates the directories and returns the scratchpad.
     ///
     /// # Errors
@@ -434,6 +443,7 @@ impl ScratchpadBuilder {
                 .max_reference_bytes
                 .unwrap_or(crate::references::DEFAULT_MAX_REFERENCE_BYTES),
             tool_prefix: std::sync::RwLock::new(std::sync::Arc::from(self.tool_prefix)),
+            observer: self.observer,
         }))
     }
 

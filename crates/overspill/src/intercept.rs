@@ -3,6 +3,7 @@
 use crate::budget::thousands;
 use crate::explore::{Pointer, Summary};
 use crate::mcp_result::Normalised;
+use crate::observe::Event;
 use crate::output::ToolOutput;
 use crate::session::Session;
 use crate::store::{Output, StoreError, TokenTally};
@@ -80,8 +81,24 @@ impl Session {
     /// an error result passes, a tool without a threshold passes (`min_tokens`, the output's
     /// own, comes first), the content is normalised by `normalise` (given the host's
     /// persistence footer), an output below its threshold passes, anything else is stored and
-    /// pointed to.
+    /// pointed to. The host's observer hears which.
     pub(crate) fn decide<'a>(
+        &self,
+        server: &str,
+        tool: &str,
+        is_error: bool,
+        min_tokens: Option<u64>,
+        normalise: impl FnOnce(Option<&str>) -> Normalised<'a>,
+    ) -> Intercepted<()> {
+        let decided = self.judge(server, tool, is_error, min_tokens, normalise);
+        if let Intercepted::Inline(()) = decided {
+            self.observe(&Event::Passed { server, tool });
+        }
+        decided
+    }
+
+    /// [`Session::decide`] but for telling the observer of a result that passes.
+    fn judge<'a>(
         &self,
         server: &str,
         tool: &str,
@@ -140,6 +157,12 @@ impl Session {
         match stored {
             Ok((stored, summary)) => {
                 budget.record_intercepted(tokens);
+                self.observe(&Event::Stored {
+                    server,
+                    tool,
+                    tokens,
+                    bytes: u64::try_from(text.len()).unwrap_or(u64::MAX),
+                });
                 let names = self.registry.exploration_names();
                 let prefix = self.tool_prefix();
                 let pointer = Pointer::new(tool, &stored, tokens, self.counter)
@@ -153,6 +176,7 @@ impl Session {
             // 7. A short notice, never the payload; the counter stays as it was.
             Err(error) => {
                 tracing::warn!(tool, %error, "could not store an intercepted output");
+                self.observe(&Event::StoreFailed { server, tool });
                 Intercepted::Failed(failure_notice(tool, text.len(), tokens, &error))
             }
         }

@@ -13,6 +13,7 @@ use crate::explore::Definition;
 use crate::format::ToolFormat;
 use crate::intercept::Intercepted;
 use crate::mcp_result;
+use crate::observe::Event;
 use crate::output::ToolOutput;
 use crate::role::Role;
 use crate::session::Session;
@@ -102,9 +103,15 @@ impl Scratchpad {
     /// [`call`](Self::call) with already parsed arguments.
     pub fn call_value(&self, tool: &str, arguments: &Value) -> String {
         let prefix = self.inner.tool_prefix();
-        self.inner
+        let answer = self
+            .inner
             .registry
-            .answer_as(self.inner.ctx(), &prefix, tool, arguments)
+            .answer_counted(self.inner.ctx(), &prefix, tool, arguments);
+        self.inner.observe(&Event::Explored {
+            tool,
+            outcome: answer.outcome,
+        });
+        answer.text
     }
 
     /// Whether `tool` is one this scratchpad answers (so the host routes the call to

@@ -7,6 +7,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use crate::budget::Budget;
 use crate::explore::{ExploreContext, Registry};
+use crate::observe::{Event, Observer};
 use crate::role::Role;
 use crate::store::Store;
 use crate::thresholds::Thresholds;
@@ -30,9 +31,18 @@ pub(crate) struct Session {
     /// What the host puts before the exploration tools' names (`""` for nothing); the MCP
     /// proxy changes it when a server's tool takes an exploration tool's name.
     pub(crate) tool_prefix: RwLock<Arc<str>>,
+    /// Told of every result judged and every exploration call answered.
+    pub(crate) observer: Option<Arc<dyn Observer>>,
 }
 
 impl Session {
+    /// Tells the host's observer, if it has one.
+    pub(crate) fn observe(&self, event: &Event<'_>) {
+        if let Some(observer) = &self.observer {
+            observer.observe(event);
+        }
+    }
+
     /// The prefix of the exploration tools' names.
     pub(crate) fn tool_prefix(&self) -> Arc<str> {
         Arc::clone(

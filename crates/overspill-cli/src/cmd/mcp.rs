@@ -17,8 +17,8 @@ use overspill::tokens::TokenCounter;
 use overspill::{BuildError, Scratchpad, ScratchpadBuilder};
 use overspill_mcp::oauth::{ClientIdentity, TokenStore};
 use overspill_mcp::{
-    DEFAULT_MAX_LEN, DEFAULT_SEPARATOR, Listen, Namespace, ProxyError, ProxyOptions, Reload,
-    Remote, ScratchFactory, Server, Upstream, parse_header,
+    DEFAULT_MAX_LEN, DEFAULT_SEPARATOR, Listen, METRICS_PATH, Metrics, Namespace, ProxyError,
+    ProxyOptions, Reload, Remote, ScratchFactory, Server, Upstream, parse_header,
 };
 
 pub const EXAMPLES: &str = "Speaks MCP on stdin/stdout to the client and runs the real server as a \
@@ -32,6 +32,15 @@ overspill mcp --url https://mcp.example.com/mcp   # after `overspill auth login 
 overspill mcp --servers ~/.cursor/mcp.json --name github   # a server of a client's mcpServers
   \
 overspill mcp --servers ~/.cursor/mcp.json   # all of them, one budget: tools named github__search …";
+
+/// How the process's diagnostics are written on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// One line of text each; warnings and errors by default.
+    Text,
+    /// One JSON object per line; by default also one line per answered request (`info`).
+    Json,
+}
 
 /// The window the budget is sized by when neither the flag nor `[agent.llm]` gives one.
 const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
@@ -129,6 +138,14 @@ pub struct McpArgs {
     /// session is taken meanwhile, and /readyz answers 503) before the sessions close.
     #[arg(long, value_name = "SECS", default_value_t = 30.0, requires = "listen")]
     drain_timeout: f64,
+    /// Serve Prometheus metrics at http://ADDR/metrics (e.g. 0.0.0.0:9464), a listener of
+    /// their own that --auth-token-env does not cover (docs/mcp-proxy.md#metrics).
+    #[arg(long, value_name = "ADDR", requires = "listen")]
+    metrics: Option<std::net::SocketAddr>,
+    /// How diagnostics are written on stderr: `text`, or `json` (one JSON object per line,
+    /// with one line per answered request at the default level; docs/mcp-proxy.md#logs).
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
     /// A client's MCP configuration (the `mcpServers` JSON of Claude Desktop, Cursor, Claude
     /// Code's .mcp.json or Gemini CLI's settings.json; VS Code's `servers`): front all of its
     /// servers, or the one --name picks.
@@ -167,12 +184,12 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
     let pad = scratchpad(&args, config.as_ref(), default_dir.as_deref())?;
     prepare_in_background(pad.counter());
     if let Some(dir) = pad.scratchpad_dir() {
-        eprintln!(
-            "overspill mcp: large results are stored in {}",
-            dir.display()
+        say(
+            args.log_format,
+            &format!("large results are stored in {}", dir.display()),
         );
     }
-    announce_logs(&options);
+    announce_logs(&options, args.log_format);
     match overspill_mcp::run_blocking(options, Arc::new(pad)) {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(error @ (ProxyError::NameClash { .. } | ProxyError::InvalidPrefix { .. })) => {
@@ -231,6 +248,9 @@ fn listen(
     listen.session_idle = session_idle;
     listen.max_body_bytes = args.max_body_bytes;
     listen.drain_timeout = drain_timeout;
+    listen.metrics_address = args.metrics;
+    let metrics = Metrics::new();
+    let options = options.with_metrics(&metrics);
     // Each session's scratchpad: a dir of its own under --dir, else under the configuration's
     // memory_dir, else in the user's state dir.
     let memory_dir = config
@@ -246,7 +266,7 @@ fn listen(
         },
     };
     let stored_in = format!(
-        "overspill mcp: each session's large results are stored in {}",
+        "each session's large results are stored in {}",
         base.display()
     );
     // The sessions' counter, prepared now: the first session's first large result then
@@ -256,22 +276,37 @@ fn listen(
     let factory: ScratchFactory = {
         Arc::new(move |id: &str| {
             let dir = base.join(id);
-            let builder = session_args.builder(config.as_ref(), Some(&dir));
+            let builder = session_args
+                .builder(config.as_ref(), Some(&dir))
+                .observer(Arc::new(metrics.clone()));
             let pad =
                 build_scratchpad(builder, Some(&dir)).map_err(|error| format!("{error:#}"))?;
             Ok(Arc::new(pad) as Arc<dyn overspill_mcp::Scratch>)
         })
     };
     let path = args.path.clone();
-    announce_logs(&options);
+    let format = args.log_format;
+    announce_logs(&options, format);
     let outcome = overspill_mcp::listen_blocking(address, listen, options, factory, |bound| {
-        eprintln!("overspill mcp: serving MCP on http://{bound}{path}");
-        eprintln!("{stored_in}");
+        say(
+            format,
+            &format!("serving MCP on http://{}{path}", bound.mcp),
+        );
+        if let Some(metrics) = bound.metrics {
+            say(
+                format,
+                &format!("serving metrics on http://{metrics}{METRICS_PATH}"),
+            );
+        }
+        say(format, &stored_in);
     });
     match outcome {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(error) => {
-            eprintln!("overspill mcp: {error}");
+            match format {
+                LogFormat::Text => eprintln!("overspill mcp: {error}"),
+                LogFormat::Json => tracing::error!(%error, "overspill mcp stopped"),
+            }
             Ok(ExitCode::FAILURE)
         }
     }
@@ -402,15 +437,23 @@ fn reloading_on_hangup(args: &McpArgs, options: ProxyOptions) -> anyhow::Result<
 }
 
 /// Says where each server's stderr goes, when it has a log of its own.
-fn announce_logs(options: &ProxyOptions) {
+fn announce_logs(options: &ProxyOptions, format: LogFormat) {
     for server in &options.servers {
         if let Some(log) = &server.log {
-            eprintln!(
-                "overspill mcp: the server `{}` logs to {}",
-                server.name,
-                log.display()
+            say(
+                format,
+                &format!("the server `{}` logs to {}", server.name, log.display()),
             );
         }
+    }
+}
+
+/// A line for the person running the proxy, on stderr: as text, or as one more JSON object
+/// among the logs (`--log-format json`), so that every line of stderr parses.
+fn say(format: LogFormat, line: &str) {
+    match format {
+        LogFormat::Text => eprintln!("overspill mcp: {line}"),
+        LogFormat::Json => tracing::info!(target: "overspill", "{line}"),
     }
 }
 

@@ -11,6 +11,8 @@ mod tool;
 mod tools;
 mod tour;
 
+pub use mcp::LogFormat;
+
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
@@ -52,6 +54,16 @@ pub enum Command {
     /// Put back the configuration `overspill install` changed, as it was before.
     #[command(after_help = install::UNINSTALL_EXAMPLES)]
     Uninstall(install::UninstallArgs),
+}
+
+impl Command {
+    /// How the process writes its diagnostics: `overspill mcp --log-format`, else text.
+    pub fn log_format(&self) -> mcp::LogFormat {
+        match self {
+            Command::Mcp(args) => args.log_format,
+            _ => mcp::LogFormat::Text,
+        }
+    }
 }
 
 impl Command {

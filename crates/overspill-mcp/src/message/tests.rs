@@ -67,7 +67,7 @@ fn a_batch_is_routed_element_by_element() {
         matches!(&all[0], Ok(m) if m.kind == Kind::Notification { method: "notifications/initialized".into() })
     );
     assert!(
-        matches!(&all[1], Ok(m) if m.kind == Kind::Response { id: Some(Id::Number("1".into())) })
+        matches!(&all[1], Ok(m) if m.kind == Kind::Response { id: Some(Id::Number("1".into())), error: false })
     );
     assert!(matches!(&all[2], Err(e) if e.code == INVALID_REQUEST));
 }
@@ -76,7 +76,13 @@ fn a_batch_is_routed_element_by_element() {
 fn an_error_without_an_id_is_a_response() {
     let message =
         one(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#).unwrap();
-    assert_eq!(message.kind, Kind::Response { id: None });
+    assert_eq!(
+        message.kind,
+        Kind::Response {
+            id: None,
+            error: true
+        }
+    );
 }
 
 #[test]

@@ -30,6 +30,8 @@ pub(crate) struct Authorizer {
     renewing: tokio::sync::Mutex<()>,
     /// The scope sets already signed in with for a step-up: each is tried once.
     stepped_up: std::sync::Mutex<Vec<Vec<String>>>,
+    /// Told of each refresh and whether it worked (the metrics).
+    refreshed: Option<Box<dyn Fn(bool) + Send + Sync>>,
 }
 
 impl std::fmt::Debug for Authorizer {
@@ -56,7 +58,17 @@ impl Authorizer {
             current: RwLock::new(current),
             renewing: tokio::sync::Mutex::new(()),
             stepped_up: std::sync::Mutex::new(Vec::new()),
+            refreshed: None,
         }
+    }
+
+    /// The same authorization, telling `refreshed` of each refresh and whether it worked.
+    pub(crate) fn on_refresh(
+        mut self,
+        refreshed: impl Fn(bool) + Send + Sync + 'static,
+    ) -> Authorizer {
+        self.refreshed = Some(Box::new(refreshed));
+        self
     }
 
     /// The token for the next request (renewed first when it is about to expire), or `None`
@@ -185,7 +197,13 @@ impl Authorizer {
             return Ok(self.adopt(current));
         }
         let refreshed = match &file {
-            Some(file) if refreshable(file) => self.refresh(file, challenge).await,
+            Some(file) if refreshable(file) => {
+                let refreshed = self.refresh(file, challenge).await;
+                if let Some(tell) = &self.refreshed {
+                    tell(refreshed.is_ok());
+                }
+                refreshed
+            }
             Some(_) => Err(OAuthError::Expired {
                 url: self.url.clone(),
                 reason: "the authorization server gave no refresh token".to_owned(),

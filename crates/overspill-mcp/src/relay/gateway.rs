@@ -642,7 +642,7 @@ impl Relay {
                 let method = method.clone();
                 self.gateway_notification(&method, message).await;
             }
-            Kind::Response { id } => {
+            Kind::Response { id, .. } => {
                 // The client answers a server's request under the id the gateway gave it.
                 let Some(key) = id else {
                     return;
@@ -1412,7 +1412,7 @@ impl Relay {
     pub(super) async fn gateway_server_message(&self, index: usize, message: Message) {
         let gateway = self.gateway();
         match &message.kind {
-            Kind::Response { id: Some(id) } => {
+            Kind::Response { id: Some(id), .. } => {
                 if gateway.deliver(index, id, &message.text) {
                     return;
                 }
@@ -1423,7 +1423,7 @@ impl Relay {
                     }
                 }
             }
-            Kind::Response { id: None } => {
+            Kind::Response { id: None, .. } => {
                 tracing::warn!(server = %self.0.member(index).name, "the server could not read a message the gateway sent it");
             }
             Kind::Request { .. } => {
