@@ -169,10 +169,12 @@ fn main() {
     let http = over_http(&plan);
     line += &format!(
         " http_calls={} http_direct_round_trip_ns={} http_proxy_round_trip_ns={} \
-         http_clients={} http_burst_calls={} http_direct_burst_ns={} http_proxy_burst_ns={}",
+         http_metrics_round_trip_ns={} http_clients={} http_burst_calls={} \
+         http_direct_burst_ns={} http_proxy_burst_ns={}",
         plan.calls,
         http.direct.as_nanos(),
         http.proxied.as_nanos(),
+        http.counted.as_nanos(),
         plan.clients,
         plan.clients * plan.burst,
         http.direct_burst.as_nanos(),
@@ -335,6 +337,8 @@ struct HttpFigures {
     direct: Duration,
     /// The same through `overspill mcp --listen`.
     proxied: Duration,
+    /// The same through `overspill mcp --listen --metrics …`, which counts each call.
+    counted: Duration,
     /// The fastest burst of concurrent calls to the server directly.
     direct_burst: Duration,
     /// The same through `overspill mcp --listen`.
@@ -351,24 +355,33 @@ fn over_http(plan: &Plan) -> HttpFigures {
         .unwrap();
     let scratch = tempfile::tempdir().unwrap();
     let server = HttpUpstream::start(None);
-    let proxy = ListeningProxy::start(scratch.path());
+    let proxy = ListeningProxy::start(&scratch.path().join("plain"), &[]);
+    let counting = ListeningProxy::start(
+        &scratch.path().join("counted"),
+        &["--metrics", "127.0.0.1:0"],
+    );
     let figures = runtime.block_on(async {
         let mut direct = HttpSession::open(http_client::client(), &server.url).await;
         let mut proxied = HttpSession::open(http_client::client(), &proxy.url).await;
+        let mut counted = HttpSession::open(http_client::client(), &counting.url).await;
         let mut times = (
+            Vec::with_capacity(plan.calls),
             Vec::with_capacity(plan.calls),
             Vec::with_capacity(plan.calls),
         );
         for i in 0..plan.warm_up + plan.calls {
             let direct_time = direct.call_small().await;
             let proxied_time = proxied.call_small().await;
+            let counted_time = counted.call_small().await;
             if i >= plan.warm_up {
                 times.0.push(direct_time);
                 times.1.push(proxied_time);
+                times.2.push(counted_time);
             }
         }
         direct.close().await;
         proxied.close().await;
+        counted.close().await;
         let mut bursts = (Duration::MAX, Duration::MAX);
         for _ in 0..plan.bursts {
             bursts.0 = bursts.0.min(burst(&server.url, plan).await);
@@ -377,11 +390,13 @@ fn over_http(plan: &Plan) -> HttpFigures {
         HttpFigures {
             direct: median(times.0),
             proxied: median(times.1),
+            counted: median(times.2),
             direct_burst: bursts.0,
             proxied_burst: bursts.1,
         }
     });
     proxy.close();
+    counting.close();
     server.close();
     figures
 }
@@ -687,12 +702,14 @@ struct ListeningProxy {
 }
 
 impl ListeningProxy {
-    fn start(scratch: &Path) -> ListeningProxy {
+    fn start(scratch: &Path, flags: &[&str]) -> ListeningProxy {
         let server = upstream(None);
         let mut child = Command::new(env!("CARGO_BIN_EXE_overspill"))
             .args(["mcp", "--name", "bench", "--dir"])
             .arg(scratch)
-            .args(["--listen", "127.0.0.1:0", "--"])
+            .args(["--listen", "127.0.0.1:0"])
+            .args(flags)
+            .arg("--")
             .arg(server.get_program())
             .args(server.get_args())
             .stdin(Stdio::null())

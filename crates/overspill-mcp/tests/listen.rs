@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use overspill::Scratchpad;
-use overspill_mcp::{Listen, ScratchFactory, serve_http};
+use overspill_mcp::{Listen, Metrics, ScratchFactory, serve_http};
 use serde_json::{Value, json};
 
 use harness::*;
@@ -29,29 +29,35 @@ struct Proxy {
 }
 
 async fn start(listen: Listen) -> Proxy {
+    start_counting(listen, None).await
+}
+
+/// [`start`], the sessions counting into `metrics` when given.
+async fn start_counting(listen: Listen, metrics: Option<Metrics>) -> Proxy {
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().to_owned();
+    let observer = metrics.clone();
     let factory: ScratchFactory = Arc::new(move |id: &str| {
-        let pad = Scratchpad::builder()
+        let mut builder = Scratchpad::builder()
             .scratchpad_dir(base.join(id))
             .context_window(128_000)
-            .intercept_all(5120)
-            .build()
-            .map_err(|error| error.to_string())?;
+            .intercept_all(5120);
+        if let Some(metrics) = &observer {
+            builder = builder.observer(Arc::new(metrics.clone()));
+        }
+        let pad = builder.build().map_err(|error| error.to_string())?;
         Ok(Arc::new(pad) as Arc<dyn overspill_mcp::Scratch>)
     });
+    let options = match &metrics {
+        Some(metrics) => fixture_options().with_metrics(metrics),
+        None => fixture_options(),
+    };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}{}", listener.local_addr().unwrap(), listen.path);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let served = tokio::spawn(serve_http(
-        listener,
-        listen,
-        fixture_options(),
-        factory,
-        async {
-            let _ = stopped.await;
-        },
-    ));
+    let served = tokio::spawn(serve_http(listener, listen, options, factory, async {
+        let _ = stopped.await;
+    }));
     let _ = rustls::crypto::ring::default_provider().install_default();
     let http = reqwest::Client::builder().build().unwrap();
     Proxy {
@@ -574,7 +580,115 @@ async fn a_session_with_an_open_stream_or_a_call_in_flight_is_never_reclaimed() 
     proxy.stop().await;
 }
 
+/// The series of a rendering of the metrics: each sample's name and labels.
+fn series(metrics: &Metrics) -> std::collections::BTreeSet<String> {
+    metrics
+        .render()
+        .lines()
+        .filter(|line| !line.starts_with('#') && !line.is_empty())
+        .filter_map(|line| line.rsplit_once(' ').map(|(series, _)| series.to_owned()))
+        .collect()
+}
+
+/// One session of the cardinality test: a stored result, calls with arguments and names drawn
+/// from `seed` (an unknown tool, an unknown method, exploration calls on files that do and do
+/// not exist), then DELETE.
+async fn random_session(proxy: &Proxy, seed: u64) {
+    let word = |salt: u64| format!("{:016x}", seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ salt);
+    let session = proxy.open_session().await;
+    let bytes = 30_000 + seed % 10_000;
+    let pointer = proxy
+        .call(&session, 1, "big", json!({"bytes": bytes}))
+        .await;
+    let file = pointer
+        .lines()
+        .find_map(|line| line.strip_prefix("file: "))
+        .unwrap_or_else(|| panic!("no pointer: {pointer}"))
+        .to_owned();
+    proxy
+        .call(
+            &session,
+            2,
+            "echo_args",
+            json!({ word(1): word(2), "n": seed }),
+        )
+        .await;
+    proxy
+        .call(
+            &session,
+            3,
+            "grep",
+            json!({"file": file, "pattern": word(3)}),
+        )
+        .await;
+    proxy
+        .call(
+            &session,
+            4,
+            "head",
+            json!({"file": word(4), "lines": seed % 50 + 1}),
+        )
+        .await;
+    let unknown_tool = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                              "params": {"name": word(5), "arguments": {word(6): word(7)}}});
+    assert_eq!(
+        proxy.post(Some(&session), unknown_tool, &[]).await.status,
+        200
+    );
+    let unknown_method = json!({"jsonrpc": "2.0", "id": 6, "method": format!("x/{}", word(8)),
+                                "params": {word(9): word(10)}});
+    assert_eq!(
+        proxy.post(Some(&session), unknown_method, &[]).await.status,
+        200
+    );
+    let deleted = proxy
+        .http
+        .delete(&proxy.url)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status().as_u16(), 200);
+}
+
+async fn a_thousand_sessions_with_random_arguments_add_no_series() {
+    let metrics = Metrics::new();
+    let proxy = start_counting(Listen::default(), Some(metrics.clone())).await;
+    // A few sessions show every series the test's calls can make; then nothing may add one.
+    for seed in 0..4 {
+        random_session(&proxy, seed).await;
+    }
+    let seen = series(&metrics);
+    let sessions = futures_util::stream::iter(4..1000u64)
+        .map(|seed| random_session(&proxy, seed))
+        .buffer_unordered(8);
+    sessions.collect::<Vec<()>>().await;
+    let after = series(&metrics);
+    let added: Vec<&String> = after.difference(&seen).collect();
+    assert!(
+        added.is_empty(),
+        "996 more sessions added series: {added:#?}"
+    );
+    // And what was there is the bounded set: no argument, session id or upstream tool name.
+    for series in &after {
+        for value in series.split('"').skip(1).step_by(2) {
+            assert!(
+                !value.chars().all(|c| c.is_ascii_hexdigit()) || value.len() < 12,
+                "a random word became a label value: {series}"
+            );
+        }
+    }
+    let rendered = metrics.render();
+    assert!(
+        rendered.contains("overspill_sessions_started_total 1000"),
+        "{rendered}"
+    );
+    assert!(rendered.contains("method=\"other\""), "{rendered}");
+    proxy.stop().await;
+}
+
 cases!(
+    a_thousand_sessions_with_random_arguments_add_no_series,
     two_http_clients_get_separate_sessions_budgets_and_files,
     delete_ends_the_session_and_its_child,
     stopping_the_proxy_closes_every_session_stops_every_child_and_keeps_stored_files,

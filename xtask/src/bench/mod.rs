@@ -383,6 +383,10 @@ fn mcp_proxy(stdout: &str) -> Result<BTreeMap<String, Measured>> {
             mcp::HTTP_ROUND_TRIP_PROXIED,
             time("http_proxy_round_trip_ns", None)?,
         ),
+        (
+            mcp::HTTP_ROUND_TRIP_COUNTED,
+            time("http_metrics_round_trip_ns", None)?,
+        ),
         (mcp::HTTP_RATE_DIRECT, rate("http_direct_burst_ns")?),
         (mcp::HTTP_RATE_PROXIED, rate("http_proxy_burst_ns")?),
         (

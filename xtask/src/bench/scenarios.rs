@@ -115,6 +115,9 @@ pub mod mcp {
     pub const HTTP_ROUND_TRIP_DIRECT: &str = "mcp_proxy/http round trip, directly";
     /// Median `tools/call` round trip through `overspill mcp --listen`.
     pub const HTTP_ROUND_TRIP_PROXIED: &str = "mcp_proxy/http round trip, through --listen";
+    /// The same through `overspill mcp --listen --metrics …` (each call counted).
+    pub const HTTP_ROUND_TRIP_COUNTED: &str =
+        "mcp_proxy/http round trip, through --listen --metrics";
     /// Small calls per second from concurrent HTTP clients, to the server directly.
     pub const HTTP_RATE_DIRECT: &str = "mcp_proxy/http calls per second, directly";
     /// The same through `overspill mcp --listen`.
@@ -355,6 +358,14 @@ pub fn all(quick: bool, gnu_grep: bool) -> Vec<Scenario> {
         mcp::HTTP_ROUND_TRIP_PROXIED.to_owned(),
         Some(mcp::HTTP_ROUND_TRIP_DIRECT.to_owned()),
         Target::AddedAtMost(Duration::from_micros(500)),
+    ));
+    // Issue 32: what counting each call costs (baseline: the same proxy without --metrics,
+    // its round trips alternating with these).
+    rows.push(scenario(
+        "MCP proxy over HTTP (--listen --metrics): tools/call round trip, what the metrics add",
+        mcp::HTTP_ROUND_TRIP_COUNTED.to_owned(),
+        Some(mcp::HTTP_ROUND_TRIP_PROXIED.to_owned()),
+        Target::AddedAtMost(Duration::from_micros(5)),
     ));
     rows.push(scenario(
         "MCP proxy over HTTP (--listen): tools/call per second, 4 clients",

@@ -18,7 +18,7 @@ fn the_mcp_proxy_line_gives_every_figure_of_the_proxy_rows() {
                     request_to_result_directly_ns=110000000 peak_rss_bytes=260000000 \
                     small_result_bytes=200000 small_peak_rss_bytes=80000000 \
                     http_calls=2000 http_direct_round_trip_ns=200000 \
-                    http_proxy_round_trip_ns=450000 http_clients=4 http_burst_calls=4000 \
+                    http_proxy_round_trip_ns=450000 http_metrics_round_trip_ns=452000 http_clients=4 http_burst_calls=4000 \
                     http_direct_burst_ns=800000000 http_proxy_burst_ns=2000000000 \
                     url_after_last_byte_ns=2000000000 url_count_write_ns=1800000000 \
                     url_peak_rss_bytes=150000000 gateway_tools_tokens=3000 \
@@ -26,7 +26,7 @@ fn the_mcp_proxy_line_gives_every_figure_of_the_proxy_rows() {
                     gateway_proxy_round_trip_ns=150000 gateway_startup_ns=420000000 \
                     gateway_startup_one_ns=400000000";
     let figures = mcp_proxy(&format!("noise\n{line}\n")).unwrap();
-    assert_eq!(figures.len(), 22);
+    assert_eq!(figures.len(), 23);
     assert_eq!(figures[mcp::GATEWAY_TOOLS], Measured::Tokens(3_000));
     assert_eq!(
         figures[mcp::HTTP_ROUND_TRIP_PROXIED],

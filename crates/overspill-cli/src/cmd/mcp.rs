@@ -249,8 +249,12 @@ fn listen(
     listen.max_body_bytes = args.max_body_bytes;
     listen.drain_timeout = drain_timeout;
     listen.metrics_address = args.metrics;
-    let metrics = Metrics::new();
-    let options = options.with_metrics(&metrics);
+    // Counted only when the metrics are served.
+    let metrics = args.metrics.map(|_| Metrics::new());
+    let options = match &metrics {
+        Some(metrics) => options.with_metrics(metrics),
+        None => options,
+    };
     // Each session's scratchpad: a dir of its own under --dir, else under the configuration's
     // memory_dir, else in the user's state dir.
     let memory_dir = config
@@ -276,9 +280,10 @@ fn listen(
     let factory: ScratchFactory = {
         Arc::new(move |id: &str| {
             let dir = base.join(id);
-            let builder = session_args
-                .builder(config.as_ref(), Some(&dir))
-                .observer(Arc::new(metrics.clone()));
+            let mut builder = session_args.builder(config.as_ref(), Some(&dir));
+            if let Some(metrics) = &metrics {
+                builder = builder.observer(Arc::new(metrics.clone()));
+            }
             let pad =
                 build_scratchpad(builder, Some(&dir)).map_err(|error| format!("{error:#}"))?;
             Ok(Arc::new(pad) as Arc<dyn overspill_mcp::Scratch>)

@@ -219,7 +219,7 @@ fn every_run_has_the_targets_of_the_issue() {
         let rows = all(quick, true);
         let targets = |t: fn(&Target) -> bool| rows.iter().filter(|r| t(&r.target)).count();
         assert!(targets(|t| matches!(t, Target::MemoryAtMost { .. })) == 3);
-        assert!(targets(|t| matches!(t, Target::AddedAtMost(_))) == 4);
+        assert!(targets(|t| matches!(t, Target::AddedAtMost(_))) == 5);
         assert!(targets(|t| matches!(t, Target::RatioAtLeast(_))) == 1);
         assert!(targets(|t| matches!(t, Target::ThroughputAtLeast(_))) >= 1);
         assert!(
@@ -251,6 +251,9 @@ fn every_run_has_the_targets_of_the_issue() {
         assert!(targets(|t| *t == Target::BytesAtMost(15 * MB)) == 4);
         assert!(rows.iter().any(|r| r.name.starts_with("First o200k count")
             && r.target == Target::AddedAtMost(Duration::from_millis(50))));
+        // Issue 32: what counting each call in the metrics adds to a --listen round trip.
+        assert!(rows.iter().any(|r| r.name.contains("(--listen --metrics)")
+            && r.target == Target::AddedAtMost(Duration::from_micros(5))));
     }
     assert!(all(false, true).len() > all(true, true).len());
     // Without GNU grep the grep rows stay, with no baseline to fail against.
