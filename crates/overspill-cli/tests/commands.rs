@@ -1712,3 +1712,46 @@ fn metrics_count_a_listen_session_and_its_tokens_intercepted_as_stored() {
     );
     assert!(value("overspill_stored_bytes_total{server=\"sh\"}") > 100_000);
 }
+
+#[test]
+#[cfg(target_os = "linux")]
+fn readyz_fails_while_an_upstream_cannot_be_reached_or_started() {
+    use std::io::BufReader;
+    // A port nothing listens on: bound, then closed.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let unreachable = format!("http://{closed}/mcp");
+    for (upstream, why) in [
+        (vec!["--url", unreachable.as_str()], "cannot connect"),
+        (vec!["--", "no-such-program-4f1c"], "not found on its PATH"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut proxy = Command::new(env!("CARGO_BIN_EXE_overspill"))
+            .args(["mcp", "--listen", "127.0.0.1:0", "--dir", path(dir.path())])
+            .args(&upstream)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(proxy.stderr.take().unwrap()).lines();
+        let announced = lines.next().unwrap().unwrap();
+        let address = announced
+            .split_once("serving MCP on http://")
+            .and_then(|(_, rest)| rest.split('/').next())
+            .unwrap_or_else(|| panic!("no address announced: {announced}"))
+            .to_owned();
+        let (status, said) = http(&address, "GET", "/readyz", "", "");
+        assert_eq!(status, 503, "{upstream:?}: {said}");
+        assert!(said.contains(why), "{upstream:?}: {said}");
+        assert_eq!(
+            http(&address, "GET", "/healthz", "", "").0,
+            200,
+            "it still serves"
+        );
+        proxy.kill().unwrap();
+        proxy.wait().unwrap();
+    }
+}

@@ -145,3 +145,32 @@ pub(crate) fn command_line(command: &CommandServer) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+/// Whether `command`'s program can be started: a path that is a file, or a name found on the
+/// `PATH` it would be started with. What a readiness check can ask of a server each session
+/// starts for itself. `Err` says why not.
+pub(crate) fn findable(command: &CommandServer) -> Result<(), String> {
+    let program = Path::new(&command.command);
+    if program.components().count() > 1 {
+        let at = match &command.cwd {
+            Some(cwd) if program.is_relative() => Path::new(cwd).join(program),
+            _ => program.to_owned(),
+        };
+        return if at.is_file() {
+            Ok(())
+        } else {
+            Err(format!("{} is not a file", at.display()))
+        };
+    }
+    let path = command
+        .env
+        .get("PATH")
+        .map(std::ffi::OsString::from)
+        .or_else(|| std::env::var_os("PATH"))
+        .unwrap_or_default();
+    if std::env::split_paths(&path).any(|dir| dir.join(program).is_file()) {
+        Ok(())
+    } else {
+        Err(format!("`{}` is not found on its PATH", command.command))
+    }
+}

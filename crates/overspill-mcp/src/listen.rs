@@ -34,13 +34,13 @@ use axum::serve::ListenerExt;
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
-use crate::ProxyOptions;
 use crate::error::ProxyError;
 use crate::message::{self, Id, Kind};
 use crate::metrics::Ended;
 use crate::relay::{Answered, Relay};
 use crate::scratch::Scratch;
 use crate::session::{self, Wiring};
+use crate::{ProxyOptions, Upstream, child};
 
 const SESSION_ID: &str = "mcp-session-id";
 
@@ -96,7 +96,9 @@ pub struct Bound {
 /// The health check's path: 200 while the process serves.
 pub const HEALTH_PATH: &str = "/healthz";
 
-/// The readiness check's path: 200 while new sessions are taken, 503 while draining.
+/// The readiness check's path: 200 while new sessions are taken and their upstream servers can
+/// be reached (a `--url` server accepts a connection, a command's program is found); 503 while
+/// draining, or while one cannot.
 pub const READY_PATH: &str = "/readyz";
 
 /// Whether `path` is one of the health checks' paths, which the MCP endpoint cannot take.
@@ -384,14 +386,38 @@ async fn healthy() -> &'static str {
     "ok\n"
 }
 
-/// `/readyz`: new sessions are taken (503 while draining).
+/// `/readyz`: new sessions are taken and could reach their upstream servers (503 while
+/// draining, or while one cannot: docs/mcp-proxy.md#health-checks-and-stopping-without-losing-work).
 async fn ready(State(server): State<Arc<Server>>) -> Response {
     if server.draining.load(Ordering::Acquire) {
-        (StatusCode::SERVICE_UNAVAILABLE, "draining\n").into_response()
-    } else {
+        return (StatusCode::SERVICE_UNAVAILABLE, "draining\n").into_response();
+    }
+    let servers = match &server.options.reload {
+        Some(reload) => reload.subscribe().borrow().clone(),
+        None => server.options.servers.clone(),
+    };
+    let checks = servers.iter().map(|upstream| async move {
+        let checked = match &upstream.upstream {
+            Upstream::Http(remote) => remote.reachable(UPSTREAM_PROBE).await,
+            Upstream::Command(command) => child::findable(command),
+        };
+        checked.map_err(|why| format!("upstream `{}`: {why}", upstream.name))
+    });
+    let failed: Vec<String> = futures_util::future::join_all(checks)
+        .await
+        .into_iter()
+        .filter_map(Result::err)
+        .collect();
+    if failed.is_empty() {
         "ready\n".into_response()
+    } else {
+        let said = format!("not ready: {}\n", failed.join("; "));
+        (StatusCode::SERVICE_UNAVAILABLE, said).into_response()
     }
 }
+
+/// How long `/readyz` waits for a `--url` server to accept a connection.
+const UPSTREAM_PROBE: Duration = Duration::from_secs(2);
 
 async fn endpoint(
     State(server): State<Arc<Server>>,

@@ -144,6 +144,25 @@ impl Remote {
     pub fn host(&self) -> &str {
         self.url.host_str().unwrap_or_default()
     }
+
+    /// Whether a TCP connection to the endpoint opens within `within`: what a readiness check
+    /// can ask of a server every session shares. `Err` says why not.
+    pub(crate) async fn reachable(&self, within: Duration) -> Result<(), String> {
+        let port = self
+            .url
+            .port_or_known_default()
+            .ok_or_else(|| format!("{} names no port", self.url))?;
+        let connect = tokio::net::TcpStream::connect((self.host(), port));
+        match tokio::time::timeout(within, connect).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(error)) => Err(format!("cannot connect to {}: {error}", self.url)),
+            Err(_) => Err(format!(
+                "{} did not accept a connection within {} s",
+                self.url,
+                within.as_secs()
+            )),
+        }
+    }
 }
 
 impl std::fmt::Debug for Remote {
