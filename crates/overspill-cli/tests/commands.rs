@@ -606,6 +606,31 @@ fn http(address: &str, method: &str, path: &str, headers: &str, body: &str) -> (
     (status, response)
 }
 
+/// An `initialize` request, as a client sends it first.
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+
+/// `initialize` and `notifications/initialized` over [`http`] at `address`'s `endpoint`, with
+/// `headers` (a bearer, say) on both: the session's id.
+fn open_http_session(address: &str, endpoint: &str, headers: &str) -> String {
+    let (status, opened) = http(address, "POST", endpoint, headers, INITIALIZE);
+    assert_eq!(status, 200, "{opened}");
+    let session = opened
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no session id: {opened}"));
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let with_session = format!("{headers}Mcp-Session-Id: {session}\r\n");
+    assert_eq!(
+        http(address, "POST", endpoint, &with_session, initialized).0,
+        202
+    );
+    session
+}
+
 #[test]
 #[cfg(target_os = "linux")]
 fn sigterm_during_a_long_call_fails_readyz_at_once_completes_the_call_and_exits_0() {
@@ -631,23 +656,8 @@ fn sigterm_during_a_long_call_fails_readyz_at_once_completes_the_call_and_exits_
     assert_eq!(http(&address, "GET", "/readyz", "", "").0, 200);
     assert_eq!(http(&address, "GET", "/healthz", "", "").0, 200);
 
-    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
-    let (status, opened) = http(&address, "POST", &endpoint, "", initialize);
-    assert_eq!(status, 200, "{opened}");
-    let session = opened
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| value.trim().to_owned())
-        })
-        .unwrap_or_else(|| panic!("no session id: {opened}"));
+    let session = open_http_session(&address, &endpoint, "");
     let header = format!("Mcp-Session-Id: {session}\r\n");
-    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-    assert_eq!(
-        http(&address, "POST", &endpoint, &header, initialized).0,
-        202
-    );
 
     // The long call, then SIGTERM while it is in flight.
     let call = {
@@ -673,7 +683,7 @@ fn sigterm_during_a_long_call_fails_readyz_at_once_completes_the_call_and_exits_
         200,
         "still serving"
     );
-    let (refused, said) = http(&address, "POST", &endpoint, "", initialize);
+    let (refused, said) = http(&address, "POST", &endpoint, "", INITIALIZE);
     assert_eq!(refused, 503, "no new session while draining: {said}");
 
     let (status, answered) = call.join().unwrap();
@@ -1536,23 +1546,8 @@ fn scripted_listen_session() -> Scripted {
     let (metrics_address, metrics_path) = metrics_url.split_once('/').unwrap();
     let bearer = format!("Authorization: Bearer {TOKEN}\r\n");
 
-    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
-    let (status, opened) = http(&address, "POST", &endpoint, &bearer, initialize);
-    assert_eq!(status, 200, "{opened}");
-    let session = opened
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| value.trim().to_owned())
-        })
-        .unwrap_or_else(|| panic!("no session id: {opened}"));
+    let session = open_http_session(&address, &endpoint, &bearer);
     let headers = format!("{bearer}Mcp-Session-Id: {session}\r\n");
-    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-    assert_eq!(
-        http(&address, "POST", &endpoint, &headers, initialized).0,
-        202
-    );
     let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"numbers","arguments":{}}}"#;
     let (status, pointed) = http(&address, "POST", &endpoint, &headers, call);
     assert_eq!(status, 200, "{pointed}");

@@ -181,6 +181,18 @@ impl Proxy {
         self.dir
     }
 
+    /// DELETE of `session`: the status.
+    async fn delete(&self, session: &str) -> u16 {
+        let deleted = self
+            .http
+            .delete(&self.url)
+            .header("mcp-session-id", session)
+            .send()
+            .await
+            .unwrap();
+        deleted.status().as_u16()
+    }
+
     /// Opens `session`'s GET stream (checked to be accepted).
     async fn open_get(&self, session: &str) -> reqwest::Response {
         let get = self
@@ -252,14 +264,7 @@ async fn delete_ends_the_session_and_its_child() {
         .parse()
         .unwrap();
     assert!(PathBuf::from(format!("/proc/{pid}")).exists());
-    let deleted = proxy
-        .http
-        .delete(&proxy.url)
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(deleted.status().as_u16(), 200);
+    assert_eq!(proxy.delete(&session).await, 200);
     let after = proxy
         .post(
             Some(&session),
@@ -641,14 +646,7 @@ async fn random_session(proxy: &Proxy, seed: u64) {
         proxy.post(Some(&session), unknown_method, &[]).await.status,
         200
     );
-    let deleted = proxy
-        .http
-        .delete(&proxy.url)
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(deleted.status().as_u16(), 200);
+    assert_eq!(proxy.delete(&session).await, 200);
 }
 
 async fn a_thousand_sessions_with_random_arguments_add_no_series() {
