@@ -114,6 +114,27 @@ struct ToolLabel {
     tool: String,
 }
 
+/// How a client request ended, as the `outcome` label of `overspill_requests_total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Answer {
+    /// A result went to the client.
+    Result,
+    /// A JSON-RPC error went to the client.
+    Error,
+    /// The client cancelled it (`notifications/cancelled`); no answer goes out.
+    Cancelled,
+}
+
+impl Answer {
+    fn as_str(self) -> &'static str {
+        match self {
+            Answer::Result => "result",
+            Answer::Error => "error",
+            Answer::Cancelled => "cancelled",
+        }
+    }
+}
+
 /// Why a session ended, as the `reason` label of `overspill_sessions_ended_total`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Ended {
@@ -235,7 +256,7 @@ impl Metrics {
         );
         registry.register(
             "requests",
-            "Client requests answered, by MCP method and outcome (result, error)",
+            "Client requests answered, by MCP method and outcome (result, error, cancelled)",
             families.requests.clone(),
         );
         registry.register(
@@ -363,9 +384,9 @@ impl Metrics {
             .inc();
     }
 
-    /// A client request answered after `took`.
-    pub(crate) fn request(&self, method: &'static str, error: bool, took: Duration) {
-        let outcome = if error { "error" } else { "result" };
+    /// A client request answered (or cancelled) after `took`.
+    pub(crate) fn request(&self, method: &'static str, answer: Answer, took: Duration) {
+        let outcome = answer.as_str();
         self.0
             .requests
             .get_or_create(&RequestLabels { method, outcome })

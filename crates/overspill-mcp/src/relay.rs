@@ -28,7 +28,7 @@ use tokio::sync::{Semaphore, mpsc};
 use crate::edits;
 use crate::error::ProxyError;
 use crate::message::{self, Id, Kind, Message, Salvaged};
-use crate::metrics::{self, Metrics};
+use crate::metrics::{self, Answer, Metrics};
 use crate::names::ToolNames;
 use crate::namespace::Namespace;
 use crate::scratch::Scratch;
@@ -465,7 +465,8 @@ impl Relay {
         let entry = self.0.ledger()?.remove(id)?;
         let took = entry.started.elapsed();
         if let Some(metrics) = &self.0.metrics {
-            metrics.request(entry.method, error, took);
+            let answer = if error { Answer::Error } else { Answer::Result };
+            metrics.request(entry.method, answer, took);
         }
         Some(Answered {
             method: entry.method,
@@ -1136,8 +1137,13 @@ impl Shared {
             .insert(id.clone(), waiting);
     }
 
-    /// Marks a request the client cancelled, if it is still waiting.
+    /// Marks a request the client cancelled, if it is still waiting. No answer goes out for
+    /// it, so it leaves the ledger now.
     fn cancel(&self, id: &Id) {
+        let cancelled = self.ledger().and_then(|mut ledger| ledger.remove(id));
+        if let (Some(entry), Some(metrics)) = (cancelled, &self.metrics) {
+            metrics.request(entry.method, Answer::Cancelled, entry.started.elapsed());
+        }
         let mut outstanding = self
             .outstanding
             .lock()

@@ -22,7 +22,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use overspill::Scratchpad;
 use overspill_mcp::oauth::{self, Login, Notice, OAuthError, TokenStore};
-use overspill_mcp::{ProxyError, ProxyOptions, Remote};
+use overspill_mcp::{Metrics, ProxyError, ProxyOptions, Remote};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
@@ -295,6 +295,11 @@ fn scratchpad(dir: &Path) -> Scratchpad {
 }
 
 async fn proxy(server: &Server, store: &TokenStore) -> Session {
+    proxy_counted(server, store, &Metrics::new()).await
+}
+
+/// [`proxy`], counting into `metrics`.
+async fn proxy_counted(server: &Server, store: &TokenStore, metrics: &Metrics) -> Session {
     let dir = tempfile::tempdir().unwrap();
     let remote = Remote::new(&server.url())
         .unwrap()
@@ -302,7 +307,7 @@ async fn proxy(server: &Server, store: &TokenStore) -> Session {
     start_with(
         scratchpad(dir.path()),
         dir,
-        ProxyOptions::remote("fixture", remote),
+        ProxyOptions::remote("fixture", remote).with_metrics(metrics),
     )
     .await
 }
@@ -367,7 +372,8 @@ async fn a_token_that_expires_mid_session_is_refreshed_and_the_call_that_got_the
     let store = TokenStore::at(home.path());
     sign_in(&server, &store).await;
     let before = stored_access_token(&store, &server);
-    let session = proxy(&server, &store).await;
+    let metrics = Metrics::new();
+    let session = proxy_counted(&server, &store, &metrics).await;
     let small = call(&session, "small", json!({})).await;
     assert_eq!(only_text(&small), fixture::SMALL);
     let unauthorized = server.unauthorized.load(Ordering::SeqCst);
@@ -377,6 +383,11 @@ async fn a_token_that_expires_mid_session_is_refreshed_and_the_call_that_got_the
     assert_eq!(only_text(&small), fixture::SMALL);
     assert!(!small.is_error.unwrap_or(false));
     assert_eq!(server.refreshes.load(Ordering::SeqCst), 1, "one refresh");
+    let counted = metrics.render();
+    assert!(
+        counted.contains("overspill_oauth_refreshes_total{server=\"fixture\",outcome=\"ok\"} 1"),
+        "{counted}"
+    );
     assert_eq!(
         server.unauthorized.load(Ordering::SeqCst),
         unauthorized + 1,
@@ -449,7 +460,8 @@ async fn a_refresh_the_server_refuses_tells_the_client_to_sign_in_again() {
     let home = tempfile::tempdir().unwrap();
     let store = TokenStore::at(home.path());
     sign_in(&server, &store).await;
-    let session = proxy(&server, &store).await;
+    let metrics = Metrics::new();
+    let session = proxy_counted(&server, &store, &metrics).await;
     server.expire_access_tokens();
     server.refuse_refresh.store(true, Ordering::SeqCst);
     let request = rmcp::model::CallToolRequestParams::new("small");
@@ -468,6 +480,16 @@ async fn a_refresh_the_server_refuses_tells_the_client_to_sign_in_again() {
     assert!(
         matches!(ended, Err(ProxyError::SignIn(OAuthError::Expired { .. }))),
         "{ended:?}"
+    );
+    let counted = metrics.render();
+    assert!(
+        counted
+            .contains("overspill_oauth_refreshes_total{server=\"fixture\",outcome=\"failed\"} 1"),
+        "{counted}"
+    );
+    assert!(
+        counted.contains("overspill_upstream_failures_total{server=\"fixture\"} 1"),
+        "{counted}"
     );
 }
 
