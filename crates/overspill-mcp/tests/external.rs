@@ -11,6 +11,9 @@
 //! `overspill` (`cargo build -p overspill-cli`) and `OVERSPILL_EXTERNAL_TESTS=1`; otherwise they
 //! are skipped with a loud message.
 
+#[path = "external/team.rs"]
+mod team;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;

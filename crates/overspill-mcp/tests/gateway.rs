@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use overspill::Scratchpad;
-use overspill_mcp::{CommandServer, Namespace, ProxyOptions, Reload, Server, Upstream};
+use overspill_mcp::{CommandServer, Metrics, Namespace, ProxyOptions, Reload, Server, Upstream};
 use serde_json::{Value, json};
 
 use harness::*;
@@ -277,7 +277,12 @@ async fn a_server_silent_at_initialize_is_withdrawn_and_the_others_answer() {
 }
 
 async fn a_server_killed_mid_session_is_withdrawn_then_restarted() {
-    let (mut session, _pad) = gateway(vec![member("a", &[]), member("b", &[])]);
+    let metrics = Metrics::new();
+    let options = ProxyOptions::gateway(
+        vec![member("a", &[]), member("b", &[])],
+        Namespace::default(),
+    );
+    let (mut session, _pad) = gateway_with(options.with_metrics(&metrics));
     session.initialize_plain().await;
     tool_names(&mut session, "list").await;
     let before = text(&session.call(1, "b__pid", json!({})).await);
@@ -315,6 +320,19 @@ async fn a_server_killed_mid_session_is_withdrawn_then_restarted() {
     assert!(names.contains(&"b__pid".to_owned()), "{names:?}");
     let after = text(&session.call(4, "b__pid", json!({})).await);
     assert_ne!(before, after, "b runs as a new process");
+    // Counted per server: b started twice (once restarted), a once.
+    let counted = metrics.render();
+    for series in [
+        "overspill_upstream_starts_total{server=\"b\"} 2",
+        "overspill_upstream_restarts_total{server=\"b\"} 1",
+        "overspill_upstream_starts_total{server=\"a\"} 1",
+    ] {
+        assert!(counted.contains(series), "{series} in:\n{counted}");
+    }
+    assert!(
+        !counted.contains("overspill_upstream_restarts_total{server=\"a\"}"),
+        "{counted}"
+    );
 }
 
 async fn prompts_resources_progress_and_logs_are_routed_by_server() {

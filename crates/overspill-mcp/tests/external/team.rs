@@ -4,10 +4,8 @@
 //! Streamable HTTP client driving the sessions (tests/fixtures/team/sessions.py) and the FastMCP
 //! fixture tests/fixtures/mcp/big_server.py upstream.
 //!
-//! They need `bash tests/fixtures/mcp/prepare.sh` (the SDK), `bash tests/fixtures/team/prepare.sh`
-//! (haproxy and prometheus, unpacked under target/), a built `overspill`
-//! (`cargo build -p overspill-cli`) and `OVERSPILL_EXTERNAL_TESTS=1`; otherwise they are skipped
-//! with a loud message.
+//! Beside the other external tests' parts they need `bash tests/fixtures/team/prepare.sh`
+//! (haproxy and prometheus, unpacked under target/).
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -30,54 +28,23 @@ struct Outside {
     overspill: PathBuf,
 }
 
-/// The prepared outside parts, or `None` (after a loud SKIPPED naming `what`) when the external
-/// tests are not asked for.
+/// The external tests' parts ([`super::outside`]) and haproxy and prometheus, or `None` when
+/// the external tests are not asked for.
 fn outside(what: &str) -> Option<Outside> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    if std::env::var("OVERSPILL_EXTERNAL_TESTS").as_deref() != Ok("1") {
-        // Straight to stderr, past libtest's capture, so the skip is seen without --nocapture.
-        let _ = writeln!(
-            std::io::stderr(),
-            "\n*** SKIPPED the team-service tests ({what}): set OVERSPILL_EXTERNAL_TESTS=1 after \
-             `bash tests/fixtures/mcp/prepare.sh`, `bash tests/fixtures/team/prepare.sh` and \
-             `cargo build -p overspill-cli` ***\n"
-        );
-        return None;
-    }
-    let prepared = std::env::var_os("OVERSPILL_EXTERNAL_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target/mcp-external"));
-    assert!(
-        prepared.join(".prepared").exists(),
-        "OVERSPILL_EXTERNAL_TESTS=1 but {} is not prepared: run `bash tests/fixtures/mcp/prepare.sh`",
-        prepared.display()
-    );
+    let shared = super::outside(what)?;
     let team = std::env::var_os("OVERSPILL_TEAM_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target/team-external"));
+        .unwrap_or_else(|| shared.root.join("target/team-external"));
     assert!(
         team.join(".prepared").exists(),
         "OVERSPILL_EXTERNAL_TESTS=1 but {} is not prepared: run `bash tests/fixtures/team/prepare.sh`",
         team.display()
     );
-    let overspill = std::env::var_os("OVERSPILL_BIN")
-        .map(PathBuf::from)
-        .or_else(|| {
-            // A build with a custom target dir (CARGO_TARGET_DIR) puts the binary there.
-            std::env::var_os("CARGO_TARGET_DIR")
-                .map(|dir| PathBuf::from(dir).join("debug/overspill"))
-        })
-        .unwrap_or_else(|| root.join("target/debug/overspill"));
-    assert!(
-        overspill.exists(),
-        "no overspill binary at {}: run `cargo build -p overspill-cli` (or set OVERSPILL_BIN)",
-        overspill.display()
-    );
     Some(Outside {
-        root,
-        python: prepared.join("venv/bin/python"),
+        python: shared.prepared.join("venv/bin/python"),
+        root: shared.root,
         team,
-        overspill,
+        overspill: shared.overspill,
     })
 }
 
