@@ -1563,6 +1563,9 @@ fn scripted_listen_session() -> Scripted {
     let (status, grepped) = http(&address, "POST", &endpoint, &headers, &grep);
     assert_eq!(status, 200, "{grepped}");
     assert_eq!(http(&address, "DELETE", &endpoint, &headers, "").0, 200);
+    // Refused at the door: the ended session (404) and no token (401).
+    assert_eq!(http(&address, "POST", &endpoint, &headers, call).0, 404);
+    assert_eq!(http(&address, "POST", &endpoint, "", INITIALIZE).0, 401);
 
     // The session's end is counted when its upstream has stopped: scrape until it is.
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -1706,6 +1709,8 @@ fn metrics_count_a_listen_session_and_its_tokens_intercepted_as_stored() {
         1
     );
     assert!(value("overspill_stored_bytes_total{server=\"sh\"}") > 100_000);
+    assert_eq!(value("overspill_http_refusals_total{status=\"404\"}"), 1);
+    assert_eq!(value("overspill_http_refusals_total{status=\"401\"}"), 1);
 }
 
 #[test]

@@ -425,6 +425,23 @@ async fn endpoint(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    let response = respond(&server, method, headers, body).await;
+    let status = response.status();
+    if (status.is_client_error() || status.is_server_error())
+        && let Some(metrics) = &server.options.metrics
+    {
+        metrics.http_refused(status.as_u16());
+    }
+    response
+}
+
+/// The MCP endpoint's answer to one HTTP request.
+async fn respond(
+    server: &Arc<Server>,
+    method: Method,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     if let Err(refused) = server.admit(&headers, body.len()) {
         return refused.into_response();
     }

@@ -76,6 +76,11 @@ struct ReasonLabel {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct StatusLabel {
+    status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
     method: &'static str,
     outcome: &'static str,
@@ -170,6 +175,7 @@ struct Families {
     sessions_started: Counter,
     sessions_ended: Family<ReasonLabel, Counter>,
     sessions_refused: Family<ReasonLabel, Counter>,
+    http_refusals: Family<StatusLabel, Counter>,
     requests: Family<RequestLabels, Counter>,
     request_seconds: Histograms<MethodLabel>,
     upstream_seconds: Histograms<ServerMethodLabels>,
@@ -220,6 +226,7 @@ impl Metrics {
             sessions_started: Counter::default(),
             sessions_ended: Family::default(),
             sessions_refused: Family::default(),
+            http_refusals: Family::default(),
             requests: Family::default(),
             request_seconds: histograms(),
             upstream_seconds: histograms(),
@@ -253,6 +260,11 @@ impl Metrics {
             "sessions_refused",
             "New sessions refused, by why (full: every session busy at --max-sessions; draining)",
             families.sessions_refused.clone(),
+        );
+        registry.register(
+            "http_refusals",
+            "HTTP requests to the MCP endpoint answered with an error status, by status (401: no or a wrong token; 404: an unknown session; 503: full or draining; …)",
+            families.http_refusals.clone(),
         );
         registry.register(
             "requests",
@@ -381,6 +393,15 @@ impl Metrics {
         self.0
             .sessions_refused
             .get_or_create(&ReasonLabel { reason })
+            .inc();
+    }
+
+    /// An HTTP request to the MCP endpoint answered with the error `status` (one of the few
+    /// the endpoint gives).
+    pub(crate) fn http_refused(&self, status: u16) {
+        self.0
+            .http_refusals
+            .get_or_create(&StatusLabel { status })
             .inc();
     }
 
