@@ -1494,6 +1494,8 @@ struct Scripted {
     stderr: Vec<String>,
     metrics: String,
     stored_tokens: u64,
+    /// What the server wrote on its stderr, from the log file the proxy gave it.
+    server_log: String,
 }
 
 /// The bearer token of [`scripted_listen_session`]'s proxy.
@@ -1511,10 +1513,12 @@ fn scripted_listen_session() -> Scripted {
     use std::io::BufReader;
     use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
+    // A server that says on its stderr what it was asked, as servers do.
+    let noisy = format!("echo 'server: grep for {ARGUMENT_TEXT}' >&2\n{NUMBERS_SERVER}");
     let mut proxy = Command::new(env!("CARGO_BIN_EXE_overspill"))
         .args(["mcp", "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0"])
         .args(["--log-format", "json", "--auth-token-env", "TEAM_TOKEN"])
-        .args(["--dir", path(dir.path()), "--", "sh", "-c", NUMBERS_SERVER])
+        .args(["--dir", path(dir.path()), "--", "sh", "-c", &noisy])
         .env("TEAM_TOKEN", TOKEN)
         .env_remove("OVERSPILL_LOG")
         .stdin(Stdio::null())
@@ -1605,10 +1609,12 @@ fn scripted_listen_session() -> Scripted {
     assert!(proxy.wait().unwrap().success());
     collector.join().unwrap();
     stderr.extend(lines.try_iter());
+    let server_log = std::fs::read_to_string(dir.path().join("logs/sh.log")).unwrap_or_default();
     Scripted {
         stderr,
         metrics,
         stored_tokens,
+        server_log,
     }
 }
 
@@ -1630,6 +1636,18 @@ fn json_logs_parse_line_by_line_and_hold_no_bearer_token_or_argument_text() {
             "argument text was logged: {line}"
         );
     }
+    // The server's own stderr went to its log file, announced among the JSON lines.
+    assert!(
+        scripted.server_log.contains("server: grep for"),
+        "{:?}",
+        scripted.server_log
+    );
+    assert!(
+        lines.iter().any(|line| line["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("logs/sh.log"))),
+        "{lines:?}"
+    );
     // One line per answered request, each with its session, server and method.
     let requests: Vec<&serde_json::Value> = lines
         .iter()
@@ -1724,8 +1742,8 @@ fn readyz_fails_while_an_upstream_cannot_be_reached_or_started() {
         .unwrap();
     let unreachable = format!("http://{closed}/mcp");
     for (upstream, why) in [
-        (vec!["--url", unreachable.as_str()], "cannot connect"),
-        (vec!["--", "no-such-program-4f1c"], "not found on its PATH"),
+        (vec!["--url", unreachable.as_str()], "`127.0.0.1`"),
+        (vec!["--", "no-such-program-4f1c"], "`no-such-program-4f1c`"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let mut proxy = Command::new(env!("CARGO_BIN_EXE_overspill"))
@@ -1745,7 +1763,11 @@ fn readyz_fails_while_an_upstream_cannot_be_reached_or_started() {
             .to_owned();
         let (status, said) = http(&address, "GET", "/readyz", "", "");
         assert_eq!(status, 503, "{upstream:?}: {said}");
-        assert!(said.contains(why), "{upstream:?}: {said}");
+        // The server by name; the address and the OS's reason stay in the debug log.
+        assert!(
+            said.contains(&format!("the server {why} cannot be reached or started")),
+            "{upstream:?}: {said}"
+        );
         assert_eq!(
             http(&address, "GET", "/healthz", "", "").0,
             200,
@@ -1754,4 +1776,66 @@ fn readyz_fails_while_an_upstream_cannot_be_reached_or_started() {
         proxy.kill().unwrap();
         proxy.wait().unwrap();
     }
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn with_a_drain_delay_new_sessions_are_taken_while_readyz_already_fails() {
+    use std::io::BufReader;
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    // `slow` sleeps 6 s here: a call that outlasts the delay keeps the proxy draining.
+    let server = NUMBERS_SERVER.replace("sleep 2", "sleep 6");
+    let mut proxy = Command::new(env!("CARGO_BIN_EXE_overspill"))
+        .args(["mcp", "--listen", "127.0.0.1:0", "--drain-delay", "2"])
+        .args(["--dir", path(dir.path()), "--", "sh", "-c", &server])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(proxy.stderr.take().unwrap()).lines();
+    let announced = lines.next().unwrap().unwrap();
+    let url = announced
+        .split_once("serving MCP on http://")
+        .map(|(_, rest)| rest.trim().to_owned())
+        .unwrap_or_else(|| panic!("no address announced: {announced}"));
+    let (address, endpoint) = url.split_once('/').unwrap();
+    let (address, endpoint) = (address.to_owned(), format!("/{endpoint}"));
+    let signalled = Instant::now();
+    let sent = Command::new("kill")
+        .args(["-TERM", &proxy.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    // The balancer's checks see the drain at once; a session it still sends is taken.
+    while http(&address, "GET", "/readyz", "", "").0 != 503 {
+        assert!(
+            signalled.elapsed() < Duration::from_secs(1),
+            "/readyz never failed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let session = open_http_session(&address, &endpoint, "");
+    assert!(
+        signalled.elapsed() < Duration::from_secs(2),
+        "the session was opened after the delay; the machine is too slow to tell"
+    );
+    let call = {
+        let (address, endpoint) = (address.clone(), endpoint.clone());
+        let header = format!("Mcp-Session-Id: {session}\r\n");
+        std::thread::spawn(move || {
+            let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}"#;
+            http(&address, "POST", &endpoint, &header, call)
+        })
+    };
+    // After the delay, while that call runs: refused.
+    std::thread::sleep(Duration::from_millis(2_200).saturating_sub(signalled.elapsed()));
+    let (status, said) = http(&address, "POST", &endpoint, "", INITIALIZE);
+    assert_eq!(status, 503, "refused after the delay: {said}");
+    let (status, answered) = call.join().unwrap();
+    assert_eq!(status, 200, "{answered}");
+    assert!(answered.contains("slept well"), "{answered}");
+    let exited = proxy.wait().unwrap();
+    assert_eq!(exited.code(), Some(0), "{exited}");
 }

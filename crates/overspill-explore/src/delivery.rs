@@ -60,8 +60,8 @@ pub struct Refused {
     pub per_call_limit: u64,
     /// What remained of the budget.
     pub remaining_budget_tokens: u64,
-    /// Whether the remaining budget, rather than the per-call cap, is what it exceeds.
-    pub over_budget: bool,
+    /// Which limit it exceeds: the per-call cap, or (within it) the remaining budget.
+    pub reason: RefusalReason,
 }
 
 /// Renders `extraction` with its footer and judges it against the current limit, without
@@ -174,7 +174,7 @@ pub fn deliver(
                 estimated_tokens: refusal.estimated_tokens,
                 per_call_limit: refusal.per_call_limit,
                 remaining_budget_tokens: refusal.remaining_budget_tokens,
-                over_budget: refusal.reason == RefusalReason::OverBudget,
+                reason: refusal.reason,
             }),
         },
         Measured::TooLarge { estimated_tokens } => {
@@ -183,7 +183,11 @@ pub fn deliver(
                 estimated_tokens,
                 per_call_limit,
                 remaining_budget_tokens: budget.remaining(),
-                over_budget: estimated_tokens <= per_call_limit,
+                reason: if estimated_tokens > per_call_limit {
+                    RefusalReason::OverCallLimit
+                } else {
+                    RefusalReason::OverBudget
+                },
             })
         }
     }

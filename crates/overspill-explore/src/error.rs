@@ -4,6 +4,7 @@
 //! tool result holding a JSON object, so the model can read it and react. [`ToolError::render`]
 //! is the only place that JSON is produced; snapshot tests below pin every shape.
 
+use overspill_budget::RefusalReason;
 use overspill_tokens::TokenCounter;
 use serde_json::{Map, Value, json};
 
@@ -124,6 +125,8 @@ pub struct TooLarge {
     pub per_call_limit: u64,
     /// What remained of the budget when the call was refused.
     pub remaining_budget_tokens: u64,
+    /// Which limit it broke: the per-call cap, or (within it) what the budget had left.
+    pub reason: RefusalReason,
     /// A ready-to-run smaller call, never the refused call itself; `None` (and no `retry` in
     /// the JSON) when the tools the host exposes have nothing smaller to offer.
     pub retry: Option<Call>,
@@ -132,12 +135,6 @@ pub struct TooLarge {
 }
 
 impl TooLarge {
-    /// Whether the remaining budget, not the per-call limit, is what the result exceeds (the
-    /// per-call limit is judged first).
-    pub fn over_budget(&self) -> bool {
-        self.estimated_tokens <= self.per_call_limit
-    }
-
     /// What the model should do next, in the error's message.
     fn next_step(&self) -> &'static str {
         if self.retry.is_some() {

@@ -19,6 +19,7 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use overspill_budget::RefusalReason;
 use overspill_store::Format;
 use serde_json::Value;
 
@@ -207,15 +208,16 @@ impl Registry {
         name: &str,
         arguments: &Value,
     ) -> Answer {
+        let tool = self.find(name).map(|tool| tool.definition().name);
         match self.run(ctx, tool_prefix, name, arguments) {
             Ok(Delivered { text, tokens }) => Answer {
                 text,
+                tool,
                 outcome: Outcome::Delivered { tokens },
             },
             Err(error) => {
                 let outcome = match &error {
-                    ToolError::TooLarge(body) if body.over_budget() => Outcome::OverBudget,
-                    ToolError::TooLarge(_) => Outcome::OverCallLimit,
+                    ToolError::TooLarge(body) => Outcome::Refused(body.reason),
                     _ => Outcome::Failed,
                 };
                 // An error is not charged, but it must not cost more than a result may either.
@@ -225,7 +227,11 @@ impl Registry {
                     }
                     None => error.render(),
                 };
-                Answer { text, outcome }
+                Answer {
+                    text,
+                    tool,
+                    outcome,
+                }
             }
         }
     }
@@ -282,7 +288,7 @@ impl Registry {
     ) -> ToolError {
         let retry = self.retry(ctx, refused, first);
         let limits = &refused.limits;
-        if limits.over_budget {
+        if limits.reason == RefusalReason::OverBudget {
             suggestions.push(format!(
                 "Only about {} tokens of your budget are left: ask for less at a time, and \
                  prefer grep or narrow windows over whole files.",
@@ -309,6 +315,7 @@ impl Registry {
             estimated_tokens: limits.estimated_tokens,
             per_call_limit: limits.per_call_limit,
             remaining_budget_tokens: limits.remaining_budget_tokens,
+            reason: limits.reason,
             retry: retry.map(|(call, _)| call),
             suggestions,
         }))
@@ -412,6 +419,9 @@ pub fn dispatch(ctx: &ExploreContext, name: &str, arguments: &str) -> String {
 pub struct Answer {
     /// The extraction with its footer, or the error object.
     pub text: String,
+    /// The tool's name as the registry has it; `None` when it has no such tool (the name
+    /// called is the caller's, so a counter should not take it as a label).
+    pub tool: Option<&'static str>,
     /// Delivered (and charged), refused, or failed.
     pub outcome: Outcome,
 }
@@ -425,10 +435,9 @@ pub enum Outcome {
         /// The tokens charged.
         tokens: u64,
     },
-    /// Refused as over the per-call limit (`<tool>_too_large`, whatever the budget holds).
-    OverCallLimit,
-    /// Refused as more than the budget has left (`<tool>_too_large` within the per-call limit).
-    OverBudget,
+    /// Refused (`<tool>_too_large`): over the per-call limit, or within it but more than
+    /// the budget has left.
+    Refused(RefusalReason),
     /// Any other tool error: a bad argument, a missing file, a path outside the root.
     Failed,
 }
@@ -438,8 +447,7 @@ impl Outcome {
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Delivered { .. } => "delivered",
-            Outcome::OverCallLimit => "over_call_limit",
-            Outcome::OverBudget => "over_budget",
+            Outcome::Refused(reason) => reason.as_str(),
             Outcome::Failed => "failed",
         }
     }

@@ -32,6 +32,7 @@
 mod child;
 mod edits;
 mod error;
+mod health;
 mod lines;
 mod listen;
 mod message;
@@ -51,10 +52,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use error::ProxyError;
-pub use listen::{
-    Bound, HEALTH_PATH, Listen, READY_PATH, ScratchFactory, is_health_path, is_loopback,
-    listen_blocking, serve_http,
-};
+pub use health::{HEALTH_PATH, READY_PATH, is_health_path};
+pub use listen::{Bound, Listen, ScratchFactory, is_loopback, listen_blocking, serve_http};
 pub use metrics::{METRICS_PATH, Metrics};
 pub use names::ToolNames;
 pub use namespace::{
@@ -293,7 +292,9 @@ impl ProxyOptions {
     }
 
     /// The same options, the sessions counting into `metrics` (their scratchpads need it as
-    /// their observer too, [`overspill::ScratchpadBuilder::observer`]).
+    /// their observer too, [`overspill::ScratchpadBuilder::observer`]). Client requests are
+    /// counted by the HTTP server ([`serve_http`]), which sees each one answered; on stdio the
+    /// rest is counted (servers, upstream latency, what the scratchpad did).
     #[must_use]
     pub fn with_metrics(mut self, metrics: &Metrics) -> ProxyOptions {
         self.metrics = Some(metrics.clone());

@@ -34,13 +34,14 @@ use axum::serve::ListenerExt;
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
+use crate::ProxyOptions;
 use crate::error::ProxyError;
+use crate::health::{HEALTH_PATH, READY_PATH, Readiness, is_health_path};
 use crate::message::{self, Id, Kind};
-use crate::metrics::Ended;
+use crate::metrics::{Ended, Refused};
 use crate::relay::{Answered, Relay};
 use crate::scratch::Scratch;
 use crate::session::{self, Wiring};
-use crate::{ProxyOptions, Upstream, child};
 
 const SESSION_ID: &str = "mcp-session-id";
 
@@ -78,6 +79,10 @@ pub struct Listen {
     /// On the stop signal, how long the calls in flight may take to finish before the
     /// sessions close anyway.
     pub drain_timeout: Duration,
+    /// On the stop signal, how long new sessions are still taken while `/readyz` already
+    /// fails: the time a load balancer's health checks need to move new sessions away, so that
+    /// none is refused (0: refused at once).
+    pub drain_delay: Duration,
     /// Where [`listen_blocking`] serves `GET /metrics` (the options' [`Metrics`](crate::Metrics)), on a
     /// listener of its own so that the MCP endpoint's token does not cover it.
     pub metrics_address: Option<SocketAddr>,
@@ -93,19 +98,6 @@ pub struct Bound {
     pub metrics: Option<SocketAddr>,
 }
 
-/// The health check's path: 200 while the process serves.
-pub const HEALTH_PATH: &str = "/healthz";
-
-/// The readiness check's path: 200 while new sessions are taken and their upstream servers can
-/// be reached (a `--url` server accepts a connection, a command's program is found); 503 while
-/// draining, or while one cannot.
-pub const READY_PATH: &str = "/readyz";
-
-/// Whether `path` is one of the health checks' paths, which the MCP endpoint cannot take.
-pub fn is_health_path(path: &str) -> bool {
-    [HEALTH_PATH, READY_PATH].contains(&path)
-}
-
 impl Default for Listen {
     fn default() -> Listen {
         Listen {
@@ -116,6 +108,7 @@ impl Default for Listen {
             session_idle: Duration::from_secs(30 * 60),
             max_body_bytes: 16 << 20,
             drain_timeout: Duration::from_secs(30),
+            drain_delay: Duration::ZERO,
             metrics_address: None,
         }
     }
@@ -131,6 +124,7 @@ impl std::fmt::Debug for Listen {
             .field("session_idle", &self.session_idle)
             .field("max_body_bytes", &self.max_body_bytes)
             .field("drain_timeout", &self.drain_timeout)
+            .field("drain_delay", &self.drain_delay)
             .field("metrics_address", &self.metrics_address)
             .finish()
     }
@@ -166,6 +160,8 @@ pub async fn serve_http(
         scratch_for,
         sessions: Mutex::new(HashMap::new()),
         draining: AtomicBool::new(false),
+        refusing: AtomicBool::new(false),
+        readiness: Readiness::default(),
     });
     let reaper = tokio::spawn(reap(Arc::clone(&server)));
     let router = axum::Router::new()
@@ -224,6 +220,7 @@ pub fn listen_blocking(
         .build()
         .map_err(ProxyError::Runtime)?;
     runtime.block_on(async move {
+        let stop = stop_signal();
         let listener = bind(address).await?;
         let metrics = match (listen.metrics_address, &options.metrics) {
             (None, _) => None,
@@ -255,7 +252,7 @@ pub fn listen_blocking(
                 let _ = stopping.wait_for(|stopped| *stopped).await;
             }))
         });
-        let served = serve_http(listener, listen, options, scratch_for, stop_signal()).await;
+        let served = serve_http(listener, listen, options, scratch_for, stop).await;
         let _ = stopped.send(true);
         if let Some(metrics_server) = metrics_server
             && let Ok(Err(error)) = metrics_server.await
@@ -272,28 +269,34 @@ async fn bind(address: SocketAddr) -> Result<tokio::net::TcpListener, ProxyError
         .map_err(|error| ProxyError::Http(format!("cannot listen on {address}: {error}")))
 }
 
-/// Ctrl-C, or SIGTERM where there is one.
-async fn stop_signal() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Ctrl-C, or SIGTERM where there is one. The handlers are in place when this returns (not
+/// when the future is first polled), so a signal that comes right after the proxy says where it
+/// listens drains it rather than killing it. Call it on the runtime.
+fn stop_signal() -> impl Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
     {
-        let terminate = async {
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(mut signal) => {
-                    signal.recv().await;
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt());
+        let terminate = signal(SignalKind::terminate());
+        async move {
+            let wait = |signal: std::io::Result<tokio::signal::unix::Signal>| async move {
+                match signal {
+                    Ok(mut signal) => {
+                        signal.recv().await;
+                    }
+                    Err(_) => std::future::pending::<()>().await,
                 }
-                Err(_) => std::future::pending::<()>().await,
+            };
+            tokio::select! {
+                () = wait(interrupt) => {}
+                () = wait(terminate) => {}
             }
-        };
-        tokio::select! {
-            () = interrupt => {}
-            () = terminate => {}
         }
     }
     #[cfg(not(unix))]
-    interrupt.await;
+    async {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 /// The listener's shared state.
@@ -304,8 +307,11 @@ struct Server {
     options: ProxyOptions,
     scratch_for: ScratchFactory,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
-    /// Stopping: no new sessions, `/readyz` 503.
+    /// Stopping: `/readyz` 503.
     draining: AtomicBool,
+    /// Stopping, and the drain delay over: no new sessions.
+    refusing: AtomicBool,
+    readiness: Readiness,
 }
 
 /// One client session.
@@ -386,38 +392,21 @@ async fn healthy() -> &'static str {
     "ok\n"
 }
 
-/// `/readyz`: new sessions are taken and could reach their upstream servers (503 while
-/// draining, or while one cannot: docs/mcp-proxy.md#health-checks-and-stopping-without-losing-work).
+/// `/readyz`: new sessions are taken and could work (503 while draining, or while the server
+/// they need cannot be reached).
 async fn ready(State(server): State<Arc<Server>>) -> Response {
     if server.draining.load(Ordering::Acquire) {
         return (StatusCode::SERVICE_UNAVAILABLE, "draining\n").into_response();
     }
-    let servers = match &server.options.reload {
-        Some(reload) => reload.subscribe().borrow().clone(),
-        None => server.options.servers.clone(),
-    };
-    let checks = servers.iter().map(|upstream| async move {
-        let checked = match &upstream.upstream {
-            Upstream::Http(remote) => remote.reachable(UPSTREAM_PROBE).await,
-            Upstream::Command(command) => child::findable(command),
-        };
-        checked.map_err(|why| format!("upstream `{}`: {why}", upstream.name))
-    });
-    let failed: Vec<String> = futures_util::future::join_all(checks)
-        .await
-        .into_iter()
-        .filter_map(Result::err)
-        .collect();
-    if failed.is_empty() {
-        "ready\n".into_response()
-    } else {
-        let said = format!("not ready: {}\n", failed.join("; "));
-        (StatusCode::SERVICE_UNAVAILABLE, said).into_response()
+    match server.readiness.check(&server.options).await {
+        Ok(()) => "ready\n".into_response(),
+        Err(why) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("not ready: {why}\n"),
+        )
+            .into_response(),
     }
 }
-
-/// How long `/readyz` waits for a `--url` server to accept a connection.
-const UPSTREAM_PROBE: Duration = Duration::from_secs(2);
 
 async fn endpoint(
     State(server): State<Arc<Server>>,
@@ -618,9 +607,9 @@ impl Server {
 
     /// A new session: its scratchpad, relay and upstream.
     async fn open(self: &Arc<Self>) -> Result<(String, Arc<HttpSession>), Refusal> {
-        if self.draining.load(Ordering::Acquire) {
+        if self.refusing.load(Ordering::Acquire) {
             if let Some(metrics) = &self.options.metrics {
-                metrics.session_refused("draining");
+                metrics.session_refused(Refused::Draining);
             }
             return Err(refusal(
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -640,7 +629,7 @@ impl Server {
         if full {
             let Some(reclaimed) = self.least_recently_used_idle() else {
                 if let Some(metrics) = &self.options.metrics {
-                    metrics.session_refused("full");
+                    metrics.session_refused(Refused::Full);
                 }
                 return Err(refusal(
                     StatusCode::SERVICE_UNAVAILABLE,
@@ -648,7 +637,6 @@ impl Server {
                      stream open or a call under way; end one or try later",
                 ));
             };
-            tracing::info!(session = %reclaimed, "reclaimed the least recently used idle session for a new one");
             self.end(&reclaimed, Ended::Reclaimed).await;
         }
         let id = session_id().map_err(|why| refusal(StatusCode::INTERNAL_SERVER_ERROR, &why))?;
@@ -671,6 +659,11 @@ impl Server {
             upstream: Mutex::new(None),
         });
         tokio::spawn(route(Arc::clone(&session), client_queue));
+        // In the map before its runner starts: a runner that ends at once removes it.
+        self.sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id.clone(), Arc::clone(&session));
         if let Some(metrics) = &self.options.metrics {
             metrics.session_started();
         }
@@ -684,20 +677,25 @@ impl Server {
                     let _ = closing.wait_for(|closed| *closed).await;
                 };
                 tokio::pin!(gone);
-                if let Err(error) = session::run_upstream(&options, &relay, upstream, gone).await {
-                    tracing::warn!(session = %id, %error, "a session's upstream ended");
+                let ran = session::run_upstream(&options, &relay, upstream, gone).await;
+                // Why it ended is settled now: a DELETE or the reaper during the drain below
+                // does not make an upstream's end theirs.
+                let why = *this
+                    .ended
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .get_or_insert(Ended::Upstream);
+                if let Err(error) = ran {
+                    tracing::warn!(session = %this.label, %error, "a session's upstream ended");
                 }
                 relay.drain().await;
+                // Its router stops once what is queued for the client has gone out.
+                let _ = this.close.send(true);
                 server
                     .sessions
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .remove(&id);
-                let why = this
-                    .ended
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .unwrap_or(Ended::Upstream);
                 tracing::info!(session = %this.label, reason = why.as_str(), "session ended");
                 if let Some(metrics) = &options.metrics {
                     metrics.session_ended(why);
@@ -708,10 +706,6 @@ impl Server {
             .upstream
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Some(runner);
-        self.sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(id.clone(), Arc::clone(&session));
         Ok((id, session))
     }
 
@@ -744,10 +738,18 @@ impl Server {
         }
     }
 
-    /// Stops taking sessions and waits until no session has a call in flight, for at most
-    /// [`Listen::drain_timeout`].
+    /// Fails `/readyz`, stops taking sessions after [`Listen::drain_delay`], and waits until
+    /// no session has a call in flight, for at most [`Listen::drain_timeout`] more.
     async fn drain(&self) {
         self.draining.store(true, Ordering::Release);
+        if !self.listen.drain_delay.is_zero() {
+            tracing::info!(
+                seconds = self.listen.drain_delay.as_secs_f64(),
+                "stopping: /readyz fails; new sessions are still taken for the drain delay"
+            );
+            tokio::time::sleep(self.listen.drain_delay).await;
+        }
+        self.refusing.store(true, Ordering::Release);
         let busy = || {
             self.sessions
                 .lock()
@@ -870,8 +872,20 @@ impl HttpSession {
 ///   belongs to, most likely: its logs, its sampling or elicitation requests, as a server
 ///   serving HTTP itself sends them);
 /// - otherwise on the GET stream, else the newest POST stream, else into the backlog.
+///
+/// It ends with the session: once the session is closed and nothing is queued (the relay's
+/// own sender would otherwise keep the queue, and with it the session, alive).
 async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<String>) {
-    while let Some(text) = queue.recv().await {
+    let mut closing = session.close.subscribe();
+    loop {
+        let text = tokio::select! {
+            biased;
+            text = queue.recv() => match text {
+                Some(text) => text,
+                None => break,
+            },
+            _ = closing.wait_for(|closed| *closed) => break,
+        };
         let (answered, progress) = match message::head(&text) {
             Ok((
                 Kind::Response {
@@ -933,7 +947,7 @@ async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<String>) {
         if let Some((id, error)) = answered
             && let Some(done) = session.relay.answered_client(&id, error)
         {
-            log_request(&session.label, &done, error);
+            log_request(&session.label, &done);
         }
     }
 }
@@ -941,14 +955,14 @@ async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<String>) {
 /// The one log line of an answered request (docs/mcp-proxy.md#logs): the session, the method,
 /// the server and tool when there are, how it ended and how long it took; never its arguments
 /// or result.
-fn log_request(session: &str, done: &Answered, error: bool) {
+fn log_request(session: &str, done: &Answered) {
     tracing::info!(
         target: "overspill::request",
         session,
         method = done.method,
         server = done.server.as_deref().unwrap_or("overspill"),
         tool = done.tool.as_deref().unwrap_or(""),
-        outcome = if error { "error" } else { "result" },
+        outcome = done.answer.as_str(),
         ms = u64::try_from(done.took.as_millis()).unwrap_or(u64::MAX),
         "request answered"
     );

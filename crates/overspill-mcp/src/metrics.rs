@@ -110,13 +110,13 @@ struct ServerOutcomeLabels {
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ToolOutcomeLabels {
-    tool: String,
+    tool: &'static str,
     outcome: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ToolLabel {
-    tool: String,
+    tool: &'static str,
 }
 
 /// How a client request ended, as the `outcome` label of `overspill_requests_total`.
@@ -131,13 +131,23 @@ pub(crate) enum Answer {
 }
 
 impl Answer {
-    fn as_str(self) -> &'static str {
+    /// The label value.
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Answer::Result => "result",
             Answer::Error => "error",
             Answer::Cancelled => "cancelled",
         }
     }
+}
+
+/// Why a new session was refused, as the `reason` label of `overspill_sessions_refused_total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// Every session busy at `--max-sessions`.
+    Full,
+    /// The proxy is stopping.
+    Draining,
 }
 
 /// Why a session ended, as the `reason` label of `overspill_sessions_ended_total`.
@@ -283,7 +293,7 @@ impl Metrics {
         );
         registry.register(
             "upstream_starts",
-            "Upstream server transports started (a child process spawned, an HTTP session opened), by server",
+            "Upstream server transports started (attempts: a child process to spawn, an HTTP server to open a session with), by server",
             families.upstream_starts.clone(),
         );
         registry.register(
@@ -329,7 +339,7 @@ impl Metrics {
         Metrics(Arc::new(families))
     }
 
-    /// The metrics in the Prometheus text exposition format.
+    /// The metrics in the OpenMetrics text format (which Prometheus scrapes).
     pub fn render(&self) -> String {
         let mut text = String::new();
         // Writing to a String does not fail.
@@ -366,7 +376,8 @@ impl Metrics {
             StatusCode::OK,
             [(
                 header::CONTENT_TYPE,
-                "text/plain; version=0.0.4; charset=utf-8",
+                // What the encoder writes: OpenMetrics text (`# EOF` at the end).
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
             )],
             self.render(),
         )
@@ -388,8 +399,12 @@ impl Metrics {
             .inc();
     }
 
-    /// A new session refused: `full` or `draining`.
-    pub(crate) fn session_refused(&self, reason: &'static str) {
+    /// A new session refused.
+    pub(crate) fn session_refused(&self, why: Refused) {
+        let reason = match why {
+            Refused::Full => "full",
+            Refused::Draining => "draining",
+        };
         self.0
             .sessions_refused
             .get_or_create(&ReasonLabel { reason })
@@ -507,16 +522,14 @@ impl Observer for Metrics {
                 self.0
                     .explorations
                     .get_or_create(&ToolOutcomeLabels {
-                        tool: tool.to_owned(),
+                        tool,
                         outcome: outcome.as_str(),
                     })
                     .inc();
                 if let Outcome::Delivered { tokens } = outcome {
                     self.0
                         .tokens_extracted
-                        .get_or_create(&ToolLabel {
-                            tool: tool.to_owned(),
-                        })
+                        .get_or_create(&ToolLabel { tool })
                         .inc_by(tokens);
                 }
             }

@@ -310,6 +310,8 @@ pub(crate) struct Answered {
     pub(crate) tool: Option<String>,
     /// From the request's arrival to its answer.
     pub(crate) took: Duration,
+    /// A result or an error.
+    pub(crate) answer: Answer,
 }
 
 /// The exploration tools under the names the client sees.
@@ -464,8 +466,8 @@ impl Relay {
     pub(crate) fn answered_client(&self, id: &Id, error: bool) -> Option<Answered> {
         let entry = self.0.ledger()?.remove(id)?;
         let took = entry.started.elapsed();
+        let answer = if error { Answer::Error } else { Answer::Result };
         if let Some(metrics) = &self.0.metrics {
-            let answer = if error { Answer::Error } else { Answer::Result };
             metrics.request(entry.method, answer, took);
         }
         Some(Answered {
@@ -473,6 +475,7 @@ impl Relay {
             server: entry.server.map(|index| self.0.member(index).name.clone()),
             tool: entry.tool,
             took,
+            answer,
         })
     }
 
@@ -555,7 +558,7 @@ impl Relay {
             {
                 return;
             }
-            let Some(pending) = shared.take(index, &key) else {
+            let Some(pending) = shared.take_answered(index, &key) else {
                 return tracing::warn!(problem = %why.what(), "the server answered an unknown request unreadably");
             };
             tracing::warn!(problem = %why.what(), "the server's answer to a client request was unreadable");
@@ -639,7 +642,7 @@ impl Relay {
         if joined && shared.send_server(index, text).await {
             return true;
         }
-        if shared.reclaim(index, id).is_some() {
+        if shared.forget_unsent(index, id).is_some() {
             let text = match &shared.gateway {
                 Some(_) => self.unavailable(index),
                 None => format!(
@@ -659,17 +662,16 @@ impl Relay {
     }
 
     async fn client_message(&self, message: Message) {
-        if let (Some(ledger), Kind::Request { id, method }) = (&self.0.ledger, &message.kind) {
+        if let Kind::Request { id, method } = &message.kind
+            && let Some(mut ledger) = self.0.ledger()
+        {
             let entry = Entry {
                 method: metrics::method_label(method),
                 started: Instant::now(),
                 server: None,
                 tool: None,
             };
-            ledger
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(id.clone(), entry);
+            ledger.insert(id.clone(), entry);
         }
         if self.0.gateway.is_some() {
             return self.gateway_client_message(message).await;
@@ -723,7 +725,7 @@ impl Relay {
         let Kind::Response { id: Some(id), .. } = &message.kind else {
             return shared.send_client(message.text).await;
         };
-        let Some(pending) = shared.take(index, id) else {
+        let Some(pending) = shared.take_answered(index, id) else {
             return shared.send_client(message.text).await;
         };
         self.answered(index, pending, message).await;
@@ -1034,9 +1036,14 @@ impl Relay {
     /// After `init_timeout`, answers the client's `initialize` itself if the server has not,
     /// and stops the proxy.
     fn init_timer(&self, key: Id, id: Value) {
-        let shared = Arc::clone(&self.0);
+        // Held weakly: a session that ends meanwhile is let go of at once, not at the timeout.
+        let session = Arc::downgrade(&self.0);
+        let timeout = self.0.init_timeout;
         tokio::spawn(async move {
-            tokio::time::sleep(shared.init_timeout).await;
+            tokio::time::sleep(timeout).await;
+            let Some(shared) = session.upgrade() else {
+                return;
+            };
             let waiting = {
                 let mut outstanding = shared
                     .outstanding
@@ -1137,25 +1144,32 @@ impl Shared {
             .insert(id.clone(), waiting);
     }
 
-    /// Marks a request the client cancelled, if it is still waiting. No answer goes out for
-    /// it, so it leaves the ledger now.
+    /// Marks a request the client cancelled, if it is still waiting for a server. No answer
+    /// goes out for it, so it leaves the ledger now, counted as cancelled. (A request the relay
+    /// answers itself, an exploration call, is answered anyway, and counted then.)
     fn cancel(&self, id: &Id) {
+        let waited = {
+            let mut outstanding = self
+                .outstanding
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            outstanding
+                .get_mut(id)
+                .map(|waiting| waiting.pending = Pending::Cancelled)
+                .is_some()
+        };
+        if !waited {
+            return;
+        }
         let cancelled = self.ledger().and_then(|mut ledger| ledger.remove(id));
         if let (Some(entry), Some(metrics)) = (cancelled, &self.metrics) {
             metrics.request(entry.method, Answer::Cancelled, entry.started.elapsed());
         }
-        let mut outstanding = self
-            .outstanding
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some(waiting) = outstanding.get_mut(id) {
-            waiting.pending = Pending::Cancelled;
-        }
     }
 
     /// The client request `id` that server `index` answered, if it owes it one; how long the
-    /// server took is counted.
-    fn take(&self, index: usize, id: &Id) -> Option<Pending> {
+    /// server took goes into the metrics.
+    fn take_answered(&self, index: usize, id: &Id) -> Option<Pending> {
         let waiting = self.remove_waiting(index, id)?;
         if let Some(metrics) = &self.metrics {
             let method = self
@@ -1169,7 +1183,7 @@ impl Shared {
 
     /// The client request `id` that server `index` owed but will not answer (it could not be
     /// sent).
-    fn reclaim(&self, index: usize, id: &Id) -> Option<Pending> {
+    fn forget_unsent(&self, index: usize, id: &Id) -> Option<Pending> {
         self.remove_waiting(index, id)
             .map(|waiting| waiting.pending)
     }

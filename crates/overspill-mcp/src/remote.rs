@@ -152,14 +152,16 @@ impl Remote {
             .url
             .port_or_known_default()
             .ok_or_else(|| format!("{} names no port", self.url))?;
-        let connect = tokio::net::TcpStream::connect((self.host(), port));
+        // An IPv6 literal is written in brackets in a URL, not in a socket address.
+        let host = self.host().trim_start_matches('[').trim_end_matches(']');
+        let connect = tokio::net::TcpStream::connect((host, port));
         match tokio::time::timeout(within, connect).await {
             Ok(Ok(_)) => Ok(()),
             Ok(Err(error)) => Err(format!("cannot connect to {}: {error}", self.url)),
             Err(_) => Err(format!(
-                "{} did not accept a connection within {} s",
+                "{} did not accept a connection within {} ms",
                 self.url,
-                within.as_secs()
+                within.as_millis()
             )),
         }
     }

@@ -24,6 +24,8 @@ struct Proxy {
     url: String,
     dir: tempfile::TempDir,
     http: reqwest::Client,
+    /// Every session's scratchpad, held weakly: whether an ended session let go of it.
+    made: Arc<std::sync::Mutex<Vec<std::sync::Weak<Scratchpad>>>>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     served: tokio::task::JoinHandle<Result<(), overspill_mcp::ProxyError>>,
 }
@@ -37,6 +39,8 @@ async fn start_counting(listen: Listen, metrics: Option<Metrics>) -> Proxy {
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().to_owned();
     let observer = metrics.clone();
+    let made = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let making = Arc::clone(&made);
     let factory: ScratchFactory = Arc::new(move |id: &str| {
         let mut builder = Scratchpad::builder()
             .scratchpad_dir(base.join(id))
@@ -45,8 +49,9 @@ async fn start_counting(listen: Listen, metrics: Option<Metrics>) -> Proxy {
         if let Some(metrics) = &observer {
             builder = builder.observer(Arc::new(metrics.clone()));
         }
-        let pad = builder.build().map_err(|error| error.to_string())?;
-        Ok(Arc::new(pad) as Arc<dyn overspill_mcp::Scratch>)
+        let pad = Arc::new(builder.build().map_err(|error| error.to_string())?);
+        making.lock().unwrap().push(Arc::downgrade(&pad));
+        Ok(pad as Arc<dyn overspill_mcp::Scratch>)
     });
     let options = match &metrics {
         Some(metrics) => fixture_options().with_metrics(metrics),
@@ -64,6 +69,7 @@ async fn start_counting(listen: Listen, metrics: Option<Metrics>) -> Proxy {
         url,
         dir,
         http,
+        made,
         stop: Some(stop),
         served,
     }
@@ -274,6 +280,29 @@ async fn delete_ends_the_session_and_its_child() {
         .await;
     assert_eq!(after.status, 404, "the session is gone");
     wait_until_gone(pid).await;
+    proxy.stop().await;
+}
+
+async fn an_ended_session_lets_go_of_its_relay_and_scratchpad() {
+    let proxy = start(Listen::default()).await;
+    // One ended by its client, one by its server.
+    let deleted = proxy.open_session().await;
+    proxy.call(&deleted, 1, "small", json!({})).await;
+    assert_eq!(proxy.delete(&deleted).await, 200);
+    let crashed = proxy.open_session().await;
+    let crash = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                       "params": {"name": "crash", "arguments": {}}});
+    proxy.post(Some(&crashed), crash, &[]).await;
+    let pads: Vec<_> = proxy.made.lock().unwrap().clone();
+    assert_eq!(pads.len(), 2);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while pads.iter().any(|pad| pad.upgrade().is_some()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "an ended session still holds its scratchpad"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     proxy.stop().await;
 }
 
@@ -687,6 +716,7 @@ async fn a_thousand_sessions_with_random_arguments_add_no_series() {
 
 cases!(
     a_thousand_sessions_with_random_arguments_add_no_series,
+    an_ended_session_lets_go_of_its_relay_and_scratchpad,
     two_http_clients_get_separate_sessions_budgets_and_files,
     delete_ends_the_session_and_its_child,
     stopping_the_proxy_closes_every_session_stops_every_child_and_keeps_stored_files,

@@ -86,11 +86,11 @@ impl Session {
         &self,
         server: &str,
         tool: &str,
-        is_error: bool,
+        must_pass: bool,
         min_tokens: Option<u64>,
         normalise: impl FnOnce(Option<&str>) -> Normalised<'a>,
     ) -> Intercepted<()> {
-        let decided = self.judge(server, tool, is_error, min_tokens, normalise);
+        let decided = self.judge(server, tool, must_pass, min_tokens, normalise);
         if let Intercepted::Inline(()) = decided {
             self.observe(&Event::Passed { server, tool });
         }
@@ -102,12 +102,12 @@ impl Session {
         &self,
         server: &str,
         tool: &str,
-        is_error: bool,
+        must_pass: bool,
         min_tokens: Option<u64>,
         normalise: impl FnOnce(Option<&str>) -> Normalised<'a>,
     ) -> Intercepted<()> {
-        // 1. Errors are never diverted.
-        if is_error {
+        // 1. Errors (and what is not a final result) are never diverted.
+        if must_pass {
             return Intercepted::Inline(());
         }
         // Coordinator: nowhere to store, no budget.

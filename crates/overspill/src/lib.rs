@@ -108,7 +108,7 @@ pub use builder::ScratchpadBuilder;
 pub use error::BuildError;
 pub use format::{ToolFormat, UnknownToolFormat, tool_definitions};
 pub use intercept::Intercepted;
-pub use observe::{Event, Observer, Outcome};
+pub use observe::{Event, Observer, Outcome, UNKNOWN_TOOL};
 pub use output::ToolOutput;
 pub use references::RefError;
 pub use scratchpad::Scratchpad;

@@ -59,16 +59,27 @@ pub(crate) fn respond(inner: &Session, server: &str, tool: &str, response: Strin
     replacement(inner, server, tool, &response).unwrap_or(response)
 }
 
-/// The response that replaces `response`, or `None` when it goes out as it came.
+/// The response that replaces `response`, or `None` when it goes out as it came. Every
+/// response is decided (and so observed), a JSON-RPC error or an unreadable one as passing.
 fn replacement(inner: &Session, server: &str, tool: &str, response: &str) -> Option<String> {
-    let envelope = serde_json::from_str::<Envelope>(response).ok()?;
-    let fields = serde_json::from_str::<Fields>(envelope.result?.get()).ok()?;
-    if !is_final(|name| fields.get(name).map(|raw| raw.get())) {
+    let parsed = serde_json::from_str::<Envelope>(response)
+        .ok()
+        .and_then(|envelope| {
+            let fields = serde_json::from_str::<Fields>(envelope.result?.get()).ok()?;
+            Some((envelope, fields))
+        });
+    let Some((envelope, fields)) = parsed else {
+        // Not a result: it passes, as an error result does.
+        let _ = inner.decide(server, tool, true, None, |_| {
+            Normalised::PassThrough("not a tool result")
+        });
         return None;
-    }
+    };
+    let passes = !is_final(|name| fields.get(name).map(|raw| raw.get()));
     let content = fields.get("content").copied();
     let structured = fields.get("structuredContent").copied();
-    let decided = inner.decide(server, tool, false, None, |footer| {
+    // A result that is not final (an error, a task handle, a request for input) passes.
+    let decided = inner.decide(server, tool, passes, None, |footer| {
         normalise_text(content, structured, footer)
     });
     let pointer = decided.into_replacement()?;

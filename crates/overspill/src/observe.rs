@@ -39,6 +39,9 @@
 
 pub use overspill_explore::Outcome;
 
+/// The `tool` of [`Event::Explored`] for a call of a tool the scratchpad does not have.
+pub const UNKNOWN_TOOL: &str = "unknown";
+
 /// Told of what a scratchpad does. Called on the thread that did it, so keep it quick (a
 /// counter's increment, not a write).
 pub trait Observer: Send + Sync + 'static {
@@ -81,8 +84,9 @@ pub enum Event<'a> {
     /// An exploration tool was called: delivered (its tokens charged, the usage event's
     /// `tokens_extracted` grows by as many), refused by the budget, or failed.
     Explored {
-        /// The exploration tool, without the host's prefix.
-        tool: &'a str,
+        /// The exploration tool, without the host's prefix; [`UNKNOWN_TOOL`] for a name the
+        /// scratchpad has no tool of (so that what a model calls never becomes a label).
+        tool: &'static str,
         /// What the call came to.
         outcome: Outcome,
     },

@@ -13,7 +13,7 @@ use crate::explore::Definition;
 use crate::format::ToolFormat;
 use crate::intercept::Intercepted;
 use crate::mcp_result;
-use crate::observe::Event;
+use crate::observe::{Event, UNKNOWN_TOOL};
 use crate::output::ToolOutput;
 use crate::role::Role;
 use crate::session::Session;
@@ -108,7 +108,7 @@ impl Scratchpad {
             .registry
             .answer_counted(self.inner.ctx(), &prefix, tool, arguments);
         self.inner.observe(&Event::Explored {
-            tool,
+            tool: answer.tool.unwrap_or(UNKNOWN_TOOL),
             outcome: answer.outcome,
         });
         answer.text

@@ -534,3 +534,95 @@ fn hostile_tool_names_are_stored_under_one_plain_name_and_add_no_pointer_line() 
         assert!(head.starts_with("1: "), "{head}");
     }
 }
+
+/// Every event an observer heard, as text.
+#[derive(Default)]
+struct Heard(std::sync::Mutex<Vec<String>>);
+
+impl overspill::Observer for Heard {
+    fn observe(&self, event: &overspill::Event<'_>) {
+        self.0.lock().unwrap().push(format!("{event:?}"));
+    }
+}
+
+#[test]
+fn an_observer_hears_every_result_the_pad_judges_and_its_stored_tokens_are_the_usage_events() {
+    let dir = tempfile::tempdir().unwrap();
+    let heard = std::sync::Arc::new(Heard::default());
+    let pad = Scratchpad::builder()
+        .scratchpad_dir(dir.path())
+        .context_window(128_000)
+        .intercept_all(100)
+        .observer(heard.clone())
+        .build()
+        .unwrap();
+    let (big, _) = log(400);
+    let response = |result: serde_json::Value| {
+        json!({"jsonrpc": "2.0", "id": 1, "result": result}).to_string()
+    };
+    // Stored; then passed: an error result, a small one, a task handle, a JSON-RPC error.
+    let pointer = pad.intercept_mcp_response(
+        "web",
+        "fetch",
+        response(json!({"content": [{"type": "text", "text": big}]})),
+    );
+    pad.intercept_mcp_response(
+        "web",
+        "fetch",
+        response(json!({"content": [{"type": "text", "text": big}], "isError": true})),
+    );
+    pad.intercept_mcp_response("web", "fetch", response(json!({"content": []})));
+    pad.intercept_mcp_response(
+        "web",
+        "fetch",
+        response(json!({"task": {"taskId": "t1", "status": "working"}})),
+    );
+    pad.intercept_mcp_response(
+        "web",
+        "fetch",
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "no"}}).to_string(),
+    );
+    let file = pointer
+        .split("file: ")
+        .nth(1)
+        .and_then(|rest| rest.split(['\\', '\n']).next())
+        .unwrap()
+        .to_owned();
+    pad.call(
+        "grep",
+        &json!({"file": file, "pattern": "request 7 "}).to_string(),
+    );
+    pad.call("no_such_tool", "{}");
+    let usage = pad.finish().unwrap();
+    let heard = heard.0.lock().unwrap().clone();
+    let stored: Vec<&String> = heard.iter().filter(|e| e.starts_with("Stored")).collect();
+    assert_eq!(stored.len(), 1, "{heard:#?}");
+    assert!(
+        stored[0].contains(&format!("tokens: {}", usage.tokens_intercepted)),
+        "{heard:#?}"
+    );
+    assert_eq!(
+        heard.iter().filter(|e| e.starts_with("Passed")).count(),
+        4,
+        "{heard:#?}"
+    );
+    assert!(
+        heard.iter().any(|e| e.contains("tool: \"grep\"")
+            && e.contains(&format!(
+                "Delivered {{ tokens: {} }}",
+                usage.tokens_extracted
+            ))),
+        "{heard:#?}"
+    );
+    // A tool the pad does not have is not named: its name is the caller's, unbounded.
+    assert!(
+        heard
+            .iter()
+            .any(|e| e.contains("tool: \"unknown\"") && e.contains("Failed")),
+        "{heard:#?}"
+    );
+    assert!(
+        !heard.iter().any(|e| e.contains("no_such_tool")),
+        "{heard:#?}"
+    );
+}

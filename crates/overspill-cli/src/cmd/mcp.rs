@@ -138,6 +138,11 @@ pub struct McpArgs {
     /// session is taken meanwhile, and /readyz answers 503) before the sessions close.
     #[arg(long, value_name = "SECS", default_value_t = 30.0, requires = "listen")]
     drain_timeout: f64,
+    /// On SIGTERM or Ctrl-C, the seconds new sessions are still taken while /readyz already
+    /// answers 503: behind a load balancer, as long as its health checks take to notice
+    /// (docs/team.md).
+    #[arg(long, value_name = "SECS", default_value_t = 0.0, requires = "listen")]
+    drain_delay: f64,
     /// Serve Prometheus metrics at http://ADDR/metrics (e.g. 0.0.0.0:9464), a listener of
     /// their own that --auth-token-env does not cover (docs/mcp-proxy.md#metrics).
     #[arg(long, value_name = "ADDR", requires = "listen")]
@@ -234,6 +239,10 @@ fn listen(
         Ok(drain) => drain,
         Err(message) => return Ok(super::usage_error(message)),
     };
+    let drain_delay = match seconds("--drain-delay", args.drain_delay) {
+        Ok(delay) => delay,
+        Err(message) => return Ok(super::usage_error(message)),
+    };
     if overspill_mcp::is_health_path(&args.path) {
         return Ok(super::usage_error(format!(
             "--path {}: that path answers health checks; choose another for the MCP endpoint",
@@ -248,10 +257,11 @@ fn listen(
     listen.session_idle = session_idle;
     listen.max_body_bytes = args.max_body_bytes;
     listen.drain_timeout = drain_timeout;
+    listen.drain_delay = drain_delay;
     listen.metrics_address = args.metrics;
     // Counted only when the metrics are served.
     let metrics = args.metrics.map(|_| Metrics::new());
-    let options = match &metrics {
+    let mut options = match &metrics {
         Some(metrics) => options.with_metrics(metrics),
         None => options,
     };
@@ -269,6 +279,22 @@ fn listen(
             Err(message) => return Ok(super::usage_error(message)),
         },
     };
+    // JSON logs are for a log pipeline: a server's own stderr (free text, perhaps with what it
+    // was asked) goes to a file of its own instead (docs/mcp-proxy.md#logs).
+    if args.log_format == LogFormat::Json {
+        let logs = base.join("logs");
+        if let Err(error) = std::fs::create_dir_all(&logs) {
+            return Ok(super::usage_error(format!(
+                "cannot create {} for the servers' logs: {error}",
+                logs.display()
+            )));
+        }
+        for server in &mut options.servers {
+            if server.log.is_none() && matches!(server.upstream, Upstream::Command(_)) {
+                server.log = Some(logs.join(format!("{}.log", file_name(&server.name))));
+            }
+        }
+    }
     let stored_in = format!(
         "each session's large results are stored in {}",
         base.display()

@@ -7,6 +7,7 @@ fn too_large_error_shape_is_pinned() {
         estimated_tokens: 12_400,
         per_call_limit: 10_000,
         remaining_budget_tokens: 80_000,
+        reason: overspill_budget::RefusalReason::OverCallLimit,
         retry: Some(Call {
             tool: "head".into(),
             arguments: json!({"file": "a.txt", "lines": 25}),

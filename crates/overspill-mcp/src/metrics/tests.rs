@@ -33,7 +33,7 @@ fn stored_results_add_their_tokens_and_bytes_under_their_server() {
     });
     metrics.observe(&Event::Explored {
         tool: "head",
-        outcome: Outcome::OverBudget,
+        outcome: Outcome::Refused(overspill::budget::RefusalReason::OverBudget),
     });
     let text = metrics.render();
     assert!(

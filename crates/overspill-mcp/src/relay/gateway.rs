@@ -1416,7 +1416,7 @@ impl Relay {
                 if gateway.deliver(index, id, &message.text) {
                     return;
                 }
-                match self.0.take(index, id) {
+                match self.0.take_answered(index, id) {
                     Some(pending) => self.answered(index, pending, message).await,
                     None => {
                         tracing::warn!(server = %self.0.member(index).name, "the server answered a request nobody asked it")

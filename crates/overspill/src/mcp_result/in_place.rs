@@ -65,17 +65,17 @@ impl Taken {
                 .find(|(key, _)| key == name)
                 .map(|(_, raw)| raw.get())
         };
-        if is_final(field) {
-            let decided = inner.decide(server, tool, false, None, |footer| {
-                Normalised::Store(strip_footer(Cow::Borrowed(&self.text), footer))
-            });
-            if let Some(pointer) = decided.into_replacement() {
-                let kept = self
-                    .others
-                    .iter()
-                    .map(|(key, raw)| (key.as_str(), raw.get()));
-                return replaced_response(self.id.get(), kept, &pointer);
-            }
+        // A result that is not final (an error, a task handle, a request for input) passes.
+        let passes = !is_final(field);
+        let decided = inner.decide(server, tool, passes, None, |footer| {
+            Normalised::Store(strip_footer(Cow::Borrowed(&self.text), footer))
+        });
+        if let Some(pointer) = decided.into_replacement() {
+            let kept = self
+                .others
+                .iter()
+                .map(|(key, raw)| (key.as_str(), raw.get()));
+            return replaced_response(self.id.get(), kept, &pointer);
         }
         self.written_anew()
     }
