@@ -156,10 +156,10 @@ pub(crate) fn findable(command: &CommandServer) -> Result<(), String> {
             Some(cwd) if program.is_relative() => Path::new(cwd).join(program),
             _ => program.to_owned(),
         };
-        return if at.is_file() {
+        return if is_program(&at) {
             Ok(())
         } else {
-            Err(format!("{} is not a file", at.display()))
+            Err(format!("{} is not an executable file", at.display()))
         };
     }
     let path = command
@@ -168,9 +168,29 @@ pub(crate) fn findable(command: &CommandServer) -> Result<(), String> {
         .map(std::ffi::OsString::from)
         .or_else(|| std::env::var_os("PATH"))
         .unwrap_or_default();
-    if std::env::split_paths(&path).any(|dir| dir.join(program).is_file()) {
-        Ok(())
-    } else {
-        Err(format!("`{}` is not found on its PATH", command.command))
+    match find_on_path(&command.command, &path) {
+        Some(_) => Ok(()),
+        None => Err(format!("`{}` is not found on its PATH", command.command)),
     }
+}
+
+/// The first executable file named `program` in the directories of `path` (a `PATH` value).
+pub fn find_on_path(program: &str, path: &std::ffi::OsStr) -> Option<std::path::PathBuf> {
+    std::env::split_paths(path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_program(candidate))
+}
+
+/// Whether `path` is a file this process may run (on Unix: with an execute bit).
+fn is_program(path: &Path) -> bool {
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    metadata.is_file()
 }

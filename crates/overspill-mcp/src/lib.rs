@@ -51,6 +51,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use child::find_on_path;
 pub use error::ProxyError;
 pub use health::{HEALTH_PATH, READY_PATH, is_health_path};
 pub use listen::{Bound, Listen, ScratchFactory, is_loopback, listen_blocking, serve_http};

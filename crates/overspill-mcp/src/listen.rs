@@ -17,8 +17,7 @@
 //! sessions are refused with 503, and the calls in flight finish (for at most
 //! [`Listen::drain_timeout`]) before the sessions close (docs/mcp-proxy.md#health-checks-and-stopping-without-losing-work).
 
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::convert::Infallible;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,7 +27,6 @@ use std::time::{Duration, Instant};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::serve::ListenerExt;
 use serde_json::Value;
@@ -37,22 +35,17 @@ use tokio::sync::{mpsc, watch};
 use crate::ProxyOptions;
 use crate::error::ProxyError;
 use crate::health::{HEALTH_PATH, READY_PATH, Readiness, is_health_path};
-use crate::message::{self, Id, Kind};
+use crate::message::{self, Kind};
 use crate::metrics::{Ended, Refused};
-use crate::relay::{Answered, Relay};
+use crate::relay::Relay;
 use crate::scratch::Scratch;
 use crate::session::{self, Wiring};
+use streams::{PostStream, STREAM_QUEUE, Streams, progress_token, route, sse};
 
 const SESSION_ID: &str = "mcp-session-id";
 
 /// The hex digits of a session's id its log lines carry (48 of its 128 bits).
 const SESSION_LABEL_CHARS: usize = 12;
-
-/// Server-initiated messages kept for a session with no stream open to take them.
-const BACKLOG: usize = 1024;
-
-/// Messages queued on one SSE stream before the session's router waits.
-const STREAM_QUEUE: usize = 64;
 
 /// Makes the scratchpad of a new client session, given the session's id.
 pub type ScratchFactory =
@@ -328,63 +321,6 @@ struct HttpSession {
     close: watch::Sender<bool>,
     /// The session's upstream, running until the session ends.
     upstream: Mutex<Option<tokio::task::JoinHandle<()>>>,
-}
-
-/// Where a session's outgoing messages go.
-#[derive(Default)]
-struct Streams {
-    /// POST streams, each with the requests it still waits to answer.
-    posts: Vec<PostStream>,
-    /// The GET stream, when open.
-    get: Option<mpsc::Sender<String>>,
-    /// Server-initiated messages waiting for a stream.
-    backlog: VecDeque<String>,
-}
-
-impl Streams {
-    /// Drops the POST streams whose client went away.
-    fn forget_closed_posts(&mut self) {
-        self.posts.retain(|post| !post.sender.is_closed());
-    }
-
-    /// Whether any stream to the client is still open.
-    fn open(&mut self) -> bool {
-        self.forget_closed_posts();
-        !self.posts.is_empty() || self.get.as_ref().is_some_and(|get| !get.is_closed())
-    }
-}
-
-/// One POST's SSE stream.
-struct PostStream {
-    /// The requests of the POST not answered yet; the stream ends after the last answer.
-    waiting: HashSet<Id>,
-    /// The progress tokens those requests gave (`_meta.progressToken`): progress for them
-    /// belongs on this stream.
-    progress: Vec<Value>,
-    sender: mpsc::Sender<String>,
-}
-
-/// The `params._meta.progressToken` of a request, if it has one.
-fn progress_token(text: &str) -> Option<Value> {
-    #[derive(serde::Deserialize)]
-    struct Message {
-        params: Option<Params>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Params {
-        #[serde(rename = "_meta")]
-        meta: Option<Meta>,
-        #[serde(rename = "progressToken")]
-        token: Option<Value>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Meta {
-        #[serde(rename = "progressToken")]
-        token: Option<Value>,
-    }
-    let params = serde_json::from_str::<Message>(text).ok()?.params?;
-    // A request carries it in `_meta`; a progress notification in its params.
-    params.meta.and_then(|meta| meta.token).or(params.token)
 }
 
 /// `/healthz`: the process serves.
@@ -864,121 +800,6 @@ impl HttpSession {
     }
 }
 
-/// Sends each message the relay has for the client down the stream it belongs on (a stdio
-/// server does not say which request a message relates to, so the proxy tells):
-/// - a response on the POST stream of its request (which ends after its last response);
-/// - progress on the POST stream of the request that gave its progress token;
-/// - anything else, while exactly one POST stream is open, on that one (the tool call it
-///   belongs to, most likely: its logs, its sampling or elicitation requests, as a server
-///   serving HTTP itself sends them);
-/// - otherwise on the GET stream, else the newest POST stream, else into the backlog.
-///
-/// It ends with the session: once the session is closed and nothing is queued (the relay's
-/// own sender would otherwise keep the queue, and with it the session, alive).
-async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<String>) {
-    let mut closing = session.close.subscribe();
-    loop {
-        let text = tokio::select! {
-            biased;
-            text = queue.recv() => match text {
-                Some(text) => text,
-                None => break,
-            },
-            _ = closing.wait_for(|closed| *closed) => break,
-        };
-        let (answered, progress) = match message::head(&text) {
-            Ok((
-                Kind::Response {
-                    id: Some(id),
-                    error,
-                },
-                _,
-            )) => (Some((id, error)), None),
-            Ok((Kind::Notification { method }, _)) if method == "notifications/progress" => {
-                (None, progress_token(&text))
-            }
-            _ => (None, None),
-        };
-        let target = {
-            let mut streams = session
-                .streams
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            streams.forget_closed_posts();
-            let own = match (&answered, &progress) {
-                (Some((id, _)), _) => streams
-                    .posts
-                    .iter()
-                    .position(|post| post.waiting.contains(id)),
-                (None, Some(token)) => streams
-                    .posts
-                    .iter()
-                    .position(|post| post.progress.contains(token)),
-                (None, None) if streams.posts.len() == 1 => Some(0),
-                (None, None) => None,
-            };
-            match own {
-                Some(at) => {
-                    let post = &mut streams.posts[at];
-                    if let Some((id, _)) = &answered {
-                        post.waiting.remove(id);
-                    }
-                    let sender = post.sender.clone();
-                    if post.waiting.is_empty() {
-                        streams.posts.remove(at);
-                    }
-                    Some(sender)
-                }
-                None => match (&streams.get, streams.posts.last()) {
-                    (Some(get), _) if !get.is_closed() => Some(get.clone()),
-                    (_, Some(post)) => Some(post.sender.clone()),
-                    _ => {
-                        if streams.backlog.len() < BACKLOG {
-                            streams.backlog.push_back(text.clone());
-                        }
-                        None
-                    }
-                },
-            }
-        };
-        if let Some(sender) = target {
-            let _ = sender.send(text).await;
-        }
-        if let Some((id, error)) = answered
-            && let Some(done) = session.relay.answered_client(&id, error)
-        {
-            log_request(&session.label, &done);
-        }
-    }
-}
-
-/// The one log line of an answered request (docs/mcp-proxy.md#logs): the session, the method,
-/// the server and tool when there are, how it ended and how long it took; never its arguments
-/// or result.
-fn log_request(session: &str, done: &Answered) {
-    tracing::info!(
-        target: "overspill::request",
-        session,
-        method = done.method,
-        server = done.server.as_deref().unwrap_or("overspill"),
-        tool = done.tool.as_deref().unwrap_or(""),
-        outcome = done.answer.as_str(),
-        ms = u64::try_from(done.took.as_millis()).unwrap_or(u64::MAX),
-        "request answered"
-    );
-}
-
-/// An SSE response carrying each message of `receiver` as one event.
-fn sse(receiver: mpsc::Receiver<String>) -> Response {
-    let events = futures_util::stream::unfold(receiver, |mut receiver| async move {
-        let text = receiver.recv().await?;
-        Some((Ok::<_, Infallible>(Event::default().data(text)), receiver))
-    });
-    Sse::new(events)
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response()
-}
-
 /// Closes sessions idle for longer than allowed (no request, no open stream, nothing in
 /// flight).
 async fn reap(server: Arc<Server>) {
@@ -1071,5 +892,6 @@ pub fn is_loopback(address: &SocketAddr) -> bool {
     address.ip().is_loopback()
 }
 
+mod streams;
 #[cfg(test)]
 mod tests;

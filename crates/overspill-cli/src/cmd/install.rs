@@ -398,11 +398,9 @@ fn default_program() -> String {
     let Ok(own) = std::env::current_exe().and_then(|exe| exe.canonicalize()) else {
         return "overspill".to_owned();
     };
-    let on_path = std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join(own.file_name().unwrap_or_default()))
-            .find(|candidate| candidate.is_file())
-    });
+    let name = own.file_name().unwrap_or_default().to_string_lossy();
+    let on_path =
+        std::env::var_os("PATH").and_then(|path| overspill_mcp::find_on_path(&name, &path));
     match on_path.and_then(|found| found.canonicalize().ok()) {
         Some(found) if found == own && own.file_stem().is_some_and(|stem| stem == "overspill") => {
             "overspill".to_owned()

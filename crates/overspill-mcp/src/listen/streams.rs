@@ -1,0 +1,195 @@
+//! Where a `--listen` session's messages to its client go: the POST streams (each ends after
+//! its requests' answers), the GET stream and the backlog; and the log line of each answered
+//! request (docs/mcp-proxy.md#logs).
+
+use std::collections::{HashSet, VecDeque};
+use std::convert::Infallible;
+use std::sync::{Arc, PoisonError};
+use std::time::Duration;
+
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::HttpSession;
+use crate::message::{self, Id, Kind};
+use crate::relay::Answered;
+
+/// Server-initiated messages kept for a session with no stream open to take them.
+const BACKLOG: usize = 1024;
+
+/// Messages queued on one SSE stream before the session's router waits.
+pub(super) const STREAM_QUEUE: usize = 64;
+
+/// Where a session's outgoing messages go.
+#[derive(Default)]
+pub(super) struct Streams {
+    /// POST streams, each with the requests it still waits to answer.
+    pub(super) posts: Vec<PostStream>,
+    /// The GET stream, when open.
+    pub(super) get: Option<mpsc::Sender<String>>,
+    /// Server-initiated messages waiting for a stream.
+    pub(super) backlog: VecDeque<String>,
+}
+
+impl Streams {
+    /// Drops the POST streams whose client went away.
+    pub(super) fn forget_closed_posts(&mut self) {
+        self.posts.retain(|post| !post.sender.is_closed());
+    }
+
+    /// Whether any stream to the client is still open.
+    pub(super) fn open(&mut self) -> bool {
+        self.forget_closed_posts();
+        !self.posts.is_empty() || self.get.as_ref().is_some_and(|get| !get.is_closed())
+    }
+}
+
+/// One POST's SSE stream.
+pub(super) struct PostStream {
+    /// The requests of the POST not answered yet; the stream ends after the last answer.
+    pub(super) waiting: HashSet<Id>,
+    /// The progress tokens those requests gave (`_meta.progressToken`): progress for them
+    /// belongs on this stream.
+    pub(super) progress: Vec<Value>,
+    pub(super) sender: mpsc::Sender<String>,
+}
+
+/// The `params._meta.progressToken` of a request, if it has one.
+pub(super) fn progress_token(text: &str) -> Option<Value> {
+    #[derive(serde::Deserialize)]
+    struct Message {
+        params: Option<Params>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params {
+        #[serde(rename = "_meta")]
+        meta: Option<Meta>,
+        #[serde(rename = "progressToken")]
+        token: Option<Value>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        #[serde(rename = "progressToken")]
+        token: Option<Value>,
+    }
+    let params = serde_json::from_str::<Message>(text).ok()?.params?;
+    // A request carries it in `_meta`; a progress notification in its params.
+    params.meta.and_then(|meta| meta.token).or(params.token)
+}
+
+/// Sends each message the relay has for the client down the stream it belongs on (a stdio
+/// server does not say which request a message relates to, so the proxy tells):
+/// - a response on the POST stream of its request (which ends after its last response);
+/// - progress on the POST stream of the request that gave its progress token;
+/// - anything else, while exactly one POST stream is open, on that one (the tool call it
+///   belongs to, most likely: its logs, its sampling or elicitation requests, as a server
+///   serving HTTP itself sends them);
+/// - otherwise on the GET stream, else the newest POST stream, else into the backlog.
+///
+/// It ends with the session: once the session is closed and nothing is queued (the relay's
+/// own sender would otherwise keep the queue, and with it the session, alive).
+pub(super) async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<String>) {
+    let mut closing = session.close.subscribe();
+    loop {
+        let text = tokio::select! {
+            biased;
+            text = queue.recv() => match text {
+                Some(text) => text,
+                None => break,
+            },
+            _ = closing.wait_for(|closed| *closed) => break,
+        };
+        let (answered, progress) = match message::head(&text) {
+            Ok((
+                Kind::Response {
+                    id: Some(id),
+                    error,
+                },
+                _,
+            )) => (Some((id, error)), None),
+            Ok((Kind::Notification { method }, _)) if method == "notifications/progress" => {
+                (None, progress_token(&text))
+            }
+            _ => (None, None),
+        };
+        let target = {
+            let mut streams = session
+                .streams
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            streams.forget_closed_posts();
+            let own = match (&answered, &progress) {
+                (Some((id, _)), _) => streams
+                    .posts
+                    .iter()
+                    .position(|post| post.waiting.contains(id)),
+                (None, Some(token)) => streams
+                    .posts
+                    .iter()
+                    .position(|post| post.progress.contains(token)),
+                (None, None) if streams.posts.len() == 1 => Some(0),
+                (None, None) => None,
+            };
+            match own {
+                Some(at) => {
+                    let post = &mut streams.posts[at];
+                    if let Some((id, _)) = &answered {
+                        post.waiting.remove(id);
+                    }
+                    let sender = post.sender.clone();
+                    if post.waiting.is_empty() {
+                        streams.posts.remove(at);
+                    }
+                    Some(sender)
+                }
+                None => match (&streams.get, streams.posts.last()) {
+                    (Some(get), _) if !get.is_closed() => Some(get.clone()),
+                    (_, Some(post)) => Some(post.sender.clone()),
+                    _ => {
+                        if streams.backlog.len() < BACKLOG {
+                            streams.backlog.push_back(text.clone());
+                        }
+                        None
+                    }
+                },
+            }
+        };
+        if let Some(sender) = target {
+            let _ = sender.send(text).await;
+        }
+        if let Some((id, error)) = answered
+            && let Some(done) = session.relay.answered_client(&id, error)
+        {
+            log_request(&session.label, &done);
+        }
+    }
+}
+
+/// The one log line of an answered request (docs/mcp-proxy.md#logs): the session, the method,
+/// the server and tool when there are, how it ended and how long it took; never its arguments
+/// or result.
+fn log_request(session: &str, done: &Answered) {
+    tracing::info!(
+        target: "overspill::request",
+        session,
+        method = done.method,
+        server = done.server.as_deref().unwrap_or("overspill"),
+        tool = done.tool.as_deref().unwrap_or(""),
+        outcome = done.answer.as_str(),
+        ms = u64::try_from(done.took.as_millis()).unwrap_or(u64::MAX),
+        "request answered"
+    );
+}
+
+/// An SSE response carrying each message of `receiver` as one event.
+pub(super) fn sse(receiver: mpsc::Receiver<String>) -> Response {
+    let events = futures_util::stream::unfold(receiver, |mut receiver| async move {
+        let text = receiver.recv().await?;
+        Some((Ok::<_, Infallible>(Event::default().data(text)), receiver))
+    });
+    Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
+}
