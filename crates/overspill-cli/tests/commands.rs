@@ -1228,7 +1228,8 @@ fn mcp_that_would_start_itself_without_end_stops_at_a_depth_and_says_why() {
     let pad = dir.path().join("pad");
     let entry = serde_json::json!({
         "command": env!("CARGO_BIN_EXE_overspill"),
-        "args": ["mcp", "--servers", servers, "--name", "self", "--dir", pad, "--init-timeout", "20"],
+        // Generous: eight processes start one after the other, on a machine that may be busy.
+        "args": ["mcp", "--servers", servers, "--name", "self", "--dir", pad, "--init-timeout", "90"],
     });
     std::fs::write(
         &servers,
@@ -1245,6 +1246,8 @@ fn mcp_that_would_start_itself_without_end_stops_at_a_depth_and_says_why() {
             "self",
             "--dir",
             path(&pad),
+            "--init-timeout",
+            "120",
         ],
         &format!("{initialize}\n"),
     );
