@@ -715,3 +715,55 @@ fn prometheus_scrapes_a_gateway_and_its_api_returns_the_tokens_intercepted() {
         started_at.elapsed().as_secs_f64()
     );
 }
+
+/// The HAProxy configurations docs/team.md gives (the fenced `haproxy` block, and the
+/// Kubernetes ConfigMap's `haproxy.cfg`), as text.
+fn documented_haproxy_configurations(root: &Path) -> Vec<String> {
+    let page = std::fs::read_to_string(root.join("docs/team.md")).unwrap();
+    let fenced = page
+        .split("```haproxy\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("docs/team.md has a ```haproxy block")
+        .to_owned();
+    let mapped: String = page
+        .split("haproxy.cfg: |\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("docs/team.md has a ConfigMap with haproxy.cfg")
+        .lines()
+        .map(|line| format!("{}\n", line.strip_prefix("    ").unwrap_or(line)))
+        .collect();
+    vec![fenced, mapped]
+}
+
+#[test]
+fn the_haproxy_configurations_of_team_md_are_valid() {
+    let Some(outside) = outside("the documented HAProxy configurations") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for (index, config) in documented_haproxy_configurations(&outside.root)
+        .iter()
+        .enumerate()
+    {
+        assert!(
+            config.contains("stick store-response res.hdr(mcp-session-id)"),
+            "{config}"
+        );
+        let file = dir.path().join(format!("documented-{index}.cfg"));
+        std::fs::write(&file, config).unwrap();
+        let checked = Command::new(outside.team.join("bin/haproxy"))
+            .arg("-c")
+            .arg("-f")
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            checked.status.success(),
+            "haproxy -c refuses docs/team.md's configuration:\n{config}\n{}{}",
+            String::from_utf8_lossy(&checked.stdout),
+            String::from_utf8_lossy(&checked.stderr)
+        );
+    }
+}
