@@ -606,6 +606,29 @@ fn http(address: &str, method: &str, path: &str, headers: &str, body: &str) -> (
     (status, response)
 }
 
+/// `overspill mcp --listen 127.0.0.1:0 ARGS…`, its stderr read up to the line that says where
+/// it listens: the process, the address and the endpoint's path.
+#[cfg(target_os = "linux")]
+fn start_listening(args: &[&str]) -> (std::process::Child, String, String) {
+    use std::io::BufReader;
+    let mut proxy = Command::new(env!("CARGO_BIN_EXE_overspill"))
+        .args(["mcp", "--listen", "127.0.0.1:0"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(proxy.stderr.take().unwrap()).lines();
+    let announced = lines.next().unwrap().unwrap();
+    let url = announced
+        .split_once("serving MCP on http://")
+        .map(|(_, rest)| rest.trim().to_owned())
+        .unwrap_or_else(|| panic!("no address announced: {announced}"));
+    let (address, endpoint) = url.split_once('/').unwrap();
+    (proxy, address.to_owned(), format!("/{endpoint}"))
+}
+
 /// An `initialize` request, as a client sends it first.
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
 
@@ -634,25 +657,10 @@ fn open_http_session(address: &str, endpoint: &str, headers: &str) -> String {
 #[test]
 #[cfg(target_os = "linux")]
 fn sigterm_during_a_long_call_fails_readyz_at_once_completes_the_call_and_exits_0() {
-    use std::io::BufReader;
     use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
-    let mut proxy = Command::new(env!("CARGO_BIN_EXE_overspill"))
-        .args(["mcp", "--listen", "127.0.0.1:0", "--dir", path(dir.path())])
-        .args(["--", "sh", "-c", NUMBERS_SERVER])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(proxy.stderr.take().unwrap()).lines();
-    let announced = lines.next().unwrap().unwrap();
-    let url = announced
-        .split_once("serving MCP on http://")
-        .map(|(_, rest)| rest.trim().to_owned())
-        .unwrap_or_else(|| panic!("no address announced: {announced}"));
-    let (address, endpoint) = url.split_once('/').unwrap();
-    let (address, endpoint) = (address.to_owned(), format!("/{endpoint}"));
+    let (mut proxy, address, endpoint) =
+        start_listening(&["--dir", path(dir.path()), "--", "sh", "-c", NUMBERS_SERVER]);
     assert_eq!(http(&address, "GET", "/readyz", "", "").0, 200);
     assert_eq!(http(&address, "GET", "/healthz", "", "").0, 200);
 
@@ -1737,7 +1745,6 @@ fn metrics_count_a_listen_session_and_its_tokens_intercepted_as_stored() {
 #[test]
 #[cfg(target_os = "linux")]
 fn readyz_fails_while_an_upstream_cannot_be_reached_or_started() {
-    use std::io::BufReader;
     // A port nothing listens on: bound, then closed.
     let closed = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -1749,21 +1756,8 @@ fn readyz_fails_while_an_upstream_cannot_be_reached_or_started() {
         (vec!["--", "no-such-program-4f1c"], "`no-such-program-4f1c`"),
     ] {
         let dir = tempfile::tempdir().unwrap();
-        let mut proxy = Command::new(env!("CARGO_BIN_EXE_overspill"))
-            .args(["mcp", "--listen", "127.0.0.1:0", "--dir", path(dir.path())])
-            .args(&upstream)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(proxy.stderr.take().unwrap()).lines();
-        let announced = lines.next().unwrap().unwrap();
-        let address = announced
-            .split_once("serving MCP on http://")
-            .and_then(|(_, rest)| rest.split('/').next())
-            .unwrap_or_else(|| panic!("no address announced: {announced}"))
-            .to_owned();
+        let args = [&["--dir", path(dir.path())], upstream.as_slice()].concat();
+        let (mut proxy, address, _) = start_listening(&args);
         let (status, said) = http(&address, "GET", "/readyz", "", "");
         assert_eq!(status, 503, "{upstream:?}: {said}");
         // The server by name; the address and the OS's reason stay in the debug log.
@@ -1784,27 +1778,20 @@ fn readyz_fails_while_an_upstream_cannot_be_reached_or_started() {
 #[test]
 #[cfg(target_os = "linux")]
 fn with_a_drain_delay_new_sessions_are_taken_while_readyz_already_fails() {
-    use std::io::BufReader;
     use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
     // `slow` sleeps 6 s here: a call that outlasts the delay keeps the proxy draining.
     let server = NUMBERS_SERVER.replace("sleep 2", "sleep 6");
-    let mut proxy = Command::new(env!("CARGO_BIN_EXE_overspill"))
-        .args(["mcp", "--listen", "127.0.0.1:0", "--drain-delay", "2"])
-        .args(["--dir", path(dir.path()), "--", "sh", "-c", &server])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(proxy.stderr.take().unwrap()).lines();
-    let announced = lines.next().unwrap().unwrap();
-    let url = announced
-        .split_once("serving MCP on http://")
-        .map(|(_, rest)| rest.trim().to_owned())
-        .unwrap_or_else(|| panic!("no address announced: {announced}"));
-    let (address, endpoint) = url.split_once('/').unwrap();
-    let (address, endpoint) = (address.to_owned(), format!("/{endpoint}"));
+    let (mut proxy, address, endpoint) = start_listening(&[
+        "--drain-delay",
+        "2",
+        "--dir",
+        path(dir.path()),
+        "--",
+        "sh",
+        "-c",
+        &server,
+    ]);
     let signalled = Instant::now();
     let sent = Command::new("kill")
         .args(["-TERM", &proxy.id().to_string()])
