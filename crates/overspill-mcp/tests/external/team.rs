@@ -719,18 +719,19 @@ fn prometheus_scrapes_a_gateway_and_its_api_returns_the_tokens_intercepted() {
 /// The HAProxy configurations docs/team.md gives (the fenced `haproxy` block, and the
 /// Kubernetes ConfigMap's `haproxy.cfg`), as text.
 fn documented_haproxy_configurations(root: &Path) -> Vec<String> {
-    let page = std::fs::read_to_string(root.join("docs/team.md")).unwrap();
+    let page = std::fs::read_to_string(root.join("docs/team.md"))
+        .unwrap_or_else(|error| panic!("cannot read docs/team.md: {error}"));
     let fenced = page
         .split("```haproxy\n")
         .nth(1)
         .and_then(|rest| rest.split("```").next())
-        .expect("docs/team.md has a ```haproxy block")
+        .unwrap_or_else(|| panic!("docs/team.md has no ```haproxy block"))
         .to_owned();
     let mapped: String = page
         .split("haproxy.cfg: |\n")
         .nth(1)
         .and_then(|rest| rest.split("```").next())
-        .expect("docs/team.md has a ConfigMap with haproxy.cfg")
+        .unwrap_or_else(|| panic!("docs/team.md has no ConfigMap with haproxy.cfg"))
         .lines()
         .map(|line| format!("{}\n", line.strip_prefix("    ").unwrap_or(line)))
         .collect();
