@@ -208,8 +208,10 @@ impl Registry {
         name: &str,
         arguments: &Value,
     ) -> Answer {
-        let tool = self.find(name).map(|tool| tool.definition().name);
-        match self.run(ctx, tool_prefix, name, arguments) {
+        let runnable = self.runnable(name);
+        let tool = runnable.as_ref().ok().map(|tool| tool.definition().name);
+        let ran = runnable.and_then(|found| self.run_tool(found, ctx, tool_prefix, arguments));
+        match ran {
             Ok(Delivered { text, tokens }) => Answer {
                 text,
                 tool,
@@ -259,7 +261,13 @@ impl Registry {
         name: &str,
         arguments: &Value,
     ) -> Result<Delivered, ToolError> {
-        let tool = self.find(name).ok_or_else(|| {
+        let tool = self.runnable(name)?;
+        self.run_tool(tool, ctx, tool_prefix, arguments)
+    }
+
+    /// The tool `name`, or the error that lists the tools there are.
+    fn runnable(&self, name: &str) -> Result<&dyn Runnable, ToolError> {
+        self.find(name).ok_or_else(|| {
             ToolError::invalid_argument(
                 None,
                 format!(
@@ -267,7 +275,17 @@ impl Registry {
                     self.names().join(", ")
                 ),
             )
-        })?;
+        })
+    }
+
+    /// Runs `tool`, found by [`Registry::runnable`].
+    fn run_tool(
+        &self,
+        tool: &dyn Runnable,
+        ctx: Option<&ExploreContext>,
+        tool_prefix: &str,
+        arguments: &Value,
+    ) -> Result<Delivered, ToolError> {
         let tools = self.exploration_names();
         let caller = Caller {
             ctx,

@@ -238,15 +238,14 @@ pub fn listen_blocking(
         });
         // The metrics answer until the MCP server has drained and closed its sessions, so a
         // scrape during the drain still sees them.
-        let (stopped, stopping) = watch::channel(false);
+        let (stopped, stopping) = tokio::sync::oneshot::channel::<()>();
         let metrics_server = metrics.map(|(listener, metrics)| {
-            let mut stopping = stopping.clone();
             tokio::spawn(metrics.serve(listener, async move {
-                let _ = stopping.wait_for(|stopped| *stopped).await;
+                let _ = stopping.await;
             }))
         });
         let served = serve_http(listener, listen, options, scratch_for, stop).await;
-        let _ = stopped.send(true);
+        let _ = stopped.send(());
         if let Some(metrics_server) = metrics_server
             && let Ok(Err(error)) = metrics_server.await
         {
