@@ -3,6 +3,15 @@
 //! The binary only drives the `overspill` facade: argument parsing, printing
 //! and exit codes live here, behaviour lives in the libraries.
 
+/// `eprintln!` for a line that may find stderr closed (a supervisor that stopped reading it):
+/// the line is lost, but the process goes on, where `eprintln!` would panic.
+macro_rules! tell {
+    ($($line:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($line)*);
+    }};
+}
+
 mod cmd;
 mod input;
 mod progress;
@@ -42,7 +51,7 @@ fn main() -> ExitCode {
         // A reader that stopped early (`overspill tools | head`) is not a failure.
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("{}", report(&err));
+            tell!("{}", report(&err));
             ExitCode::FAILURE
         }
     }
@@ -77,6 +86,10 @@ fn log_to_stderr(format: cmd::LogFormat) {
     let text = tracing_subscriber::fmt()
         .with_max_level(level)
         .with_writer(std::io::stderr)
+        // A line it cannot write is dropped: by default the subscriber reports that with
+        // `eprint!`, which panics on a closed stderr, and a panic in the proxy's stop would
+        // leave it running after SIGTERM.
+        .log_internal_errors(false)
         .with_ansi(false);
     let _ = if json {
         text.json().flatten_event(true).try_init()

@@ -386,19 +386,10 @@ fn mcp_with_a_server_that_never_answers_initialize_answers_the_client_and_exits_
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     stdin
-        .write_all(
-            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"0\"}}}\n",
-        )
+        .write_all(format!("{INITIALIZE}\n").as_bytes())
         .unwrap();
     // The client stays connected (stdin open) while the proxy gives up on the server.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while child.try_wait().unwrap().is_none() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the proxy did not exit"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    exit_within_30s(&mut child, "the proxy did not exit");
     drop(stdin);
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
@@ -445,7 +436,7 @@ fn mcp_renames_its_tools_after_a_name_clash_says_so_on_stderr_and_goes_on() {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     for message in [
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+        INITIALIZE,
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
         r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
@@ -502,6 +493,28 @@ fn children_of(pid: u32) -> Vec<u32> {
         .collect()
 }
 
+/// Sends SIGTERM to `child`.
+#[cfg(target_os = "linux")]
+fn terminate(child: &std::process::Child) {
+    let sent = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+}
+
+/// How `child` exited, which it must do within 30 seconds (`otherwise` says what failed).
+fn exit_within_30s(child: &mut std::process::Child, otherwise: &str) -> std::process::ExitStatus {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(std::time::Instant::now() < deadline, "{otherwise}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// Whether `pid` still runs (not gone, not a zombie).
 #[cfg(target_os = "linux")]
 fn runs(pid: u32) -> bool {
@@ -511,40 +524,33 @@ fn runs(pid: u32) -> bool {
 
 #[test]
 #[cfg(target_os = "linux")]
-fn mcp_listen_on_sigterm_stops_every_session_child_and_exits_0() {
-    use std::io::{BufRead, BufReader};
+fn mcp_listen_on_sigterm_stops_every_session_child_and_exits_0_even_with_its_stderr_closed() {
     use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
     // `sleep` stands for a server: each session's child, started at the session's initialize,
     // which it never answers, so each client's stream stays open (as a GET stream does) until
     // the proxy ends it: the stop must not wait for the streams to end by themselves.
-    // The unanswered initializes are calls in flight: the drain waits for them this long.
-    let mut proxy = Command::new(env!("CARGO_BIN_EXE_overspill"))
-        .args(["mcp", "--listen", "127.0.0.1:0", "--init-timeout", "3600"])
-        .args(["--drain-timeout", "1"])
-        .args(["--dir", path(dir.path())])
-        .args(["--", "sleep", "300"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(proxy.stderr.take().unwrap()).lines();
-    let announced = lines.next().unwrap().unwrap();
-    let url = announced
-        .split_once("serving MCP on http://")
-        .map(|(_, rest)| rest.trim().to_owned())
-        .unwrap_or_else(|| panic!("no address announced: {announced}"));
-    let (address, endpoint) = url.split_once('/').unwrap();
-    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+    // The unanswered initializes are calls in flight: the drain waits for them this long, then
+    // warns on a stderr that `start_listening` has closed (a panic there once kept it running).
+    let (mut proxy, address, endpoint) = start_listening(&[
+        "--init-timeout",
+        "3600",
+        "--drain-timeout",
+        "1",
+        "--dir",
+        path(dir.path()),
+        "--",
+        "sleep",
+        "300",
+    ]);
     let mut connections = Vec::new();
     for _ in 0..2 {
-        let mut connection = std::net::TcpStream::connect(address).unwrap();
+        let mut connection = std::net::TcpStream::connect(&address).unwrap();
         write!(
             connection,
-            "POST /{endpoint} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{initialize}",
-            initialize.len()
+            "POST {endpoint} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{INITIALIZE}",
+            INITIALIZE.len()
         )
         .unwrap();
         connections.push(connection);
@@ -561,22 +567,8 @@ fn mcp_listen_on_sigterm_stops_every_session_child_and_exits_0() {
         );
         std::thread::sleep(Duration::from_millis(50));
     };
-    let sent = Command::new("kill")
-        .args(["-TERM", &proxy.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(status) = proxy.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the proxy did not stop on SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    terminate(&proxy);
+    let status = exit_within_30s(&mut proxy, "the proxy did not stop on SIGTERM");
     assert_eq!(status.code(), Some(0), "{status}");
     for child in children {
         assert!(!runs(child), "the session child {child} outlived the proxy");
@@ -607,7 +599,7 @@ fn http(address: &str, method: &str, path: &str, headers: &str, body: &str) -> (
 }
 
 /// `overspill mcp --listen 127.0.0.1:0 ARGS…`, its stderr read up to the line that says where
-/// it listens: the process, the address and the endpoint's path.
+/// it listens and closed after it: the process, the address and the endpoint's path.
 #[cfg(target_os = "linux")]
 fn start_listening(args: &[&str]) -> (std::process::Child, String, String) {
     use std::io::BufReader;
@@ -657,7 +649,7 @@ fn open_http_session(address: &str, endpoint: &str, headers: &str) -> String {
 #[test]
 #[cfg(target_os = "linux")]
 fn sigterm_during_a_long_call_fails_readyz_at_once_completes_the_call_and_exits_0() {
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let dir = tempfile::tempdir().unwrap();
     let (mut proxy, address, endpoint) =
         start_listening(&["--dir", path(dir.path()), "--", "sh", "-c", NUMBERS_SERVER]);
@@ -677,11 +669,7 @@ fn sigterm_during_a_long_call_fails_readyz_at_once_completes_the_call_and_exits_
     };
     std::thread::sleep(Duration::from_millis(500));
     assert!(!call.is_finished(), "the call is in flight");
-    let sent = Command::new("kill")
-        .args(["-TERM", &proxy.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    terminate(&proxy);
     // At once: the next probe already sees the drain, while the call is still under way.
     let (ready, said) = http(&address, "GET", "/readyz", "", "");
     assert_eq!(ready, 503, "{said}");
@@ -700,17 +688,7 @@ fn sigterm_during_a_long_call_fails_readyz_at_once_completes_the_call_and_exits_
         answered.contains("slept well"),
         "the call completed: {answered}"
     );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let exited = loop {
-        if let Some(exited) = proxy.try_wait().unwrap() {
-            break exited;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the proxy did not stop after the drain"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let exited = exit_within_30s(&mut proxy, "the proxy did not stop after the drain");
     assert_eq!(exited.code(), Some(0), "{exited}");
 }
 
@@ -842,7 +820,7 @@ fn call_tools(mut command: Command, tools: &[&str]) -> (Vec<serde_json::Value>, 
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     for message in [
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+        INITIALIZE,
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
     ] {
@@ -1244,7 +1222,6 @@ fn mcp_that_would_start_itself_without_end_stops_at_a_depth_and_says_why() {
         serde_json::json!({"mcpServers": {"self": entry}}).to_string(),
     )
     .unwrap();
-    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
     let out = run(
         &[
             "mcp",
@@ -1257,7 +1234,7 @@ fn mcp_that_would_start_itself_without_end_stops_at_a_depth_and_says_why() {
             "--init-timeout",
             "120",
         ],
-        &format!("{initialize}\n"),
+        &format!("{INITIALIZE}\n"),
     );
     let said = stderr(&out);
     // The innermost refuses, and with it the whole chain ends.
@@ -1612,11 +1589,7 @@ fn scripted_listen_session() -> Scripted {
         })
         .sum();
 
-    let stopped = Command::new("kill")
-        .args(["-TERM", &proxy.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(stopped.success());
+    terminate(&proxy);
     assert!(proxy.wait().unwrap().success());
     collector.join().unwrap();
     stderr.extend(lines.try_iter());
@@ -1780,11 +1753,13 @@ fn readyz_fails_while_an_upstream_cannot_be_reached_or_started() {
 fn with_a_drain_delay_new_sessions_are_taken_while_readyz_already_fails() {
     use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
-    // `slow` sleeps 6 s here: a call that outlasts the delay keeps the proxy draining.
-    let server = NUMBERS_SERVER.replace("sleep 2", "sleep 6");
+    // The delay is long enough for a loaded machine to open a session and start a call in it;
+    // `slow` sleeps 9 s here: a call that outlasts the delay keeps the proxy draining.
+    let delay = Duration::from_secs(5);
+    let server = NUMBERS_SERVER.replace("sleep 2", "sleep 9");
     let (mut proxy, address, endpoint) = start_listening(&[
         "--drain-delay",
-        "2",
+        "5",
         "--dir",
         path(dir.path()),
         "--",
@@ -1793,22 +1768,18 @@ fn with_a_drain_delay_new_sessions_are_taken_while_readyz_already_fails() {
         &server,
     ]);
     let signalled = Instant::now();
-    let sent = Command::new("kill")
-        .args(["-TERM", &proxy.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    terminate(&proxy);
     // The balancer's checks see the drain at once; a session it still sends is taken.
     while http(&address, "GET", "/readyz", "", "").0 != 503 {
         assert!(
-            signalled.elapsed() < Duration::from_secs(1),
-            "/readyz never failed"
+            signalled.elapsed() < delay,
+            "/readyz did not fail during the drain delay"
         );
         std::thread::sleep(Duration::from_millis(20));
     }
     let session = open_http_session(&address, &endpoint, "");
     assert!(
-        signalled.elapsed() < Duration::from_secs(2),
+        signalled.elapsed() < delay,
         "the session was opened after the delay; the machine is too slow to tell"
     );
     let call = {
@@ -1820,7 +1791,7 @@ fn with_a_drain_delay_new_sessions_are_taken_while_readyz_already_fails() {
         })
     };
     // After the delay, while that call runs: refused.
-    std::thread::sleep(Duration::from_millis(2_200).saturating_sub(signalled.elapsed()));
+    std::thread::sleep((delay + Duration::from_millis(500)).saturating_sub(signalled.elapsed()));
     let (status, said) = http(&address, "POST", &endpoint, "", INITIALIZE);
     assert_eq!(status, 503, "refused after the delay: {said}");
     let (status, answered) = call.join().unwrap();

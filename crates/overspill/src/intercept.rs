@@ -1,12 +1,15 @@
 //! Interception: the decision of docs/facade.md#2-intercepting, step by step, and what the model gets instead.
 
-use crate::budget::thousands;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::budget::{Budget, thousands};
 use crate::explore::{Pointer, Summary};
 use crate::mcp_result::Normalised;
 use crate::observe::Event;
 use crate::output::ToolOutput;
 use crate::session::Session;
-use crate::store::{Output, StoreError, TokenTally};
+use crate::store::{Output, Store, StoreError, TokenTally};
 use crate::tokens::TokenCounter;
 
 /// What the host passes on to the model in place of a tool output. `T` is what comes back
@@ -90,48 +93,68 @@ impl Session {
         min_tokens: Option<u64>,
         normalise: impl FnOnce(Option<&str>) -> Normalised<'a>,
     ) -> Intercepted<()> {
-        let decided = self.judge(server, tool, must_pass, min_tokens, normalise);
-        if let Intercepted::Inline(()) = decided {
-            self.observe(&Event::Passed { server, tool });
+        match self.to_store(server, tool, must_pass, min_tokens, normalise) {
+            Some(held) => self.store_and_point(server, tool, held),
+            None => {
+                self.passed(server, tool);
+                Intercepted::Inline(())
+            }
         }
-        decided
     }
 
-    /// [`Session::decide`] but for telling the observer of a result that passes.
-    fn judge<'a>(
+    /// Tells the host's observer that a result of `tool` passed unchanged.
+    pub(crate) fn passed(&self, server: &str, tool: &str) {
+        self.observe(&Event::Passed { server, tool });
+    }
+
+    /// Steps 1–5 of [`Session::decide`]: what to store and where, or `None` when the result
+    /// passes.
+    fn to_store<'a>(
         &self,
         server: &str,
         tool: &str,
         must_pass: bool,
         min_tokens: Option<u64>,
         normalise: impl FnOnce(Option<&str>) -> Normalised<'a>,
-    ) -> Intercepted<()> {
+    ) -> Option<Held<'_, 'a>> {
         // 1. Errors (and what is not a final result) are never diverted.
         if must_pass {
-            return Intercepted::Inline(());
+            return None;
         }
         // Coordinator: nowhere to store, no budget.
         let (Some(store), Some(budget)) = (self.store(), self.budget()) else {
-            return Intercepted::Inline(());
+            return None;
         };
         // 2. No resolved threshold: never intercepted.
-        let Some(min_tokens) = min_tokens.or_else(|| self.thresholds.threshold(server, tool))
-        else {
-            return Intercepted::Inline(());
-        };
+        let min_tokens = min_tokens.or_else(|| self.thresholds.threshold(server, tool))?;
         // 3–4. Normalise MCP content; strip the host's persistence footer.
         let text = match normalise(self.footer.as_deref()) {
             Normalised::Store(text) => text,
             Normalised::PassThrough(why) => {
                 tracing::debug!(tool, why, "passed through without storing");
-                return Intercepted::Inline(());
+                return None;
             }
         };
         // 5. Below the threshold: O(threshold), and no tokenizing when the bytes settle it.
         let threshold = usize::try_from(min_tokens).unwrap_or(usize::MAX);
         if self.counter.is_below(&text, threshold) {
-            return Intercepted::Inline(());
+            return None;
         }
+        Some(Held {
+            store,
+            budget,
+            text,
+        })
+    }
+
+    /// Steps 6–7 of [`Session::decide`]: `held` stored, counted and pointed to, or a notice of
+    /// why it could not be stored.
+    fn store_and_point(&self, server: &str, tool: &str, held: Held<'_, '_>) -> Intercepted<()> {
+        let Held {
+            store,
+            budget,
+            text,
+        } = held;
         // 6. Store, count, point.
         let mut output = Output {
             tool,
@@ -181,6 +204,13 @@ impl Session {
             }
         }
     }
+}
+
+/// An output over its threshold, with where it goes: the session's store and budget.
+struct Held<'s, 'a> {
+    store: &'s Store,
+    budget: &'s Arc<Budget>,
+    text: Cow<'a, str>,
 }
 
 /// Outputs at least this large are counted on a second thread while their content is written:

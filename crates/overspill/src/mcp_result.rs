@@ -70,9 +70,7 @@ fn replacement(inner: &Session, server: &str, tool: &str, response: &str) -> Opt
         });
     let Some((envelope, fields)) = parsed else {
         // Not a result: it passes, as an error result does.
-        let _ = inner.decide(server, tool, true, None, |_| {
-            Normalised::PassThrough("not a tool result")
-        });
+        inner.passed(server, tool);
         return None;
     };
     let passes = !is_final(|name| fields.get(name).map(|raw| raw.get()));

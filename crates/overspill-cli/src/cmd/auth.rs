@@ -97,7 +97,7 @@ pub fn login_of(
     browser: bool,
     callback_port: Option<u16>,
 ) -> Result<Login, String> {
-    let notice = Notice::new(|line| eprintln!("{line}"));
+    let notice = Notice::new(|line| tell!("{line}"));
     let mut login = Login::new(url, notice)
         .map_err(|error| error.to_string())?
         .with_scopes(scopes)
@@ -143,7 +143,7 @@ fn login(store: &TokenStore, args: LoginArgs) -> anyhow::Result<ExitCode> {
     };
     match oauth::login_blocking(store, &login) {
         Ok(sign_in) => {
-            eprintln!(
+            tell!(
                 "Signed in to {}{}; `overspill mcp --url {}` uses it.",
                 sign_in.server_url,
                 describe(&sign_in),
@@ -152,7 +152,7 @@ fn login(store: &TokenStore, args: LoginArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Err(error) => {
-            eprintln!("overspill auth login: {error}");
+            tell!("overspill auth login: {error}");
             Ok(ExitCode::FAILURE)
         }
     }

@@ -42,7 +42,7 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let mut tools = ToolInventory::new();
     for arg in &args.tools {
         if let Err(err) = tools.add_arg(arg) {
-            eprintln!("overspill: {err}");
+            tell!("overspill: {err}");
             return Ok(ExitCode::from(2));
         }
     }
@@ -56,7 +56,7 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Err(err) => {
-            eprintln!("{err}");
+            tell!("{err}");
             Ok(ExitCode::FAILURE)
         }
     }

@@ -81,7 +81,7 @@ pub fn run(args: InterceptArgs) -> anyhow::Result<ExitCode> {
         }
         Intercepted::Failed(notice) => {
             writeln!(stdout, "{notice}")?;
-            eprintln!(
+            tell!(
                 "overspill: could not store the output in {}; check that it is a writable directory",
                 args.dir.display()
             );

@@ -46,7 +46,7 @@ pub fn run(args: LsArgs) -> anyhow::Result<ExitCode> {
         let records: Vec<Value> = listed.iter().map(record).collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&records)?)?;
     } else if stored.is_empty() {
-        eprintln!("overspill: no stored outputs in {}", args.dir.display());
+        tell!("overspill: no stored outputs in {}", args.dir.display());
     } else {
         write!(out, "{}", table(&listed))?;
     }

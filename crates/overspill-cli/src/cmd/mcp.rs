@@ -201,7 +201,7 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
             Ok(super::usage_error(error))
         }
         Err(error) => {
-            eprintln!("overspill mcp: {error}");
+            tell!("overspill mcp: {error}");
             Ok(ExitCode::FAILURE)
         }
     }
@@ -335,7 +335,7 @@ fn listen(
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(error) => {
             match format {
-                LogFormat::Text => eprintln!("overspill mcp: {error}"),
+                LogFormat::Text => tell!("overspill mcp: {error}"),
                 LogFormat::Json => tracing::error!(%error, "overspill mcp stopped"),
             }
             Ok(ExitCode::FAILURE)
@@ -483,7 +483,7 @@ fn announce_logs(options: &ProxyOptions, format: LogFormat) {
 /// among the logs (`--log-format json`), so that every line of stderr parses.
 fn say(format: LogFormat, line: &str) {
     match format {
-        LogFormat::Text => eprintln!("overspill mcp: {line}"),
+        LogFormat::Text => tell!("overspill mcp: {line}"),
         LogFormat::Json => tracing::info!(target: "overspill", "{line}"),
     }
 }

@@ -105,6 +105,6 @@ impl ModelArgs {
 
 /// Exit status 2: bad command-line usage (what clap uses too).
 pub fn usage_error(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("overspill: {message}");
+    tell!("overspill: {message}");
     ExitCode::from(2)
 }
