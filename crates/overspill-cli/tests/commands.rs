@@ -602,8 +602,14 @@ fn http(address: &str, method: &str, path: &str, headers: &str, body: &str) -> (
 /// it listens and closed after it: the process, the address and the endpoint's path.
 #[cfg(target_os = "linux")]
 fn start_listening(args: &[&str]) -> (std::process::Child, String, String) {
+    listening(Command::new(env!("CARGO_BIN_EXE_overspill")), args)
+}
+
+/// [`start_listening`] with `command`: `overspill` with its environment.
+#[cfg(target_os = "linux")]
+fn listening(mut command: Command, args: &[&str]) -> (std::process::Child, String, String) {
     use std::io::BufReader;
-    let mut proxy = Command::new(env!("CARGO_BIN_EXE_overspill"))
+    let mut proxy = command
         .args(["mcp", "--listen", "127.0.0.1:0"])
         .args(args)
         .stdin(Stdio::null())
@@ -611,12 +617,17 @@ fn start_listening(args: &[&str]) -> (std::process::Child, String, String) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut lines = BufReader::new(proxy.stderr.take().unwrap()).lines();
-    let announced = lines.next().unwrap().unwrap();
-    let url = announced
-        .split_once("serving MCP on http://")
-        .map(|(_, rest)| rest.trim().to_owned())
-        .unwrap_or_else(|| panic!("no address announced: {announced}"));
+    // Where the servers log may be said first.
+    let mut said = String::new();
+    let url = BufReader::new(proxy.stderr.take().unwrap())
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|line| {
+            said.push_str(&line);
+            let (_, url) = line.split_once("serving MCP on http://")?;
+            Some(url.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no address announced: {said}"));
     let (address, endpoint) = url.split_once('/').unwrap();
     (proxy, address.to_owned(), format!("/{endpoint}"))
 }
@@ -962,6 +973,59 @@ fn mcp_without_name_fronts_every_server_of_the_file_as_one_gateway() {
     }
 }
 
+#[test]
+#[cfg(target_os = "linux")]
+fn a_listening_gateway_writes_only_under_its_dir_its_servers_logs_too_after_a_reload() {
+    let dir = tempfile::tempdir().unwrap();
+    let servers = dir.path().join("mcp.json");
+    let write = |entries: serde_json::Value| {
+        std::fs::write(
+            &servers,
+            serde_json::json!({ "mcpServers": entries }).to_string(),
+        )
+        .unwrap();
+    };
+    write(serde_json::json!({"one": numbers("one")}));
+    let sessions = dir.path().join("sessions");
+    // A service's home may not be writable (systemd's ProtectHome): nothing is made there.
+    let home = dir.path().join("home");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_overspill"));
+    command
+        .env("HOME", &home)
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("XDG_CONFIG_HOME");
+    let (mut proxy, address, endpoint) = listening(
+        command,
+        &["--servers", path(&servers), "--dir", path(&sessions)],
+    );
+    open_http_session(&address, &endpoint, "");
+    assert!(sessions.join("logs/one.log").is_file());
+
+    // A server added on SIGHUP logs there too, from the next session on.
+    write(serde_json::json!({"one": numbers("one"), "two": numbers("two")}));
+    let sent = Command::new("kill")
+        .args(["-HUP", &proxy.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !sessions.join("logs/two.log").is_file() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no log of the added server in {}",
+            sessions.join("logs").display()
+        );
+        open_http_session(&address, &endpoint, "");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    terminate(&proxy);
+    assert!(exit_within_30s(&mut proxy, "the proxy did not stop").success());
+    assert!(
+        !home.exists(),
+        "something was written in the home directory"
+    );
+}
+
 /// A client of a proxy process that reads its stdout and stderr as they come.
 struct Interactive {
     child: std::process::Child,
@@ -1127,6 +1191,17 @@ fn mcp_reloads_its_servers_file_on_sighup_and_keeps_the_running_set_when_it_is_b
         serde_json::json!({"name": "two__where", "arguments": {}}),
     );
     assert!(text_of(&answer).starts_with("two in "), "{answer}");
+    // Its stderr goes to a file of its own, beside the first server's.
+    let gateways = dir.path().join("home/.local/state/overspill/mcp");
+    let gateway = std::fs::read_dir(&gateways)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    for server in ["one", "two"] {
+        let log = gateway.path().join(format!("logs/{server}.log"));
+        assert!(log.is_file(), "{}", log.display());
+    }
 
     // A broken file is refused: the running servers stay.
     std::fs::write(&servers, "{ not json").unwrap();

@@ -174,13 +174,29 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
         ),
         None => None,
     };
-    let options = match options(&args) {
+    let mut options = match options(&args) {
         Ok(options) => options,
         Err(message) => return Ok(super::usage_error(message)),
     };
-    let options = reloading_on_hangup(&args, options)?;
-    if let Some(address) = args.listen {
-        return listen(&args, address, options, config);
+    let sessions = match args.listen {
+        Some(_) => match sessions_base(&args, config.as_ref(), &options) {
+            Ok(base) => Some(base),
+            Err(message) => return Ok(super::usage_error(message)),
+        },
+        None => None,
+    };
+    let logs = match logs_dir(&args, &options, sessions.as_deref()) {
+        Ok(logs) => logs,
+        Err(message) => return Ok(super::usage_error(message)),
+    };
+    if let Some(logs) = &logs
+        && let Err(message) = log_to_files(&mut options.servers, logs)
+    {
+        return Ok(super::usage_error(message));
+    }
+    let options = reloading_on_hangup(&args, options, logs)?;
+    if let (Some(address), Some(sessions)) = (args.listen, sessions) {
+        return listen(&args, address, options, config, sessions);
     }
     let default_dir = match default_dir(&args, config.as_ref(), &options) {
         Ok(dir) => dir,
@@ -213,6 +229,7 @@ fn listen(
     address: std::net::SocketAddr,
     options: ProxyOptions,
     config: Option<Config>,
+    base: PathBuf,
 ) -> anyhow::Result<ExitCode> {
     let auth_token = match &args.auth_token_env {
         Some(var) => match std::env::var(var) {
@@ -261,40 +278,10 @@ fn listen(
     listen.metrics_address = args.metrics;
     // Counted only when the metrics are served.
     let metrics = args.metrics.map(|_| Metrics::new());
-    let mut options = match &metrics {
+    let options = match &metrics {
         Some(metrics) => options.with_metrics(metrics),
         None => options,
     };
-    // Each session's scratchpad: a dir of its own under --dir, else under the configuration's
-    // memory_dir, else in the user's state dir.
-    let memory_dir = config
-        .as_ref()
-        .and_then(Config::memory_dir)
-        .map(PathBuf::from);
-    let base = match (&args.dir, memory_dir) {
-        (Some(dir), _) => dir.clone(),
-        (None, Some(memory)) => memory.join("sessions"),
-        (None, None) => match base(args, &options) {
-            Ok(base) => base.join("sessions"),
-            Err(message) => return Ok(super::usage_error(message)),
-        },
-    };
-    // JSON logs are for a log pipeline: a server's own stderr (free text, perhaps with what it
-    // was asked) goes to a file of its own instead (docs/mcp-proxy.md#logs).
-    if args.log_format == LogFormat::Json {
-        let logs = base.join("logs");
-        if let Err(error) = std::fs::create_dir_all(&logs) {
-            return Ok(super::usage_error(format!(
-                "cannot create {} for the servers' logs: {error}",
-                logs.display()
-            )));
-        }
-        for server in &mut options.servers {
-            if server.log.is_none() && matches!(server.upstream, Upstream::Command(_)) {
-                server.log = Some(logs.join(format!("{}.log", file_name(&server.name))));
-            }
-        }
-    }
     let stored_in = format!(
         "each session's large results are stored in {}",
         base.display()
@@ -454,7 +441,11 @@ fn options(args: &McpArgs) -> Result<ProxyOptions, String> {
 /// A gateway of a servers file follows the file: on SIGHUP it is read again and the running
 /// servers made to match it (a file that cannot be read is refused and the running set kept;
 /// docs/mcp-proxy.md#reloading-the-server-list).
-fn reloading_on_hangup(args: &McpArgs, options: ProxyOptions) -> anyhow::Result<ProxyOptions> {
+fn reloading_on_hangup(
+    args: &McpArgs,
+    options: ProxyOptions,
+    logs: Option<PathBuf>,
+) -> anyhow::Result<ProxyOptions> {
     if options.namespace.is_none() {
         return Ok(options);
     }
@@ -462,7 +453,13 @@ fn reloading_on_hangup(args: &McpArgs, options: ProxyOptions) -> anyhow::Result<
     let again = args.clone();
     reload
         .clone()
-        .on_hangup(move || self::options(&again).map(|options| options.servers))
+        .on_hangup(move || {
+            let mut servers = self::options(&again)?.servers;
+            if let Some(logs) = &logs {
+                log_to_files(&mut servers, logs)?;
+            }
+            Ok(servers)
+        })
         .context("cannot listen for SIGHUP, which reloads the servers file")?;
     Ok(options.with_reload(&reload))
 }
@@ -531,7 +528,8 @@ fn configured(args: &McpArgs) -> Result<ProxyOptions, String> {
     Ok(ProxyOptions::single(server(args, upstream)?))
 }
 
-/// Every server of `listed` behind one gateway, each child's stderr in a log file of its own.
+/// Every server of `listed` behind one gateway (each child's stderr then goes to a file of its
+/// own: [`logs_dir`]).
 fn gateway(args: &McpArgs, file: &Path, listed: &Upstreams) -> Result<ProxyOptions, String> {
     if listed.is_empty() {
         return Err(format!(
@@ -542,25 +540,9 @@ fn gateway(args: &McpArgs, file: &Path, listed: &Upstreams) -> Result<ProxyOptio
     }
     let namespace =
         Namespace::new(&args.separator, args.max_name_len).map_err(|error| error.to_string())?;
-    let logs = gateway_base(file)?.join("logs");
-    std::fs::create_dir_all(&logs).map_err(|error| {
-        format!(
-            "cannot create {} for the servers' logs: {error}",
-            logs.display()
-        )
-    })?;
     let servers = listed
         .iter()
-        .map(|upstream| {
-            let server = server(args, upstream)?;
-            Ok(match server.upstream {
-                Upstream::Command(_) => {
-                    let log = logs.join(format!("{}.log", file_name(&server.name)));
-                    server.with_log(log)
-                }
-                _ => server,
-            })
-        })
+        .map(|upstream| server(args, upstream))
         .collect::<Result<Vec<_>, String>>()?;
     Ok(ProxyOptions::gateway(servers, namespace))
 }
@@ -637,6 +619,61 @@ fn default_dir(
         return Ok(None);
     }
     base(args, options).map(|base| Some(base.join("scratchpad")))
+}
+
+/// `--listen`'s base: each session's scratchpad is a dir of its own under --dir, else under the
+/// configuration's memory_dir, else in the user's state dir. `Err` is the usage error to print.
+fn sessions_base(
+    args: &McpArgs,
+    config: Option<&Config>,
+    options: &ProxyOptions,
+) -> Result<PathBuf, String> {
+    match (&args.dir, config.and_then(Config::memory_dir)) {
+        (Some(dir), _) => Ok(dir.clone()),
+        (None, Some(memory)) => Ok(PathBuf::from(memory).join("sessions")),
+        (None, None) => base(args, options).map(|base| base.join("sessions")),
+    }
+}
+
+/// Where the command servers' own stderr goes, a file each, when not on the proxy's stderr
+/// (docs/mcp-proxy.md#logs): a gateway's servers always (one client log cannot hold several
+/// servers' noise), in the gateway's state dir, or beside the sessions under `--listen`, so
+/// that a service writes only under its --dir; and under `--listen` with JSON logs, every
+/// server's (a log pipeline takes JSON lines only, and a server's free text may hold what it
+/// was asked). `None`: each server's stderr is the proxy's.
+fn logs_dir(
+    args: &McpArgs,
+    options: &ProxyOptions,
+    sessions: Option<&Path>,
+) -> Result<Option<PathBuf>, String> {
+    let gateway = options.namespace.is_some();
+    match sessions {
+        Some(sessions) if gateway || args.log_format == LogFormat::Json => {
+            Ok(Some(sessions.join("logs")))
+        }
+        None if gateway => base(args, options).map(|base| Some(base.join("logs"))),
+        _ => Ok(None),
+    }
+}
+
+/// Each command server of `servers` writes its stderr to `<logs>/<name>.log`, `logs` made.
+fn log_to_files(servers: &mut [Server], logs: &Path) -> Result<(), String> {
+    let mut commands = servers
+        .iter_mut()
+        .filter(|server| matches!(server.upstream, Upstream::Command(_)))
+        .peekable();
+    if commands.peek().is_some() {
+        std::fs::create_dir_all(logs).map_err(|error| {
+            format!(
+                "cannot create {} for the servers' logs: {error}",
+                logs.display()
+            )
+        })?;
+    }
+    for server in commands {
+        server.log = Some(logs.join(format!("{}.log", file_name(&server.name))));
+    }
+    Ok(())
 }
 
 /// The state directory's place for this proxy: the gateway's of its servers file, or the one
