@@ -166,8 +166,7 @@ pub async fn serve_http(
         .route(
             &server.listen.path,
             axum::routing::any(endpoint).with_state(Arc::clone(&server)),
-        )
-        .layer(axum::extract::DefaultBodyLimit::disable());
+        );
     // On the signal the server drains while it still accepts connections (a probe sees 503,
     // not a refused connection); then the sessions close: that ends their open streams (a GET
     // stream never ends by itself), so the graceful shutdown, which waits for every
@@ -343,13 +342,8 @@ async fn ready(State(server): State<Arc<Server>>) -> Response {
     }
 }
 
-async fn endpoint(
-    State(server): State<Arc<Server>>,
-    method: Method,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let response = respond(&server, method, headers, body).await;
+async fn endpoint(State(server): State<Arc<Server>>, request: axum::extract::Request) -> Response {
+    let response = respond(&server, request).await;
     let status = response.status();
     if (status.is_client_error() || status.is_server_error())
         && let Some(metrics) = &server.options.metrics
@@ -359,16 +353,23 @@ async fn endpoint(
     response
 }
 
-/// The MCP endpoint's answer to one HTTP request.
-async fn respond(
-    server: &Arc<Server>,
-    method: Method,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    if let Err(refused) = server.admit(&headers, body.len()) {
+/// The MCP endpoint's answer to one HTTP request. Its body is read only once its headers are
+/// admitted, and no further than `--max-body-bytes`: a client without the token cannot make
+/// the proxy hold a large body.
+async fn respond(server: &Arc<Server>, request: axum::extract::Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let (method, headers) = (parts.method, parts.headers);
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|length| length.to_str().ok()?.parse::<u64>().ok())
+        .unwrap_or(0);
+    if let Err(refused) = server.admit(&headers, declared) {
         return refused.into_response();
     }
+    let body = match read_body(body, server.listen.max_body_bytes).await {
+        Ok(body) => body,
+        Err(refused) => return refused.into_response(),
+    };
     let session = headers
         .get(SESSION_ID)
         .and_then(|value| value.to_str().ok())
@@ -391,9 +392,30 @@ async fn respond(
     }
 }
 
+/// `body`, read whole if it is at most `limit` bytes (a chunked body declares no length).
+async fn read_body(body: axum::body::Body, limit: usize) -> Result<Bytes, Refusal> {
+    use http_body_util::BodyExt;
+    match http_body_util::Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(error) if error.is::<http_body_util::LengthLimitError>() => Err(too_large()),
+        Err(error) => Err(refusal(
+            StatusCode::BAD_REQUEST,
+            &format!("the request body could not be read: {error}"),
+        )),
+    }
+}
+
+fn too_large() -> Refusal {
+    refusal(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "the request body is larger than this proxy accepts (--max-body-bytes)",
+    )
+}
+
 impl Server {
-    /// The checks every request passes first: host, origin, token, body size.
-    fn admit(&self, headers: &HeaderMap, body: usize) -> Result<(), Refusal> {
+    /// The checks every request passes first: host, origin, token, and the body's size as
+    /// the request declares it.
+    fn admit(&self, headers: &HeaderMap, body: u64) -> Result<(), Refusal> {
         // DNS rebinding without an Origin (a same-origin GET from a page whose name was
         // rebound to 127.0.0.1) still names that page's host in `Host`.
         if self.loopback
@@ -434,11 +456,8 @@ impl Server {
                 ));
             }
         }
-        if body > self.listen.max_body_bytes {
-            return Err(refusal(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "the request body is larger than this proxy accepts (--max-body-bytes)",
-            ));
+        if usize::try_from(body).map_or(true, |body| body > self.listen.max_body_bytes) {
+            return Err(too_large());
         }
         Ok(())
     }

@@ -392,6 +392,69 @@ async fn a_missing_or_wrong_bearer_token_is_refused_with_401() {
     proxy.stop().await;
 }
 
+/// Sends `head` (a request line and headers) and `then` on a raw connection to `proxy`, and
+/// reads the answer's status line: the proxy must answer without the rest of the body, which
+/// never comes (a hang here fails the test after 30 s).
+async fn status_without_the_body(proxy: &Proxy, head: &str, then: &[u8]) -> String {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let address = proxy
+        .url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap();
+    let mut connection = tokio::net::TcpStream::connect(address).await.unwrap();
+    connection
+        .write_all(format!("{head}Host: {address}\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    connection.write_all(then).await.unwrap();
+    let mut status = String::new();
+    let mut reader = tokio::io::BufReader::new(connection);
+    tokio::time::timeout(Duration::from_secs(30), reader.read_line(&mut status))
+        .await
+        .expect("the proxy waited for a body it must refuse")
+        .unwrap();
+    status
+}
+
+async fn a_body_is_refused_unread_without_the_token_or_over_the_limit() {
+    let mut listen = Listen::default();
+    listen.auth_token = Some("right-token".to_owned());
+    listen.max_body_bytes = 10_000;
+    let proxy = start(listen).await;
+    let post = "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\n\
+                Accept: application/json, text/event-stream\r\n";
+    // Ten gigabytes announced, none sent: no token, no reading.
+    let anonymous = status_without_the_body(
+        &proxy,
+        &format!("{post}Content-Length: 10000000000\r\n"),
+        b"",
+    )
+    .await;
+    assert!(anonymous.starts_with("HTTP/1.1 401"), "{anonymous}");
+    // With the token, a length over the limit is refused as it is announced.
+    let token = "Authorization: Bearer right-token\r\n";
+    let announced = status_without_the_body(
+        &proxy,
+        &format!("{post}{token}Content-Length: 20000\r\n"),
+        b"",
+    )
+    .await;
+    assert!(announced.starts_with("HTTP/1.1 413"), "{announced}");
+    // A chunked body declares no length: it is read up to the limit, then refused, while the
+    // client would go on sending.
+    let chunk = format!("2000\r\n{}\r\n", "x".repeat(0x2000));
+    let chunked = status_without_the_body(
+        &proxy,
+        &format!("{post}{token}Transfer-Encoding: chunked\r\n"),
+        chunk.repeat(2).as_bytes(),
+    )
+    .await;
+    assert!(chunked.starts_with("HTTP/1.1 413"), "{chunked}");
+    proxy.stop().await;
+}
+
 async fn limits_on_sessions_and_bodies_answer_with_their_status() {
     let mut listen = Listen::default();
     listen.max_sessions = 1;
@@ -725,6 +788,7 @@ cases!(
     a_cross_origin_request_is_refused_with_403,
     a_missing_or_wrong_bearer_token_is_refused_with_401,
     limits_on_sessions_and_bodies_answer_with_their_status,
+    a_body_is_refused_unread_without_the_token_or_over_the_limit,
     what_the_server_sends_on_its_own_reaches_the_get_stream,
     a_hundred_clients_that_never_delete_are_all_served_and_the_idle_ones_reclaimed,
     the_least_recently_used_idle_session_is_reclaimed_first,
