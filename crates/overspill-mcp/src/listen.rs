@@ -35,7 +35,7 @@ use tokio::sync::{mpsc, watch};
 use crate::ProxyOptions;
 use crate::error::ProxyError;
 use crate::health::{HEALTH_PATH, READY_PATH, Readiness, is_health_path};
-use crate::message::{self, Kind};
+use crate::message::{self, Id, Kind};
 use crate::metrics::{Ended, Refused};
 use crate::relay::Relay;
 use crate::scratch::Scratch;
@@ -172,10 +172,12 @@ pub async fn serve_http(
     // stream never ends by itself), so the graceful shutdown, which waits for every
     // connection, can finish.
     let closing = Arc::clone(&server);
+    let (closed, sessions_closed) = tokio::sync::oneshot::channel::<()>();
     let shutdown = async move {
         shutdown.await;
         closing.drain().await;
         closing.close_all().await;
+        let _ = closed.send(());
     };
     // An answer is small writes (the SSE head, then each event): with Nagle's algorithm on,
     // the second waits for the client's delayed ACK, about 40 ms per request on Linux.
@@ -184,9 +186,28 @@ pub async fn serve_http(
             tracing::debug!(%error, "TCP_NODELAY could not be set on a client connection");
         }
     });
-    let served = axum::serve(listener, router)
+    let serving = axum::serve(listener, router)
         .with_graceful_shutdown(shutdown)
-        .await;
+        .into_future();
+    // Once the sessions are closed, a connection still open is a client that neither reads
+    // what it was sent nor finishes its request: it is not waited for long.
+    let stragglers = async move {
+        if sessions_closed.await.is_ok() {
+            tokio::time::sleep(STRAGGLERS).await;
+        } else {
+            std::future::pending::<()>().await;
+        }
+    };
+    let served = tokio::select! {
+        served = serving => served,
+        () = stragglers => {
+            tracing::warn!(
+                seconds = STRAGGLERS.as_secs(),
+                "stopping: connections still open after the sessions closed are dropped"
+            );
+            Ok(())
+        }
+    };
     reaper.abort();
     server.close_all().await;
     served.map_err(|error| ProxyError::Http(format!("the HTTP server failed: {error}")))
@@ -289,6 +310,9 @@ fn stop_signal() -> impl Future<Output = ()> + Send + 'static {
         let _ = tokio::signal::ctrl_c().await;
     }
 }
+
+/// How long connections may stay open once every session is closed at a stop.
+const STRAGGLERS: Duration = Duration::from_secs(5);
 
 /// The listener's shared state.
 struct Server {
@@ -502,14 +526,25 @@ impl Server {
         let mut requests = HashSet::new();
         let mut progress = Vec::new();
         let mut initialize = false;
+        let mut cancelled = Vec::new();
         let mut messages = Vec::new();
         for item in message::parse(text) {
             match item {
                 Ok(parsed) => {
-                    if let Kind::Request { id, method } = &parsed.kind {
-                        initialize |= method == "initialize";
-                        requests.insert(id.clone());
-                        progress.extend(progress_token(&parsed.text));
+                    match &parsed.kind {
+                        Kind::Request { id, method } => {
+                            initialize |= method == "initialize";
+                            requests.insert(id.clone());
+                            progress.extend(progress_token(&parsed.text));
+                        }
+                        Kind::Notification { method } if method == "notifications/cancelled" => {
+                            cancelled.extend(
+                                message::params(&parsed.text)
+                                    .get("requestId")
+                                    .and_then(Id::of),
+                            );
+                        }
+                        _ => {}
                     }
                     messages.push(parsed);
                 }
@@ -536,6 +571,13 @@ impl Server {
                 .into_response();
             }
         };
+        if !cancelled.is_empty() {
+            session
+                .streams
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .cancelled(&cancelled);
+        }
         if requests.is_empty() {
             session.relay.client_sent(messages).await;
             return StatusCode::ACCEPTED.into_response();

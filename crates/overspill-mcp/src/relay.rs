@@ -973,13 +973,22 @@ impl Relay {
         shared.job(move |shared| async move {
             let scratch = Arc::clone(&shared.scratch);
             let server = shared.member(index).name.clone();
+            let id = message.id;
+            let text = message.text;
             let decided = tokio::task::spawn_blocking(move || {
-                scratch.intercept_response(&server, &tool, message.text)
+                scratch.intercept_response(&server, &tool, text)
             })
             .await;
-            if let Ok(text) = decided {
-                shared.send_client(text).await;
-            }
+            // The client is answered whatever happened: a call it waits on forever keeps its
+            // stream, and so its session, busy for good.
+            let text = decided.unwrap_or_else(|error| {
+                message::error_response(
+                    &id,
+                    message::INTERNAL_ERROR,
+                    &format!("overspill could not decide on this result: {error}"),
+                )
+            });
+            shared.send_client(text).await;
         });
     }
 

@@ -497,6 +497,73 @@ async fn limits_on_sessions_and_bodies_answer_with_their_status() {
     proxy.stop().await;
 }
 
+async fn a_cancelled_call_ends_its_stream_and_leaves_the_session_idle() {
+    let mut listen = Listen::default();
+    listen.max_sessions = 1;
+    let proxy = start(listen).await;
+    let session = proxy.open_session().await;
+    // The server would answer in an hour; the client cancels (again until the call is seen in
+    // flight) and gets no answer, as the specification says: its stream ends without one.
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                      "params": {"name": "sleep", "arguments": {"ms": 3_600_000}}});
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 7, "reason": "the user pressed stop"}});
+    let ended = tokio::time::timeout(Duration::from_secs(60), async {
+        let call = proxy.post(Some(&session), call, &[]);
+        tokio::pin!(call);
+        loop {
+            tokio::select! {
+                answer = &mut call => break answer,
+                () = tokio::time::sleep(Duration::from_millis(200)) => {
+                    let accepted = proxy.post(Some(&session), cancel.clone(), &[]).await;
+                    assert_eq!(accepted.status, 202);
+                }
+            }
+        }
+    })
+    .await
+    .expect("the cancelled call's stream never ended");
+    assert_eq!(ended.status, 200);
+    assert!(ended.messages.is_empty(), "{:?}", ended.messages);
+    // Nothing open, nothing in flight: the one place is given to a new session.
+    assert_eq!(
+        proxy.post(None, initialize_request(), &[]).await.status,
+        200
+    );
+    proxy.stop().await;
+}
+
+async fn a_client_that_never_finishes_its_request_does_not_keep_the_proxy_from_stopping() {
+    use tokio::io::AsyncWriteExt;
+    let mut proxy = start(Listen::default()).await;
+    let address = proxy
+        .url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let mut connection = tokio::net::TcpStream::connect(&address).await.unwrap();
+    // Headers that announce a body which never comes.
+    connection
+        .write_all(
+            format!(
+                "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{{"
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    let _ = proxy.stop.take().unwrap().send(());
+    let stopped = tokio::time::timeout(Duration::from_secs(60), &mut proxy.served).await;
+    assert!(
+        matches!(stopped, Ok(Ok(Ok(())))),
+        "the proxy did not stop: {stopped:?}"
+    );
+    drop(connection);
+}
+
 async fn what_the_server_sends_on_its_own_reaches_the_get_stream() {
     let proxy = start(Listen::default()).await;
     let session = proxy.open_session().await;
@@ -789,6 +856,8 @@ cases!(
     a_missing_or_wrong_bearer_token_is_refused_with_401,
     limits_on_sessions_and_bodies_answer_with_their_status,
     a_body_is_refused_unread_without_the_token_or_over_the_limit,
+    a_cancelled_call_ends_its_stream_and_leaves_the_session_idle,
+    a_client_that_never_finishes_its_request_does_not_keep_the_proxy_from_stopping,
     what_the_server_sends_on_its_own_reaches_the_get_stream,
     a_hundred_clients_that_never_delete_are_all_served_and_the_idle_ones_reclaimed,
     the_least_recently_used_idle_session_is_reclaimed_first,

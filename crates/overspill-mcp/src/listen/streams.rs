@@ -39,6 +39,17 @@ impl Streams {
         self.posts.retain(|post| !post.sender.is_closed());
     }
 
+    /// The client cancelled `ids`: no answer comes for them, so a POST stream left with none
+    /// to wait for ends (else it stays open, and its session busy, for good).
+    pub(super) fn cancelled(&mut self, ids: &[Id]) {
+        for post in &mut self.posts {
+            for id in ids {
+                post.waiting.remove(id);
+            }
+        }
+        self.posts.retain(|post| !post.waiting.is_empty());
+    }
+
     /// Whether any stream to the client is still open.
     pub(super) fn open(&mut self) -> bool {
         self.forget_closed_posts();
@@ -156,8 +167,12 @@ pub(super) async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<S
                 },
             }
         };
+        // A client that does not read its stream holds this send: the session's close ends it.
         if let Some(sender) = target {
-            let _ = sender.send(text).await;
+            tokio::select! {
+                sent = sender.send(text) => drop(sent),
+                _ = closing.wait_for(|closed| *closed) => break,
+            }
         }
         if let Some((id, error)) = answered
             && let Some(done) = session.relay.answered_client(&id, error)
