@@ -840,7 +840,6 @@ impl HttpSession {
     }
 
     fn open_get(&self) -> Response {
-        let (sender, receiver) = mpsc::channel(STREAM_QUEUE);
         let mut streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
         if streams.get.as_ref().is_some_and(|get| !get.is_closed()) {
             return refusal(
@@ -849,10 +848,10 @@ impl HttpSession {
             )
             .into_response();
         }
-        while let Some(text) = streams.backlog.pop_front() {
-            if sender.try_send(text).is_err() {
-                break;
-            }
+        // Room for the whole backlog (at most BACKLOG) before what comes next, in order.
+        let (sender, receiver) = mpsc::channel(STREAM_QUEUE + streams.backlog.len());
+        for text in streams.backlog.drain(..) {
+            let _ = sender.try_send(text);
         }
         streams.get = Some(sender);
         drop(streams);

@@ -587,6 +587,40 @@ async fn what_the_server_sends_on_its_own_reaches_the_get_stream() {
     proxy.stop().await;
 }
 
+async fn what_the_server_sent_with_no_stream_open_reaches_the_next_get_stream_whole_and_in_order() {
+    let proxy = start(Listen::default()).await;
+    let session = proxy.open_session().await;
+    // More notes than one stream queues at once, sent while no stream is open to take them.
+    let count = 200;
+    assert_eq!(
+        proxy
+            .call(&session, 1, "notify_later", json!({"count": count}))
+            .await,
+        "later"
+    );
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let get = proxy.open_get(&session).await;
+    let mut events = sse_stream::SseByteStream::new(get.bytes_stream());
+    for number in 0..count {
+        let note: Value = loop {
+            let event = tokio::time::timeout(Duration::from_secs(20), events.next())
+                .await
+                .unwrap_or_else(|_| panic!("note {number} never came"))
+                .unwrap()
+                .unwrap();
+            if let Some(data) = event.data.filter(|data| !data.is_empty()) {
+                break serde_json::from_str(&data).unwrap();
+            }
+        };
+        assert_eq!(
+            note["params"]["data"],
+            format!("sent after the call returned: {number}"),
+            "{note}"
+        );
+    }
+    proxy.stop().await;
+}
+
 async fn progress_goes_on_the_stream_of_its_call_even_with_a_get_stream_open() {
     let proxy = start(Listen::default()).await;
     let session = proxy.open_session().await;
@@ -859,6 +893,7 @@ cases!(
     a_cancelled_call_ends_its_stream_and_leaves_the_session_idle,
     a_client_that_never_finishes_its_request_does_not_keep_the_proxy_from_stopping,
     what_the_server_sends_on_its_own_reaches_the_get_stream,
+    what_the_server_sent_with_no_stream_open_reaches_the_next_get_stream_whole_and_in_order,
     a_hundred_clients_that_never_delete_are_all_served_and_the_idle_ones_reclaimed,
     the_least_recently_used_idle_session_is_reclaimed_first,
     a_session_with_an_open_stream_or_a_call_in_flight_is_never_reclaimed,

@@ -109,8 +109,8 @@ impl ServerHandler for Fixture {
                    "inputSchema": {"type": "object", "properties": {"bytes": {"type": "integer"}}}}),
             json!({"name": "picture", "description": "an image", "inputSchema": object}),
             json!({"name": "crash", "description": "exits mid-call", "inputSchema": object}),
-            json!({"name": "notify_later", "description": "answers, then logs a message",
-                   "inputSchema": object}),
+            json!({"name": "notify_later", "description": "answers, then logs `count` messages",
+                   "inputSchema": {"type": "object", "properties": {"count": {"type": "integer"}}}}),
             json!({"name": "pid", "description": "the server's process id", "inputSchema": object}),
             json!({"name": "sleep", "description": "answers after `ms` milliseconds",
                    "inputSchema": {"type": "object", "properties": {"ms": {"type": "integer"}}}}),
@@ -212,14 +212,17 @@ impl ServerHandler for Fixture {
             }
             "notify_later" => {
                 let peer = context.peer.clone();
+                let count = args["count"].as_u64().unwrap_or(1);
                 tokio::spawn(async move {
                     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-                    let note = serde_json::from_value(json!({
-                        "level": "info", "data": "sent after the call returned"
-                    }));
-                    if let Ok(note) = note {
-                        #[allow(deprecated)]
-                        let _ = peer.notify_logging_message(note).await;
+                    for number in 0..count {
+                        let note = serde_json::from_value(json!({
+                            "level": "info", "data": format!("sent after the call returned: {number}")
+                        }));
+                        if let Ok(note) = note {
+                            #[allow(deprecated)]
+                            let _ = peer.notify_logging_message(note).await;
+                        }
                     }
                 });
                 CallToolResult::success(vec![ContentBlock::text("later")])
