@@ -1825,6 +1825,41 @@ fn readyz_fails_while_an_upstream_cannot_be_reached_or_started() {
 
 #[test]
 #[cfg(target_os = "linux")]
+fn a_batch_of_five_thousand_requests_to_a_server_that_answers_one_by_one_is_answered_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    // The sh server reads a request only once it has written the answer to the one before:
+    // answers the client is not yet reading fill the proxy's queues and the pipe, and then
+    // the server stops reading the batch.
+    let (mut proxy, address, endpoint) =
+        start_listening(&["--dir", path(dir.path()), "--", "sh", "-c", NUMBERS_SERVER]);
+    let session = open_http_session(&address, &endpoint, "");
+    let batch = (2..5002)
+        .map(|id| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#))
+        .collect::<Vec<_>>()
+        .join(",");
+    let (answered, answer) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let header = format!("Mcp-Session-Id: {session}\r\n");
+        let _ = answered.send(http(
+            &address,
+            "POST",
+            &endpoint,
+            &header,
+            &format!("[{batch}]"),
+        ));
+    });
+    let (status, said) = answer
+        .recv_timeout(std::time::Duration::from_secs(300))
+        .expect("the batch was never answered whole");
+    assert_eq!(status, 200, "{said}");
+    let answers = said.matches(r#""result":{}"#).count();
+    assert_eq!(answers, 5000, "{answers} answers");
+    proxy.kill().unwrap();
+    proxy.wait().unwrap();
+}
+
+#[test]
+#[cfg(target_os = "linux")]
 fn with_a_drain_delay_new_sessions_are_taken_while_readyz_already_fails() {
     use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();

@@ -343,6 +343,9 @@ struct HttpSession {
     close: watch::Sender<bool>,
     /// The session's upstream, running until the session ends.
     upstream: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Held while a POST's messages are given to the relay: one POST after another, in the
+    /// order they came.
+    feeding: Arc<tokio::sync::Mutex<()>>,
 }
 
 /// `/healthz`: the process serves.
@@ -578,8 +581,10 @@ impl Server {
                 .unwrap_or_else(PoisonError::into_inner)
                 .cancelled(&cancelled);
         }
+        let turn = Arc::clone(&session.feeding).lock_owned().await;
         if requests.is_empty() {
             session.relay.client_sent(messages).await;
+            drop(turn);
             return StatusCode::ACCEPTED.into_response();
         }
         let (sender, receiver) = mpsc::channel(STREAM_QUEUE);
@@ -593,7 +598,15 @@ impl Server {
                 progress,
                 sender,
             });
-        session.relay.client_sent(messages).await;
+        // The answers' stream goes back before the messages are all given to the relay, so
+        // that answers flow while a large batch is still being fed: else they would fill this
+        // stream's queue, then the relay's, before anyone reads them, and the session would
+        // stop for good.
+        let relay = session.relay.clone();
+        tokio::spawn(async move {
+            relay.client_sent(messages).await;
+            drop(turn);
+        });
         let mut response = sse(receiver);
         if let Ok(value) = HeaderValue::from_str(&id) {
             response.headers_mut().insert(SESSION_ID, value);
@@ -653,6 +666,7 @@ impl Server {
             last_seen: Mutex::new(Instant::now()),
             close,
             upstream: Mutex::new(None),
+            feeding: Arc::new(tokio::sync::Mutex::new(())),
         });
         tokio::spawn(route(Arc::clone(&session), client_queue));
         // In the map before its runner starts: a runner that ends at once removes it.
