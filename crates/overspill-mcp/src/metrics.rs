@@ -128,6 +128,8 @@ pub(crate) enum Answer {
     Error,
     /// The client cancelled it (`notifications/cancelled`); no answer goes out.
     Cancelled,
+    /// Its session ended first (DELETE, idle, reclaimed, the proxy's stop, the upstream's end).
+    Unanswered,
 }
 
 impl Answer {
@@ -137,6 +139,7 @@ impl Answer {
             Answer::Result => "result",
             Answer::Error => "error",
             Answer::Cancelled => "cancelled",
+            Answer::Unanswered => "unanswered",
         }
     }
 }
@@ -278,7 +281,7 @@ impl Metrics {
         );
         registry.register(
             "requests",
-            "Client requests answered, by MCP method and outcome (result, error, cancelled)",
+            "Client requests ended, by MCP method and outcome (result, error, cancelled, unanswered)",
             families.requests.clone(),
         );
         registry.register(

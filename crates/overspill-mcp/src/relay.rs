@@ -460,6 +460,21 @@ impl Relay {
                 .any(|waiting| waiting.pending != Pending::Cancelled)
     }
 
+    /// The session has ended: the client requests it never answered leave the ledger, each
+    /// counted as unanswered.
+    pub(crate) fn unanswered(&self) {
+        let Some(mut ledger) = self.0.ledger() else {
+            return;
+        };
+        let left: Vec<Entry> = ledger.drain().map(|(_, entry)| entry).collect();
+        drop(ledger);
+        if let Some(metrics) = &self.0.metrics {
+            for entry in left {
+                metrics.request(entry.method, Answer::Unanswered, entry.started.elapsed());
+            }
+        }
+    }
+
     /// The client request `id` has just been answered (the transport saw its response go
     /// out): what it was, for the transport's log line, counted in the metrics. `None` for a
     /// request the ledger does not hold (none is kept, or it was answered already).

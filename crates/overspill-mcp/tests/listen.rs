@@ -283,6 +283,51 @@ async fn delete_ends_the_session_and_its_child() {
     proxy.stop().await;
 }
 
+async fn a_call_cut_off_by_the_end_of_its_session_is_counted_unanswered() {
+    let metrics = Metrics::new();
+    let proxy = start_counting(Listen::default(), Some(metrics.clone())).await;
+    let session = proxy.open_session().await;
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "sleep", "arguments": {"ms": 3_600_000}, "_meta": {"progressToken": "p-3"}}});
+    let stream = proxy
+        .http
+        .post(&proxy.url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-session-id", &session)
+        .body(call.to_string())
+        .send()
+        .await
+        .unwrap();
+    // The progress says the call reached the server; then the client ends the session.
+    let mut events = sse_stream::SseByteStream::new(stream.bytes_stream());
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(20), events.next())
+            .await
+            .expect("no progress from the call")
+            .unwrap()
+            .unwrap();
+        if event
+            .data
+            .is_some_and(|data| data.contains("notifications/progress"))
+        {
+            break;
+        }
+    }
+    assert_eq!(proxy.delete(&session).await, 200);
+    let series = r#"overspill_requests_total{method="tools/call",outcome="unanswered"} 1"#;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !metrics.render().contains(series) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{series} not in\n{}",
+            metrics.render()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    proxy.stop().await;
+}
+
 async fn an_ended_session_lets_go_of_its_relay_and_scratchpad() {
     let proxy = start(Listen::default()).await;
     // One ended by its client, one by its server.
@@ -881,6 +926,7 @@ async fn a_thousand_sessions_with_random_arguments_add_no_series() {
 cases!(
     a_thousand_sessions_with_random_arguments_add_no_series,
     an_ended_session_lets_go_of_its_relay_and_scratchpad,
+    a_call_cut_off_by_the_end_of_its_session_is_counted_unanswered,
     two_http_clients_get_separate_sessions_budgets_and_files,
     delete_ends_the_session_and_its_child,
     stopping_the_proxy_closes_every_session_stops_every_child_and_keeps_stored_files,

@@ -100,7 +100,8 @@ pub(super) fn progress_token(text: &str) -> Option<Value> {
 /// - otherwise on the GET stream, else the newest POST stream, else into the backlog.
 ///
 /// It ends with the session: once the session is closed and nothing is queued (the relay's
-/// own sender would otherwise keep the queue, and with it the session, alive).
+/// own sender would otherwise keep the queue, and with it the session, alive). What it never
+/// saw answered is counted then, as unanswered.
 pub(super) async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<String>) {
     let mut closing = session.close.subscribe();
     loop {
@@ -180,6 +181,7 @@ pub(super) async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<S
             log_request(&session.label, &done);
         }
     }
+    session.relay.unanswered();
 }
 
 /// The one log line of an answered request (docs/mcp-proxy.md#logs): the session, the method,

@@ -112,7 +112,7 @@ impl ServerHandler for Fixture {
             json!({"name": "notify_later", "description": "answers, then logs `count` messages",
                    "inputSchema": {"type": "object", "properties": {"count": {"type": "integer"}}}}),
             json!({"name": "pid", "description": "the server's process id", "inputSchema": object}),
-            json!({"name": "sleep", "description": "answers after `ms` milliseconds",
+            json!({"name": "sleep", "description": "answers after `ms` milliseconds (progress first, given a token)",
                    "inputSchema": {"type": "object", "properties": {"ms": {"type": "integer"}}}}),
             json!({"name": "progress", "description": "reports progress, then answers",
                    "inputSchema": object}),
@@ -206,6 +206,14 @@ impl ServerHandler for Fixture {
                 CallToolResult::success(vec![ContentBlock::text(std::process::id().to_string())])
             }
             "sleep" => {
+                // Progress first, when asked: the caller then knows the call is under way.
+                if let Some(token) = context.meta.get_progress_token()
+                    && let Ok(note) = serde_json::from_value(json!({
+                        "progressToken": token, "progress": 0, "total": 1
+                    }))
+                {
+                    let _ = context.peer.notify_progress(note).await;
+                }
                 let ms = args["ms"].as_u64().unwrap_or(1_000);
                 tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
                 CallToolResult::success(vec![ContentBlock::text("slept")])
