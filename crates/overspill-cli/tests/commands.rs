@@ -496,8 +496,14 @@ fn children_of(pid: u32) -> Vec<u32> {
 /// Sends SIGTERM to `child`.
 #[cfg(target_os = "linux")]
 fn terminate(child: &std::process::Child) {
+    signal(child, "-TERM");
+}
+
+/// Sends `signal` (`-HUP`, `-TERM`) to `child`.
+#[cfg(unix)]
+fn signal(child: &std::process::Child, signal: &str) {
     let sent = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
         .unwrap();
     assert!(sent.success());
@@ -726,6 +732,15 @@ done
 fn numbers(greeting: &str) -> serde_json::Value {
     serde_json::json!({"command": "sh", "args": ["-c", NUMBERS_SERVER],
                        "env": {"GREETING": greeting}})
+}
+
+/// Writes `entries` as the `mcpServers` of the client configuration `file`.
+fn write_servers(file: &Path, entries: serde_json::Value) {
+    std::fs::write(
+        file,
+        serde_json::json!({ "mcpServers": entries }).to_string(),
+    )
+    .unwrap();
 }
 
 /// Whether this process runs as root (Linux: the real uid in `/proc/self/status`).
@@ -978,13 +993,7 @@ fn mcp_without_name_fronts_every_server_of_the_file_as_one_gateway() {
 fn a_listening_gateway_writes_only_under_its_dir_its_servers_logs_too_after_a_reload() {
     let dir = tempfile::tempdir().unwrap();
     let servers = dir.path().join("mcp.json");
-    let write = |entries: serde_json::Value| {
-        std::fs::write(
-            &servers,
-            serde_json::json!({ "mcpServers": entries }).to_string(),
-        )
-        .unwrap();
-    };
+    let write = |entries: serde_json::Value| write_servers(&servers, entries);
     write(serde_json::json!({"one": numbers("one")}));
     let sessions = dir.path().join("sessions");
     // A service's home may not be writable (systemd's ProtectHome): nothing is made there.
@@ -1003,11 +1012,7 @@ fn a_listening_gateway_writes_only_under_its_dir_its_servers_logs_too_after_a_re
 
     // A server added on SIGHUP logs there too, from the next session on.
     write(serde_json::json!({"one": numbers("one"), "two": numbers("two")}));
-    let sent = Command::new("kill")
-        .args(["-HUP", &proxy.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    signal(&proxy, "-HUP");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while !sessions.join("logs/two.log").is_file() {
         assert!(
@@ -1119,12 +1124,9 @@ impl Interactive {
             .collect()
     }
 
+    #[cfg(unix)]
     fn hang_up(&self) {
-        let status = Command::new("kill")
-            .args(["-HUP", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
+        signal(&self.child, "-HUP");
     }
 
     fn stderr_says(&self, needle: &str) -> bool {
@@ -1149,13 +1151,7 @@ impl Interactive {
 fn mcp_reloads_its_servers_file_on_sighup_and_keeps_the_running_set_when_it_is_broken() {
     let dir = tempfile::tempdir().unwrap();
     let servers = dir.path().join("mcp.json");
-    let write = |entries: serde_json::Value| {
-        std::fs::write(
-            &servers,
-            serde_json::json!({ "mcpServers": entries }).to_string(),
-        )
-        .unwrap();
-    };
+    let write = |entries: serde_json::Value| write_servers(&servers, entries);
     write(serde_json::json!({"one": numbers("one")}));
     let mut command = Command::new(env!("CARGO_BIN_EXE_overspill"));
     command
