@@ -154,6 +154,7 @@ pub async fn serve_http(
         sessions: Mutex::new(HashMap::new()),
         draining: AtomicBool::new(false),
         refusing: AtomicBool::new(false),
+        opening: tokio::sync::Mutex::new(()),
         readiness: Readiness::default(),
     });
     let reaper = tokio::spawn(reap(Arc::clone(&server)));
@@ -326,6 +327,9 @@ struct Server {
     draining: AtomicBool,
     /// Stopping, and the drain delay over: no new sessions.
     refusing: AtomicBool,
+    /// Held while a session is opened, one at a time: two `initialize`s at once cannot both
+    /// take the last place, nor make room by ending the same session.
+    opening: tokio::sync::Mutex<()>,
     readiness: Readiness,
 }
 
@@ -614,18 +618,25 @@ impl Server {
         response
     }
 
+    /// `Err` once the proxy is stopping and takes no new session (counted).
+    fn still_taking(&self) -> Result<(), Refusal> {
+        if !self.refusing.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        if let Some(metrics) = &self.options.metrics {
+            metrics.session_refused(Refused::Draining);
+        }
+        Err(refusal(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "this proxy is stopping and takes no new session; start the session again \
+             (a load balancer sends it to another instance)",
+        ))
+    }
+
     /// A new session: its scratchpad, relay and upstream.
     async fn open(self: &Arc<Self>) -> Result<(String, Arc<HttpSession>), Refusal> {
-        if self.refusing.load(Ordering::Acquire) {
-            if let Some(metrics) = &self.options.metrics {
-                metrics.session_refused(Refused::Draining);
-            }
-            return Err(refusal(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "this proxy is stopping and takes no new session; start the session again \
-                 (a load balancer sends it to another instance)",
-            ));
-        }
+        let _opening = self.opening.lock().await;
+        self.still_taking()?;
         // At the limit, the least recently used idle session makes room: clients that go
         // without DELETE (the TypeScript SDK's `close()`) must not lock the next ones out
         // (docs/mcp-proxy.md, "Sessions").
@@ -657,6 +668,8 @@ impl Server {
             upstream,
         } = session::wire(&self.options, scratch, true)
             .map_err(|error| refusal(StatusCode::INTERNAL_SERVER_ERROR, &error.to_string()))?;
+        // The stop may have begun while a session made room: this one would outlive it.
+        self.still_taking()?;
         let (close, mut closing) = watch::channel(false);
         let session = Arc::new(HttpSession {
             label: id.chars().take(SESSION_LABEL_CHARS).collect(),

@@ -752,6 +752,36 @@ async fn a_hundred_clients_that_never_delete_are_all_served_and_the_idle_ones_re
     proxy.stop().await;
 }
 
+async fn fifty_initializes_at_once_never_open_more_sessions_than_the_limit() {
+    let metrics = Metrics::new();
+    let mut listen = Listen::default();
+    listen.max_sessions = 4;
+    let proxy = start_counting(listen, Some(metrics.clone())).await;
+    let opened = futures_util::future::join_all(
+        (0..50).map(|_| proxy.post(None, initialize_request(), &[])),
+    )
+    .await;
+    // Each new one takes an idle one's place, or is refused when none is idle yet.
+    assert!(
+        opened
+            .iter()
+            .all(|answer| answer.status == 200 || answer.status == 503),
+        "{:?}",
+        opened
+            .iter()
+            .map(|answer| answer.status)
+            .collect::<Vec<_>>()
+    );
+    let rendered = metrics.render();
+    let open: u64 = rendered
+        .lines()
+        .find_map(|line| line.strip_prefix("overspill_sessions_open "))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{rendered}"));
+    assert!(open <= 4, "{open} sessions open:\n{rendered}");
+    proxy.stop().await;
+}
+
 async fn the_least_recently_used_idle_session_is_reclaimed_first() {
     let mut listen = Listen::default();
     listen.max_sessions = 3;
@@ -941,6 +971,7 @@ cases!(
     what_the_server_sends_on_its_own_reaches_the_get_stream,
     what_the_server_sent_with_no_stream_open_reaches_the_next_get_stream_whole_and_in_order,
     a_hundred_clients_that_never_delete_are_all_served_and_the_idle_ones_reclaimed,
+    fifty_initializes_at_once_never_open_more_sessions_than_the_limit,
     the_least_recently_used_idle_session_is_reclaimed_first,
     a_session_with_an_open_stream_or_a_call_in_flight_is_never_reclaimed,
 );
