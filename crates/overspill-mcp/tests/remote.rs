@@ -293,7 +293,7 @@ async fn messages_the_server_sends_on_its_own_arrive_over_the_get_stream() {
             break message;
         }
     };
-    assert_eq!(note["params"]["data"], "sent after the call returned");
+    assert_eq!(note["params"]["data"], "sent after the call returned: 0");
     assert!(
         gate.seen
             .lock()
