@@ -35,7 +35,7 @@ use tokio::sync::{mpsc, watch};
 use crate::ProxyOptions;
 use crate::error::ProxyError;
 use crate::health::{HEALTH_PATH, READY_PATH, Readiness, is_health_path};
-use crate::message::{self, Id, Kind};
+use crate::message::{self, Kind};
 use crate::metrics::{Ended, Refused};
 use crate::relay::Relay;
 use crate::scratch::Scratch;
@@ -545,11 +545,7 @@ impl Server {
                             progress.extend(progress_token(&parsed.text));
                         }
                         Kind::Notification { method } if method == "notifications/cancelled" => {
-                            cancelled.extend(
-                                message::params(&parsed.text)
-                                    .get("requestId")
-                                    .and_then(Id::of),
-                            );
+                            cancelled.extend(message::cancelled_request(&parsed.text));
                         }
                         _ => {}
                     }

@@ -234,6 +234,11 @@ pub(crate) fn result_response(id: &Value, result: &Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string()
 }
 
+/// The request a `notifications/cancelled` message (`text`) cancels: its `params.requestId`.
+pub(crate) fn cancelled_request(text: &str) -> Option<Id> {
+    params(text).get("requestId").and_then(Id::of)
+}
+
 /// The `params` of a message, parsed (`Null` when absent or not JSON the relay can hold).
 pub(crate) fn params(text: &str) -> Value {
     #[derive(Deserialize)]

@@ -721,11 +721,10 @@ impl Relay {
                     .await;
             }
             Kind::Notification { method } => {
-                if method == "notifications/cancelled" {
-                    let params = message::params(&message.text);
-                    if let Some(id) = params.get("requestId").and_then(Id::of) {
-                        shared.cancel(&id);
-                    }
+                if method == "notifications/cancelled"
+                    && let Some(id) = message::cancelled_request(&message.text)
+                {
+                    shared.cancel(&id);
                 }
                 shared.send_server(0, message.text).await;
             }

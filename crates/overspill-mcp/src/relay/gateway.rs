@@ -818,8 +818,7 @@ impl Relay {
                 }
             }
             "notifications/cancelled" => {
-                let params = message::params(&message.text);
-                let Some(id) = params.get("requestId").and_then(Id::of) else {
+                let Some(id) = message::cancelled_request(&message.text) else {
                     return;
                 };
                 if let Some(owner) = self.0.owner(&id) {
