@@ -64,7 +64,7 @@ pub use overspill::config::CommandServer;
 pub use remote::{Remote, parse_header};
 pub use scratch::Scratch;
 pub use session::serve;
-pub use user_dirs::{cache_dir, config_dir, home_dir, platform_config_dir, state_dir};
+pub use user_dirs::{cache_dir, config_dir, data_dir, home_dir, platform_config_dir, state_dir};
 
 /// The longest JSON-RPC message the proxy reads, in either direction: 256 MiB.
 pub const MAX_LINE_BYTES: usize = 256 << 20;

@@ -34,6 +34,14 @@ pub fn state_dir() -> Option<PathBuf> {
     )
 }
 
+/// The user's data directory for overspill, for what it keeps of its own (the copy of the
+/// binary that `overspill install` gives clients to start): `$XDG_DATA_HOME/overspill` (else
+/// `~/.local/share/overspill`) on Linux, `~/Library/Application Support/overspill` on macOS,
+/// `%APPDATA%\overspill\data` on Windows. `None` without a home directory.
+pub fn data_dir() -> Option<PathBuf> {
+    project().map(|dirs| dirs.data_dir().to_owned())
+}
+
 /// The user's cache directory for overspill, for what can be rebuilt (the token counters'
 /// tables): `$XDG_CACHE_HOME/overspill` (else `~/.cache/overspill`) on Linux,
 /// `~/Library/Caches/overspill` on macOS, `%LOCALAPPDATA%\overspill\cache` on Windows. `None`

@@ -4,8 +4,11 @@
 
 mod clients;
 mod edit;
+mod files;
+mod launch;
+mod record;
+mod rules;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -13,12 +16,14 @@ use anyhow::{Context, bail};
 use clap::Args;
 use serde_json::{Map, Value, json};
 
-use clients::{Client, Format, Scope};
-use edit::{Entry, OURS, Parsed};
+use clients::{CODEX_STARTUP_SECS, Format};
+pub use clients::{Client, Scope};
+use edit::{Entry, OURS, Original, Parsed, Restored};
+use record::{Moved, Record};
 
 pub const INSTALL_EXAMPLES: &str = "Moves the client's MCP servers into a servers file of overspill's \
 and gives the client one `overspill` server in their place: one gateway in front of all of them, \
-one budget. The file is backed up first; `overspill uninstall <client>` puts it back byte for byte.\n\n\
+one budget. `overspill uninstall <client>` puts the servers back, keeping what the client wrote since.\n\n\
 Examples:\n  \
 overspill install claude-code --dry-run   # what would change\n  \
 overspill install cursor                  # ~/.cursor/mcp.json\n  \
@@ -50,20 +55,20 @@ pub struct InstallArgs {
     /// Say what would change, and change nothing.
     #[arg(long)]
     dry_run: bool,
-    /// The program the client is to start (default: `npx -y overspill@<version>` or `uvx
-    /// overspill@<version>` when npx or uvx runs this binary, else `overspill` when that is this
-    /// binary on PATH, else this binary's full path).
+    /// The program the client is to start (default: `overspill` when that is this binary on
+    /// PATH, installed on its own; else a copy of this binary kept in your data directory,
+    /// which survives Node, Python and package-cache changes).
     #[arg(long, value_name = "PROGRAM")]
     program: Option<String>,
+    /// Do not start the servers at the end to show how each one is doing.
+    #[arg(long)]
+    no_status: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct UninstallArgs {
     #[command(flatten)]
     target: Target,
-    /// Put the file back even if it changed since `overspill install` (those changes are lost).
-    #[arg(long)]
-    force: bool,
 }
 
 /// Where one installation's pieces are kept.
@@ -79,6 +84,23 @@ struct Places {
 }
 
 impl Target {
+    pub fn new(client: Client, scope: Scope, config_file: Option<PathBuf>) -> Target {
+        Target {
+            client,
+            scope,
+            config_file,
+        }
+    }
+
+    pub fn client(&self) -> Client {
+        self.client
+    }
+
+    /// The client's file this target names.
+    pub fn config(&self) -> anyhow::Result<PathBuf> {
+        Ok(self.places()?.config)
+    }
+
     fn places(&self) -> anyhow::Result<Places> {
         let here = std::env::current_dir().context("cannot read the working directory")?;
         let config = match &self.config_file {
@@ -112,33 +134,44 @@ impl Target {
 pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
     let client = args.target.client;
     let places = args.target.places()?;
+    let config = files::real_path(&places.config);
     let file = places.config.display().to_string();
-    let original = match std::fs::read(&places.config) {
-        Ok(bytes) => bytes,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            println!(
-                "overspill install: {file} does not exist: {} has no MCP servers there to route",
-                client.name()
-            );
-            return Ok(ExitCode::SUCCESS);
-        }
-        Err(error) => bail!("cannot read {file}: {error}"),
+    let Some(original) = files::read(&config)? else {
+        println!(
+            "overspill install: {file} does not exist: {} has no MCP servers there to route",
+            client.name()
+        );
+        return Ok(ExitCode::SUCCESS);
     };
-    let text = String::from_utf8(original.clone()).map_err(|_| {
-        anyhow::anyhow!("cannot read {file}: it is not UTF-8 text; it is left as it is")
-    })?;
-    let mut parsed = Parsed::parse(client, &text)
-        .map_err(|why| anyhow::anyhow!("cannot read {file}: {why}; it is left as it is"))?;
+    let parsed = parse(client, &original, &file)?;
     let entries = parsed.entries();
-    let (moving, staying): (Vec<&Entry>, Vec<&Entry>) = entries
+    let mut staying: Vec<(String, String)> = entries
         .iter()
         .filter(|entry| entry.name != OURS)
-        .partition(|entry| entry.stays.is_none());
+        .filter_map(|entry| Some((entry.name.clone(), entry.stays.clone()?)))
+        .collect();
     let installed = entries.iter().any(|entry| entry.name == OURS);
-    for entry in &staying {
-        let why = entry.stays.as_deref().unwrap_or_default();
-        println!("overspill install: `{}` stays in {file}: {why}", entry.name);
+    let candidates: Vec<String> = entries
+        .iter()
+        .filter(|entry| entry.name != OURS && entry.stays.is_none())
+        .map(|entry| entry.name.clone())
+        .collect();
+    let namespace = overspill_mcp::Namespace::default();
+    let offered = |server: &str, tool: &str| plain_name(&namespace, server, tool);
+    let keyed = rules::keyed(
+        &client.rule_files(args.target.scope, &places.config),
+        &candidates,
+        &offered,
+    )?;
+    staying.extend(keyed.stays.iter().cloned());
+    for (name, why) in &staying {
+        println!("overspill install: `{name}` stays in {file}: {why}");
     }
+    let moving: Vec<&Entry> = entries
+        .iter()
+        .filter(|entry| candidates.contains(&entry.name))
+        .filter(|entry| !keyed.stays.iter().any(|(name, _)| *name == entry.name))
+        .collect();
     if moving.is_empty() {
         let said = if installed {
             "overspill is installed there already, and no server was added since"
@@ -148,8 +181,13 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         println!("overspill install: nothing to do in {file}: {said}");
         return Ok(ExitCode::SUCCESS);
     }
+    let record = Record::read(&places.record)?;
     let base = places.config.parent().unwrap_or(Path::new("."));
     let mut servers = earlier_servers(&places.servers)?;
+    let mut originals = record
+        .as_ref()
+        .map(|record| record.originals.clone())
+        .unwrap_or_default();
     for entry in &moving {
         if servers.contains_key(&entry.name) {
             println!(
@@ -158,148 +196,464 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
                 places.servers.display()
             );
         }
-        servers.insert(entry.name.clone(), absolute(entry.entry.clone(), base));
+        let written = absolute(entry.entry.clone(), base);
+        servers.insert(entry.name.clone(), written.clone());
+        originals.insert(
+            entry.name.clone(),
+            Moved {
+                original: entry.original.clone(),
+                written,
+            },
+        );
     }
-    let launch = match args.program {
-        Some(program) => Launch {
-            program,
-            args: Vec::new(),
-        },
-        None => default_launch(),
-    };
-    let mut ours = Map::new();
-    if let Format::Json { typed: true, .. } = client.format() {
-        ours.insert("type".to_owned(), json!("stdio"));
-    }
-    let program = std::iter::once(launch.program.as_str())
-        .chain(launch.args.iter().map(String::as_str))
-        .collect::<Vec<_>>()
-        .join(" ");
-    ours.insert("command".to_owned(), json!(launch.program));
-    let mut ours_args = launch.args;
-    ours_args.extend([
-        "mcp".to_owned(),
-        "--servers".to_owned(),
-        places.servers.to_string_lossy().into_owned(),
-    ]);
-    ours.insert("args".to_owned(), json!(ours_args));
-    if client == Client::GeminiCli {
-        // Gemini CLI gives a server 5 s to connect in `gemini mcp list` unless the entry says
-        // otherwise, and the gateway answers `initialize` once its slowest server has (at most
-        // `--init-timeout`, 30 s). 10 minutes is Gemini CLI's own default for every other
-        // request, so tool calls wait as long as they did before.
-        ours.insert("timeout".to_owned(), json!(600_000));
-    }
-    let ours = Value::Object(ours);
     let moved: Vec<String> = moving.iter().map(|entry| entry.name.clone()).collect();
-    let rewritten = parsed.rewritten(&moved, &ours);
-    Parsed::parse(client, &rewritten).map_err(|why| {
-        anyhow::anyhow!("overspill could not edit {file} cleanly ({why}); it is left as it is")
-    })?;
+    for (name, entry) in moving.iter().map(|entry| (&entry.name, &entry.entry)) {
+        for var in unset_vars(entry) {
+            println!(
+                "overspill install: warning: `{name}` uses ${{{var}}}, which is not set now; set \
+                 it where {} starts, or overspill withdraws `{name}` alone (`overspill status \
+                 {}` shows it)",
+                client.name(),
+                client.name()
+            );
+        }
+    }
+    let program = match args.program {
+        Some(program) => program,
+        None if args.dry_run => "overspill".to_owned(),
+        None => {
+            let (exe, on_path) = launch::this_binary()?;
+            launch::program(
+                &exe,
+                on_path.as_deref(),
+                overspill_mcp::data_dir().as_deref(),
+            )?
+        }
+    };
+    let carried = carried_settings(client, servers.iter(), &moved);
+    for note in &carried.notes {
+        println!("overspill install: {note}");
+    }
+    let ours = ours_entry(client, &program, &places.servers, &carried.entry);
     let names = moved.join(", ");
     if args.dry_run {
+        let rewritten = parse(client, &original, &file)?.rewritten(&moved, &ours);
+        parse(client, rewritten.as_bytes(), &file).map_err(|why| {
+            anyhow::anyhow!("overspill could not edit {file} cleanly ({why}); it is left as it is")
+        })?;
         println!("overspill install --dry-run: would route through overspill: {names}");
         println!(
             "  {file} would start `{program} mcp --servers {}` as its server `{OURS}` in their place",
             places.servers.display()
         );
+        for rule in &keyed.added {
+            println!(
+                "  would add the permissions.{} rule `{}` to {}",
+                rule.list,
+                rule.rule,
+                rule.file.display()
+            );
+        }
         println!("  (nothing was changed)");
         return Ok(ExitCode::SUCCESS);
     }
     let servers_text = serde_json::to_string_pretty(&json!({ "mcpServers": servers }))?;
-    write_private(&places.servers, servers_text.as_bytes())?;
-    if !places.backup.exists() {
-        write_private(&places.backup, &original)?;
+    files::write_private(&places.servers, servers_text.as_bytes())?;
+    let first = record.is_none() || !places.backup.exists();
+    if first {
+        files::write_private(&places.backup, &original)?;
     }
-    replace(&places.config, rewritten.as_bytes())?;
-    let mut all_moved = earlier_moved(&places.record);
+    // The client may write its file meanwhile (Claude Code does on every start): the edit is
+    // made on the file as it is at the moment of writing, and only if the servers moved are
+    // still as they were read.
+    let expected: Vec<(String, Value)> = moving
+        .iter()
+        .map(|entry| (entry.name.clone(), entry.entry.clone()))
+        .collect();
+    let (rewritten, _) = files::edit(&config, |now| {
+        let Some(now) = now else {
+            bail!("{file} was removed while overspill edited it; it is left as it is");
+        };
+        let mut parsed = parse(client, now, &file)?;
+        let entries = parsed.entries();
+        for (name, entry) in &expected {
+            if !entries
+                .iter()
+                .any(|now| now.name == *name && now.entry == *entry)
+            {
+                bail!(
+                    "`{name}` changed in {file} while overspill edited it; run `overspill \
+                     install {}` again",
+                    client.name()
+                );
+            }
+        }
+        let rewritten = parsed.rewritten(&moved, &ours);
+        parse(client, rewritten.as_bytes(), &file).map_err(|why| {
+            anyhow::anyhow!("overspill could not edit {file} cleanly ({why}); it is left as it is")
+        })?;
+        Ok(Some((rewritten.clone().into_bytes(), rewritten)))
+    })?;
+    let rewritten = rewritten.unwrap_or_default();
+    let added = rules::add(&keyed.added)?;
+    let mut all_moved = record
+        .as_ref()
+        .map(|record| record.moved.clone())
+        .unwrap_or_default();
     all_moved.extend(moved.iter().cloned());
-    let record = json!({
-        "client": client.name(),
-        "config": places.config,
-        "servers": places.servers,
-        "backup": places.backup,
-        "installed_hash": overspill::store::content_hash(rewritten.as_bytes()),
-        "moved": all_moved,
-    });
-    write_private(
-        &places.record,
-        serde_json::to_string_pretty(&record)?.as_bytes(),
-    )?;
+    let mut all_rules = record
+        .as_ref()
+        .map(|record| record.rules.clone())
+        .unwrap_or_default();
+    all_rules.extend(added.iter().cloned());
+    Record {
+        client: client.name().to_owned(),
+        config: places.config.clone(),
+        servers: places.servers.clone(),
+        backup: places.backup.clone(),
+        installed_hash: overspill::store::content_hash(rewritten.as_bytes()),
+        servers_hash: Some(overspill::store::content_hash(servers_text.as_bytes())),
+        backup_exact: first,
+        moved: all_moved,
+        originals,
+        rules: all_rules,
+    }
+    .write(&places.record)?;
     println!(
         "overspill install: {} now starts one overspill for {names}; their entries are in {} \
          (your edits there apply on the client's next start, or at once with SIGHUP)",
         client.name(),
         places.servers.display()
     );
+    for rule in &added {
+        println!(
+            "  added the permissions.{} rule `{}` to {} (the tool's name behind overspill)",
+            rule.list,
+            rule.rule,
+            rule.file.display()
+        );
+    }
     println!(
-        "  the file as it was is kept in {}; `overspill uninstall {}` puts it back",
-        places.backup.display(),
+        "  `overspill uninstall {}` puts the servers back; `overspill status {}` shows each one",
+        client.name(),
         client.name()
     );
+    if args.no_status {
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!();
+    super::status::print_servers_file(&places.servers, client.answer_within())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The servers file install wrote for `target`; `None` when overspill is not installed there.
+pub fn servers_file(target: &Target) -> anyhow::Result<Option<PathBuf>> {
+    let places = target.places()?;
+    Ok(Record::read(&places.record)?.map(|record| record.servers))
+}
+
+/// The servers file of every client file overspill is installed in, from install's records.
+pub fn every_servers_file() -> anyhow::Result<Vec<PathBuf>> {
+    let Some(state) = overspill_mcp::state_dir() else {
+        return Ok(Vec::new());
+    };
+    let dir = state.join("install");
+    let Ok(listing) = std::fs::read_dir(&dir) else {
+        return Ok(Vec::new());
+    };
+    let mut found = Vec::new();
+    for entry in listing.flatten() {
+        let path = entry.path();
+        if path
+            .extension()
+            .is_some_and(|extension| extension == "json")
+            && let Some(record) = Record::read(&path)?
+            && !found.contains(&record.servers)
+        {
+            found.push(record.servers);
+        }
+    }
+    found.sort();
+    Ok(found)
 }
 
 pub fn uninstall(args: UninstallArgs) -> anyhow::Result<ExitCode> {
     let client = args.target.client;
     let places = args.target.places()?;
+    let config = files::real_path(&places.config);
     let file = places.config.display().to_string();
-    let Ok(record) = std::fs::read_to_string(&places.record) else {
+    let Some(record) = Record::read(&places.record)? else {
         bail!(
             "overspill install has not changed {file} (there is no record of it in {})",
             places.record.display()
         );
     };
-    let record: Value = serde_json::from_str(&record)
-        .with_context(|| format!("cannot read the record {}", places.record.display()))?;
-    let backup = std::fs::read(&places.backup)
-        .with_context(|| format!("cannot read the backup {}", places.backup.display()))?;
-    let current = std::fs::read(&places.config).unwrap_or_default();
-    let unchanged = record["installed_hash"].as_str()
-        == Some(overspill::store::content_hash(&current).as_str());
-    if !unchanged && !args.force {
-        bail!(
-            "{file} changed since `overspill install`; `overspill uninstall {} --force` puts \
-             back the file as it was before, and those changes are lost",
+    let servers_bytes = files::read(&places.servers)?;
+    let servers = match &servers_bytes {
+        Some(_) => earlier_servers(&places.servers)?,
+        None => Map::new(),
+    };
+    let backup = files::read(&places.backup)?;
+    let servers_unchanged = record.servers_hash.is_some()
+        && servers_bytes.as_deref().map(overspill::store::content_hash) == record.servers_hash;
+    let to_restore: Vec<Restored> = servers
+        .iter()
+        .map(|(name, entry)| Restored {
+            name: name.clone(),
+            original: match record.originals.get(name) {
+                Some(moved) if moved.written == *entry => moved.original.clone(),
+                _ => Original::Json(entry.clone()),
+            },
+        })
+        .collect();
+    let (how, now) = files::edit(&config, |now| {
+        let Some(now) = now else {
+            return Ok(None);
+        };
+        // As install left it, and nothing moved since but by that install: the file as it
+        // was, byte for byte.
+        if let Some(backup) = &backup
+            && record.backup_exact
+            && servers_unchanged
+            && overspill::store::content_hash(now) == record.installed_hash
+        {
+            return Ok(Some((backup.clone(), Put::Backup)));
+        }
+        let mut parsed = parse(client, now, &file)?;
+        let restored = parsed
+            .restored(&to_restore)
+            .map_err(|why| anyhow::anyhow!("cannot put the servers back into {file}: {why}"))?;
+        parse(client, restored.as_bytes(), &file).map_err(|why| {
+            anyhow::anyhow!("overspill could not edit {file} cleanly ({why}); it is left as it is")
+        })?;
+        Ok(Some((restored.into_bytes(), Put::Edited)))
+    })?;
+    rules::remove(&record.rules)?;
+    // Which servers of the servers file the client's file now has, as the servers file has
+    // them: a servers file is removed only when it holds no server that would then exist
+    // nowhere.
+    let client_now = files::read(&config)?
+        .map(|bytes| parse(client, &bytes, &file).map(|parsed| parsed.entries()))
+        .transpose()?
+        .unwrap_or_default();
+    let orphans: Vec<&String> = servers
+        .iter()
+        .filter(|(name, entry)| {
+            !client_now.iter().any(|now| {
+                now.name == **name
+                    && (now.entry == **entry
+                        || record
+                            .originals
+                            .get(*name)
+                            .is_some_and(|moved| moved.original == now.original))
+            })
+        })
+        .map(|(name, _)| name)
+        .collect();
+    match how {
+        None if now.is_none() => println!(
+            "overspill uninstall: {file} no longer exists; the servers stay in {}",
+            places.servers.display()
+        ),
+        Some(Put::Backup) => println!(
+            "overspill uninstall: {file} is as it was before `overspill install`; {} starts \
+             its servers itself again",
             client.name()
+        ),
+        _ => println!(
+            "overspill uninstall: {file} has its servers back{}; {} starts them itself again \
+             (what changed in the file since install is kept)",
+            if servers.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " ({})",
+                    servers.keys().cloned().collect::<Vec<_>>().join(", ")
+                )
+            },
+            client.name()
+        ),
+    }
+    if orphans.is_empty() {
+        files::remove(&places.servers)?;
+    } else {
+        let names: Vec<String> = orphans.iter().map(|name| format!("`{name}`")).collect();
+        println!(
+            "  {} stayed in {}: {file} has another server of that name; that file is kept",
+            names.join(", "),
+            places.servers.display()
         );
     }
-    replace(&places.config, &backup)?;
-    for path in [&places.servers, &places.backup, &places.record] {
-        let _ = std::fs::remove_file(path);
-    }
-    println!(
-        "overspill uninstall: {file} is as it was before `overspill install`; {} starts its \
-         servers itself again",
-        client.name()
-    );
+    files::remove(&places.backup)?;
+    files::remove(&places.record)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// How uninstall put the file back.
+enum Put {
+    /// The backup, byte for byte.
+    Backup,
+    /// The servers put back into the file as it is now.
+    Edited,
+}
+
+fn parse(client: Client, bytes: &[u8], file: &str) -> anyhow::Result<Parsed> {
+    let text = std::str::from_utf8(bytes).map_err(|_| {
+        anyhow::anyhow!("cannot read {file}: it is not UTF-8 text; it is left as it is")
+    })?;
+    Parsed::parse(client, text)
+        .map_err(|why| anyhow::anyhow!("cannot read {file}: {why}; it is left as it is"))
+}
+
+/// The name the gateway offers `server`'s `tool` under, when it is the plain
+/// `<server>__<tool>` (not shortened).
+fn plain_name(namespace: &overspill_mcp::Namespace, server: &str, tool: &str) -> Option<String> {
+    let names = namespace.name_all([(server, tool)], &Default::default());
+    let offered = names.offered(server, tool)?;
+    let plain = format!("{server}{}{tool}", namespace.separator());
+    (offered == plain).then_some(plain)
+}
+
+/// The `${VAR}`s of an entry that are not set now (a default, `${VAR:-x}`, makes one set).
+fn unset_vars(entry: &Value) -> Vec<String> {
+    let mut unset = Vec::new();
+    let mut strings = vec![entry];
+    while let Some(value) = strings.pop() {
+        match value {
+            Value::String(text) => loop {
+                let known = |name: &str| {
+                    if unset.iter().any(|unset| unset == name) {
+                        Some(String::new())
+                    } else {
+                        std::env::var(name).ok()
+                    }
+                };
+                match overspill::config::expand_vars(text, known) {
+                    Err(overspill::config::VarError::Unset(name)) => unset.push(name),
+                    _ => break,
+                }
+            },
+            Value::Array(items) => strings.extend(items),
+            Value::Object(fields) => strings.extend(fields.values()),
+            _ => {}
+        }
+    }
+    unset.dedup();
+    unset
+}
+
+/// What the moved servers' own settings become: keys of overspill's entry that serve them
+/// all (the longest time limit), and a note for each setting that only the client applies.
+struct Carried {
+    entry: Map<String, Value>,
+    notes: Vec<String>,
+}
+
+/// The settings of the servers in the servers file that the client applied itself, carried
+/// to overspill's entry (docs/clients.md#settings-of-moved-servers): Gemini CLI's `timeout`
+/// (the longest, at least 10 minutes) and `trust` (only when every server is trusted),
+/// Codex's `startup_timeout_sec` and `tool_timeout_sec` (the longest). The entries keep them
+/// in the servers file, so that uninstall puts them back.
+fn carried_settings<'a>(
+    client: Client,
+    servers: impl Iterator<Item = (&'a String, &'a Value)>,
+    moved: &[String],
+) -> Carried {
+    let servers: Vec<(&String, &Value)> = servers.collect();
+    let mut entry = Map::new();
+    let mut notes = Vec::new();
+    let longest = |key: &str| {
+        servers
+            .iter()
+            .filter_map(|(_, server)| server.get(key)?.as_f64())
+            .fold(None, |most: Option<f64>, value| {
+                Some(most.map_or(value, |most| most.max(value)))
+            })
+    };
+    match client {
+        Client::GeminiCli => {
+            let timeout = longest("timeout").map_or(GEMINI_TIMEOUT_MS, |ms| {
+                (ms.ceil() as u64).max(GEMINI_TIMEOUT_MS)
+            });
+            entry.insert("timeout".to_owned(), json!(timeout));
+            let trusted =
+                |server: &Value| server.get("trust").and_then(Value::as_bool) == Some(true);
+            if !servers.is_empty() && servers.iter().all(|(_, server)| trusted(server)) {
+                entry.insert("trust".to_owned(), json!(true));
+            } else {
+                for (name, _) in servers
+                    .iter()
+                    .filter(|(name, server)| trusted(server) && moved.contains(name))
+                {
+                    notes.push(format!(
+                        "`{name}` is trusted (`\"trust\": true`, kept in the servers file), but \
+                         the servers behind overspill are not all: Gemini CLI asks before its \
+                         tools run, as it does for the others"
+                    ));
+                }
+            }
+        }
+        Client::Codex => {
+            let startup = longest("startup_timeout_sec")
+                .into_iter()
+                .chain(longest("startup_timeout_ms").map(|ms| ms / 1000.0))
+                .fold(CODEX_STARTUP_SECS as f64, f64::max);
+            entry.insert(
+                "startup_timeout_sec".to_owned(),
+                json!(startup.ceil() as u64),
+            );
+            if let Some(tool) = longest("tool_timeout_sec") {
+                entry.insert("tool_timeout_sec".to_owned(), json!(tool.ceil() as u64));
+            }
+        }
+        _ => {}
+    }
+    Carried { entry, notes }
+}
+
+/// Gemini CLI's own time limit for a server's requests, 10 minutes: overspill's entry gets at
+/// least that, since `gemini mcp list` otherwise gives a server 5 s to connect.
+const GEMINI_TIMEOUT_MS: u64 = 600_000;
+
+/// Overspill's entry in the client's file: the program, the gateway of `servers` answering
+/// within the client's patience and counting as the client's model does, and the settings
+/// carried from the moved servers.
+fn ours_entry(
+    client: Client,
+    program: &str,
+    servers: &Path,
+    carried: &Map<String, Value>,
+) -> Value {
+    let mut ours = Map::new();
+    if let Format::Json { typed: true, .. } = client.format() {
+        ours.insert("type".to_owned(), json!("stdio"));
+    }
+    ours.insert("command".to_owned(), json!(program));
+    let mut args = vec![
+        "mcp".to_owned(),
+        "--servers".to_owned(),
+        servers.to_string_lossy().into_owned(),
+        "--answer-within".to_owned(),
+        client.answer_within().to_string(),
+    ];
+    args.extend(client.model_flags().iter().map(|flag| (*flag).to_owned()));
+    ours.insert("args".to_owned(), json!(args));
+    ours.extend(carried.clone());
+    Value::Object(ours)
 }
 
 /// The servers an earlier install put in the servers file (and the user may have added).
 fn earlier_servers(path: &Path) -> anyhow::Result<Map<String, Value>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
-        Err(error) => bail!("cannot read {}: {error}", path.display()),
+    let Some(bytes) = files::read(path)? else {
+        return Ok(Map::new());
     };
-    let value: Value = serde_json::from_str(&text)
+    let value: Value = serde_json::from_slice(&bytes)
         .with_context(|| format!("cannot read {} as an mcpServers file", path.display()))?;
     Ok(value
         .get("mcpServers")
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_default())
-}
-
-/// The servers earlier installs moved, from their record.
-fn earlier_moved(record: &Path) -> Vec<String> {
-    std::fs::read_to_string(record)
-        .ok()
-        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-        .and_then(|record| record.get("moved").cloned())
-        .and_then(|moved| serde_json::from_value(moved).ok())
-        .unwrap_or_default()
 }
 
 /// `entry` with a relative `cwd`, or a relative command path (`./server.py`), made absolute
@@ -318,141 +672,3 @@ fn absolute(mut entry: Value, base: &Path) -> Value {
     }
     entry
 }
-
-/// How a client starts overspill: a program and the arguments before `mcp`.
-#[derive(Debug, PartialEq, Eq)]
-struct Launch {
-    program: String,
-    args: Vec<String>,
-}
-
-/// How the client is to start overspill when `--program` does not say
-/// (docs/clients.md#what-install-does): run by npx or uvx, this binary is a copy in their cache
-/// that may be cleaned away, so the client gets the same runner, pinned to this version;
-/// otherwise `overspill` when that name on PATH is this binary, else this binary's full path.
-fn default_launch() -> Launch {
-    let exe = std::env::current_exe().ok();
-    let runner = exe
-        .as_deref()
-        .and_then(|exe| package_runner(exe, |name| std::env::var_os(name).map(PathBuf::from)));
-    match runner {
-        Some(runner) => runner,
-        None => Launch {
-            program: default_program(),
-            args: Vec::new(),
-        },
-    }
-}
-
-/// For a binary npx installed (in its `_npx` cache; npm sets `npm_command=exec`): npx at this
-/// version, started as npm started it, by absolute paths (`npm_node_execpath` runs npm's
-/// `npx-cli.js`), since a client started from a desktop may not have Node on its PATH. For one
-/// uvx installed (in uv's `archive-v*` cache; uv sets `UV` to itself): the `uvx` beside that
-/// `uv`, else `uv tool run`. `None` for any other binary.
-fn package_runner(exe: &Path, var: impl Fn(&str) -> Option<PathBuf>) -> Option<Launch> {
-    let package = format!("overspill@{}", env!("CARGO_PKG_VERSION"));
-    let in_dir = |wanted: &dyn Fn(&str) -> bool| {
-        exe.ancestors()
-            .filter_map(|dir| dir.file_name().and_then(|name| name.to_str()))
-            .any(wanted)
-    };
-    let lossy = |path: &Path| path.to_string_lossy().into_owned();
-    let npx = var("npm_command").is_some_and(|command| command.as_os_str() == "exec");
-    if npx && in_dir(&|name| name == "_npx") {
-        let script = var("npm_execpath")
-            .and_then(|npm| npm.parent().map(|bin| bin.join("npx-cli.js")))
-            .filter(|script| script.is_file());
-        return Some(match (var("npm_node_execpath"), script) {
-            (Some(node), Some(script)) if node.is_absolute() => Launch {
-                program: lossy(&node),
-                args: vec![lossy(&script), "-y".to_owned(), package],
-            },
-            _ => Launch {
-                program: "npx".to_owned(),
-                args: vec!["-y".to_owned(), package],
-            },
-        });
-    }
-    let uv = var("UV").filter(|uv| uv.is_absolute());
-    if let Some(uv) = uv
-        && in_dir(&|name| name.starts_with("archive-v"))
-    {
-        let uvx = uv.with_file_name(if cfg!(windows) { "uvx.exe" } else { "uvx" });
-        return Some(if uvx.is_file() {
-            Launch {
-                program: lossy(&uvx),
-                args: vec![package],
-            }
-        } else {
-            Launch {
-                program: lossy(&uv),
-                args: vec!["tool".to_owned(), "run".to_owned(), package],
-            }
-        });
-    }
-    None
-}
-
-/// `overspill` when that name on PATH is this binary, else this binary's full path.
-fn default_program() -> String {
-    let Ok(own) = std::env::current_exe().and_then(|exe| exe.canonicalize()) else {
-        return "overspill".to_owned();
-    };
-    let name = own.file_name().unwrap_or_default().to_string_lossy();
-    let on_path =
-        std::env::var_os("PATH").and_then(|path| overspill_mcp::find_on_path(&name, &path));
-    match on_path.and_then(|found| found.canonicalize().ok()) {
-        Some(found) if found == own && own.file_stem().is_some_and(|stem| stem == "overspill") => {
-            "overspill".to_owned()
-        }
-        _ => own.to_string_lossy().into_owned(),
-    }
-}
-
-/// Writes a file only its owner can read (it may hold the servers' secrets).
-fn write_private(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    #[cfg(unix)]
-    let permissions = {
-        use std::os::unix::fs::PermissionsExt;
-        Some(std::fs::Permissions::from_mode(0o600))
-    };
-    #[cfg(not(unix))]
-    let permissions = None;
-    write_whole(path, bytes, permissions)
-}
-
-/// Replaces a client's file in one step, keeping its permissions.
-fn replace(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let permissions = std::fs::metadata(path)
-        .ok()
-        .map(|metadata| metadata.permissions());
-    write_whole(path, bytes, permissions)
-}
-
-/// Writes `bytes` to a new file beside `path` (with `permissions` when given) and renames it
-/// over `path`: a reader sees the old file or the new one, never a part.
-fn write_whole(
-    path: &Path,
-    bytes: &[u8],
-    permissions: Option<std::fs::Permissions>,
-) -> anyhow::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut file = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write in {}", dir.display()))?;
-    if let Some(permissions) = permissions {
-        file.as_file()
-            .set_permissions(permissions)
-            .with_context(|| format!("cannot set the permissions of {}", path.display()))?;
-    }
-    file.write_all(bytes)
-        .and_then(|()| file.as_file().sync_all())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    file.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests;

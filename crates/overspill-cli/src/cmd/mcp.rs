@@ -688,6 +688,14 @@ fn base(args: &McpArgs, options: &ProxyOptions) -> Result<PathBuf, String> {
     }
 }
 
+/// Where the gateway of the servers file `file` writes server `name`'s stderr (without
+/// `--listen` or `--dir`), for `overspill status`.
+pub(crate) fn gateway_server_log(file: &Path, name: &str) -> Result<PathBuf, String> {
+    Ok(gateway_base(file)?
+        .join("logs")
+        .join(format!("{}.log", file_name(name))))
+}
+
 /// `<state dir>/mcp/gateway-<file>-<hash>`: a gateway's place, named after its servers file
 /// and a hash of the file's absolute path, so that each file's servers keep their results (a
 /// resumed conversation's pointers still resolve) and two files never share them.

@@ -7,6 +7,7 @@ mod install;
 mod intercept;
 mod ls;
 mod mcp;
+mod status;
 mod tool;
 mod tools;
 mod tour;
@@ -51,9 +52,12 @@ pub enum Command {
     /// Route an MCP client's servers through one overspill: edits the client's configuration.
     #[command(after_help = install::INSTALL_EXAMPLES)]
     Install(install::InstallArgs),
-    /// Put back the configuration `overspill install` changed, as it was before.
+    /// Take overspill out of an MCP client: its servers go back into the client's configuration.
     #[command(after_help = install::UNINSTALL_EXAMPLES)]
     Uninstall(install::UninstallArgs),
+    /// Show how each MCP server behind overspill is doing: ✔ with its tools, or ✘ and why.
+    #[command(after_help = status::EXAMPLES)]
+    Status(status::StatusArgs),
 }
 
 impl Command {
@@ -81,6 +85,7 @@ impl Command {
             Command::Auth(command) => command.run(),
             Command::Install(args) => install::install(args),
             Command::Uninstall(args) => install::uninstall(args),
+            Command::Status(args) => status::run(args),
         }
     }
 }

@@ -22,6 +22,10 @@ pub enum Client {
     GeminiCli,
 }
 
+/// The seconds install gives Codex to start overspill (`startup_timeout_sec`; Codex's own
+/// default is 10).
+pub const CODEX_STARTUP_SECS: u64 = 60;
+
 /// Whose configuration: the user's, or the project's in the working directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Scope {
@@ -71,6 +75,58 @@ impl Client {
                 typed: false,
             },
         }
+    }
+
+    /// Seconds the gateway may take to answer the client's first request: below the time the
+    /// client gives a server to connect (Claude Code: 30 s; Codex: the `startup_timeout_sec`
+    /// install writes; the others: at least 30 s), so that one slow server never takes the
+    /// others down; a server that joins later is announced with `list_changed`
+    /// (docs/clients.md#what-install-does).
+    pub fn answer_within(self) -> u64 {
+        match self {
+            Client::Codex => CODEX_STARTUP_SECS - 10,
+            _ => 25,
+        }
+    }
+
+    /// The `overspill mcp` flags that count tokens as the client's model does and size the
+    /// budget by its context window; none where the client runs models of several makers
+    /// (Cursor, VS Code), which leaves overspill's default (docs/tokens.md).
+    pub fn model_flags(self) -> &'static [&'static str] {
+        match self {
+            Client::ClaudeCode | Client::ClaudeDesktop => {
+                &["--provider", "anthropic", "--context-window", "200000"]
+            }
+            Client::GeminiCli => &["--provider", "gemini", "--context-window", "1048576"],
+            Client::Codex => &[
+                "--provider",
+                "openai",
+                "--model",
+                "gpt-5",
+                "--context-window",
+                "400000",
+            ],
+            Client::Cursor | Client::Vscode => &[],
+        }
+    }
+
+    /// The settings files whose permission rules and hooks name tools by their server
+    /// (docs/clients.md#permission-rules-and-hooks): Claude Code's user settings, and for a
+    /// project's `.mcp.json` the project's settings beside it. Empty for other clients.
+    pub fn rule_files(self, scope: Scope, config: &Path) -> Vec<PathBuf> {
+        if self != Client::ClaudeCode {
+            return Vec::new();
+        }
+        let mut files: Vec<PathBuf> = overspill_mcp::home_dir()
+            .map(|home| home.join(".claude").join("settings.json"))
+            .into_iter()
+            .collect();
+        if scope == Scope::Project {
+            let project = config.parent().unwrap_or(Path::new(".")).join(".claude");
+            files.push(project.join("settings.json"));
+            files.push(project.join("settings.local.json"));
+        }
+        files
     }
 
     /// Whether the client names a Server-Sent Events endpoint `url` (Gemini CLI: its

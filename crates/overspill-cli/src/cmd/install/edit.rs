@@ -26,11 +26,29 @@ pub struct Entry {
     pub entry: Value,
     /// Why overspill leaves it where it is; `None` when it can be fronted.
     pub stays: Option<String>,
+    /// The entry as the client's file has it, to be put back as it was.
+    pub original: Original,
+}
+
+/// A server's entry in the client's own form: a JSON value, or Codex's table as TOML text
+/// (`[mcp_servers.<name>]` and its keys, with the comments inside it; those above it stay in
+/// the file).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Original {
+    Json(Value),
+    Toml(String),
+}
+
+/// A server to put back into the client's file, in the client's form.
+pub struct Restored {
+    pub name: String,
+    pub original: Original,
 }
 
 /// The options every client's JSON is read with: comments and trailing commas allowed (VS
 /// Code and Gemini CLI write them), nothing looser.
-fn json_options() -> ParseOptions {
+pub(super) fn json_options() -> ParseOptions {
     ParseOptions {
         allow_comments: true,
         allow_trailing_commas: true,
@@ -80,6 +98,7 @@ impl Parsed {
                         name: name.clone(),
                         stays: json_stays(self.client, entry),
                         entry: entry.clone(),
+                        original: Original::Json(entry.clone()),
                     })
                     .collect()
             }
@@ -96,6 +115,7 @@ impl Parsed {
                             name: name.to_owned(),
                             entry,
                             stays,
+                            original: Original::Toml(codex_text(name, item)),
                         }
                     })
                     .collect()
@@ -131,16 +151,224 @@ impl Parsed {
                     })
                     .as_table_like_mut();
                 if let Some(servers) = servers {
+                    let mut comments = String::new();
                     for name in moved.iter().map(String::as_str).chain([OURS]) {
-                        servers.remove(name);
+                        if let Some(removed) = servers.remove(name) {
+                            comments.push_str(&comments_above(&removed));
+                        }
                     }
-                    servers.insert(OURS, toml_edit::Item::Table(codex_table(ours)));
+                    let mut table = codex_table(ours);
+                    table.decor_mut().set_prefix(comments);
+                    servers.insert(OURS, toml_edit::Item::Table(table));
                 }
                 doc.to_string()
             }
         }
     }
 }
+
+impl Parsed {
+    /// The file with overspill's entry removed and `servers` put back (one of the same name
+    /// already there is left as it is). `Err` names a server that cannot be written in the
+    /// client's form.
+    pub fn restored(&mut self, servers: &[Restored]) -> Result<String, String> {
+        match &mut self.doc {
+            Doc::Json { root, value } => {
+                let Format::Json { key, .. } = self.client.format() else {
+                    return Ok(root.to_string());
+                };
+                let present: Vec<String> = value
+                    .get(key)
+                    .and_then(Value::as_object)
+                    .map(|servers| servers.keys().cloned().collect())
+                    .unwrap_or_default();
+                let object = root.object_value_or_set().object_value_or_set(key);
+                if let Some(property) = object.get(OURS) {
+                    property.remove();
+                }
+                for server in servers {
+                    if present.contains(&server.name) && server.name != OURS {
+                        continue;
+                    }
+                    let entry = match &server.original {
+                        Original::Json(entry) => entry.clone(),
+                        Original::Toml(_) => {
+                            return Err(format!("`{}` is written as TOML", server.name));
+                        }
+                    };
+                    object.append(&server.name, input(&entry));
+                }
+                Ok(root.to_string())
+            }
+            Doc::Toml(doc) => {
+                let Some(table) = doc
+                    .entry("mcp_servers")
+                    .or_insert_with(|| {
+                        let mut table = toml_edit::Table::new();
+                        table.set_implicit(true);
+                        toml_edit::Item::Table(table)
+                    })
+                    .as_table_like_mut()
+                else {
+                    return Err("`mcp_servers` is not a table".to_owned());
+                };
+                let mut comments = String::new();
+                if let Some(ours) = table.remove(OURS) {
+                    comments = comments_above(&ours);
+                }
+                for server in servers {
+                    if table.contains_key(&server.name) {
+                        continue;
+                    }
+                    let text = match &server.original {
+                        Original::Toml(text) => text.clone(),
+                        Original::Json(entry) => codex_toml(&server.name, entry)?,
+                    };
+                    let parsed: toml_edit::DocumentMut = text
+                        .parse()
+                        .map_err(|error| format!("`{}` is not TOML: {error}", server.name))?;
+                    let Some(mut item) = parsed
+                        .get("mcp_servers")
+                        .and_then(|servers| servers.get(&server.name))
+                        .cloned()
+                    else {
+                        return Err(format!("`{}` has no table", server.name));
+                    };
+                    if let Some(restored) = item.as_table_mut() {
+                        restored.set_position(None);
+                        // The comments that were above overspill's entry head the first server
+                        // put back; a blank line sets each apart.
+                        let prefix = match std::mem::take(&mut comments) {
+                            above if above.is_empty() => "\n".to_owned(),
+                            above => above,
+                        };
+                        restored.decor_mut().set_prefix(prefix);
+                    }
+                    table.insert(&server.name, item);
+                }
+                Ok(doc.to_string())
+            }
+        }
+    }
+}
+
+/// The comments and blank lines above a table: they belong to the file, not to the table, and
+/// stay when the table moves (a comment such as `# MCP servers` heads every server after it).
+fn comments_above(item: &toml_edit::Item) -> String {
+    item.as_table()
+        .and_then(|table| table.decor().prefix())
+        .and_then(|raw| raw.as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// A Codex server table as TOML text of its own, without the comments above it.
+fn codex_text(name: &str, item: &toml_edit::Item) -> String {
+    let mut item = item.clone();
+    if let Some(table) = item.as_table_mut() {
+        table.decor_mut().set_prefix("");
+        table.set_position(None);
+    }
+    let mut servers = toml_edit::Table::new();
+    servers.set_implicit(true);
+    servers.insert(name, item);
+    let mut doc = toml_edit::DocumentMut::new();
+    doc.insert("mcp_servers", toml_edit::Item::Table(servers));
+    doc.to_string()
+}
+
+/// An `mcpServers` entry as a Codex `[mcp_servers.<name>]` table (TOML text), the reverse of
+/// [`codex_entry`]: `Authorization: Bearer ${VAR}` becomes `bearer_token_env_var`, a header
+/// that is one `${VAR}` `env_http_headers`, other headers `http_headers`. `Err` names what
+/// Codex has no key for.
+pub fn codex_toml(name: &str, entry: &Value) -> Result<String, String> {
+    let Some(object) = entry.as_object() else {
+        return Err(format!("`{name}` is not an object"));
+    };
+    let mut table = toml_edit::Table::new();
+    let text = |key: &str| object.get(key).and_then(Value::as_str);
+    for key in ["command", "cwd"] {
+        if let Some(value) = text(key) {
+            table.insert(key, toml_edit::value(value));
+        }
+    }
+    if let Some(args) = object.get("args").and_then(Value::as_array) {
+        let args: toml_edit::Array = args.iter().filter_map(Value::as_str).collect();
+        table.insert("args", toml_edit::value(args));
+    }
+    if let Some(env) = object.get("env").and_then(Value::as_object) {
+        let mut inline = toml_edit::InlineTable::new();
+        for (key, value) in env {
+            if let Some(value) = value.as_str() {
+                inline.insert(key.as_str(), value.into());
+            }
+        }
+        table.insert("env", toml_edit::value(inline));
+    }
+    if let Some(url) = text("url").or_else(|| text("httpUrl")) {
+        table.insert("url", toml_edit::value(url));
+        let mut plain = toml_edit::InlineTable::new();
+        let mut from_env = toml_edit::InlineTable::new();
+        for (header, value) in object
+            .get("headers")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            let Some(value) = value.as_str() else {
+                continue;
+            };
+            let var = |text: &str| {
+                text.strip_prefix("${")
+                    .and_then(|rest| rest.strip_suffix('}'))
+                    .filter(|var| !var.is_empty() && !var.contains(['$', '{', '}', ':']))
+                    .map(str::to_owned)
+            };
+            if header.eq_ignore_ascii_case("authorization")
+                && let Some(var) = value.strip_prefix("Bearer ").and_then(var)
+            {
+                table.insert("bearer_token_env_var", toml_edit::value(var));
+            } else if let Some(var) = var(value) {
+                from_env.insert(header.as_str(), var.into());
+            } else {
+                plain.insert(header.as_str(), value.into());
+            }
+        }
+        if !plain.is_empty() {
+            table.insert("http_headers", toml_edit::value(plain));
+        }
+        if !from_env.is_empty() {
+            table.insert("env_http_headers", toml_edit::value(from_env));
+        }
+    }
+    for key in CODEX_TIMEOUTS {
+        if let Some(number) = object.get(*key).and_then(Value::as_f64) {
+            let value = if number.fract() == 0.0 && number.abs() < 1e15 {
+                toml_edit::value(number as i64)
+            } else {
+                toml_edit::value(number)
+            };
+            table.insert(key, value);
+        }
+    }
+    if !(table.contains_key("command") || table.contains_key("url")) {
+        return Err(format!("`{name}` has no command or url"));
+    }
+    let mut servers = toml_edit::Table::new();
+    servers.set_implicit(true);
+    servers.insert(name, toml_edit::Item::Table(table));
+    let mut doc = toml_edit::DocumentMut::new();
+    doc.insert("mcp_servers", toml_edit::Item::Table(servers));
+    Ok(doc.to_string())
+}
+
+/// Codex's per-server time limits: carried into the servers file with the server (the
+/// `overspill` entry waits as long as the longest), and back.
+pub const CODEX_TIMEOUTS: &[&str] = &[
+    "startup_timeout_sec",
+    "startup_timeout_ms",
+    "tool_timeout_sec",
+];
 
 /// The name of overspill's own entry in a client's configuration.
 pub const OURS: &str = "overspill";
@@ -253,7 +481,16 @@ fn codex_entry(item: &toml_edit::Item) -> (Value, Option<String>) {
             "enabled" if value.as_bool() == Some(false) => {
                 stays = Some("it is disabled".to_owned());
             }
-            "enabled" | "startup_timeout_sec" | "startup_timeout_ms" | "tool_timeout_sec" => {}
+            "startup_timeout_sec" | "startup_timeout_ms" | "tool_timeout_sec" => {
+                let number = value
+                    .as_integer()
+                    .map(Value::from)
+                    .or_else(|| value.as_float().map(Value::from));
+                if let Some(number) = number {
+                    entry.insert(key.to_owned(), number);
+                }
+            }
+            "enabled" => {}
             other => stays = Some(format!("its `{other}` setting has no overspill equivalent")),
         }
     }
@@ -268,7 +505,7 @@ fn codex_entry(item: &toml_edit::Item) -> (Value, Option<String>) {
     (Value::Object(entry), stays)
 }
 
-/// Overspill's own entry (`command` and `args`, and time to start) as a Codex table.
+/// Overspill's own entry (`command`, `args` and its time limits) as a Codex table.
 fn codex_table(ours: &Value) -> toml_edit::Table {
     let mut table = toml_edit::Table::new();
     if let Some(command) = ours.get("command").and_then(Value::as_str) {
@@ -282,9 +519,11 @@ fn codex_table(ours: &Value) -> toml_edit::Table {
         .filter_map(Value::as_str)
         .collect();
     table.insert("args", toml_edit::value(args));
-    // The gateway answers `initialize` once its slowest server has (at most `--init-timeout`,
-    // 30 s): more than Codex waits for an MCP server by default.
-    table.insert("startup_timeout_sec", toml_edit::value(60));
+    for key in CODEX_TIMEOUTS {
+        if let Some(seconds) = ours.get(*key).and_then(Value::as_i64) {
+            table.insert(key, toml_edit::value(seconds));
+        }
+    }
     table
 }
 
