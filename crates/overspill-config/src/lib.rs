@@ -67,5 +67,7 @@ pub use settings::{
     ScratchpadSettings,
 };
 pub use threshold::{Resolution, ThresholdClash, ThresholdTable};
-pub use upstream::{CommandServer, HttpServer, Lookup, Transport, Upstream, Upstreams};
+pub use upstream::{
+    BrokenServer, CommandServer, HttpServer, Lookup, Transport, Upstream, Upstreams,
+};
 pub use vars::{VarError, expand_vars};

@@ -4,8 +4,10 @@
 //! Claude Code's `.mcp.json`, Gemini CLI's `settings.json`; VS Code's `servers`).
 //!
 //! Both forms are read into one [`Upstream`] list, in the order the file gives them, by one
-//! reader of a server entry, so a key means the same in either. A malformed entry is an error
-//! that names the file, the server and the key; nothing is started from a list with one.
+//! reader of a server entry, so a key means the same in either. A malformed entry is kept aside
+//! as a [`BrokenServer`]: its name and the error that names the file, the server and the key, so
+//! that one entry's mistake withdraws only its own server; a file that cannot be read as a whole
+//! (not TOML, not JSON, no server object) is an error.
 //!
 //! ```
 //! use overspill_config::{Transport, Upstreams};
@@ -27,16 +29,27 @@
 //! assert_eq!(toml.names().collect::<Vec<_>>(), ["k8s", "docs"]);
 //! let Transport::Command(k8s) = &toml.get("k8s").unwrap().transport else { unreachable!() };
 //! assert_eq!(k8s.args, ["--read-only"]);
+//!
+//! // An entry that cannot be started from is kept aside, the others are read.
+//! let half = Upstreams::from_mcp_json_str(r#"{"mcpServers": {
+//!     "k8s": {"command": "kubectl-mcp-server"},
+//!     "github": {"command": "github-mcp", "env": {"TOKEN": "${GITHUB_TOKEN}"}}
+//! }}"#, None, &|_| None)?;
+//! assert_eq!(half.names().collect::<Vec<_>>(), ["k8s"]);
+//! let broken: Vec<_> = half.broken().collect();
+//! assert_eq!(broken[0].name, "github");
+//! assert!(broken[0].error.to_string().contains("the variable GITHUB_TOKEN is not set"));
 //! # Ok::<(), overspill_config::ConfigError>(())
 //! ```
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use toml::de::{DeTable, DeValue};
 
-use crate::document::{Doc, entries};
+use crate::document::{self, Doc, entries};
 use crate::error::ConfigError;
 use crate::location::{KeyPath, Location};
 use crate::suggest;
@@ -84,10 +97,35 @@ pub struct HttpServer {
     pub oauth: bool,
 }
 
-/// The servers of one file, in the file's order.
+/// A server entry that cannot be started from (an unset `${VAR}`, neither `command` nor
+/// `url`, a key of the wrong type): its name, and why. A host that fronts several servers keeps
+/// it as one that never starts and says why (docs/mcp-proxy.md#when-a-server-fails).
+#[derive(Debug, Clone)]
+pub struct BrokenServer {
+    /// The server's name in the file.
+    pub name: String,
+    /// Why its entry cannot be started from, naming the file, the server and the key
+    /// ([`ConfigError::Server`], or [`ConfigError::UnknownKey`] for a misspelt key of a TOML
+    /// table).
+    pub error: Arc<ConfigError>,
+}
+
+impl PartialEq for BrokenServer {
+    fn eq(&self, other: &BrokenServer) -> bool {
+        // Two readings of one entry fail alike: the same key, the same words.
+        self.name == other.name
+            && self.error.key() == other.error.key()
+            && self.error.to_string() == other.error.to_string()
+    }
+}
+
+impl Eq for BrokenServer {}
+
+/// The servers of one file, in the file's order, and the entries that cannot be started from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Upstreams {
     servers: Vec<Upstream>,
+    broken: Vec<BrokenServer>,
 }
 
 /// The keys of a TOML server table that has a `command` or a `url`.
@@ -112,13 +150,13 @@ impl Upstreams {
     /// The servers of the overspill TOML `text` (read from `file`, when given): each
     /// `[mcp.servers.<name>]` table with a `command` or a `url`. A table with only
     /// `scratchpad` rules names a server configured elsewhere and is not one to start.
-    /// `${VAR}` in a string is read from `env`.
+    /// `${VAR}` in a string is read from `env`. An entry that cannot be started from (a key of
+    /// the wrong type or misspelt, neither or both of `command` and `url`, an unset variable)
+    /// is kept aside with its error, naming the server and the key ([`Upstreams::broken`]).
     ///
     /// # Errors
-    /// [`ConfigError::Syntax`] for text that is not TOML, [`ConfigError::WrongType`] for a
-    /// table that is not one, and [`ConfigError::Server`] for an entry that cannot be started
-    /// from (a key of the wrong type, neither or both of `command` and `url`, an unset
-    /// variable), naming the server and the key.
+    /// [`ConfigError::Syntax`] for text that is not TOML, [`ConfigError::WrongType`] for an
+    /// `[mcp]` or `[mcp.servers]` that is not a table.
     pub fn from_toml_str(
         text: &str,
         file: Option<&Path>,
@@ -129,51 +167,40 @@ impl Upstreams {
         let mut servers = Vec::new();
         let path = KeyPath::root().key("mcp");
         let Some((_, mcp)) = root.get_key_value("mcp") else {
-            return Ok(Upstreams { servers });
+            return Ok(Upstreams::default());
         };
         let mcp = doc.table(&path, mcp, "a table")?;
         let path = path.key("servers");
         let Some((_, table)) = mcp.get_key_value("servers") else {
-            return Ok(Upstreams { servers });
+            return Ok(Upstreams::default());
         };
         let table = doc.table(&path, table, "a table of [mcp.servers.<name>] tables")?;
+        let mut broken = Vec::new();
         for (name, value) in entries(table) {
             let server = path.key(name.get_ref());
-            let table = doc.table(&server, value, "a table")?;
-            // A table overspill starts a server from is overspill's: a misspelt key must not
-            // silently drop an argument or a header.
-            if table.get_key_value("command").is_some() || table.get_key_value("url").is_some() {
-                doc.reject_unknown_keys(&server, table, TOML_KEYS, &|_| None)?;
-            }
-            let (entry, places) = toml_entry(&doc, table);
-            if entry.get("disabled") == Some(&Value::Bool(true)) {
-                continue;
-            }
-            let reader = EntryReader {
-                file,
-                server: &server,
-                places: &places,
-                env,
-            };
-            if let Some(transport) = reader.transport(&entry, false)? {
-                servers.push(Upstream {
-                    name: name.get_ref().to_string(),
-                    transport,
-                });
+            let name = name.get_ref().to_string();
+            match toml_server(&doc, file, &server, value, env) {
+                Ok(Some(transport)) => servers.push(Upstream { name, transport }),
+                Ok(None) => {}
+                Err(error) => broken.push(BrokenServer {
+                    name,
+                    error: Arc::new(error),
+                }),
             }
         }
-        Ok(Upstreams { servers })
+        Ok(Upstreams { servers, broken })
     }
 
     /// The servers of an MCP client's JSON configuration `text` (read from `file`, when
     /// given): its `mcpServers` object, or VS Code's `servers`. An entry with `"disabled":
     /// true` is left out; `type` `stdio`, `http` or `streamable-http` is honoured, `sse` (the
     /// older HTTP+SSE transport, which overspill does not speak) refused. `${VAR}`,
-    /// `${VAR:-default}` and VS Code's `${env:VAR}` are read from `env`.
+    /// `${VAR:-default}` and VS Code's `${env:VAR}` are read from `env`. An entry that cannot
+    /// be started from is kept aside with its error ([`Upstreams::broken`]).
     ///
     /// # Errors
     /// [`ConfigError::Json`] for text that is not JSON, [`ConfigError::Server`] for a file
-    /// without a server object or an entry that cannot be started from.
+    /// without a server object.
     pub fn from_mcp_json_str(
         text: &str,
         file: Option<&Path>,
@@ -204,7 +231,7 @@ impl Upstreams {
             });
         };
         let places = BTreeMap::new();
-        let mut list = Vec::new();
+        let mut list = Upstreams::default();
         for (name, entry) in servers {
             let server = path.key(name);
             let reader = EntryReader {
@@ -213,22 +240,28 @@ impl Upstreams {
                 places: &places,
                 env,
             };
-            let Value::Object(entry) = entry else {
-                return Err(
-                    reader.error(None, format!("expected an object, found {}", kind(entry)))
-                );
+            let transport = match entry {
+                Value::Object(entry) if entry.get("disabled") == Some(&Value::Bool(true)) => {
+                    continue;
+                }
+                Value::Object(entry) => reader.transport(entry, true),
+                other => {
+                    Err(reader.error(None, format!("expected an object, found {}", kind(other))))
+                }
             };
-            if entry.get("disabled") == Some(&Value::Bool(true)) {
-                continue;
-            }
-            if let Some(transport) = reader.transport(entry, true)? {
-                list.push(Upstream {
+            match transport {
+                Ok(Some(transport)) => list.servers.push(Upstream {
                     name: name.clone(),
                     transport,
-                });
+                }),
+                Ok(None) => {}
+                Err(error) => list.broken.push(BrokenServer {
+                    name: name.clone(),
+                    error: Arc::new(error),
+                }),
             }
         }
-        Ok(Upstreams { servers: list })
+        Ok(list)
     }
 
     /// [`Upstreams::from_toml_str`] of the file at `path`, with the process environment.
@@ -254,6 +287,11 @@ impl Upstreams {
         self.servers.iter()
     }
 
+    /// The entries that cannot be started from, in the file's order, each with why.
+    pub fn broken(&self) -> impl Iterator<Item = &BrokenServer> {
+        self.broken.iter()
+    }
+
     /// The servers' names, in the file's order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.servers.iter().map(|server| server.name.as_str())
@@ -264,12 +302,12 @@ impl Upstreams {
         self.servers.iter().find(|server| server.name == name)
     }
 
-    /// How many servers there are.
+    /// How many servers there are (broken entries aside).
     pub fn len(&self) -> usize {
         self.servers.len()
     }
 
-    /// Whether there are none.
+    /// Whether there are none (broken entries aside).
     pub fn is_empty(&self) -> bool {
         self.servers.is_empty()
     }
@@ -280,6 +318,34 @@ fn read(path: &Path) -> Result<String, ConfigError> {
         path: path.to_owned(),
         cause,
     })
+}
+
+/// How to reach the server of the TOML table `value` (`server` is its key path); `None` for a
+/// table of rules only, or one `disabled`.
+fn toml_server(
+    doc: &Doc<'_>,
+    file: Option<&Path>,
+    server: &KeyPath,
+    value: &document::Value<'_>,
+    env: Lookup<'_>,
+) -> Result<Option<Transport>, ConfigError> {
+    let table = doc.table(server, value, "a table")?;
+    // A table overspill starts a server from is overspill's: a misspelt key must not silently
+    // drop an argument or a header.
+    if table.get_key_value("command").is_some() || table.get_key_value("url").is_some() {
+        doc.reject_unknown_keys(server, table, TOML_KEYS, &|_| None)?;
+    }
+    let (entry, places) = toml_entry(doc, table);
+    if entry.get("disabled") == Some(&Value::Bool(true)) {
+        return Ok(None);
+    }
+    let reader = EntryReader {
+        file,
+        server,
+        places: &places,
+        env,
+    };
+    reader.transport(&entry, false)
 }
 
 /// A TOML server table as the one entry reader reads it: its keys as JSON values, and where

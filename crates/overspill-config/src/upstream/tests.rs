@@ -6,12 +6,33 @@ fn no_env(_: &str) -> Option<String> {
     None
 }
 
-fn toml(text: &str) -> Result<Upstreams, ConfigError> {
-    Upstreams::from_toml_str(text, Some(Path::new("overspill.toml")), &no_env)
+/// The servers of `read`, or its first error: the file's, else the first broken entry's.
+fn whole(read: Result<Upstreams, ConfigError>) -> Result<Upstreams, Arc<ConfigError>> {
+    let servers = read.map_err(Arc::new)?;
+    let first = servers
+        .broken()
+        .next()
+        .map(|broken| Arc::clone(&broken.error));
+    match first {
+        Some(error) => Err(error),
+        None => Ok(servers),
+    }
 }
 
-fn json(text: &str) -> Result<Upstreams, ConfigError> {
-    Upstreams::from_mcp_json_str(text, Some(Path::new(".mcp.json")), &no_env)
+fn toml(text: &str) -> Result<Upstreams, Arc<ConfigError>> {
+    whole(Upstreams::from_toml_str(
+        text,
+        Some(Path::new("overspill.toml")),
+        &no_env,
+    ))
+}
+
+fn json(text: &str) -> Result<Upstreams, Arc<ConfigError>> {
+    whole(Upstreams::from_mcp_json_str(
+        text,
+        Some(Path::new(".mcp.json")),
+        &no_env,
+    ))
 }
 
 fn command(upstreams: &Upstreams, name: &str) -> CommandServer {
@@ -211,7 +232,7 @@ fn variables_are_filled_in_and_an_unset_one_is_named() {
 #[test]
 fn a_file_that_is_not_a_client_configuration_says_so() {
     let not_json = json("{\"mcpServers\": ").unwrap_err();
-    assert!(matches!(not_json, ConfigError::Json { .. }), "{not_json}");
+    assert!(matches!(*not_json, ConfigError::Json { .. }), "{not_json}");
     assert!(
         not_json.to_string().starts_with(".mcp.json: "),
         "{not_json}"
@@ -235,7 +256,7 @@ fn a_toml_without_servers_has_none() {
 #[test]
 fn variables_follow_the_shell_s_rules_for_defaults_and_refuse_nesting() {
     let env = |name: &str| (name == "EMPTY").then(String::new);
-    let read = |text: &str| Upstreams::from_mcp_json_str(text, None, &env);
+    let read = |text: &str| whole(Upstreams::from_mcp_json_str(text, None, &env));
     let servers = read(
         r#"{"mcpServers": {"a": {"command": "x", "args": ["${EMPTY:-fallback}", "${EMPTY}"]}}}"#,
     )
@@ -303,4 +324,65 @@ fn a_toml_server_table_refuses_a_misspelt_key_and_honours_disabled() {
     );
     let off = toml("[mcp.servers.k8s]\ncommand = \"x\"\ndisabled = true\n[mcp.servers.web]\nurl = \"https://h/mcp\"\n").unwrap();
     assert_eq!(off.names().collect::<Vec<_>>(), ["web"]);
+}
+
+#[test]
+fn a_broken_entry_is_kept_aside_with_its_error_and_the_others_are_read() {
+    let text = r#"{"mcpServers": {
+        "fs": {"command": "npx"},
+        "github": {"command": "github-mcp", "env": {"TOKEN": "${GITHUB_TOKEN}"}},
+        "typo": {"comand": "x"},
+        "web": {"url": "https://w.example/mcp"},
+        "odd": 3
+    }}"#;
+    let servers =
+        Upstreams::from_mcp_json_str(text, Some(Path::new(".mcp.json")), &no_env).unwrap();
+    assert_eq!(servers.names().collect::<Vec<_>>(), ["fs", "web"]);
+    let broken: Vec<(&str, String)> = servers
+        .broken()
+        .map(|broken| (broken.name.as_str(), broken.error.to_string()))
+        .collect();
+    assert_eq!(broken.len(), 3, "{broken:?}");
+    assert_eq!(
+        broken[0],
+        (
+            "github",
+            ".mcp.json: mcpServers.github.env: the variable GITHUB_TOKEN is not set; set it, or \
+             write `${GITHUB_TOKEN:-default}`"
+                .to_owned()
+        )
+    );
+    assert_eq!(broken[1].0, "typo");
+    assert!(
+        broken[1].1.contains("did you mean `command`?"),
+        "{broken:?}"
+    );
+    assert_eq!(broken[2].0, "odd");
+    assert!(broken[2].1.contains("expected an object, found a number"));
+    assert!(matches!(
+        *servers.broken().next().unwrap().error,
+        ConfigError::Server { .. }
+    ));
+
+    // TOML alike, a misspelt key of a server table included; the file as a whole still reads.
+    let servers = Upstreams::from_toml_str(
+        "[mcp.servers.k8s]\ncommand = \"kubectl-mcp\"\narg = [\"-r\"]\n\
+         [mcp.servers.fs]\ncommand = \"npx\"\n\
+         [mcp.servers.env]\ncommand = \"${MISSING}\"\n",
+        Some(Path::new("overspill.toml")),
+        &no_env,
+    )
+    .unwrap();
+    assert_eq!(servers.names().collect::<Vec<_>>(), ["fs"]);
+    let broken: Vec<&BrokenServer> = servers.broken().collect();
+    assert_eq!(broken[0].name, "k8s");
+    assert!(matches!(*broken[0].error, ConfigError::UnknownKey { .. }));
+    assert_eq!(broken[1].name, "env");
+    assert_eq!(
+        broken[1].error.key().unwrap().to_string(),
+        "mcp.servers.env.command"
+    );
+    // A file that is not TOML is refused whole.
+    let syntax = Upstreams::from_toml_str("[mcp.servers.k8s\n", None, &no_env).unwrap_err();
+    assert!(matches!(syntax, ConfigError::Syntax { .. }), "{syntax}");
 }
