@@ -69,6 +69,7 @@ pub struct ScratchpadBuilder {
     model: Option<String>,
     counter: Option<&'static dyn TokenCounter>,
     context_window: Option<u64>,
+    enabled: Option<bool>,
     context_safety_margin: Option<f64>,
     max_extraction_tokens: Option<u64>,
     turn_depth_bonus: Option<u32>,
@@ -198,6 +199,15 @@ impl ScratchpadBuilder {
         self
     }
 
+    /// Whether the scratchpad is on, over the configuration's `enabled` (which is `false` when
+    /// not written): for a host that is itself the switch, such as the MCP proxy, which runs
+    /// to intercept and takes only thresholds, `memory_dir` and the LLM settings from the
+    /// configuration.
+    pub fn enabled(mut self, on: bool) -> ScratchpadBuilder {
+        self.enabled = Some(on);
+        self
+    }
+
     /// The fraction of the window kept free for reasoning and output (default 0.20).
     pub fn context_safety_margin(mut self, margin: f64) -> ScratchpadBuilder {
         self.context_safety_margin = Some(margin);
@@ -317,10 +327,10 @@ impl ScratchpadBuilder {
         let kind = self.kind()?;
         let agent = self.agent_name();
         let settings = self.settings();
-        if let Some(settings) = settings
-            && !settings.scratchpad.enabled
-            && kind != Kind::Coordinator
-        {
+        let enabled = self
+            .enabled
+            .or(settings.map(|settings| settings.scratchpad.enabled));
+        if enabled == Some(false) && kind != Kind::Coordinator {
             return Err(BuildError::Disabled { agent });
         }
         if let Some(marker) = &self.footer
@@ -505,7 +515,7 @@ impl ScratchpadBuilder {
     /// The scratchpad settings set by hand over the configuration's (or the defaults).
     fn scratchpad_settings(&self, settings: Option<&AgentSettings>) -> ScratchpadSettings {
         let own = ScratchpadOverride {
-            enabled: None,
+            enabled: self.enabled,
             context_safety_margin: self.context_safety_margin,
             max_extraction_tokens: self.max_extraction_tokens,
             turn_depth_bonus: self.turn_depth_bonus,

@@ -29,11 +29,12 @@ pub enum BuildError {
         /// The agent (`main` or the worker's name).
         agent: String,
     },
-    /// The configuration turns this agent's scratchpad off.
+    /// The configuration does not turn this agent's scratchpad on (nor does the builder).
     #[error(
-        "the scratchpad of {agent} is disabled in the configuration (`enabled = false`); set \
-         `enabled = true` in [agent.scratchpad] or the worker's table, or build no Scratchpad \
-         and pass tool outputs through unchanged"
+        "the scratchpad of {agent} is not enabled in the configuration (its `enabled` is false, \
+         or not written: false is the default); set `enabled = true` in [agent.scratchpad] or \
+         the worker's table, call .enabled(true) on the builder, or build no Scratchpad and \
+         pass tool outputs through unchanged"
     )]
     Disabled {
         /// The agent (`main` or the worker's name).

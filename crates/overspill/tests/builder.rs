@@ -242,6 +242,33 @@ fn build_errors_name_the_setting_to_change() {
 }
 
 #[test]
+fn a_host_that_is_the_switch_builds_from_a_configuration_that_never_says_enabled() {
+    // A file of servers and their rules only, as the MCP proxy's `--config` takes it.
+    let servers = Config::from_toml_str(
+        "[mcp.servers.k8s]\ncommand = \"kubectl-mcp\"\n[mcp.servers.k8s.scratchpad]\n\
+         \"*\" = { min_tokens = 100 }\n",
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let refused = Scratchpad::from_config(&servers)
+        .scratchpad_dir(dir.path())
+        .context_window(1_000)
+        .build()
+        .unwrap_err();
+    assert!(
+        refused.to_string().contains("not written"),
+        "the error does not claim a key the file lacks: {refused}"
+    );
+    let pad = Scratchpad::from_config(&servers)
+        .enabled(true)
+        .scratchpad_dir(dir.path())
+        .context_window(1_000)
+        .build()
+        .unwrap();
+    assert_eq!(pad.agent_id(), "main");
+}
+
+#[test]
 fn the_scratchpad_dir_is_created_when_missing() {
     let parent = tempfile::tempdir().unwrap();
     let dir = parent.path().join("a/b/pad");
