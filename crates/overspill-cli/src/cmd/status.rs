@@ -222,10 +222,16 @@ fn check(exe: &Path, file: &Path, name: &str, limit: Duration) -> Health {
                 });
             }
             Ok(answer) if answer["id"] == 2 => {
+                // The server's own tools, not the exploration tools the proxy adds.
+                let ours: Vec<Value> = overspill::tool_definitions(overspill::ToolFormat::Mcp)
+                    .into_iter()
+                    .filter_map(|tool| tool.get("name").cloned())
+                    .collect();
                 let tools = answer["result"]["tools"]
                     .as_array()
                     .into_iter()
                     .flatten()
+                    .filter(|tool| !ours.contains(&tool["name"]))
                     .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
                     .collect();
                 health = Some(Health::Ready { tools });

@@ -40,3 +40,50 @@ pub fn stderr(out: &Output) -> String {
 pub fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
+
+/// An MCP server in POSIX sh (so that any user can run it): `numbers`, whose result is about
+/// 20,000 tokens of text, `where`, which says `$GREETING` and its working directory, and
+/// `slow`, which answers after two seconds.
+pub const NUMBERS_SERVER: &str = r#"
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+  [ -z "$id" ] && continue
+  case "$line" in
+    *'"initialize"'*) result='{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"numbers","version":"0"}}' ;;
+    *'"tools/list"'*) result='{"tools":[{"name":"numbers","inputSchema":{"type":"object"}},{"name":"where","inputSchema":{"type":"object"}},{"name":"slow","inputSchema":{"type":"object"}}]}' ;;
+    *'"name":"where"'*) result="{\"content\":[{\"type\":\"text\",\"text\":\"$GREETING in $(pwd)\"}]}" ;;
+    *'"name":"slow"'*) sleep 2; result='{"content":[{"type":"text","text":"slept well"}]}' ;;
+    *'"tools/call"'*) result="{\"content\":[{\"type\":\"text\",\"text\":\"$(seq 1 20000 | tr '\n' ' ')\"}]}" ;;
+    *) result='{}' ;;
+  esac
+  printf '{"jsonrpc":"2.0","id":%s,"result":%s}\n' "$id" "$result"
+done
+"#;
+
+/// An `mcpServers` entry of [`NUMBERS_SERVER`] greeting with `greeting`.
+pub fn numbers(greeting: &str) -> serde_json::Value {
+    serde_json::json!({"command": "sh", "args": ["-c", NUMBERS_SERVER],
+                       "env": {"GREETING": greeting}})
+}
+
+/// `overspill install` / `uninstall` with HOME in `home` (the records, backups and servers
+/// files go under it).
+pub fn installer(home: &Path, args: &[&str]) -> Output {
+    let output = Command::new(env!("CARGO_BIN_EXE_overspill"))
+        .args(args)
+        .env("HOME", home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("CODEX_HOME")
+        .output()
+        .unwrap();
+    // Nothing a configuration holds as a secret is ever printed.
+    assert!(
+        !stdout(&output).contains("s3cret") && !stderr(&output).contains("s3cret"),
+        "a secret was printed: {} {}",
+        stdout(&output),
+        stderr(&output)
+    );
+    output
+}
