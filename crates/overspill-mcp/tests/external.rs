@@ -136,6 +136,27 @@ fn gemini_cli_claude_code_and_codex_configured_by_install_get_the_pointer_and_ex
     let Some(outside) = outside("Gemini CLI, Claude Code and Codex end to end") else {
         return;
     };
+    run_agent_script(&outside, "e2e.py", &[]);
+}
+
+/// `overspill install` as people run it in the real clients (tests/fixtures/agents/install_e2e.py):
+/// uninstall after Claude Code rewrote its file, `claude mcp add` and a second install keeps
+/// every server and what Claude Code wrote; a hanging server and one with an unset variable
+/// beside two good ones leave overspill connected, the good tools offered, and `overspill
+/// status` shows the two ✘; a first run on a fresh home offers the server's tool in the model's
+/// first request and gets the pointer to it, in Claude Code and Codex.
+#[test]
+fn install_is_safe_in_running_clients_and_one_servers_trouble_stays_its_own() {
+    let Some(outside) = outside("install in the running agents") else {
+        return;
+    };
+    let python = outside.prepared.join("venv/bin/python");
+    run_agent_script(&outside, "install_e2e.py", &[python.as_os_str()]);
+}
+
+/// Runs `tests/fixtures/agents/<script>` with the prepared Python, the proxy, the agents' and
+/// the MCP servers' node_modules and `more`, shows what it printed, and fails with it.
+fn run_agent_script(outside: &Outside, script: &str, more: &[&std::ffi::OsStr]) {
     let agents = std::env::var_os("OVERSPILL_AGENTS_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| outside.root.join("target/agents"))
@@ -147,14 +168,15 @@ fn gemini_cli_claude_code_and_codex_configured_by_install_get_the_pointer_and_ex
         agents.display()
     );
     let output = Command::new(outside.prepared.join("venv/bin/python"))
-        .arg(outside.root.join("tests/fixtures/agents/e2e.py"))
+        .arg(outside.root.join("tests/fixtures/agents").join(script))
         .arg(&outside.overspill)
         .arg(&agents)
         .arg(outside.prepared.join("node_modules"))
+        .args(more)
         .output()
-        .unwrap_or_else(|error| panic!("cannot run e2e.py: {error}"));
+        .unwrap_or_else(|error| panic!("cannot run {script}: {error}"));
     let shown = [
-        b"\n==== e2e.py\n".as_slice(),
+        format!("\n==== {script}\n").as_bytes(),
         &output.stdout,
         &output.stderr,
     ]
@@ -162,7 +184,7 @@ fn gemini_cli_claude_code_and_codex_configured_by_install_get_the_pointer_and_ex
     let _ = std::io::stderr().write_all(&shown);
     assert!(
         output.status.success(),
-        "the agents' end-to-end checks failed ({}); see above",
+        "{script}'s checks in the agents failed ({}); see above",
         output.status
     );
 }
