@@ -5,6 +5,7 @@
 mod clients;
 mod edit;
 mod files;
+mod health;
 mod launch;
 mod record;
 mod rules;
@@ -19,6 +20,7 @@ use serde_json::{Map, Value, json};
 use clients::{CODEX_STARTUP_SECS, Format};
 pub use clients::{Client, Scope};
 use edit::{Entry, OURS, Original, Parsed, Restored};
+pub use health::print_servers_file;
 use record::{Moved, Record};
 
 pub const INSTALL_EXAMPLES: &str = "Moves the client's MCP servers into a servers file of overspill's \
@@ -342,7 +344,7 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     println!();
-    super::status::print_servers_file(&places.servers, client.answer_within())?;
+    print_servers_file(&places.servers, client.answer_within())?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,18 +1,13 @@
 //! `overspill status [<client>]`: how each server behind overspill is doing
-//! (docs/cli.md#overspill-status). Each server of the servers file is started the way the
+//! (docs/clients.md#checking-each-server). Each server of the servers file is started the way the
 //! gateway starts it (`overspill mcp --servers FILE --name <server>`, so the same reading of
 //! the entry, the same variables, the same sign-ins), asked for `initialize` and its tools,
 //! and shown ✔ with its tools or ✘ with the reason and where the gateway keeps its log.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::path::PathBuf;
+use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::Args;
-use serde_json::{Value, json};
 
 use super::install::{self, Client, Scope, Target};
 
@@ -72,198 +67,11 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
     }
     let mut all_well = true;
     for file in &files {
-        all_well &= print_servers_file(file, args.timeout)?;
+        all_well &= install::print_servers_file(file, args.timeout)?;
     }
     Ok(if all_well {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
-}
-
-/// Checks every server of the servers file `file`, at once, each within `timeout` seconds,
-/// and prints a line each; whether all are well.
-pub fn print_servers_file(file: &Path, timeout: u64) -> anyhow::Result<bool> {
-    let text = std::fs::read_to_string(file)
-        .with_context(|| format!("cannot read the servers file {}", file.display()))?;
-    let parsed: Value = serde_json::from_str(&text)
-        .with_context(|| format!("cannot read {} as an mcpServers file", file.display()))?;
-    let names: Vec<(String, bool)> = ["mcpServers", "servers"]
-        .iter()
-        .find_map(|key| parsed.get(key)?.as_object())
-        .into_iter()
-        .flatten()
-        .map(|(name, entry)| {
-            let disabled = entry.get("disabled").and_then(Value::as_bool) == Some(true);
-            (name.clone(), disabled)
-        })
-        .collect();
-    println!("servers behind overspill ({}):", file.display());
-    if names.is_empty() {
-        println!("  (none)");
-        return Ok(true);
-    }
-    let exe = std::env::current_exe().context("cannot find this program's own path")?;
-    let checks: Vec<_> = names
-        .iter()
-        .map(|(name, disabled)| {
-            let (exe, file, name, disabled) =
-                (exe.clone(), file.to_owned(), name.clone(), *disabled);
-            std::thread::spawn(move || {
-                if disabled {
-                    return Health::Disabled;
-                }
-                check(&exe, &file, &name, Duration::from_secs(timeout))
-            })
-        })
-        .collect();
-    let mut all_well = true;
-    for ((name, _), check) in names.iter().zip(checks) {
-        let health = check.join().unwrap_or_else(|_| Health::Failed {
-            why: "the check stopped unexpectedly".to_owned(),
-        });
-        match health {
-            Health::Ready { tools } => {
-                let shown = if tools.len() > 8 {
-                    format!("{}, …", tools[..8].join(", "))
-                } else {
-                    tools.join(", ")
-                };
-                println!("  ✔ {name}: {} tools ({shown})", tools.len());
-            }
-            Health::Disabled => println!("  – {name}: disabled in the servers file"),
-            Health::Failed { why } => {
-                all_well = false;
-                println!("  ✘ {name}: {why}");
-                if let Ok(log) = super::mcp::gateway_server_log(file, name)
-                    && log.exists()
-                {
-                    println!("    its log: {}", log.display());
-                }
-            }
-        }
-    }
-    Ok(all_well)
-}
-
-/// How one server is doing.
-enum Health {
-    Ready { tools: Vec<String> },
-    Disabled,
-    Failed { why: String },
-}
-
-/// Starts server `name` of `file` behind a proxy of its own and asks for its tools, within
-/// `limit`.
-fn check(exe: &Path, file: &Path, name: &str, limit: Duration) -> Health {
-    let child = Command::new(exe)
-        .arg("mcp")
-        .arg("--servers")
-        .arg(file)
-        .args(["--name", name, "--init-timeout"])
-        .arg(limit.as_secs().max(1).to_string())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut child = match child {
-        Ok(child) => child,
-        Err(error) => {
-            return Health::Failed {
-                why: format!("cannot start overspill: {error}"),
-            };
-        }
-    };
-    let (Some(mut stdin), Some(stdout), Some(mut stderr)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
-        return Health::Failed {
-            why: "cannot speak to overspill".to_owned(),
-        };
-    };
-    let said = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    let (answers, answered) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            let Ok(message) = serde_json::from_str::<Value>(&line) else {
-                continue;
-            };
-            if message.get("id").is_some() && answers.send(message).is_err() {
-                break;
-            }
-        }
-    });
-    let requests = [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "overspill-status", "version": env!("CARGO_PKG_VERSION")}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-    ];
-    for request in requests {
-        if writeln!(stdin, "{request}").is_err() {
-            break;
-        }
-    }
-    let deadline = std::time::Instant::now() + limit + Duration::from_secs(5);
-    let mut health = None;
-    while health.is_none() {
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        match answered.recv_timeout(left) {
-            Ok(answer) if answer.get("error").is_some() => {
-                let message = answer["error"]["message"].as_str().unwrap_or("an error");
-                health = Some(Health::Failed {
-                    why: message.to_owned(),
-                });
-            }
-            Ok(answer) if answer["id"] == 2 => {
-                // The server's own tools, not the exploration tools the proxy adds.
-                let ours: Vec<Value> = overspill::tool_definitions(overspill::ToolFormat::Mcp)
-                    .into_iter()
-                    .filter_map(|tool| tool.get("name").cloned())
-                    .collect();
-                let tools = answer["result"]["tools"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter(|tool| !ours.contains(&tool["name"]))
-                    .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
-                    .collect();
-                health = Some(Health::Ready { tools });
-            }
-            Ok(_) => {}
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                health = Some(Health::Failed {
-                    why: format!("it did not answer within {} s", limit.as_secs()),
-                });
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        }
-    }
-    drop(stdin);
-    let _ = child.kill();
-    let _ = child.wait();
-    let said = said.join().unwrap_or_default();
-    health.unwrap_or_else(|| Health::Failed { why: reason(&said) })
-}
-
-/// The proxy's last words on stderr, as one line: why the server could not be started.
-fn reason(stderr: &str) -> String {
-    let lines: Vec<&str> = stderr
-        .lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty())
-        .collect();
-    match lines.last() {
-        Some(last) => last
-            .strip_prefix("overspill mcp: ")
-            .unwrap_or(last)
-            .to_owned(),
-        None => "overspill stopped without saying why".to_owned(),
-    }
 }
