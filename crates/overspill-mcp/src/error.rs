@@ -37,6 +37,14 @@ pub enum ProxyError {
         /// Where the server's own output went.
         diagnostics: String,
     },
+    /// The server's entry cannot be started from ([`Upstream::Invalid`](crate::Upstream::Invalid)).
+    #[error("the MCP server `{server}` cannot be started from its entry: {problem}")]
+    InvalidEntry {
+        /// The server's name.
+        server: String,
+        /// Why, as the configuration's reader said.
+        problem: String,
+    },
     /// `--url` is not an `http(s)` endpoint.
     #[error("invalid --url {url:?}: {reason}")]
     InvalidUrl {
@@ -136,4 +144,20 @@ pub enum ProxyError {
     /// The upstream server's stdout or stdin closed, or waiting for it failed.
     #[error("lost the upstream server: {0}")]
     UpstreamLost(String),
+}
+
+impl ProxyError {
+    /// What befell a gateway's server, as the words that follow its name in the messages about
+    /// it ("the MCP server `x` {reason}"): the message itself, less what would name the server
+    /// twice.
+    pub(crate) fn reason(&self) -> String {
+        match self {
+            ProxyError::InitTimeout { after, .. } => format!(
+                "did not answer `initialize` within {} s",
+                after.as_secs_f64()
+            ),
+            ProxyError::UpstreamExited { status } => format!("exited ({status})"),
+            other => other.to_string(),
+        }
+    }
 }

@@ -55,6 +55,7 @@ impl Readiness {
                 let checked = match &server.upstream {
                     Upstream::Http(remote) => remote.reachable(UPSTREAM_PROBE).await,
                     Upstream::Command(command) => child::findable(command),
+                    Upstream::Invalid(problem) => Err(problem.clone()),
                 };
                 checked.map_err(|why| {
                     tracing::debug!(server = %server.name, %why, "not ready");

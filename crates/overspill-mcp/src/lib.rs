@@ -72,6 +72,12 @@ pub const MAX_LINE_BYTES: usize = 256 << 20;
 /// How long the upstream server may take to answer the client's `initialize`, by default.
 pub const DEFAULT_INIT_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How long a gateway waits for its servers before it answers the client's `initialize` (or
+/// `server/discover`) with those that answered, by default: below the 30 s Claude Code gives a
+/// server to connect. The others join when they answer, announced with `list_changed`
+/// (docs/mcp-proxy.md#when-a-server-fails).
+pub const DEFAULT_ANSWER_WITHIN: Duration = Duration::from_secs(25);
+
 /// What to run and how to present it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -86,6 +92,10 @@ pub struct ProxyOptions {
     /// How long a server may take to answer `initialize`. The one server of a plain proxy that
     /// takes longer ends the session; a gateway's is withdrawn and restarted.
     pub init_timeout: Duration,
+    /// How long a gateway waits for its servers before it answers the client's `initialize`
+    /// with those that answered; a server that answers later joins then. A plain proxy's answer
+    /// is its server's, whenever it comes (up to `init_timeout`).
+    pub answer_within: Duration,
     /// Where a gateway's sessions learn a new server list ([`Reload`]).
     pub reload: Option<Reload>,
     /// Where the sessions count what they do (docs/mcp-proxy.md#metrics).
@@ -215,6 +225,7 @@ impl Server {
         match &self.upstream {
             Upstream::Command(command) => format!("`{}`", child::command_line(command)),
             Upstream::Http(remote) => format!("at {}", remote.url()),
+            Upstream::Invalid(_) => "whose entry cannot be started from".to_owned(),
         }
     }
 }
@@ -229,6 +240,12 @@ pub enum Upstream {
     Command(CommandServer),
     /// A Streamable HTTP endpoint.
     Http(Remote),
+    /// A server whose entry cannot be started from (an unset `${VAR}`, neither a command nor
+    /// a URL; [`overspill::config::BrokenServer`]), with why: a gateway keeps it as a member
+    /// that never starts and says why, as it does of a server whose program is missing
+    /// (docs/mcp-proxy.md#when-a-server-fails); a plain proxy stops with
+    /// [`ProxyError::InvalidEntry`].
+    Invalid(String),
 }
 
 impl ProxyOptions {
@@ -266,6 +283,7 @@ impl ProxyOptions {
             servers: vec![server],
             namespace: None,
             init_timeout: DEFAULT_INIT_TIMEOUT,
+            answer_within: DEFAULT_ANSWER_WITHIN,
             reload: None,
             metrics: None,
         }
@@ -278,6 +296,7 @@ impl ProxyOptions {
             servers,
             namespace: Some(namespace),
             init_timeout: DEFAULT_INIT_TIMEOUT,
+            answer_within: DEFAULT_ANSWER_WITHIN,
             reload: None,
             metrics: None,
         }
@@ -306,6 +325,14 @@ impl ProxyOptions {
     #[must_use]
     pub fn with_init_timeout(mut self, timeout: Duration) -> ProxyOptions {
         self.init_timeout = timeout;
+        self
+    }
+
+    /// The same options, a gateway answering the client's `initialize` within `deadline`
+    /// ([`ProxyOptions::answer_within`]).
+    #[must_use]
+    pub fn with_answer_within(mut self, deadline: Duration) -> ProxyOptions {
+        self.answer_within = deadline;
         self
     }
 }

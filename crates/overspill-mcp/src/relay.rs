@@ -46,6 +46,8 @@ pub(crate) struct Settings {
     pub(crate) servers: Vec<ServerSettings>,
     /// How long a server may take to answer `initialize`.
     pub(crate) init_timeout: Duration,
+    /// How long a gateway waits for its servers before it answers the client's `initialize`.
+    pub(crate) answer_within: Duration,
     /// `Some` for a gateway: how its servers' tools and prompts are named.
     pub(crate) namespace: Option<Namespace>,
     /// Where the session counts what it does.
@@ -63,6 +65,8 @@ pub(crate) struct ServerSettings {
     pub(crate) label: String,
     /// Where the server's own diagnostics went, for error messages.
     pub(crate) diagnostics: String,
+    /// Why its entry cannot be started from, for a server that never starts.
+    pub(crate) invalid: Option<String>,
 }
 
 /// The channels the relay writes to.
@@ -128,6 +132,12 @@ impl ServerEnd {
         self.relay.server_gone(self.index, why).await;
     }
 
+    /// A gateway's server whose entry cannot be started from: the client and the proxy's
+    /// stderr are told why, once. What the proxy's stderr was told, for the server's log.
+    pub(crate) async fn never_starts(&self) -> String {
+        self.relay.never_starts(self.index).await
+    }
+
     /// Where the session counts what it does.
     pub(crate) fn metrics(&self) -> Option<Metrics> {
         self.relay.0.metrics.clone()
@@ -155,6 +165,19 @@ struct Member {
     replaced: AtomicBool,
     /// Its capabilities, from its `initialize` result.
     capabilities: Mutex<Option<Value>>,
+    /// What keeps it from answering, once something has.
+    trouble: Mutex<Option<Trouble>>,
+}
+
+/// What keeps a gateway's server from answering, for what the client is told of it
+/// (docs/mcp-proxy.md#when-a-server-fails).
+#[derive(Debug, Clone)]
+enum Trouble {
+    /// Its last run ended so (`exited (exit status: 3)`, `cannot start the upstream server …`);
+    /// it is restarted.
+    Failed(String),
+    /// Its entry cannot be started from (why); it never starts.
+    Invalid(String),
 }
 
 /// A server's place in the session.
@@ -177,13 +200,29 @@ impl Member {
             ports: RwLock::new(ports),
             phase: Mutex::new(Phase {
                 run: 0,
-                alive: true,
+                // One that never starts is never asked anything.
+                alive: settings.invalid.is_none(),
                 ready: false,
             }),
             retired: AtomicBool::new(false),
             replaced: AtomicBool::new(false),
             capabilities: Mutex::new(None),
+            trouble: Mutex::new(settings.invalid.map(Trouble::Invalid)),
         }
+    }
+
+    /// What keeps it from answering, if anything has.
+    fn trouble(&self) -> Option<Trouble> {
+        self.trouble
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Its run ended so (`why`).
+    fn failed(&self, why: &str) {
+        *self.trouble.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some(Trouble::Failed(why.to_owned()));
     }
 
     fn phase(&self) -> std::sync::MutexGuard<'_, Phase> {
@@ -250,6 +289,7 @@ impl Member {
                 name: format!("#{index}"),
                 label: format!("#{index}"),
                 diagnostics: "nowhere".to_owned(),
+                invalid: None,
             },
             ports,
         );
@@ -266,6 +306,7 @@ pub(crate) struct Relay(Arc<Shared>);
 struct Shared {
     scratch: Arc<dyn Scratch>,
     init_timeout: Duration,
+    answer_within: Duration,
     /// The exploration tools as the client sees them; renamed when a server's tool takes
     /// one of their names.
     exploration: RwLock<Arc<Exploration>>,
@@ -420,6 +461,7 @@ impl Relay {
         Ok(Relay(Arc::new(Shared {
             scratch,
             init_timeout: settings.init_timeout,
+            answer_within: settings.answer_within,
             exploration: RwLock::new(Arc::new(exploration)),
             to_client: ports.to_client,
             servers: RwLock::new(servers),

@@ -60,6 +60,7 @@ pub(crate) fn wire(
     let settings = Settings {
         servers,
         init_timeout: options.init_timeout,
+        answer_within: options.answer_within,
         namespace: options.namespace.clone(),
         metrics: options.metrics.clone(),
         ledger,
@@ -78,20 +79,30 @@ pub(crate) fn wire(
 /// What the relay knows of `server` in a session of `options`.
 fn server_settings(options: &ProxyOptions, server: &Server) -> ServerSettings {
     let diagnostics = match (&server.log, &server.upstream) {
-        (Some(log), Upstream::Command(_)) => format!("its log {}", log.display()),
-        (None, Upstream::Command(_)) => child::DIAGNOSTICS.to_owned(),
         (_, Upstream::Http(_)) => remote::DIAGNOSTICS.to_owned(),
+        (Some(log), _) => format!("its log {}", log.display()),
+        (None, _) => child::DIAGNOSTICS.to_owned(),
     };
     // A gateway's messages name the server as configured, then what runs it.
-    let label = match options.namespace {
-        Some(_) => format!("`{}` ({})", server.name, server.label()),
-        None => server.label(),
+    let (label, invalid) = match (&options.namespace, &server.upstream) {
+        (_, Upstream::Invalid(problem)) => {
+            (format!("`{}`", server.name), Some(invalid_reason(problem)))
+        }
+        (Some(_), _) => (format!("`{}` ({})", server.name, server.label()), None),
+        (None, _) => (server.label(), None),
     };
     ServerSettings {
         name: server.name.clone(),
         label,
         diagnostics,
+        invalid,
     }
+}
+
+/// What befalls a server whose entry cannot be started from, as the messages about it say
+/// ("the MCP server `x` {reason}").
+fn invalid_reason(problem: &str) -> String {
+    format!("cannot be started from its entry: {problem}")
 }
 
 /// Runs the upstream servers of `options` for `relay` until the client goes (`gone`). The
@@ -226,6 +237,10 @@ async fn run_server(
             child::run(command, server.log.as_deref(), end, ports, gone).await
         }
         Upstream::Http(remote) => remote::run(remote, end, ports, gone).await,
+        Upstream::Invalid(problem) => Err(ProxyError::InvalidEntry {
+            server: server.name.clone(),
+            problem: problem.clone(),
+        }),
     };
     if let (Some(metrics), Err(_)) = (&metrics, &outcome) {
         metrics.upstream_failed(&server.name);
@@ -247,6 +262,9 @@ impl Member {
     /// soon after starting), until the client goes or a reload removes it. A server `added` to
     /// a running session joins it as soon as it starts.
     async fn run(mut self, first: UpstreamPorts, added: bool) {
+        if let Upstream::Invalid(_) = &self.server.upstream {
+            return self.never_starts().await;
+        }
         let mut ports = Some(first);
         let mut failures = 0u32;
         loop {
@@ -285,7 +303,7 @@ impl Member {
             }
             let why = match outcome {
                 Ok(()) => "ended its session".to_owned(),
-                Err(error) => error.to_string(),
+                Err(error) => error.reason(),
             };
             end.gone(&why).await;
             if started.elapsed() >= STABLE {
@@ -305,6 +323,30 @@ impl Member {
             if let Some(metrics) = end.metrics() {
                 metrics.upstream_restarted(&self.server.name);
             }
+        }
+    }
+}
+
+impl Member {
+    /// A server whose entry cannot be started from: the client and the proxy's stderr are told
+    /// why, once, and so is its log, which the messages point to; then it waits for the
+    /// session's end or a reload (which starts its entry anew once it changed).
+    async fn never_starts(mut self) {
+        let said = self.relay.server_end(self.index).never_starts().await;
+        if let Some(log) = &self.server.log {
+            let line = format!("overspill mcp: {said}\n");
+            let written = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(log)
+                .and_then(|mut file| std::io::Write::write_all(&mut file, line.as_bytes()));
+            if let Err(error) = written {
+                tracing::warn!(server = %self.server.name, "cannot write to the server log {}: {error}", log.display());
+            }
+        }
+        tokio::select! {
+            _ = self.closing.wait_for(|closed| *closed) => {}
+            _ = self.retired.wait_for(|retired| *retired) => {}
         }
     }
 }

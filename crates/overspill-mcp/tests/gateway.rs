@@ -39,8 +39,14 @@ fn gateway(servers: Vec<Server>) -> (RawSession, Arc<Scratchpad>) {
     gateway_with(ProxyOptions::gateway(servers, Namespace::default()))
 }
 
-/// A session of `options` (a gateway's), its scratchpad shared with the test.
+/// A session of `options` (a gateway's) whose servers have 2 s to answer `initialize`, its
+/// scratchpad shared with the test.
 fn gateway_with(options: ProxyOptions) -> (RawSession, Arc<Scratchpad>) {
+    start(options.with_init_timeout(Duration::from_secs(2)))
+}
+
+/// A session of `options` as they are, its scratchpad shared with the test.
+fn start(options: ProxyOptions) -> (RawSession, Arc<Scratchpad>) {
     let dir = tempfile::tempdir().unwrap();
     let pad = Arc::new(
         Scratchpad::builder()
@@ -50,7 +56,6 @@ fn gateway_with(options: ProxyOptions) -> (RawSession, Arc<Scratchpad>) {
             .build()
             .unwrap(),
     );
-    let options = options.with_init_timeout(Duration::from_secs(2));
     (
         RawSession::start_shared(Arc::clone(&pad), dir, options),
         pad,
@@ -483,6 +488,154 @@ async fn reload_adds_removes_and_changes_servers_under_a_connected_client() {
     );
 }
 
+/// A gateway of `servers` that answers `initialize` within `answer_within`, its servers having
+/// 30 s to answer it.
+fn answering_within(servers: Vec<Server>, answer_within: Duration) -> RawSession {
+    let options = ProxyOptions::gateway(servers, Namespace::default())
+        .with_init_timeout(Duration::from_secs(30))
+        .with_answer_within(answer_within);
+    start(options).0
+}
+
+async fn a_server_that_never_answers_initialize_keeps_neither_the_answer_nor_the_others_tools() {
+    let mut session = answering_within(
+        vec![
+            member("a", &[]),
+            member("mute", &["--raw", "--silent"]),
+            member("b", &[]),
+        ],
+        Duration::from_secs(3),
+    );
+    let started = Instant::now();
+    let init = session.initialize_plain().await;
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(15),
+        "answered after {took:?}, not within the deadline (the silent server has 30 s)"
+    );
+    // The union of the servers that answered in time.
+    let instructions = init["result"]["instructions"].as_str().unwrap_or_default();
+    for needle in ["Server `a`:", "Server `b`:"] {
+        assert!(instructions.contains(needle), "{needle}: {init}");
+    }
+    assert_eq!(init["result"]["capabilities"]["tools"]["listChanged"], true);
+    let names = tool_names(&mut session, "list").await;
+    for name in ["a__small", "b__small", "grep"] {
+        assert!(names.contains(&name.to_owned()), "{name} not in {names:?}");
+    }
+    assert!(
+        !names.iter().any(|name| name.starts_with("mute__")),
+        "{names:?}"
+    );
+    assert_eq!(
+        text(&session.call(1, "b__small", json!({})).await),
+        fixture::SMALL
+    );
+}
+
+async fn a_server_that_answers_initialize_after_the_deadline_is_offered_with_list_changed() {
+    let mut session = answering_within(
+        vec![
+            member("a", &[]),
+            member("late", &["--raw", "--init-delay", "6000"]),
+        ],
+        Duration::from_secs(2),
+    );
+    let init = session.initialize_plain().await;
+    let instructions = init["result"]["instructions"].as_str().unwrap_or_default();
+    assert!(instructions.contains("Server `a`:"), "{init}");
+    assert!(
+        !instructions.contains(raw_server::INSTRUCTIONS),
+        "answered before the late server did: {init}"
+    );
+    assert_eq!(
+        text(&session.call(1, "a__small", json!({})).await),
+        fixture::SMALL
+    );
+    wait_for(&mut session, "the late server joining", |message| {
+        is_log_containing(message, "`late` joined")
+    })
+    .await;
+    wait_for(&mut session, "list_changed", |message| {
+        message["method"] == "notifications/tools/list_changed"
+    })
+    .await;
+    let names = tool_names(&mut session, "again").await;
+    assert!(names.contains(&"late__vendor".to_owned()), "{names:?}");
+    assert!(names.contains(&"a__small".to_owned()), "{names:?}");
+    let vendor = session.call(2, "late__vendor", json!({})).await;
+    assert_eq!(vendor["result"], raw_server::vendor_result(), "{vendor}");
+}
+
+async fn a_call_to_a_server_that_is_not_there_names_it_why_its_log_and_overspill_status() {
+    let logs = tempfile::tempdir().unwrap();
+    let log = |name: &str| logs.path().join(format!("{name}.log"));
+    let missing = Server::new(
+        "gone",
+        Upstream::Command(CommandServer {
+            command: "/nonexistent/overspill-test-server".to_owned(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            cwd: None,
+        }),
+    )
+    .with_log(log("gone"));
+    let unset = "mcp.json: mcpServers.broken.env: the variable OVERSPILL_NOT_SET is not set";
+    let broken = Server::new("broken", Upstream::Invalid(unset.to_owned())).with_log(log("broken"));
+    let (mut session, _pad) = gateway(vec![member("a", &[]), missing, broken]);
+    session.initialize_plain().await;
+    let names = tool_names(&mut session, "list").await;
+    assert!(names.contains(&"a__small".to_owned()), "{names:?}");
+    for (tool, why, next) in [
+        (
+            "gone__pid",
+            "cannot start the upstream server",
+            "it is restarted",
+        ),
+        (
+            "broken__pid",
+            "cannot be started from its entry: mcp.json: mcpServers.broken.env: the variable \
+             OVERSPILL_NOT_SET is not set",
+            "it is not started until its entry is fixed",
+        ),
+    ] {
+        let server = tool.split("__").next().unwrap();
+        let said = text(&session.call(1, tool, json!({})).await);
+        for needle in [
+            &format!("the MCP server `{server}` is not available: it {why}"),
+            next,
+            &format!("its diagnostics are in its log {}", log(server).display()),
+            "run `overspill status` to see each server",
+        ] {
+            assert!(said.contains(needle), "{needle:?} not in {said:?}");
+        }
+    }
+    // Told in the client's log once it initialized, as a server whose program is missing is,
+    // and in its own log, where the messages point.
+    for (server, why) in [
+        ("gone", "cannot start the upstream server"),
+        ("broken", "cannot be started from its entry"),
+    ] {
+        let told = wait_for(&mut session, "the report", |message| {
+            is_log_containing(message, &format!("the MCP server `{server}` {why}"))
+        })
+        .await;
+        assert_eq!(told["params"]["level"], "error", "{told}");
+        let data = told["params"]["data"].as_str().unwrap();
+        assert!(data.contains(&log(server).display().to_string()), "{data}");
+    }
+    let written = std::fs::read_to_string(log("broken")).unwrap();
+    assert!(
+        written.contains("the variable OVERSPILL_NOT_SET is not set")
+            && written.contains("not started until its entry is fixed"),
+        "{written}"
+    );
+    assert_eq!(
+        text(&session.call(2, "a__small", json!({})).await),
+        fixture::SMALL
+    );
+}
+
 cases!(
     a_gateway_offers_each_servers_tools_under_its_name_and_the_exploration_tools_once,
     explorations_of_two_servers_outputs_draw_on_one_budget_and_one_usage_event,
@@ -492,9 +645,11 @@ cases!(
     prompts_resources_progress_and_logs_are_routed_by_server,
     reload_adds_removes_and_changes_servers_under_a_connected_client,
     servers_that_agree_to_different_versions_make_the_session_speak_the_oldest,
+    a_server_that_never_answers_initialize_keeps_neither_the_answer_nor_the_others_tools,
+    a_server_that_answers_initialize_after_the_deadline_is_offered_with_list_changed,
+    a_call_to_a_server_that_is_not_there_names_it_why_its_log_and_overspill_status,
 );
 
 fn main() {
-    let _ = raw_server::tools;
     main_with("gateway", CASES, fixture::run);
 }

@@ -14,13 +14,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use futures_util::future::join_all;
+use futures_util::stream::FuturesUnordered;
 use serde_json::{Map, Value, json};
 use tokio::sync::{oneshot, watch};
 
 use super::{
-    Member, Pending, Relay, ServerPorts, ServerSettings, UpstreamPorts, drop_output_schema,
-    tool_name,
+    Member, Pending, Relay, ServerPorts, ServerSettings, Trouble, UpstreamPorts,
+    drop_output_schema, tool_name,
 };
 use crate::edits;
 use crate::message::{self, Id, Kind, Message};
@@ -35,6 +37,16 @@ const METHOD_NOT_FOUND: i64 = -32601;
 
 /// The protocol version answered when no server answered and the client asked for none.
 const FALLBACK_VERSION: &str = "2025-06-18";
+
+/// The most error reports kept for a client that has not initialized yet (the oldest go first).
+const MAX_UNTOLD: usize = 32;
+
+/// What the client is told of a server that never starts, about what comes next.
+const NOT_STARTED: &str = "it is not started until its entry is fixed (then send the gateway \
+                           SIGHUP, or restart it, to read the file again)";
+
+/// Where the client is sent to see every server's state.
+const SEE_STATUS: &str = "run `overspill status` to see each server";
 
 /// The first id of the gateway's own requests (and of servers' requests as the client sees
 /// them): numbers, which every server reads (some read no other ids), from 2^52 up, which no
@@ -78,6 +90,8 @@ struct State {
     awaiting_initialized: Vec<usize>,
     /// Tasks and the server that created each.
     tasks: HashMap<String, usize>,
+    /// Errors about servers reported before the client initialized, told once it has.
+    untold: Vec<String>,
 }
 
 struct Ask {
@@ -409,10 +423,17 @@ impl Relay {
     }
 
     /// Tells the client, in its log, something about a server: once it has initialized, and
-    /// when `level` is at or above the level it set.
+    /// when `level` is at or above the level it set. An error reported before the client
+    /// initialized (a server that could not start with the session) is told once it has.
     async fn report(&self, level: &str, text: String) {
         let wanted = {
-            let state = self.gateway().state();
+            let mut state = self.gateway().state();
+            if !state.initialized && severity(level) >= severity("error") {
+                if state.untold.len() == MAX_UNTOLD {
+                    state.untold.remove(0);
+                }
+                state.untold.push(text.clone());
+            }
             let set = state
                 .level
                 .as_ref()
@@ -488,23 +509,44 @@ impl Relay {
             }
             return;
         }
-        tracing::warn!(server = %server.name, "the MCP server {} {why}; its diagnostics are in {}; it is restarted", server.label, server.diagnostics);
-        let text = if was_ready {
-            format!(
-                "the MCP server `{}` {why}; its tools are withdrawn until it is back (it is \
-                 restarted); its diagnostics are in {}",
-                server.name, server.diagnostics
-            )
-        } else {
-            format!(
-                "the MCP server `{}` {why}; it is restarted; its diagnostics are in {}",
-                server.name, server.diagnostics
-            )
-        };
-        self.report("error", text).await;
+        server.failed(why);
+        self.tell_failure(&server, why, was_ready).await;
         if was_ready {
             self.lists_changed(index).await;
         }
+    }
+
+    /// Server `index` never starts (its entry cannot be started from): the client and the
+    /// proxy's stderr are told why, as of a server that failed. What stderr was told.
+    pub(super) async fn never_starts(&self, index: usize) -> String {
+        let server = self.0.member(index);
+        let why = match server.trouble() {
+            Some(Trouble::Invalid(why)) => why,
+            _ => "cannot be started".to_owned(),
+        };
+        self.tell_failure(&server, &why, false).await
+    }
+
+    /// Tells the proxy's stderr and the client's log that `server` failed so (`why`), what
+    /// comes next (it is restarted, or never starts), and where its diagnostics are: one shape
+    /// for every failure (docs/mcp-proxy.md#when-a-server-fails). What stderr was told.
+    async fn tell_failure(&self, server: &Member, why: &str, was_ready: bool) -> String {
+        let next = match server.trouble() {
+            Some(Trouble::Invalid(_)) => NOT_STARTED,
+            _ if was_ready => "its tools are withdrawn until it is back (it is restarted)",
+            _ => "it is restarted",
+        };
+        let said = format!(
+            "the MCP server {} {why}; its diagnostics are in {}; {next}",
+            server.label, server.diagnostics
+        );
+        tracing::warn!(server = %server.name, "{said}");
+        let text = format!(
+            "the MCP server `{}` {why}; {next}; its diagnostics are in {}",
+            server.name, server.diagnostics
+        );
+        self.report("error", text).await;
+        said
     }
 
     /// Adds a server to a running gateway (a reload): its queues, and its index. Its transport
@@ -535,26 +577,28 @@ impl Relay {
         state.tasks.retain(|_, owner| *owner != index);
     }
 
-    /// Server `index`'s transport runs (again, or for the first time after a reload added
-    /// it): once the client has initialized, the server is initialized as the client asked,
-    /// told the client's logging level, and its tools offered. A server that does not answer is
-    /// stopped (to be restarted).
-    pub(crate) async fn rejoin(&self, index: usize, run: u64) {
+    /// Server `index` joins the session in its run `run`: at the client's `initialize`, and
+    /// whenever its transport runs again (a restart, or the first run of a server a reload
+    /// added). Once the client has sent its `initialize`, the server is initialized as the
+    /// client asked, told the client's logging level, and its tools offered (to a client that
+    /// has initialized: a log message and `list_changed`). A server that does not answer is
+    /// stopped (to be restarted). Its `initialize` result, when it joined.
+    pub(crate) async fn rejoin(&self, index: usize, run: u64) -> Option<Value> {
         let gateway = self.gateway();
-        let Some(member) = self.0.server(index) else {
-            return;
-        };
+        let member = self.0.server(index)?;
         let fresh = member.capabilities_unknown();
         let (params, level) = {
             let state = gateway.state();
             (state.client_init.clone(), state.level.clone())
         };
-        let Some(params) = params else {
-            return;
+        let result = match self.join(index, params?).await {
+            Ok(result) => result,
+            Err(refusal) => {
+                // Its transport stops, and the withdrawal says why.
+                self.refuse_join(index, run, &refusal);
+                return None;
+            }
         };
-        if let Err(refusal) = self.join(index, params).await {
-            return self.refuse_join(index, run, &refusal);
-        }
         // Exactly one of this and the client's `notifications/initialized` tells the server:
         // whichever comes second, under the state lock.
         let initialized = {
@@ -577,7 +621,7 @@ impl Relay {
         }
         if !member.joined(run) {
             // It went while it joined: its next run joins again.
-            return;
+            return None;
         }
         let (said, how) = if fresh {
             ("joined", "offered")
@@ -591,6 +635,7 @@ impl Relay {
         );
         self.report("info", text).await;
         self.lists_changed(index).await;
+        Some(result)
     }
 
     /// Initializes server `index` with the client's `params`; its result.
@@ -806,15 +851,22 @@ impl Relay {
         match method {
             "notifications/initialized" => {
                 // The servers that joined before it came, and those joined now, hear it once.
-                let awaiting = {
+                let (awaiting, untold) = {
                     let mut state = gateway.state();
                     state.initialized = true;
-                    std::mem::take(&mut state.awaiting_initialized)
+                    (
+                        std::mem::take(&mut state.awaiting_initialized),
+                        std::mem::take(&mut state.untold),
+                    )
                 };
                 for index in 0..self.count() {
                     if self.ready(index) || awaiting.contains(&index) && self.alive(index) {
                         self.0.send_server(index, message.text.clone()).await;
                     }
+                }
+                // What failed before the client could hear it.
+                for text in untold {
+                    self.report("error", text).await;
                 }
             }
             "notifications/cancelled" => {
@@ -879,17 +931,33 @@ impl Relay {
             .await;
     }
 
+    /// The answer to a request for server `index` while it cannot take one (a call of its
+    /// tool): the server, why, where its diagnostics are, and the command that shows every
+    /// server. The one text of its kind (docs/mcp-proxy.md#when-a-server-fails).
     pub(super) fn unavailable(&self, index: usize) -> String {
         let server = self.0.member(index);
+        let why = match (server.trouble(), server.is_alive()) {
+            (Some(Trouble::Invalid(why)), _) => format!("it {why}; {NOT_STARTED}"),
+            (Some(Trouble::Failed(why)), _) => format!(
+                "it {why}; it is restarted (its tools are offered again once it answers \
+                 `initialize`)"
+            ),
+            (None, true) => {
+                "it has not answered `initialize` yet (its tools are offered once it does)"
+                    .to_owned()
+            }
+            (None, false) => "it stopped".to_owned(),
+        };
         format!(
-            "the MCP server `{}` is not available now (it failed and is being restarted); its \
-             diagnostics are in {}",
+            "the MCP server `{}` is not available: {why}; its diagnostics are in {}; {SEE_STATUS}",
             server.name, server.diagnostics
         )
     }
 
     /// The client's `initialize` (or `server/discover`), asked of every running server at once;
-    /// the answer is the union of theirs (docs/mcp-proxy.md#several-servers).
+    /// the answer is the union of the answers that came within `--answer-within`, or as soon
+    /// as every server answered (docs/mcp-proxy.md#several-servers). A server that answers
+    /// `initialize` later joins then, as a restarted one does ([`Relay::rejoin`]).
     async fn initialize(&self, method: &str, message: Message) {
         let gateway = self.gateway();
         let params = message::params(&message.text);
@@ -900,34 +968,51 @@ impl Relay {
         let servers: Vec<usize> = (0..self.count())
             .filter(|index| self.alive(*index))
             .collect();
-        // Each answer is taken as it comes, for the run of the server that was asked: a late
-        // one neither marks a restarted server joined nor stops it.
-        let answers = join_all(servers.iter().map(|index| {
-            let params = params.clone();
-            async move {
-                let index = *index;
-                let run = self.0.member(index).run();
-                let answer = if initialize {
-                    self.join(index, params).await
-                } else {
-                    self.ask(index, method, params).await
-                };
-                match &answer {
-                    Ok(_) if initialize && !self.0.member(index).joined(run) => return None,
-                    Ok(_) => {}
-                    Err(refusal) => {
-                        let server = self.0.member(index);
-                        tracing::warn!(server = %server.name, "the MCP server {} did not answer {method}: {}; its diagnostics are in {}", server.label, refusal.describe(), server.diagnostics);
-                        if initialize {
-                            self.refuse_join(index, run, refusal);
+        let deadline = tokio::time::sleep(self.0.answer_within);
+        tokio::pin!(deadline);
+        let mut joined: Vec<(usize, Value)> = Vec::new();
+        if initialize {
+            // Each joins on a task of its own, for the run that was asked (a late answer
+            // neither marks a restarted server joined nor stops it), and goes on joining
+            // after the deadline.
+            let mut joining: FuturesUnordered<_> = servers
+                .iter()
+                .map(|&index| {
+                    let relay = self.clone();
+                    let run = self.0.member(index).run();
+                    tokio::spawn(async move { Some((index, relay.rejoin(index, run).await?)) })
+                })
+                .collect();
+            loop {
+                tokio::select! {
+                    next = joining.next() => match next {
+                        Some(Ok(Some(answer))) => joined.push(answer),
+                        Some(_) => {}
+                        None => break,
+                    },
+                    () = &mut deadline => break,
+                }
+            }
+        } else {
+            let limit = self.0.answer_within.min(self.0.init_timeout);
+            let answers = join_all(servers.iter().map(|&index| {
+                let params = params.clone();
+                async move {
+                    match self.ask_within(index, method, params, Some(limit)).await {
+                        Ok(result) => Some((index, result)),
+                        Err(refusal) => {
+                            let server = self.0.member(index);
+                            tracing::warn!(server = %server.name, "the MCP server {} did not answer {method}: {}; its diagnostics are in {}", server.label, refusal.describe(), server.diagnostics);
+                            None
                         }
                     }
                 }
-                answer.ok().map(|result| (index, result))
-            }
-        }))
-        .await;
-        let joined: Vec<(usize, Value)> = answers.into_iter().flatten().collect();
+            }))
+            .await;
+            joined.extend(answers.into_iter().flatten());
+        }
+        // In the configured order, whichever answered first.
+        joined.sort_by_key(|(index, _)| *index);
         let requested = params.get("protocolVersion").and_then(Value::as_str);
         let mut result = self.merged(&joined, requested);
         edits::server_info(&mut result, &self.0.exploration().names);

@@ -2,7 +2,7 @@
 //! extension fields everywhere, tasks, `input_required` results, server→client requests with
 //! ids of its own, custom methods. Run as the test binary with
 //! `--overspill-mcp-fixture --raw` (`--silent`: it never answers `initialize`; `--version V`: it
-//! answers it with protocol version V).
+//! answers it with protocol version V; `--init-delay MS`: it answers it MS milliseconds late).
 //!
 //! Tools: `vendor` (a small result full of extension fields), `progress` (one
 //! `notifications/progress` when the call carries a `progressToken`), `big` (a large text with
@@ -13,7 +13,8 @@
 //! answers anyway with the large result), `not_utf8` (an answer with a byte that is not
 //! UTF-8), `too_long` and `too_long_id_first` (an answer one byte over the proxy's line limit,
 //! its id last as the TypeScript SDK writes it, or first), `numbers` (structured content with
-//! numbers beyond f64, `-0`, `1.0` and `1E2`, padded to `pad` bytes). `custom/echo` returns its params;
+//! numbers beyond f64, `-0`, `1.0` and `1E2`, padded to `pad` bytes). `server/discover` (the
+//! 2026-07-28 revision's stateless start) is answered as `initialize` is; `custom/echo` returns its params;
 //! `notifications/cancelled` is answered with a log notification naming the request.
 
 use std::io::{BufRead, Write};
@@ -87,6 +88,12 @@ pub fn run() {
         .position(|arg| arg == "--version")
         .and_then(|at| args.get(at + 1))
         .cloned();
+    let init_delay = args
+        .iter()
+        .position(|arg| arg == "--init-delay")
+        .and_then(|at| args.get(at + 1))
+        .and_then(|ms| ms.parse().ok())
+        .map(std::time::Duration::from_millis);
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     let send = |message: Value| send_raw(message.to_string().as_bytes());
@@ -99,13 +106,25 @@ pub fn run() {
         let answer = |result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
         match message.get("method").and_then(Value::as_str) {
             Some("initialize") if silent => {}
-            Some("initialize") => send(answer(json!({
+            Some("initialize") => {
+                if let Some(delay) = init_delay {
+                    std::thread::sleep(delay);
+                }
+                send(answer(json!({
                 "protocolVersion": version.clone().map_or(params["protocolVersion"].clone(), Value::String),
                 "capabilities": {"tasks": {"requests": {"tools": {"call": {}}}},
                                  "logging": {}, "x-vendor-capability": {"on": true}},
                 "serverInfo": {"name": "raw", "version": "1"},
                 "instructions": INSTRUCTIONS,
                 "x-received-initialize": params,
+                })));
+            }
+            Some("server/discover") if silent => {}
+            Some("server/discover") => send(answer(json!({
+                "supportedVersions": ["2026-07-28"],
+                "capabilities": {"tools": {}, "logging": {}},
+                "serverInfo": {"name": "raw", "version": "1"},
+                "instructions": INSTRUCTIONS,
             }))),
             Some("tools/list") => send(answer(json!({"tools": tools()}))),
             Some("tools/call") => {
