@@ -48,6 +48,10 @@ impl TokenCounter for Claude {
     fn prepare(&self) {
         CL100K.prepare();
     }
+
+    fn is_prepared(&self) -> bool {
+        CL100K.is_prepared()
+    }
 }
 
 /// `ceil(n × 1.1)`, computed as `n + ceil(n / 10)` so it cannot overflow

@@ -68,8 +68,24 @@ pub trait TokenCounter: Send + Sync {
 
     /// Loads or builds what the counter needs before its first count (a tokenizer's tables,
     /// a model), so that the first count does not wait for it; a host calls it on a thread of
-    /// its own at startup. Counting never needs it. The provided implementation does nothing.
+    /// its own at startup. Counting never needs it: a count before the work is done waits for
+    /// it (docs/tokens.md#the-first-answer-does-not-wait). The provided implementation does
+    /// nothing.
     fn prepare(&self) {}
+
+    /// Whether [`prepare`](Self::prepare)'s work is done, so that a count now waits for
+    /// nothing but the counting; never waits itself. The provided implementation says yes (a
+    /// counter with nothing to prepare).
+    ///
+    /// ```
+    /// use overspill_tokens::{TokenCounter, o200k};
+    ///
+    /// o200k().prepare();
+    /// assert!(o200k().is_prepared());
+    /// ```
+    fn is_prepared(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -29,7 +29,8 @@ use crate::TokenCounter;
 /// The Gemma 3 counter, used for Gemini models.
 ///
 /// The model is converted on first use (a fraction of a second), once per
-/// process; later calls cost nothing.
+/// process: at the first count or [`prepare`](TokenCounter::prepare), not
+/// when the counter is picked; later calls cost nothing.
 ///
 /// ```
 /// use overspill_tokens::gemma3;
@@ -38,7 +39,7 @@ use crate::TokenCounter;
 /// assert_eq!(gemma3().count("What is your name?"), 5);
 /// ```
 pub fn gemma3() -> &'static dyn TokenCounter {
-    &*GEMMA3
+    &GEMMA3_COUNTER
 }
 
 /// The Gemma 3 token ids of `text`, exactly as C++ SentencePiece's
@@ -72,6 +73,40 @@ const MODEL: &[u8] = include_bytes!("../assets/gemma3/gemma3_cleaned_262144_v2.s
 const BATCH_BYTES: usize = 4096;
 
 static GEMMA3: LazyLock<Gemma3> = LazyLock::new(Gemma3::load);
+
+static GEMMA3_COUNTER: Gemma3Counter = Gemma3Counter;
+
+/// The counter [`gemma3`] hands out: [`GEMMA3`], loaded when it first counts
+/// (a host picking a counter must not wait for the model).
+struct Gemma3Counter;
+
+impl TokenCounter for Gemma3Counter {
+    fn count(&self, text: &str) -> usize {
+        GEMMA3.count(text)
+    }
+
+    fn count_up_to(&self, text: &str, limit: usize) -> Option<usize> {
+        GEMMA3.count_up_to(text, limit)
+    }
+
+    fn name(&self) -> &'static str {
+        "gemma3"
+    }
+
+    fn fits_within(&self, text: &str, limit: usize) -> bool {
+        // Every piece covers at least one byte (byte fallback included), so
+        // the model is needed only past that.
+        text.len() <= limit || GEMMA3.count_up_to(text, limit).is_some()
+    }
+
+    fn prepare(&self) {
+        LazyLock::force(&GEMMA3);
+    }
+
+    fn is_prepared(&self) -> bool {
+        LazyLock::get(&GEMMA3).is_some()
+    }
+}
 
 /// The loaded model with what the chunked counting needs to stay exact.
 struct Gemma3 {

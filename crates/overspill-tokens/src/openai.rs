@@ -149,7 +149,11 @@ impl TokenCounter for OpenAiEncoding {
     }
 
     fn prepare(&self) {
-        self.tokenizer();
+        self.longest_token_bytes();
+    }
+
+    fn is_prepared(&self) -> bool {
+        self.tokenizer.get().is_some()
     }
 
     fn fits_within(&self, text: &str, limit: usize) -> bool {
