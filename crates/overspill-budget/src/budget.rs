@@ -1,6 +1,8 @@
 //! The token account of one agent: the estimate, check-and-charge, LLM-reported
 //! usage and the usage counters (docs/budget.md).
 
+use std::fmt;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::event::ScratchpadUsage;
@@ -24,6 +26,10 @@ use crate::settings::{BudgetError, BudgetSettings};
 /// A baseline at or above `usable` is accepted: the agent runs, and every
 /// extraction is refused with `remaining_budget_tokens: 0`.
 ///
+/// The baseline may also be counted later, on first need
+/// ([`with_baseline_later`](Self::with_baseline_later)), for a host whose
+/// counter is not ready when the budget is made.
+///
 /// ```
 /// use overspill_budget::{Budget, BudgetSettings, RefusalReason};
 ///
@@ -42,14 +48,17 @@ use crate::settings::{BudgetError, BudgetSettings};
 /// assert_eq!(budget.window_hint().to_string(), "~70,600 of 80,000 budget tokens left");
 /// # Ok::<(), overspill_budget::BudgetError>(())
 /// ```
-#[derive(Debug)]
 pub struct Budget {
     settings: BudgetSettings,
     usable: u64,
-    baseline: u64,
-    /// The estimate of the agent's context, baseline included. Every charge
-    /// and every observation goes through this one atomic, so each
-    /// check-and-charge sees the latest estimate.
+    /// Set once: at once by [`Budget::new`], at the first need by
+    /// [`Budget::with_baseline_later`].
+    baseline: OnceLock<u64>,
+    /// What counts the baseline when it is not given.
+    count_baseline: Option<Box<dyn Fn() -> u64 + Send + Sync>>,
+    /// The estimate of the agent's context, baseline included (once the
+    /// baseline is set). Every charge and every observation goes through this
+    /// one atomic, so each check-and-charge sees the latest estimate.
     used: AtomicU64,
     extracted: AtomicU64,
     intercepted: AtomicU64,
@@ -66,8 +75,44 @@ impl Budget {
         Ok(Self {
             settings,
             usable,
-            baseline,
+            baseline: OnceLock::from(baseline),
+            count_baseline: None,
             used: AtomicU64::new(baseline),
+            extracted: AtomicU64::new(0),
+            intercepted: AtomicU64::new(0),
+        })
+    }
+
+    /// A fresh budget whose baseline `count` counts when it is first needed:
+    /// by the first call that reads the baseline or the estimate, or charges
+    /// or raises it. Every figure is then what [`Budget::new`] with that
+    /// baseline gives. Making it counts nothing, so a host whose counter's
+    /// tables are still being built does not wait for them
+    /// (docs/budget.md#a-baseline-counted-later).
+    ///
+    /// `count` runs once (again only if it panicked); calls that need the
+    /// baseline while it runs wait for it. Fails as [`Budget::new`] does.
+    ///
+    /// ```
+    /// use overspill_budget::{Budget, BudgetSettings};
+    ///
+    /// let budget = Budget::with_baseline_later(BudgetSettings::for_window(100_000), || 5_000)?;
+    /// assert_eq!(budget.usable(), 80_000); // nothing counted yet
+    /// assert_eq!(budget.try_charge(2_000).unwrap().remaining, 73_000);
+    /// assert_eq!(budget.baseline(), 5_000);
+    /// # Ok::<(), overspill_budget::BudgetError>(())
+    /// ```
+    pub fn with_baseline_later(
+        settings: BudgetSettings,
+        count: impl Fn() -> u64 + Send + Sync + 'static,
+    ) -> Result<Self, BudgetError> {
+        let usable = settings.usable()?;
+        Ok(Self {
+            settings,
+            usable,
+            baseline: OnceLock::new(),
+            count_baseline: Some(Box::new(count)),
+            used: AtomicU64::new(0),
             extracted: AtomicU64::new(0),
             intercepted: AtomicU64::new(0),
         })
@@ -85,15 +130,17 @@ impl Budget {
         self.usable
     }
 
-    /// The tokens the agent's context held before any extraction.
+    /// The tokens the agent's context held before any extraction (counted
+    /// now when it is counted later and was not yet).
     #[must_use]
     pub fn baseline(&self) -> u64 {
-        self.baseline
+        self.settle()
     }
 
     /// The current estimate of the agent's context, baseline included.
     #[must_use]
     pub fn used(&self) -> u64 {
+        self.settle();
         self.used.load(Ordering::Acquire)
     }
 
@@ -118,7 +165,7 @@ impl Budget {
     /// charge changes nothing. A charge of 0 tokens always succeeds.
     pub fn try_charge(&self, tokens: u64) -> Result<Charged, Refusal> {
         let per_call_limit = self.settings.max_extraction_tokens;
-        let mut used = self.used.load(Ordering::Acquire);
+        let mut used = self.used();
         loop {
             let remaining = self.usable.saturating_sub(used);
             let reason = if tokens > per_call_limit {
@@ -167,6 +214,7 @@ impl Budget {
     pub fn observe_llm_usage(&self, input: u64, output: u64) {
         let reported = input.saturating_add(output);
         if reported > 0 {
+            self.settle();
             self.used.fetch_max(reported, Ordering::AcqRel);
         }
     }
@@ -199,7 +247,7 @@ impl Budget {
         WindowHint {
             remaining: self.usable.saturating_sub(used),
             used,
-            baseline: self.baseline,
+            baseline: self.settle(),
             usable: self.usable,
         }
     }
@@ -225,6 +273,33 @@ impl Budget {
         let extracted = self.tokens_extracted();
         (intercepted > 0 || extracted > 0)
             .then(|| ScratchpadUsage::new(agent_id, intercepted, extracted))
+    }
+}
+
+impl Budget {
+    /// The baseline, counted first if it is counted later and was not yet.
+    fn settle(&self) -> u64 {
+        *self.baseline.get_or_init(|| {
+            let baseline = self.count_baseline.as_ref().map_or(0, |count| count());
+            // Nothing reaches the estimate before the baseline is set (every
+            // path to it comes through here), so it starts at the baseline.
+            self.used.fetch_add(baseline, Ordering::AcqRel);
+            baseline
+        })
+    }
+}
+
+impl fmt::Debug for Budget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The baseline as far as it is known: formatting counts nothing.
+        f.debug_struct("Budget")
+            .field("settings", &self.settings)
+            .field("usable", &self.usable)
+            .field("baseline", &self.baseline.get())
+            .field("used", &self.used)
+            .field("extracted", &self.extracted)
+            .field("intercepted", &self.intercepted)
+            .finish_non_exhaustive()
     }
 }
 

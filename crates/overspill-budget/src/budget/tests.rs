@@ -280,3 +280,55 @@ fn budget_is_send_and_sync() {
     assert_send_sync::<Budget>();
     assert_send_sync::<std::sync::Arc<Budget>>();
 }
+
+#[test]
+fn a_baseline_counted_later_is_counted_once_at_the_first_need() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let counted = Arc::new(AtomicUsize::new(0));
+    let counting = Arc::clone(&counted);
+    let b = Budget::with_baseline_later(BudgetSettings::for_window(100_000), move || {
+        counting.fetch_add(1, Ordering::SeqCst);
+        3_000
+    })
+    .unwrap();
+    // What does not depend on the baseline is answered without it.
+    b.record_intercepted(50_000);
+    let _ = format!("{b:?}");
+    assert_eq!(
+        (
+            b.usable(),
+            b.max_extraction_tokens(),
+            b.effective_turn_limit(10)
+        ),
+        (80_000, 10_000, 16)
+    );
+    assert_eq!((b.tokens_intercepted(), b.tokens_extracted()), (50_000, 0));
+    assert_eq!(counted.load(Ordering::SeqCst), 0);
+    assert_eq!(b.try_charge(4_000).unwrap().remaining, 73_000);
+    assert_eq!((b.baseline(), b.used()), (3_000, 7_000));
+    assert_eq!(counted.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn a_baseline_counted_later_gives_every_figure_a_given_one_gives() {
+    let later = || Budget::with_baseline_later(BudgetSettings::for_window(100_000), || 3_000);
+    // Whichever step needs the baseline first, every step after it sees what a budget made
+    // with the baseline sees.
+    let steps: [fn(&Budget) -> String; 5] = [
+        |b| format!("{:?}", b.try_charge(12_000)),
+        |b| format!("{:?}", b.try_charge(4_000)),
+        |b| {
+            b.observe_llm_usage(2_000, 100);
+            b.used().to_string()
+        },
+        |b| b.window_hint().long(),
+        |b| format!("{} {}", b.remaining(), b.baseline()),
+    ];
+    for first in steps {
+        let (later, given) = (later().unwrap(), budget(3_000));
+        for step in std::iter::once(first).chain(steps) {
+            assert_eq!(step(&later), step(&given));
+        }
+    }
+}
