@@ -317,7 +317,11 @@ impl ScratchpadBuilder {
         self
     }
 
-    /// Validates the settings, creates the directories and returns the scratchpad.
+    /// Validates the settings, creates the directories and returns the scratchpad. Counts no
+    /// token, so it never waits for the counter's tables: the budget's baseline is counted when
+    /// the budget first needs it (the first exploration call), and a host that wants the tables
+    /// ready by then [`prepare`](TokenCounter::prepare)s the [`token_counter`](Self::token_counter)
+    /// on a thread of its own (docs/tokens.md#the-first-answer-does-not-wait).
     ///
     /// # Errors
     /// A [`BuildError`] naming the setting to change: no directory, no context window, a
@@ -524,7 +528,8 @@ impl ScratchpadBuilder {
     }
 
     /// What an exploring agent has: its store, its read context and its budget, whose
-    /// baseline holds the prompt section and every tool it is given.
+    /// baseline holds the prompt section and every tool it is given (counted when the budget
+    /// first needs it).
     #[allow(clippy::too_many_arguments)] // the parts built before it; two call sites
     fn explorer(
         &self,
@@ -549,15 +554,23 @@ impl ScratchpadBuilder {
             max_extraction_tokens: scratchpad.max_extraction_tokens,
             turn_depth_bonus: scratchpad.turn_depth_bonus,
         };
-        let baseline = registry
-            .definitions()
-            .into_iter()
-            .fold(Baseline::new(counter).system_prompt(prompt), |b, d| {
-                b.tool(d.name, d.description, &d.input_schema())
-            })
-            .host_texts(self.host_texts.iter().map(String::as_str))
-            .tool_values(&self.host_tools);
-        let budget = Arc::new(Budget::new(budget_settings, baseline.total())?);
+        // Counted at the budget's first need, not now: building a scratchpad waits for no token
+        // table (docs/budget.md#a-baseline-counted-later).
+        let definitions = registry.definitions();
+        let prompt = prompt.to_owned();
+        let host_texts = self.host_texts.clone();
+        let host_tools = self.host_tools.clone();
+        let baseline = move || {
+            definitions
+                .iter()
+                .fold(Baseline::new(counter).system_prompt(&prompt), |b, d| {
+                    b.tool(d.name, d.description, &d.input_schema())
+                })
+                .host_texts(host_texts.iter().map(String::as_str))
+                .tool_values(&host_tools)
+                .total()
+        };
+        let budget = Arc::new(Budget::with_baseline_later(budget_settings, baseline)?);
         let ctx = ExploreContext::new(root, counter, Arc::clone(&budget));
         let ctx = match &self.cache {
             Some(cache) => ctx.with_cache(Arc::clone(cache)),

@@ -158,6 +158,57 @@ fn the_baseline_counts_prompt_section_tool_definitions_and_host_texts() {
     assert!(expected > 500, "{expected}");
 }
 
+/// `o200k_base`, keeping count of the texts it was asked to count.
+struct Tally(std::sync::atomic::AtomicUsize);
+
+impl overspill::tokens::TokenCounter for Tally {
+    fn count(&self, text: &str) -> usize {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        overspill::tokens::o200k().count(text)
+    }
+
+    fn count_up_to(&self, text: &str, limit: usize) -> Option<usize> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        overspill::tokens::o200k().count_up_to(text, limit)
+    }
+
+    fn name(&self) -> &'static str {
+        "o200k_base"
+    }
+}
+
+#[test]
+fn building_counts_no_token_and_the_baseline_is_counted_at_the_first_exploration_call() {
+    let tally: &'static Tally = Box::leak(Box::new(Tally(Default::default())));
+    let counted = || tally.0.load(std::sync::atomic::Ordering::SeqCst);
+    let dir = tempfile::tempdir().unwrap();
+    let builder = |counter| {
+        Scratchpad::builder()
+            .scratchpad_dir(dir.path())
+            .context_window(128_000)
+            .host_system_prompt("You are an SRE assistant.")
+            .counter(counter)
+    };
+    let pad = builder(tally).build().unwrap();
+    assert_eq!(counted(), 0, "building counted");
+    std::fs::write(
+        dir.path().join("notes.txt"),
+        "restart the worker pods first\n",
+    )
+    .unwrap();
+    let answer = pad.call("head", r#"{"file": "notes.txt"}"#);
+    assert!(counted() > 0);
+    // The same call on a scratchpad whose baseline was counted before it: the same budget left.
+    let counted_first = builder(overspill::tokens::o200k()).build().unwrap();
+    let baseline = counted_first.budget().unwrap().baseline();
+    assert_eq!(pad.budget().unwrap().baseline(), baseline);
+    assert_eq!(
+        answer,
+        counted_first.call("head", r#"{"file": "notes.txt"}"#)
+    );
+    assert!(answer.contains("budget tokens left"), "{answer}");
+}
+
 #[test]
 fn excluded_tools_are_neither_listed_nor_answered() {
     let dir = tempfile::tempdir().unwrap();
