@@ -1254,6 +1254,174 @@ fn mcp_fronts_the_server_of_its_configuration_with_that_servers_rules() {
 }
 
 #[test]
+fn mcp_with_a_configuration_of_servers_only_starts_the_gateway() {
+    // Only [mcp.servers.<name>] tables, as docs/mcp-proxy.md shows: no [agent.scratchpad], no
+    // memory_dir, no [agent.llm].
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("overspill.toml");
+    let script = NUMBERS_SERVER
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n");
+    std::fs::write(
+        &config,
+        format!(
+            "[mcp.servers.numbers]\ncommand = \"sh\"\nargs = [\"-c\", \"{script}\"]\n\
+             env = {{ GREETING = \"hi\" }}\n\
+             [mcp.servers.numbers.scratchpad]\n\"numbers\" = {{ min_tokens = 100 }}\n"
+        ),
+    )
+    .unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_overspill"));
+    command
+        .args(["mcp", "--config", path(&config)])
+        .env("HOME", dir.path().join("home"))
+        .env_remove("XDG_STATE_HOME");
+    let (answers, said) = call_tools(command, &["numbers__where", "numbers__numbers"]);
+    assert!(text_of(&answers[0]).starts_with("hi in "), "{said}");
+    assert!(
+        text_of(&answers[1]).starts_with("[overspill] The result of `numbers`"),
+        "{said}"
+    );
+    assert!(!said.contains("enabled"), "{said}");
+}
+
+#[cfg(unix)]
+#[test]
+fn mcp_with_a_broken_entry_fronts_the_others_and_reports_it_as_a_missing_program_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let servers = dir.path().join("mcp.json");
+    let unset = serde_json::json!({"command": "sh", "env": {"K": "${OVERSPILL_TEST_UNSET}"}});
+    let missing = serde_json::json!({"command": "/nonexistent/overspill-test-server"});
+    let nothing = serde_json::json!({"args": ["-y"]});
+    write_servers(
+        &servers,
+        serde_json::json!({"one": numbers("one"), "unset": unset, "missing": missing,
+                           "nothing": nothing}),
+    );
+    let home = dir.path().join("home");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_overspill"));
+    command
+        .args(["mcp", "--servers", path(&servers)])
+        .env("HOME", &home)
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("OVERSPILL_TEST_UNSET");
+    let mut client = Interactive::start(command);
+    let init = client.request(
+        "initialize",
+        serde_json::json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                           "clientInfo": {"name": "t", "version": "0"}}),
+    );
+    assert!(init["result"].is_object(), "{init}");
+    client.send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    // Each is reported in one shape, in whatever order: the server, why, what comes next, its
+    // log.
+    let expected = [
+        (
+            "unset",
+            format!(
+                "cannot be started from its entry: {}: mcpServers.unset.env: the variable \
+                 OVERSPILL_TEST_UNSET is not set",
+                servers.display()
+            ),
+        ),
+        (
+            "nothing",
+            format!(
+                "cannot be started from its entry: {}: mcpServers.nothing: neither `command`",
+                servers.display()
+            ),
+        ),
+        (
+            "missing",
+            "cannot start the upstream server `/nonexistent/overspill-test-server`".to_owned(),
+        ),
+    ];
+    let mut told = std::collections::HashMap::new();
+    while told.len() < expected.len() {
+        let report = client.wait_for("the reports", |message| {
+            message["method"] == "notifications/message" && message["params"]["level"] == "error"
+        });
+        let data = report["params"]["data"].as_str().unwrap_or_default();
+        if let Some((server, why)) = expected
+            .iter()
+            .find(|(server, _)| data.starts_with(&format!("the MCP server `{server}` ")))
+        {
+            assert!(
+                data.starts_with(&format!("the MCP server `{server}` {why}"))
+                    && data.contains("; its diagnostics are in its log ")
+                    && data.ends_with(&format!("logs/{server}.log")),
+                "{data}"
+            );
+            told.insert(*server, data.to_owned());
+        }
+    }
+    for (server, _) in &expected {
+        assert!(
+            client.stderr_says(&format!("the MCP server `{server}`")),
+            "{}",
+            client.said.lock().unwrap()
+        );
+    }
+    assert!(
+        client.stderr_says("the variable OVERSPILL_TEST_UNSET is not set"),
+        "{}",
+        client.said.lock().unwrap()
+    );
+    // The good server answers; a call to the broken one names it, why, and the status command.
+    let names = client.tool_names();
+    assert!(names.contains(&"one__where".to_owned()), "{names:?}");
+    let answer = client.request(
+        "tools/call",
+        serde_json::json!({"name": "one__where", "arguments": {}}),
+    );
+    assert!(text_of(&answer).starts_with("one in "), "{answer}");
+    let refused = client.request(
+        "tools/call",
+        serde_json::json!({"name": "unset__where", "arguments": {}}),
+    );
+    let said = text_of(&refused);
+    assert!(
+        said.contains("the variable OVERSPILL_TEST_UNSET is not set")
+            && said.contains("run `overspill status` to see each server"),
+        "{refused}"
+    );
+
+    // A reload follows the same rule: a newly broken entry withdraws only itself.
+    write_servers(
+        &servers,
+        serde_json::json!({"one": numbers("one"), "two": numbers("two"),
+                           "typo": {"comand": "x"}}),
+    );
+    client.hang_up();
+    let (mut joined, mut reported) = (false, false);
+    while !(joined && reported) {
+        let told = client.wait_for("two joining and typo reported", |message| {
+            message["method"] == "notifications/message"
+        });
+        let data = told["params"]["data"].as_str().unwrap_or_default();
+        joined |= data.contains("`two` joined");
+        reported |= data.starts_with("the MCP server `typo` cannot be started from its entry")
+            && data.contains("did you mean `command`?");
+    }
+    let names = client.tool_names();
+    assert!(
+        names.contains(&"one__where".to_owned()) && names.contains(&"two__where".to_owned()),
+        "{names:?}"
+    );
+    assert!(client.finish().success());
+
+    // The one server asked for cannot start: nothing else to serve.
+    let out = run(&["mcp", "--servers", path(&servers), "--name", "typo"], "");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("mcpServers.typo: neither `command`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn mcp_that_would_start_itself_without_end_stops_at_a_depth_and_says_why() {
     let dir = tempfile::tempdir().unwrap();
     let servers = dir.path().join("servers.json");

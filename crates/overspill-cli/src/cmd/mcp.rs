@@ -1,5 +1,5 @@
 //! `overspill mcp [--config FILE] [--name SERVER] [--tool-prefix P] [--dir DIR]
-//! [--context-window N] [--provider P] [--model M] [--init-timeout SECS]
+//! [--context-window N] [--provider P] [--model M] [--init-timeout SECS] [--answer-within SECS]
 //! (-- <command> [args…] | --url URL [--header 'Name: value']… [--connect-timeout SECS]
 //! [--read-timeout SECS] [--oauth [--no-browser] [--callback-port PORT]] | --servers FILE)`:
 //! the MCP proxy; without `--name`, the servers of `--servers` or of `--config` are fronted
@@ -17,8 +17,9 @@ use overspill::tokens::TokenCounter;
 use overspill::{BuildError, Scratchpad, ScratchpadBuilder};
 use overspill_mcp::oauth::{ClientIdentity, TokenStore};
 use overspill_mcp::{
-    DEFAULT_MAX_LEN, DEFAULT_SEPARATOR, Listen, METRICS_PATH, Metrics, Namespace, ProxyError,
-    ProxyOptions, Reload, Remote, ScratchFactory, Server, Upstream, parse_header,
+    DEFAULT_ANSWER_WITHIN, DEFAULT_MAX_LEN, DEFAULT_SEPARATOR, Listen, METRICS_PATH, Metrics,
+    Namespace, ProxyError, ProxyOptions, Reload, Remote, ScratchFactory, Server, Upstream,
+    parse_header,
 };
 
 pub const EXAMPLES: &str = "Speaks MCP on stdin/stdout to the client and runs the real server as a \
@@ -83,6 +84,11 @@ pub struct McpArgs {
     /// answers with an error and exits 1.
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     init_timeout: f64,
+    /// Seconds the gateway of several servers waits for them before it answers the client's
+    /// `initialize` with those that answered; the others join when they answer, announced with
+    /// notifications/tools/list_changed.
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_ANSWER_WITHIN.as_secs_f64())]
+    answer_within: f64,
     /// A remote MCP server's Streamable HTTP endpoint, instead of a command.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     url: Option<String>,
@@ -352,7 +358,9 @@ impl PadArgs {
     /// else under the configuration's memory_dir.
     fn builder(&self, config: Option<&Config>, dir: Option<&Path>) -> ScratchpadBuilder {
         let mut builder = match config {
-            Some(config) => Scratchpad::from_config(config),
+            // The proxy runs to intercept: [agent.scratchpad]'s `enabled` is an agent
+            // framework's switch, off unless written (docs/mcp-proxy.md).
+            Some(config) => Scratchpad::from_config(config).enabled(true),
             // No configuration: every tool is intercepted from the default threshold.
             None => Scratchpad::builder().intercept_all(DEFAULT_MIN_TOKENS),
         };
@@ -410,7 +418,9 @@ fn options(args: &McpArgs) -> Result<ProxyOptions, String> {
         }
         (None, None) => configured(args)?,
     };
-    let mut options = options.with_init_timeout(init_timeout);
+    let mut options = options
+        .with_init_timeout(init_timeout)
+        .with_answer_within(seconds("--answer-within", args.answer_within)?);
     // A servers file may list overspill itself; a proxy that starts itself again and again
     // stops at a depth no real chain of proxies reaches (docs/mcp-proxy.md#servers-from-a-file).
     let depth: u32 = std::env::var(DEPTH_VAR)
@@ -510,15 +520,22 @@ fn configured(args: &McpArgs) -> Result<ProxyOptions, String> {
         (None, None) => return Err(ProxyError::NoCommand.to_string()),
     };
     let listed = listed.map_err(|error| error.to_string())?;
-    let names = || listed.names().collect::<Vec<_>>().join(", ");
+    let names = || {
+        let broken = listed.broken().map(|broken| broken.name.as_str());
+        listed.names().chain(broken).collect::<Vec<_>>().join(", ")
+    };
     let Some(name) = &args.name else {
         return gateway(args, file, &listed);
     };
+    // The one server asked for cannot start: there is nothing else to serve.
+    if let Some(broken) = listed.broken().find(|broken| &broken.name == name) {
+        return Err(broken.error.to_string());
+    }
     let upstream = listed.get(name).ok_or_else(|| {
         format!(
             "{} has no server `{name}`{}",
             file.display(),
-            if listed.is_empty() {
+            if listed.is_empty() && listed.broken().next().is_none() {
                 String::new()
             } else {
                 format!("; it has: {}", names())
@@ -529,21 +546,34 @@ fn configured(args: &McpArgs) -> Result<ProxyOptions, String> {
 }
 
 /// Every server of `listed` behind one gateway (each child's stderr then goes to a file of its
-/// own: [`logs_dir`]).
+/// own: [`logs_dir`]). An entry that cannot be started from is a member that never starts and
+/// says why (docs/mcp-proxy.md#when-a-server-fails); with no entry that can, there is nothing
+/// to serve, and the first one's error is the answer.
 fn gateway(args: &McpArgs, file: &Path, listed: &Upstreams) -> Result<ProxyOptions, String> {
     if listed.is_empty() {
-        return Err(format!(
-            "{} configures no server to start (an entry with a `command` or a `url`); give the \
-             server after `--`, or --url",
-            file.display()
-        ));
+        return Err(match listed.broken().next() {
+            Some(broken) => broken.error.to_string(),
+            None => format!(
+                "{} configures no server to start (an entry with a `command` or a `url`); give \
+                 the server after `--`, or --url",
+                file.display()
+            ),
+        });
     }
     let namespace =
         Namespace::new(&args.separator, args.max_name_len).map_err(|error| error.to_string())?;
-    let servers = listed
+    let mut servers: Vec<Server> = listed
         .iter()
-        .map(|upstream| server(args, upstream))
-        .collect::<Result<Vec<_>, String>>()?;
+        .map(|upstream| {
+            server(args, upstream)
+                .unwrap_or_else(|problem| Server::new(&upstream.name, Upstream::Invalid(problem)))
+        })
+        .collect();
+    servers.extend(
+        listed
+            .broken()
+            .map(|broken| Server::new(&broken.name, Upstream::Invalid(broken.error.to_string()))),
+    );
     Ok(ProxyOptions::gateway(servers, namespace))
 }
 
@@ -656,11 +686,12 @@ fn logs_dir(
     }
 }
 
-/// Each command server of `servers` writes its stderr to `<logs>/<name>.log`, `logs` made.
+/// Each command server of `servers` writes its stderr to `<logs>/<name>.log`, `logs` made; one
+/// that cannot be started from has why written there.
 fn log_to_files(servers: &mut [Server], logs: &Path) -> Result<(), String> {
     let mut commands = servers
         .iter_mut()
-        .filter(|server| matches!(server.upstream, Upstream::Command(_)))
+        .filter(|server| matches!(server.upstream, Upstream::Command(_) | Upstream::Invalid(_)))
         .peekable();
     if commands.peek().is_some() {
         std::fs::create_dir_all(logs).map_err(|error| {
