@@ -304,37 +304,75 @@ fn uninstall_after_the_client_rewrote_its_file_puts_every_server_back_and_keeps_
     }
 }
 
+/// A client's file with some `mcpServers` in a temporary directory, and HOME beside it.
+struct Client {
+    _dir: tempfile::TempDir,
+    home: std::path::PathBuf,
+    config: std::path::PathBuf,
+    name: &'static str,
+}
+
+impl Client {
+    /// `name`'s file `file` holding `servers`.
+    fn new(name: &'static str, file: &str, servers: Value) -> Client {
+        let dir = tempfile::tempdir().unwrap();
+        let client = Client {
+            home: dir.path().join("home"),
+            config: dir.path().join(file),
+            _dir: dir,
+            name,
+        };
+        client.write(&json!({ "mcpServers": servers }));
+        client
+    }
+
+    /// `overspill <command> <client> --config-file <file>` and `more`.
+    fn run(&self, command: &str, more: &[&str]) -> std::process::Output {
+        let target = [command, self.name, "--config-file", path(&self.config)];
+        installer(&self.home, &[&target[..], more].concat())
+    }
+
+    fn install(&self) -> std::process::Output {
+        let out = self.run("install", &["--no-status"]);
+        assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+        out
+    }
+
+    fn uninstall(&self) -> std::process::Output {
+        let out = self.run("uninstall", &[]);
+        assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+        out
+    }
+
+    fn read(&self) -> Value {
+        read_json(&self.config)
+    }
+
+    fn write(&self, value: &Value) {
+        std::fs::write(&self.config, value.to_string()).unwrap();
+    }
+}
+
+fn read_json(file: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
+}
+
 #[test]
 fn a_server_the_second_install_moved_comes_back_at_uninstall() {
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
-    let config = dir.path().join(".claude.json");
-    std::fs::write(
-        &config,
-        json!({"mcpServers": {"first": numbers("first")}}).to_string(),
-    )
-    .unwrap();
-    let install = [
-        "install",
+    let client = Client::new(
         "claude-code",
-        "--config-file",
-        path(&config),
-        "--no-status",
-    ];
-    assert!(installer(&home, &install).status.success());
-    // `claude mcp add --scope user modern …`, then the documented "Again".
-    let mut value: Value =
-        serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
-    value["mcpServers"]["modern"] = numbers("modern");
-    std::fs::write(&config, value.to_string()).unwrap();
-    let again = installer(&home, &install);
-    assert!(stdout(&again).contains("for modern"), "{}", stdout(&again));
-    let out = installer(
-        &home,
-        &["uninstall", "claude-code", "--config-file", path(&config)],
+        ".claude.json",
+        json!({"first": numbers("first")}),
     );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let value: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    client.install();
+    // `claude mcp add --scope user modern …`, then the documented "Again".
+    let mut value = client.read();
+    value["mcpServers"]["modern"] = numbers("modern");
+    client.write(&value);
+    let again = client.install();
+    assert!(stdout(&again).contains("for modern"), "{}", stdout(&again));
+    client.uninstall();
+    let value = client.read();
     assert_eq!(value["mcpServers"]["first"], numbers("first"));
     assert_eq!(value["mcpServers"]["modern"], numbers("modern"));
     assert!(value["mcpServers"].get("overspill").is_none());
@@ -342,45 +380,24 @@ fn a_server_the_second_install_moved_comes_back_at_uninstall() {
 
 #[test]
 fn a_servers_file_is_kept_while_it_holds_a_server_that_would_then_exist_nowhere() {
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
-    let config = dir.path().join("mcp.json");
-    std::fs::write(
-        &config,
-        json!({"mcpServers": {"docs": numbers("mine")}}).to_string(),
-    )
-    .unwrap();
-    let install = [
-        "install",
-        "cursor",
-        "--config-file",
-        path(&config),
-        "--no-status",
-    ];
-    assert!(installer(&home, &install).status.success());
+    let client = Client::new("cursor", "mcp.json", json!({"docs": numbers("mine")}));
+    client.install();
     // Another `docs` is added to the client while the first is behind overspill.
-    let mut value: Value =
-        serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    let mut value = client.read();
     value["mcpServers"]["docs"] = numbers("theirs");
-    std::fs::write(&config, value.to_string()).unwrap();
+    client.write(&value);
     let servers_file = value["mcpServers"]["overspill"]["args"][2]
         .as_str()
         .unwrap()
         .to_owned();
-    let out = installer(
-        &home,
-        &["uninstall", "cursor", "--config-file", path(&config)],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = client.uninstall();
     assert!(
         stdout(&out).contains("`docs` stayed in"),
         "{}",
         stdout(&out)
     );
-    let value: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
-    assert_eq!(value["mcpServers"]["docs"], numbers("theirs"));
-    let kept: Value =
-        serde_json::from_str(&std::fs::read_to_string(&servers_file).unwrap()).unwrap();
+    assert_eq!(client.read()["mcpServers"]["docs"], numbers("theirs"));
+    let kept = read_json(Path::new(&servers_file));
     assert_eq!(kept["mcpServers"]["docs"], numbers("mine"));
 }
 
@@ -498,42 +515,27 @@ fn status_shows_each_server_ready_or_failing_with_why_and_install_warns_of_an_un
 
 #[test]
 fn claude_code_permission_rules_follow_the_moved_tools_and_a_server_a_rule_names_whole_stays() {
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
-    std::fs::create_dir_all(home.join(".claude")).unwrap();
-    let settings = home.join(".claude/settings.json");
+    let client = Client::new(
+        "claude-code",
+        ".claude.json",
+        json!({"numbers": numbers("n"), "guarded": numbers("g")}),
+    );
+    std::fs::create_dir_all(client.home.join(".claude")).unwrap();
+    let settings = client.home.join(".claude/settings.json");
     let rules = json!({"permissions": {"deny": ["mcp__numbers__slow"], "allow": ["mcp__guarded"]}});
     std::fs::write(&settings, serde_json::to_string_pretty(&rules).unwrap()).unwrap();
-    let config = dir.path().join(".claude.json");
-    std::fs::write(
-        &config,
-        json!({"mcpServers": {"numbers": numbers("n"), "guarded": numbers("g")}}).to_string(),
-    )
-    .unwrap();
-    let target = ["claude-code", "--config-file", path(&config)];
-    let out = installer(
-        &home,
-        &[&["install"], &target[..], &["--no-status"]].concat(),
-    );
-    let said = stdout(&out);
-    assert!(out.status.success(), "{said}");
+    let said = stdout(&client.install());
     assert!(said.contains("`guarded` stays"), "{said}");
     assert!(said.contains("names the whole server"), "{said}");
-    let value: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    let value = client.read();
     assert!(value["mcpServers"].get("guarded").is_some());
     assert!(value["mcpServers"].get("numbers").is_none());
-    let now: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(
-        now["permissions"]["deny"],
+        read_json(&settings)["permissions"]["deny"],
         json!(["mcp__numbers__slow", "mcp__overspill__numbers__slow"])
     );
-    assert!(
-        installer(&home, &[&["uninstall"], &target[..]].concat())
-            .status
-            .success()
-    );
-    let now: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
-    assert_eq!(now, rules);
+    client.uninstall();
+    assert_eq!(read_json(&settings), rules);
 }
 
 #[test]
