@@ -99,22 +99,20 @@ fn install_routes_each_clients_servers_through_one_gateway_and_uninstall_restore
             _ => assert!(!installed.contains("timeout\""), "{client}: {installed}"),
         }
         // The gateway answers within the client's patience, and counts as its model does.
+        let args = ours_args(client, &installed);
         let within = if client == "codex" { "50" } else { "25" };
-        assert!(
-            installed.contains(&format!("\"--answer-within\", \"{within}\""))
-                || installed.contains(&format!("\"--answer-within\",\n")),
-            "{client}: {installed}"
-        );
+        let after = |flag: &str| {
+            let at = args.iter().position(|arg| arg == flag)?;
+            args.get(at + 1).map(String::as_str)
+        };
+        assert_eq!(after("--answer-within"), Some(within), "{client}: {args:?}");
         let provider = match client {
             "claude-code" | "claude-desktop" => Some("anthropic"),
             "gemini-cli" => Some("gemini"),
             "codex" => Some("openai"),
             _ => None,
         };
-        match provider {
-            Some(provider) => assert!(installed.contains(provider), "{client}: {installed}"),
-            None => assert!(!installed.contains("--provider"), "{client}: {installed}"),
-        }
+        assert_eq!(after("--provider"), provider, "{client}: {args:?}");
         // The servers file holds the moved servers, and the gateway reads it.
         let servers_file = installed
             .split(['"', '\''])
@@ -126,8 +124,10 @@ fn install_routes_each_clients_servers_through_one_gateway_and_uninstall_restore
         let names: Vec<&String> = servers["mcpServers"].as_object().unwrap().keys().collect();
         assert_eq!(names, ["files", "remote"], "{client}");
         // (Codex's bearer token variable is HOME here: set wherever the test runs.)
-        overspill::config::Upstreams::from_mcp_json_file(Path::new(&servers_file))
+        let read = overspill::config::Upstreams::from_mcp_json_file(Path::new(&servers_file))
             .unwrap_or_else(|error| panic!("{client}: {error}"));
+        let broken: Vec<_> = read.broken().collect();
+        assert!(broken.is_empty(), "{client}: {broken:?}");
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -215,6 +215,30 @@ fn jsonc_options() -> jsonc_parser::ParseOptions {
         allow_trailing_commas: true,
         ..Default::default()
     }
+}
+
+/// The arguments of overspill's entry in a client's file.
+fn ours_args(client: &str, text: &str) -> Vec<String> {
+    let args: Vec<Value> = if client == "codex" {
+        let doc: toml_edit::DocumentMut = text.parse().unwrap();
+        doc["mcp_servers"]["overspill"]["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|arg| json!(arg.as_str().unwrap()))
+            .collect()
+    } else {
+        let value: Value = jsonc_parser::parse_to_serde_value(text, &jsonc_options()).unwrap();
+        let key = if client == "vscode" {
+            "servers"
+        } else {
+            "mcpServers"
+        };
+        value[key]["overspill"]["args"].as_array().unwrap().clone()
+    };
+    args.iter()
+        .map(|arg| arg.as_str().unwrap().to_owned())
+        .collect()
 }
 
 /// The servers of a client's file, by name, in the client's own form.

@@ -76,7 +76,11 @@ fn a_thread_flipping_the_files_link_never_sees_a_part_of_an_edit() {
         std::thread::spawn(move || {
             let mut flips = 0u64;
             while !stop.load(Ordering::SeqCst) {
-                let target = if flips % 2 == 0 { "b.json" } else { "a.json" };
+                let target = if flips.is_multiple_of(2) {
+                    "b.json"
+                } else {
+                    "a.json"
+                };
                 let next = dir.join("next-link");
                 let _ = std::fs::remove_file(&next);
                 std::os::unix::fs::symlink(target, &next).expect("link");
