@@ -37,7 +37,8 @@ use crate::scratch::Scratch;
 /// per session; more waits its turn, so a burst of calls cannot exhaust the blocking pool.
 const CONCURRENT_JOBS: usize = 8;
 
-/// A tool result up to this size is decided on the relay's own task, without a job.
+/// A tool result up to this size is decided on the relay's own task, without a job (once the
+/// counter is ready, [`Scratch::counter_ready`]).
 const DECIDE_INLINE_BYTES: usize = 64 * 1024;
 
 /// What the relay needs to know about its session.
@@ -1021,10 +1022,14 @@ impl Relay {
                     .insert(task, (index, tool));
                 return shared.send_client(message.text).await;
             }
-            let text = shared
-                .scratch
-                .intercept_response(server, &tool, message.text);
-            return shared.send_client(text).await;
+            // Unless the counter's tables are still being built: a count would wait for them
+            // here, holding up what the server sends next (docs/tokens.md#the-first-answer-does-not-wait).
+            if shared.scratch.counter_ready() {
+                let text = shared
+                    .scratch
+                    .intercept_response(server, &tool, message.text);
+                return shared.send_client(text).await;
+            }
         }
         shared.job(move |shared| async move {
             let scratch = Arc::clone(&shared.scratch);

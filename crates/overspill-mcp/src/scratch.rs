@@ -27,6 +27,14 @@ pub trait Scratch: Send + Sync + 'static {
     /// Whether results of `server`'s `tool` may be replaced by a pointer (it has a threshold).
     fn intercepts(&self, server: &str, tool: &str) -> bool;
 
+    /// Whether a count can start now, without waiting for the token counter's tables, which
+    /// are built in the background while the proxy starts (docs/tokens.md#the-first-answer-does-not-wait).
+    /// While not, the relay decides even a small tool result on the blocking pool, where the
+    /// wait holds up nothing else. Never waits itself. The default: it can.
+    fn counter_ready(&self) -> bool {
+        true
+    }
+
     /// The response to send for `server`'s answer to a call of `tool` (a JSON-RPC response,
     /// as text): `response` itself when the result passes, else the response with the pointer
     /// (see [`Scratchpad::intercept_mcp_response`]).
@@ -70,6 +78,10 @@ impl Scratch for Scratchpad {
 
     fn intercepts(&self, server: &str, tool: &str) -> bool {
         self.threshold(server, tool).is_some()
+    }
+
+    fn counter_ready(&self) -> bool {
+        self.counter().is_prepared()
     }
 
     fn intercept_response(&self, server: &str, tool: &str, response: String) -> String {
