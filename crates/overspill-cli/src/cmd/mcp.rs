@@ -180,6 +180,14 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
         ),
         None => None,
     };
+    // The counter's tables are built (or loaded) from now on, beside the rest of the start:
+    // nothing before the first answer waits for them, and the first count usually finds them
+    // ready (docs/tokens.md#the-first-answer-does-not-wait). One counter serves every mode.
+    prepare_in_background(
+        PadArgs::of(&args)
+            .builder(config.as_ref(), None)
+            .token_counter(),
+    );
     let mut options = match options(&args) {
         Ok(options) => options,
         Err(message) => return Ok(super::usage_error(message)),
@@ -209,7 +217,6 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
         Err(message) => return Ok(super::usage_error(message)),
     };
     let pad = scratchpad(&args, config.as_ref(), default_dir.as_deref())?;
-    prepare_in_background(pad.counter());
     if let Some(dir) = pad.scratchpad_dir() {
         say(
             args.log_format,
@@ -292,10 +299,7 @@ fn listen(
         "each session's large results are stored in {}",
         base.display()
     );
-    // The sessions' counter, prepared now: the first session's first large result then
-    // does not wait for its tables.
     let session_args = PadArgs::of(args);
-    prepare_in_background(session_args.builder(config.as_ref(), None).token_counter());
     let factory: ScratchFactory = {
         Arc::new(move |id: &str| {
             let dir = base.join(id);
@@ -820,8 +824,8 @@ fn build_scratchpad(builder: ScratchpadBuilder, dir: Option<&Path>) -> anyhow::R
 }
 
 /// Builds (or loads) the counter's tables on a thread of its own as soon as the proxy knows its
-/// counter: the first large result then does not wait for them
-/// (docs/tokens.md#where-the-tables-come-from).
+/// counter: neither the first answer nor, usually, the first large result waits for them
+/// (docs/tokens.md#the-first-answer-does-not-wait).
 fn prepare_in_background(counter: &'static dyn TokenCounter) {
     // Without the thread the first count prepares them instead.
     let _ = std::thread::Builder::new()
