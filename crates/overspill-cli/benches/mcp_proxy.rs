@@ -28,6 +28,11 @@
 //!   0.1 ms added); and the session's start (spawn → `tools/list` answered) with five servers
 //!   that each take 300 ms to start, against one such server alone behind the gateway (target:
 //!   at most 1.2×: they start side by side).
+//! - **The first answer** (issue 38; `support/first_answer.rs`): process start → the answer to
+//!   the client's first request, `initialize` or `server/discover`, from a server that takes
+//!   300 ms to answer, directly and through the proxy with an empty token cache and a filled
+//!   one. Target: the proxy adds at most 100 ms, cold or warm (the tables are built or loaded
+//!   in the background, for the first count, not before the first answer).
 //!
 //! Prints one line, `mcp_proxy: key=value …` (times in nanoseconds, sizes in bytes, a burst
 //! as its call count and time), which
@@ -42,7 +47,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod support;
-use support::{http_client, http_upstream, session, upstream};
+use support::{first_answer, http_client, http_upstream, session, upstream};
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -67,6 +72,8 @@ struct Plan {
     burst: usize,
     /// Bursts on each side; the fastest counts.
     bursts: usize,
+    /// First answers of each kind timed on each side; the median counts.
+    first_answers: usize,
 }
 
 impl Plan {
@@ -82,6 +89,7 @@ impl Plan {
                 clients: 4,
                 burst: 10,
                 bursts: 1,
+                first_answers: 1,
             },
             (true, quick) => Plan {
                 calls: 2_000,
@@ -90,6 +98,7 @@ impl Plan {
                 clients: 4,
                 burst: 1_000,
                 bursts: if quick { 1 } else { 3 },
+                first_answers: if quick { 3 } else { 7 },
             },
         }
     }
@@ -123,6 +132,7 @@ fn main() {
         return;
     }
     let plan = Plan::of_this_run();
+    let first = first_answers(&plan);
     let (direct, proxied) = round_trips(&plan);
 
     let file = overspill_benchdata::ensure(Shape::Log, bench_bytes(60 * MB)).unwrap();
@@ -207,7 +217,45 @@ fn main() {
         gateway.startup.as_nanos(),
         gateway.startup_one.as_nanos(),
     );
+    for (opening, figures) in [("initialize", first.0), ("discover", first.1)] {
+        line += &format!(
+            " first_{opening}_direct_ns={} first_{opening}_cold_ns={} first_{opening}_warm_ns={}",
+            figures.direct.as_nanos(),
+            figures.cold.as_nanos(),
+            figures.warm.as_nanos(),
+        );
+    }
     println!("{line}");
+}
+
+/// The first answer to `initialize` and to `server/discover` from a server that takes
+/// [`first_answer::SERVER_MS`] to answer: directly, and through the proxy with an empty and
+/// with a filled token cache.
+fn first_answers(plan: &Plan) -> (first_answer::Figures, first_answer::Figures) {
+    let scratch = tempfile::tempdir().unwrap();
+    let warm = scratch.path().join("warm-cache");
+    let overspill = Path::new(env!("CARGO_BIN_EXE_overspill"));
+    first_answer::warm_up(overspill, &warm);
+    let delay = first_answer::SERVER_MS.to_string();
+    let server = || {
+        let mut command = upstream(None);
+        command.env(upstream::START_DELAY, &delay);
+        command
+    };
+    // The server inherits the proxy's environment, its start delay with it.
+    let proxy_with = |cache: &Path| {
+        let mut command = proxy(&scratch.path().join("pad"), None);
+        command
+            .env(upstream::START_DELAY, &delay)
+            .env("OVERSPILL_CACHE_DIR", cache);
+        command
+    };
+    let measure =
+        |opening| first_answer::measure(opening, plan.first_answers, &server, &proxy_with, &warm);
+    (
+        measure(first_answer::Opening::Initialize),
+        measure(first_answer::Opening::Discover),
+    )
 }
 
 /// What the gateway rows measured.

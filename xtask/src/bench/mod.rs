@@ -6,8 +6,8 @@
 //!    first, so no figure from an earlier run can reach the table.
 //! 3. The `json_memory` bench prints the peak memory of the JSON sequence, and the `mcp_proxy`
 //!    bench the MCP proxy's figures (round trips on stdio and over HTTP, calls per second over
-//!    HTTP, a 60 MB result from a stdio and from an HTTP server, peak memory), each as a line
-//!    of `key=value` fields.
+//!    HTTP, a 60 MB result from a stdio and from an HTTP server, peak memory, a gateway's, the
+//!    first answer with and without cached token tables), each as a line of `key=value` fields.
 //! 4. [`scenarios::evaluate`] pairs each measurement with its baseline; the table is printed
 //!    and written to `target/bench-report.md`.
 
@@ -424,6 +424,17 @@ fn mcp_proxy(stdout: &str) -> Result<BTreeMap<String, Measured>> {
         ),
     ] {
         figures.insert(id.to_owned(), figure);
+    }
+    for (opening, ids) in ["initialize", "discover"]
+        .into_iter()
+        .zip(mcp::FIRST_ANSWER)
+    {
+        for (side, id) in ["direct", "cold", "warm"].into_iter().zip(ids) {
+            figures.insert(
+                id.to_owned(),
+                time(&format!("first_{opening}_{side}_ns"), None)?,
+            );
+        }
     }
     Ok(figures)
 }

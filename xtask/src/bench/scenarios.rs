@@ -140,6 +140,21 @@ pub mod mcp {
     pub const GATEWAY_STARTUP: &str = "mcp_proxy/gateway of 5 slow servers, startup";
     /// The same with one of them.
     pub const GATEWAY_STARTUP_ONE: &str = "mcp_proxy/gateway of 1 slow server, startup";
+    /// Process start → the answer to the first request (`initialize`, `server/discover`) of a
+    /// server that takes 300 ms: directly, and through the proxy with no cached token tables
+    /// and with cached ones. Each `[direct, cold, warm]`, for `initialize` then `server/discover`.
+    pub const FIRST_ANSWER: [[&str; 3]; 2] = [
+        [
+            "mcp_proxy/first answer, initialize, directly",
+            "mcp_proxy/first answer, initialize, through the proxy, no cached tables",
+            "mcp_proxy/first answer, initialize, through the proxy, cached tables",
+        ],
+        [
+            "mcp_proxy/first answer, server/discover, directly",
+            "mcp_proxy/first answer, server/discover, through the proxy, no cached tables",
+            "mcp_proxy/first answer, server/discover, through the proxy, cached tables",
+        ],
+    ];
 }
 
 fn scenario(
@@ -407,6 +422,26 @@ pub fn all(quick: bool, gnu_grep: bool) -> Vec<Scenario> {
         Some(mcp::GATEWAY_STARTUP_ONE.to_owned()),
         Target::RatioAtMost(1.2),
     ));
+    // Issue 38: nothing before the first answer waits for the token tables.
+    for (method, [direct, cold, warm]) in ["initialize", "server/discover"]
+        .into_iter()
+        .zip(mcp::FIRST_ANSWER)
+    {
+        for (cache, ours) in [
+            ("no cached token tables", cold),
+            ("cached token tables", warm),
+        ] {
+            rows.push(scenario(
+                format!(
+                    "MCP proxy: first answer ({method}) of a server answering in 300 ms, \
+                     {cache} (baseline: the server directly)"
+                ),
+                ours.to_owned(),
+                Some(direct.to_owned()),
+                Target::AddedAtMost(Duration::from_millis(100)),
+            ));
+        }
+    }
     // Packages without Rust (issue 30): sizes of `cargo xtask dist`'s files, and the first
     // count now that the OpenAI tables are built or cached instead of embedded.
     let size_rows = [

@@ -24,9 +24,19 @@ fn the_mcp_proxy_line_gives_every_figure_of_the_proxy_rows() {
                     url_peak_rss_bytes=150000000 gateway_tools_tokens=3000 \
                     proxies_tools_tokens=14000 gateway_round_trip_ns=160000 \
                     gateway_proxy_round_trip_ns=150000 gateway_startup_ns=420000000 \
-                    gateway_startup_one_ns=400000000";
+                    gateway_startup_one_ns=400000000 first_initialize_direct_ns=310000000 \
+                    first_initialize_cold_ns=330000000 first_initialize_warm_ns=320000000 \
+                    first_discover_direct_ns=305000000 first_discover_cold_ns=335000000 \
+                    first_discover_warm_ns=325000000";
     let figures = mcp_proxy(&format!("noise\n{line}\n")).unwrap();
-    assert_eq!(figures.len(), 23);
+    assert_eq!(figures.len(), 29);
+    assert_eq!(
+        figures[mcp::FIRST_ANSWER[1][1]],
+        Measured::Time {
+            seconds: 0.335,
+            bytes: None
+        }
+    );
     assert_eq!(figures[mcp::GATEWAY_TOOLS], Measured::Tokens(3_000));
     assert_eq!(
         figures[mcp::HTTP_ROUND_TRIP_PROXIED],
@@ -72,6 +82,8 @@ fn the_mcp_proxy_line_gives_every_figure_of_the_proxy_rows() {
     assert!(mcp_proxy(&without_memory).is_err());
     let without_url_memory = line.replace(" url_peak_rss_bytes=150000000", "");
     assert!(mcp_proxy(&without_url_memory).is_err());
+    let without_first_answer = line.replace(" first_discover_warm_ns=325000000", "");
+    assert!(mcp_proxy(&without_first_answer).is_err());
     let burst_of_nothing = line.replace("http_proxy_burst_ns=2000000000", "http_proxy_burst_ns=0");
     assert!(mcp_proxy(&burst_of_nothing).is_err());
 }

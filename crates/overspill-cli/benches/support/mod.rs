@@ -3,6 +3,7 @@
 //! Each test or bench binary uses part of it, so what one leaves unused is not dead.
 #![allow(dead_code)]
 
+pub mod first_answer;
 pub mod http_client;
 pub mod http_upstream;
 pub mod session;

@@ -22,7 +22,8 @@ pub const SERVE: &str = "serve-mcp";
 pub const WRITTEN: &str = "bench/written";
 
 /// The environment variable that makes the server wait this many milliseconds before it reads
-/// anything: a server that is slow to start, for the gateway's startup row.
+/// anything: a server that is slow to start, for the gateway's startup row and the first
+/// answer's.
 pub const START_DELAY: &str = "OVERSPILL_BENCH_START_DELAY_MS";
 
 /// The text of every `small` result.
@@ -69,6 +70,13 @@ pub fn reply(message: &Value, big: bool) -> Reply {
     let result = match message["method"].as_str().unwrap_or_default() {
         "initialize" => json!({
             "protocolVersion": params["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "overspill-bench-upstream", "version": "1"},
+        }),
+        // The 2026-07-28 revision's stateless start: no `initialize`, what the server is in
+        // one answer.
+        "server/discover" => json!({
+            "supportedVersions": ["2026-07-28"],
             "capabilities": {"tools": {}},
             "serverInfo": {"name": "overspill-bench-upstream", "version": "1"},
         }),

@@ -219,7 +219,7 @@ fn every_run_has_the_targets_of_the_issue() {
         let rows = all(quick, true);
         let targets = |t: fn(&Target) -> bool| rows.iter().filter(|r| t(&r.target)).count();
         assert!(targets(|t| matches!(t, Target::MemoryAtMost { .. })) == 3);
-        assert!(targets(|t| matches!(t, Target::AddedAtMost(_))) == 5);
+        assert!(targets(|t| matches!(t, Target::AddedAtMost(_))) == 9);
         assert!(targets(|t| matches!(t, Target::RatioAtLeast(_))) == 1);
         assert!(targets(|t| matches!(t, Target::ThroughputAtLeast(_))) >= 1);
         assert!(
@@ -254,6 +254,12 @@ fn every_run_has_the_targets_of_the_issue() {
         // Issue 32: what counting each call in the metrics adds to a --listen round trip.
         assert!(rows.iter().any(|r| r.name.contains("(--listen --metrics)")
             && r.target == Target::AddedAtMost(Duration::from_micros(5))));
+        // Issue 38: the first answer, cold and warm, of `initialize` and `server/discover`.
+        let first_answer = |r: &&Scenario| {
+            r.name.starts_with("MCP proxy: first answer")
+                && r.target == Target::AddedAtMost(Duration::from_millis(100))
+        };
+        assert_eq!(rows.iter().filter(first_answer).count(), 4);
     }
     assert!(all(false, true).len() > all(true, true).len());
     // Without GNU grep the grep rows stay, with no baseline to fail against.
