@@ -607,3 +607,211 @@ fn an_installed_entry_survives_the_binary_that_installed_it_going_away() {
         .unwrap();
     assert!(version.status.success());
 }
+
+#[test]
+fn an_overspill_entry_install_did_not_write_is_refused_and_left_alone() {
+    let theirs =
+        json!({"command": "overspill", "args": ["mcp", "--", "npx", "-y", "server-github"]});
+    let client = Client::new(
+        "cursor",
+        "mcp.json",
+        json!({"overspill": theirs, "docs": numbers("d")}),
+    );
+    let before = std::fs::read(&client.config).unwrap();
+    let out = client.run("install", &["--no-status"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stderr(&out).contains("did not write"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&client.config).unwrap(), before);
+}
+
+#[test]
+fn uninstall_without_the_servers_file_puts_back_the_servers_install_moved() {
+    let client = Client::new("cursor", "mcp.json", json!({"docs": numbers("d")}));
+    client.install();
+    let mut value = client.read();
+    let servers_file = value["mcpServers"]["overspill"]["args"][2]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    std::fs::remove_file(&servers_file).unwrap();
+    value["theme"] = json!("dark");
+    client.write(&value);
+    client.uninstall();
+    let value = client.read();
+    assert_eq!(value["mcpServers"]["docs"], numbers("d"));
+    assert_eq!(value["theme"], "dark");
+}
+
+#[test]
+fn an_install_that_cannot_finish_its_edit_changes_nothing() {
+    let client = Client::new("cursor", "mcp.json", json!({"docs": numbers("d")}));
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // A client that never stops writing its file.
+    let writer = {
+        let (stop, config) = (stop.clone(), client.config.clone());
+        std::thread::spawn(move || {
+            let mut count = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                count += 1;
+                let text = json!({"mcpServers": {"docs": numbers("d")}, "count": count});
+                let next = config.with_extension("next");
+                std::fs::write(&next, text.to_string()).unwrap();
+                std::fs::rename(&next, &config).unwrap();
+            }
+        })
+    };
+    let out = client.run("install", &["--no-status"]);
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    writer.join().unwrap();
+    let servers_dir = client.home.join(".config/overspill/clients");
+    let state = client.home.join(".local/state/overspill/install");
+    let count = |dir: &Path| std::fs::read_dir(dir).map_or(0, |dir| dir.count());
+    if out.status.success() {
+        // The writer paused long enough: then everything was done.
+        assert!(client.read()["mcpServers"].get("overspill").is_some());
+        assert_eq!(count(&servers_dir), 1);
+    } else {
+        assert!(
+            stderr(&out).contains("nothing was changed"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(count(&servers_dir), 0, "no servers file is left");
+        assert_eq!(count(&state), 0, "no record or backup is left");
+        assert!(client.read()["mcpServers"].get("overspill").is_none());
+    }
+}
+
+#[test]
+fn a_second_install_keeps_what_the_user_added_to_overspills_entry() {
+    let client = Client::new("cursor", "mcp.json", json!({"docs": numbers("d")}));
+    client.install();
+    let mut value = client.read();
+    let entry = &mut value["mcpServers"]["overspill"];
+    let args = entry["args"].as_array_mut().unwrap();
+    args.extend([json!("--provider"), json!("anthropic")]);
+    entry["env"] = json!({"OVERSPILL_LOG": "debug"});
+    value["mcpServers"]["more"] = numbers("m");
+    client.write(&value);
+    client.install();
+    let entry = &client.read()["mcpServers"]["overspill"];
+    let args: Vec<&str> = entry["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|arg| arg.as_str().unwrap())
+        .collect();
+    assert!(
+        args.windows(2)
+            .any(|pair| pair == ["--provider", "anthropic"]),
+        "{args:?}"
+    );
+    assert_eq!(
+        args.iter().filter(|arg| **arg == "--servers").count(),
+        1,
+        "{args:?}"
+    );
+    assert_eq!(entry["env"]["OVERSPILL_LOG"], "debug");
+}
+
+#[test]
+fn installing_again_with_nothing_to_move_brings_the_command_up_to_date() {
+    let client = Client::new("cursor", "mcp.json", json!({"docs": numbers("d")}));
+    let out = client.run(
+        "install",
+        &["--no-status", "--program", "/old/node/bin/overspill"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = client.install();
+    assert!(
+        stdout(&out).contains("starts overspill as"),
+        "{}",
+        stdout(&out)
+    );
+    let command = client.read()["mcpServers"]["overspill"]["command"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(command, "/old/node/bin/overspill");
+    let again = client.install();
+    assert!(
+        stdout(&again).contains("nothing to do"),
+        "{}",
+        stdout(&again)
+    );
+}
+
+#[test]
+fn a_server_whose_name_the_servers_file_has_for_another_stays_in_the_client() {
+    let client = Client::new("cursor", "mcp.json", json!({"docs": numbers("first")}));
+    client.install();
+    let mut value = client.read();
+    value["mcpServers"]["docs"] = numbers("second");
+    client.write(&value);
+    let out = client.install();
+    assert!(
+        stdout(&out).contains("`docs` stays")
+            && stdout(&out).contains("another server of that name"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(client.read()["mcpServers"]["docs"], numbers("second"));
+}
+
+#[test]
+fn a_relative_command_is_made_absolute_in_its_own_working_directory() {
+    let client = Client::new(
+        "cursor",
+        "mcp.json",
+        json!({"app": {"command": "./run.sh", "cwd": "/srv/app"}, "here": {"command": "./serve.sh"}}),
+    );
+    client.install();
+    let entry = client.read()["mcpServers"]["overspill"].clone();
+    let servers = read_json(Path::new(entry["args"][2].as_str().unwrap()));
+    assert_eq!(servers["mcpServers"]["app"]["command"], "/srv/app/./run.sh");
+    let here = client.config.parent().unwrap().join("./serve.sh");
+    assert_eq!(servers["mcpServers"]["here"]["command"], path(&here));
+}
+
+/// A server that answers `initialize`, then nothing, and stays when its input closes.
+const STUCK_SERVER: &str = r#"
+read -r line
+id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"stuck","version":"0"}}}\n' "$id"
+exec sleep 600
+"#;
+
+#[test]
+fn status_ends_and_stops_a_server_that_answers_initialize_then_nothing() {
+    let client = Client::new(
+        "cursor",
+        "mcp.json",
+        json!({"stuck": {"command": "sh", "args": ["-c", STUCK_SERVER]}}),
+    );
+    client.install();
+    let (done, finished) = std::sync::mpsc::channel();
+    let (home, config) = (client.home.clone(), client.config.clone());
+    std::thread::spawn(move || {
+        let out = installer(
+            &home,
+            &[
+                "status",
+                "cursor",
+                "--config-file",
+                path(&config),
+                "--timeout",
+                "2",
+            ],
+        );
+        let _ = done.send(out);
+    });
+    let out = finished
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("overspill status did not end within 60 s");
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("✘ stuck: it did not answer within 2 s"),
+        "{}",
+        stdout(&out)
+    );
+}

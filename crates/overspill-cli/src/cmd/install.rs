@@ -147,21 +147,48 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
     };
     let parsed = parse(client, &original, &file)?;
     let entries = parsed.entries();
-    let mut staying: Vec<(String, String)> = entries
-        .iter()
-        .filter(|entry| entry.name != OURS)
-        .filter_map(|entry| Some((entry.name.clone(), entry.stays.clone()?)))
-        .collect();
-    let installed = entries.iter().any(|entry| entry.name == OURS);
+    let record = Record::read(&places.record)?;
+    // The servers file this file's entry starts: the record's, else where it would go now.
+    let servers_file = record
+        .as_ref()
+        .map_or_else(|| places.servers.clone(), |record| record.servers.clone());
+    let ours_now = entries.iter().find(|entry| entry.name == OURS);
+    if let Some(ours) = ours_now
+        && !starts_servers_file(&ours.entry, &servers_file)
+    {
+        bail!(
+            "{file} has a server named `{OURS}` that `overspill install` did not write; rename \
+             it (or remove it) and install again: nothing was changed"
+        );
+    }
+    let earlier = earlier_servers(&servers_file)?;
+    let mut staying: Vec<(String, String)> = Vec::new();
+    for entry in entries.iter().filter(|entry| entry.name != OURS) {
+        let why = entry.stays.clone().or_else(|| {
+            earlier
+                .get(&entry.name)
+                .filter(|theirs| **theirs != absolute(entry.entry.clone(), &base_of(&places)))
+                .map(|_| {
+                    format!(
+                        "the servers file {} has another server of that name; rename one of \
+                         them",
+                        servers_file.display()
+                    )
+                })
+        });
+        if let Some(why) = why {
+            staying.push((entry.name.clone(), why));
+        }
+    }
     let candidates: Vec<String> = entries
         .iter()
-        .filter(|entry| entry.name != OURS && entry.stays.is_none())
+        .filter(|entry| entry.name != OURS && !staying.iter().any(|(name, _)| *name == entry.name))
         .map(|entry| entry.name.clone())
         .collect();
     let namespace = overspill_mcp::Namespace::default();
     let offered = |server: &str, tool: &str| plain_name(&namespace, server, tool);
     let keyed = rules::keyed(
-        &client.rule_files(args.target.scope, &places.config),
+        &client.rule_files(args.target.scope, &places.config, &original),
         &candidates,
         &offered,
     )?;
@@ -174,31 +201,19 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         .filter(|entry| candidates.contains(&entry.name))
         .filter(|entry| !keyed.stays.iter().any(|(name, _)| *name == entry.name))
         .collect();
-    if moving.is_empty() {
-        let said = if installed {
-            "overspill is installed there already, and no server was added since"
-        } else {
-            "no server there that overspill can front"
-        };
-        println!("overspill install: nothing to do in {file}: {said}");
+    if moving.is_empty() && ours_now.is_none() {
+        println!(
+            "overspill install: nothing to do in {file}: no server there that overspill can front"
+        );
         return Ok(ExitCode::SUCCESS);
     }
-    let record = Record::read(&places.record)?;
-    let base = places.config.parent().unwrap_or(Path::new("."));
-    let mut servers = earlier_servers(&places.servers)?;
+    let mut servers = earlier.clone();
     let mut originals = record
         .as_ref()
         .map(|record| record.originals.clone())
         .unwrap_or_default();
     for entry in &moving {
-        if servers.contains_key(&entry.name) {
-            println!(
-                "overspill install: `{}` replaces the server of that name in {}",
-                entry.name,
-                places.servers.display()
-            );
-        }
-        let written = absolute(entry.entry.clone(), base);
+        let written = absolute(entry.entry.clone(), &base_of(&places));
         servers.insert(entry.name.clone(), written.clone());
         originals.insert(
             entry.name.clone(),
@@ -233,10 +248,26 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let carried = carried_settings(client, servers.iter(), &moved);
-    for note in &carried.notes {
-        println!("overspill install: {note}");
+    let fresh = ours_entry(client, &program, &servers_file, &carried.entry);
+    let ours = match ours_now {
+        Some(now) => kept_entry(&now.entry, &fresh),
+        None => fresh,
+    };
+    if moved.is_empty() {
+        // Installed already, and no server was added: the entry is brought up to date (the
+        // command after an upgrade), nothing else.
+        if ours_now.is_some_and(|now| now.entry == ours) {
+            println!(
+                "overspill install: nothing to do in {file}: overspill is installed there \
+                 already, and no server was added since"
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+    } else {
+        for note in &carried.notes {
+            println!("overspill install: {note}");
+        }
     }
-    let ours = ours_entry(client, &program, &places.servers, &carried.entry);
     let names = moved.join(", ");
     if args.dry_run {
         let rewritten = parse(client, &original, &file)?.rewritten(&moved, &ours);
@@ -246,7 +277,7 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         println!("overspill install --dry-run: would route through overspill: {names}");
         println!(
             "  {file} would start `{program} mcp --servers {}` as its server `{OURS}` in their place",
-            places.servers.display()
+            servers_file.display()
         );
         for rule in &keyed.added {
             println!(
@@ -260,21 +291,20 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let servers_text = serde_json::to_string_pretty(&json!({ "mcpServers": servers }))?;
-    files::write_private(&places.servers, servers_text.as_bytes())?;
-    let first = record.is_none() || !places.backup.exists();
-    if first {
-        files::write_private(&places.backup, &original)?;
+    let servers_before = files::read(&servers_file)?;
+    if !moved.is_empty() {
+        files::write_private(&servers_file, servers_text.as_bytes())?;
     }
     // The client may write its file meanwhile (Claude Code does on every start): the edit is
     // made on the file as it is at the moment of writing, and only if the servers moved are
-    // still as they were read.
+    // still as they were read (docs/clients.md#while-the-client-runs).
     let expected: Vec<(String, Value)> = moving
         .iter()
         .map(|entry| (entry.name.clone(), entry.entry.clone()))
         .collect();
-    let (rewritten, _) = files::edit(&config, |now| {
+    let edited = files::edit(&config, |now| {
         let Some(now) = now else {
-            bail!("{file} was removed while overspill edited it; it is left as it is");
+            bail!("{file} was removed while overspill edited it");
         };
         let mut parsed = parse(client, now, &file)?;
         let entries = parsed.entries();
@@ -291,41 +321,72 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
             }
         }
         let rewritten = parsed.rewritten(&moved, &ours);
-        parse(client, rewritten.as_bytes(), &file).map_err(|why| {
-            anyhow::anyhow!("overspill could not edit {file} cleanly ({why}); it is left as it is")
-        })?;
+        parse(client, rewritten.as_bytes(), &file)
+            .map_err(|why| anyhow::anyhow!("overspill could not edit {file} cleanly ({why})"))?;
         Ok(Some((rewritten.clone().into_bytes(), rewritten)))
-    })?;
-    let rewritten = rewritten.unwrap_or_default();
-    let added = rules::add(&keyed.added)?;
+    });
+    let (rewritten, before) = match edited {
+        Ok((Some(rewritten), before)) => (rewritten, before.unwrap_or_default()),
+        Ok((None, _)) => bail!("{file} was left as it is"),
+        Err(error) => {
+            // Nothing changed: the servers file is as it was too.
+            match &servers_before {
+                Some(bytes) => files::write_private(&servers_file, bytes)?,
+                None => files::remove(&servers_file)?,
+            }
+            return Err(error.context(format!("nothing was changed; {file} is left as it is")));
+        }
+    };
+    // The backup is the file as it was just before the first install's edit, the client's
+    // last write included.
+    let first = record.is_none();
+    if first {
+        files::write_private(&places.backup, &before)?;
+    }
     let mut all_moved = record
         .as_ref()
         .map(|record| record.moved.clone())
         .unwrap_or_default();
     all_moved.extend(moved.iter().cloned());
-    let mut all_rules = record
-        .as_ref()
-        .map(|record| record.rules.clone())
-        .unwrap_or_default();
-    all_rules.extend(added.iter().cloned());
-    Record {
+    let mut written = Record {
         client: client.name().to_owned(),
         config: places.config.clone(),
-        servers: places.servers.clone(),
-        backup: places.backup.clone(),
+        servers: servers_file.clone(),
+        backup: record
+            .as_ref()
+            .map_or_else(|| places.backup.clone(), |record| record.backup.clone()),
         installed_hash: overspill::store::content_hash(rewritten.as_bytes()),
-        servers_hash: Some(overspill::store::content_hash(servers_text.as_bytes())),
-        backup_exact: first,
+        servers_hash: files::read(&servers_file)?
+            .map(|bytes| overspill::store::content_hash(&bytes)),
+        backup_exact: first
+            || record
+                .as_ref()
+                .is_some_and(|record| record.backup_exact && moved.is_empty()),
         moved: all_moved,
         originals,
-        rules: all_rules,
+        rules: record
+            .as_ref()
+            .map(|record| record.rules.clone())
+            .unwrap_or_default(),
+    };
+    written.write(&places.record)?;
+    let added = rules::add(&keyed.added)?;
+    if !added.is_empty() {
+        written.rules.extend(added.iter().cloned());
+        written.write(&places.record)?;
     }
-    .write(&places.record)?;
+    if moved.is_empty() {
+        println!(
+            "overspill install: {} starts overspill as `{program}` now",
+            client.name()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     println!(
         "overspill install: {} now starts one overspill for {names}; their entries are in {} \
          (your edits there apply on the client's next start, or at once with SIGHUP)",
         client.name(),
-        places.servers.display()
+        servers_file.display()
     );
     for rule in &added {
         println!(
@@ -344,8 +405,76 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     println!();
-    print_servers_file(&places.servers, client.answer_within())?;
+    print_servers_file(&servers_file, client.answer_within())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The client file's directory, against which its relative paths are read.
+fn base_of(places: &Places) -> PathBuf {
+    let dir = places.config.parent().unwrap_or(Path::new("."));
+    std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned())
+}
+
+/// Whether an `overspill` entry is the one install wrote: it starts the gateway of
+/// `servers_file`.
+fn starts_servers_file(entry: &Value, servers_file: &Path) -> bool {
+    let args: Vec<&str> = entry
+        .get("args")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    args.windows(2)
+        .any(|pair| pair[0] == "--servers" && Path::new(pair[1]) == servers_file)
+}
+
+/// Overspill's entry as it is in the client's file, brought up to date with `fresh`: the
+/// command and the settings carried from the servers are `fresh`'s; the arguments the user
+/// added (a `--provider` for Cursor, say) and other keys (an `env`) stay, and a flag of
+/// `fresh`'s the entry lacks is added.
+fn kept_entry(now: &Value, fresh: &Value) -> Value {
+    let mut kept = now.clone();
+    let (Some(kept_map), Some(fresh_map)) = (kept.as_object_mut(), fresh.as_object()) else {
+        return fresh.clone();
+    };
+    // What install carries from the servers is decided again from them.
+    kept_map.retain(|key, _| !CARRIED.contains(&key.as_str()));
+    for (key, value) in fresh_map {
+        if key != "args" {
+            kept_map.insert(key.clone(), value.clone());
+        }
+    }
+    let mut args: Vec<Value> = kept_map
+        .get("args")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let fresh_args: Vec<Value> = fresh_map
+        .get("args")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    // The arguments before `mcp` are the runner's (`--program`'s), the fresh ones.
+    let mcp = Value::String("mcp".to_owned());
+    let runner: Vec<Value> = fresh_args
+        .iter()
+        .take_while(|arg| **arg != mcp)
+        .cloned()
+        .collect();
+    if let Some(at) = args.iter().position(|arg| *arg == mcp) {
+        args.splice(..at, runner);
+    }
+    let mut flags = fresh_args.iter().skip_while(|arg| **arg != mcp).skip(1);
+    while let Some(flag) = flags.next() {
+        let value = flags.next();
+        if !args.contains(flag) {
+            args.push(flag.clone());
+            args.extend(value.cloned());
+        }
+    }
+    kept_map.insert("args".to_owned(), Value::Array(args));
+    kept
 }
 
 /// The servers file install wrote for `target`; `None` when overspill is not installed there.
@@ -390,12 +519,25 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<ExitCode> {
             places.record.display()
         );
     };
-    let servers_bytes = files::read(&places.servers)?;
-    let servers = match &servers_bytes {
-        Some(_) => earlier_servers(&places.servers)?,
-        None => Map::new(),
+    if files::read(&config)?.is_none() {
+        bail!(
+            "{file} does not exist any more; nothing was changed: the servers overspill fronted \
+             for it are in {}, the file as it was before install in {}",
+            record.servers.display(),
+            record.backup.display()
+        );
+    }
+    let servers_bytes = files::read(&record.servers)?;
+    // The servers file as it is now; gone, the servers install moved, as it wrote them.
+    let servers: Map<String, Value> = match &servers_bytes {
+        Some(_) => earlier_servers(&record.servers)?,
+        None => record
+            .originals
+            .iter()
+            .map(|(name, moved)| (name.clone(), moved.written.clone()))
+            .collect(),
     };
-    let backup = files::read(&places.backup)?;
+    let backup = files::read(&record.backup)?;
     let servers_unchanged = record.servers_hash.is_some()
         && servers_bytes.as_deref().map(overspill::store::content_hash) == record.servers_hash;
     let to_restore: Vec<Restored> = servers
@@ -408,9 +550,9 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<ExitCode> {
             },
         })
         .collect();
-    let (how, now) = files::edit(&config, |now| {
+    let (how, _) = files::edit(&config, |now| {
         let Some(now) = now else {
-            return Ok(None);
+            bail!("{file} was removed while overspill edited it");
         };
         // As install left it, and nothing moved since but by that install: the file as it
         // was, byte for byte.
@@ -444,19 +586,14 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<ExitCode> {
             !client_now.iter().any(|now| {
                 now.name == **name
                     && (now.entry == **entry
-                        || record
-                            .originals
-                            .get(*name)
-                            .is_some_and(|moved| moved.original == now.original))
+                        || record.originals.get(*name).is_some_and(|moved| {
+                            moved.written == **entry && moved.original == now.original
+                        }))
             })
         })
         .map(|(name, _)| name)
         .collect();
     match how {
-        None if now.is_none() => println!(
-            "overspill uninstall: {file} no longer exists; the servers stay in {}",
-            places.servers.display()
-        ),
         Some(Put::Backup) => println!(
             "overspill uninstall: {file} is as it was before `overspill install`; {} starts \
              its servers itself again",
@@ -477,16 +614,22 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<ExitCode> {
         ),
     }
     if orphans.is_empty() {
-        files::remove(&places.servers)?;
+        files::remove(&record.servers)?;
     } else {
         let names: Vec<String> = orphans.iter().map(|name| format!("`{name}`")).collect();
+        if servers_bytes.is_none() {
+            files::write_private(
+                &record.servers,
+                serde_json::to_string_pretty(&json!({ "mcpServers": servers }))?.as_bytes(),
+            )?;
+        }
         println!(
             "  {} stayed in {}: {file} has another server of that name; that file is kept",
             names.join(", "),
-            places.servers.display()
+            record.servers.display()
         );
     }
-    files::remove(&places.backup)?;
+    files::remove(&record.backup)?;
     files::remove(&places.record)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -613,6 +756,15 @@ fn carried_settings<'a>(
     Carried { entry, notes }
 }
 
+/// The keys of overspill's entry that install decides from the servers behind it.
+const CARRIED: &[&str] = &[
+    "timeout",
+    "trust",
+    "startup_timeout_sec",
+    "startup_timeout_ms",
+    "tool_timeout_sec",
+];
+
 /// Gemini CLI's own time limit for a server's requests, 10 minutes: overspill's entry gets at
 /// least that, since `gemini mcp list` otherwise gives a server 5 s to connect.
 const GEMINI_TIMEOUT_MS: u64 = 600_000;
@@ -658,19 +810,30 @@ fn earlier_servers(path: &Path) -> anyhow::Result<Map<String, Value>> {
         .unwrap_or_default())
 }
 
-/// `entry` with a relative `cwd`, or a relative command path (`./server.py`), made absolute
-/// against `base`, the client configuration's directory, since the servers file lives
-/// elsewhere.
+/// `entry` with a relative `cwd` made absolute against `base`, the client configuration's
+/// directory, and a relative command path (`./server.py`) against its `cwd` (else `base`), since
+/// the servers file lives elsewhere.
 fn absolute(mut entry: Value, base: &Path) -> Value {
-    for key in ["cwd", "command"] {
-        let Some(path) = entry.get(key).and_then(Value::as_str) else {
-            continue;
-        };
-        let relative = Path::new(path).is_relative()
-            && (key == "cwd" || path.contains('/') || path.contains('\\'));
-        if relative && !path.contains("${") {
-            entry[key] = Value::String(base.join(path).to_string_lossy().into_owned());
-        }
+    let path_of = |entry: &Value, key: &str| {
+        entry
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|path| !path.contains("${") && Path::new(path).is_relative())
+            .map(str::to_owned)
+    };
+    if let Some(cwd) = path_of(&entry, "cwd") {
+        entry["cwd"] = Value::String(base.join(cwd).to_string_lossy().into_owned());
+    }
+    // A relative command path is the server's working directory's, when it has one.
+    let dir = entry
+        .get("cwd")
+        .and_then(Value::as_str)
+        .filter(|cwd| Path::new(cwd).is_absolute())
+        .map_or_else(|| base.to_owned(), PathBuf::from);
+    if let Some(command) = path_of(&entry, "command")
+        && (command.contains('/') || command.contains('\\'))
+    {
+        entry["command"] = Value::String(dir.join(command).to_string_lossy().into_owned());
     }
     entry
 }

@@ -110,10 +110,12 @@ impl Client {
         }
     }
 
-    /// The settings files whose permission rules and hooks name tools by their server
-    /// (docs/clients.md#permission-rules-and-hooks): Claude Code's user settings, and for a
-    /// project's `.mcp.json` the project's settings beside it. Empty for other clients.
-    pub fn rule_files(self, scope: Scope, config: &Path) -> Vec<PathBuf> {
+    /// The files whose settings name a server or its tools (docs/clients.md#permission-rules-and-hooks):
+    /// for Claude Code, its user settings, the client file itself (per-project lists of
+    /// disabled servers), and the settings of each project it knows (`projects` in
+    /// `~/.claude.json`; with `--scope project`, the one beside `.mcp.json`). Empty for other
+    /// clients. `text` is the client file.
+    pub fn rule_files(self, scope: Scope, config: &Path, text: &[u8]) -> Vec<PathBuf> {
         if self != Client::ClaudeCode {
             return Vec::new();
         }
@@ -121,11 +123,24 @@ impl Client {
             .map(|home| home.join(".claude").join("settings.json"))
             .into_iter()
             .collect();
+        files.push(config.to_owned());
+        let mut projects: Vec<PathBuf> = serde_json::from_slice::<serde_json::Value>(text)
+            .ok()
+            .and_then(|value| value.get("projects")?.as_object().cloned())
+            .into_iter()
+            .flatten()
+            .map(|(dir, _)| PathBuf::from(dir))
+            .filter(|dir| dir.is_absolute())
+            .collect();
         if scope == Scope::Project {
-            let project = config.parent().unwrap_or(Path::new(".")).join(".claude");
-            files.push(project.join("settings.json"));
-            files.push(project.join("settings.local.json"));
+            projects.push(config.parent().unwrap_or(Path::new(".")).to_owned());
         }
+        for project in projects {
+            let settings = project.join(".claude");
+            files.push(settings.join("settings.json"));
+            files.push(settings.join("settings.local.json"));
+        }
+        files.dedup();
         files
     }
 

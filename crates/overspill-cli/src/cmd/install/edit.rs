@@ -72,6 +72,11 @@ impl Parsed {
                 if !(value.is_object() || value.is_null()) {
                     return Err("it is JSON, but not an object".to_owned());
                 }
+                if let Format::Json { key, .. } = client.format()
+                    && value.get(key).is_some_and(|servers| !servers.is_object())
+                {
+                    return Err(format!("its `{key}` is not an object of servers"));
+                }
                 Doc::Json { root, value }
             }
             Format::CodexToml => Doc::Toml(
@@ -373,6 +378,84 @@ pub const CODEX_TIMEOUTS: &[&str] = &[
 /// The name of overspill's own entry in a client's configuration.
 pub const OURS: &str = "overspill";
 
+/// The keys of a client's JSON entry that mean the same behind overspill's gateway (or that
+/// install carries to overspill's own entry: Gemini CLI's `timeout` and `trust`); an entry with
+/// any other key stays, since the gateway would drop what it says (VS Code's `envFile`, Claude
+/// Code's `headersHelper`, Gemini CLI's `authProviderType`, …).
+const MOVABLE_KEYS: &[&str] = &[
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "httpUrl",
+    "type",
+    "headers",
+    "oauth",
+    "disabled",
+    "enabled",
+    "timeout",
+    "trust",
+    "description",
+];
+
+/// The variables VS Code (and the editors built on it, Cursor) fill in themselves: spelt as an
+/// environment variable would be, but no environment has them.
+const EDITOR_VARIABLES: &[&str] = &[
+    "userHome",
+    "workspaceFolder",
+    "workspaceFolderBasename",
+    "file",
+    "fileWorkspaceFolder",
+    "relativeFile",
+    "relativeFileDirname",
+    "fileBasename",
+    "fileBasenameNoExtension",
+    "fileExtname",
+    "fileDirname",
+    "fileDirnameBasename",
+    "cwd",
+    "lineNumber",
+    "selectedText",
+    "execPath",
+    "defaultBuildTask",
+    "pathSeparator",
+];
+
+/// The first `${…}` of an entry that overspill cannot fill in from the environment (VS Code's
+/// `${input:…}`, `${workspaceFolder}`, `${/}`, `${pathSeparator}`, …): only the client can.
+fn client_variable(entry: &Value) -> Option<String> {
+    let mut values = vec![entry];
+    while let Some(value) = values.pop() {
+        match value {
+            Value::String(text) => {
+                let editors = std::cell::RefCell::new(None);
+                let unfillable = overspill::config::expand_vars(text, |name| {
+                    if EDITOR_VARIABLES.contains(&name) {
+                        editors.borrow_mut().get_or_insert(format!("${{{name}}}"));
+                    }
+                    Some(String::new())
+                });
+                if let Some(variable) = editors.into_inner() {
+                    return Some(variable);
+                }
+                if unfillable.is_err()
+                    && let Some(start) = text.find("${")
+                {
+                    let end = text[start..]
+                        .find('}')
+                        .map_or(text.len(), |end| start + end + 1);
+                    return Some(text[start..end].to_owned());
+                }
+            }
+            Value::Array(items) => values.extend(items),
+            Value::Object(fields) => values.extend(fields.values()),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Why a client's JSON entry stays in the client, if it does.
 fn json_stays(client: Client, entry: &Value) -> Option<String> {
     let Some(object) = entry.as_object() else {
@@ -397,16 +480,19 @@ fn json_stays(client: Client, entry: &Value) -> Option<String> {
                 .to_owned(),
         );
     }
-    let text = entry.to_string();
-    if text.contains("${input:")
-        || text.contains("${workspaceFolder")
-        || text.contains("${userHome")
+    if let Some(variable) = client_variable(entry) {
+        return Some(format!(
+            "it uses the client's own variable `{variable}` (as VS Code's ${{input:…}}, \
+             ${{workspaceFolder}}), which only the client can fill in"
+        ));
+    }
+    if let Some(key) = object
+        .keys()
+        .find(|key| !MOVABLE_KEYS.contains(&key.as_str()))
     {
-        return Some(
-            "it uses the client's own variables (${input:…}, ${workspaceFolder}), which only the \
-             client can fill in"
-                .to_owned(),
-        );
+        return Some(format!(
+            "its `{key}` setting has no overspill equivalent, and would be lost behind it"
+        ));
     }
     if !(object.contains_key("command")
         || object.contains_key("url")
@@ -426,8 +512,18 @@ fn codex_entry(item: &toml_edit::Item) -> (Value, Option<String>) {
     let mut entry = Map::new();
     let mut headers = Map::new();
     let mut stays = None;
-    for (key, value) in table.iter() {
-        let Some(value) = value.as_value() else {
+    for (key, item) in table.iter() {
+        // `[mcp_servers.<name>.env]` and the like: a table of strings, as an inline one is.
+        if let Some(pairs) = item.as_table()
+            && matches!(key, "env" | "http_headers" | "env_http_headers")
+        {
+            for (name, value) in pairs.iter() {
+                let Some(text) = value.as_str() else { continue };
+                codex_pair(key, name, text, &mut entry, &mut headers);
+            }
+            continue;
+        }
+        let Some(value) = item.as_value() else {
             stays = Some(format!("`{key}` is a table overspill does not read"));
             continue;
         };
@@ -452,22 +548,7 @@ fn codex_entry(item: &toml_edit::Item) -> (Value, Option<String>) {
                 };
                 for (name, value) in pairs.iter() {
                     let Some(text) = value.as_str() else { continue };
-                    match key {
-                        "env" => {
-                            let env = entry
-                                .entry("env")
-                                .or_insert_with(|| Value::Object(Map::new()));
-                            if let Some(env) = env.as_object_mut() {
-                                env.insert(name.to_owned(), Value::String(text.to_owned()));
-                            }
-                        }
-                        "http_headers" => {
-                            headers.insert(name.to_owned(), Value::String(text.to_owned()));
-                        }
-                        _ => {
-                            headers.insert(name.to_owned(), Value::String(format!("${{{text}}}")));
-                        }
-                    }
+                    codex_pair(key, name, text, &mut entry, &mut headers);
                 }
             }
             "bearer_token_env_var" => {
@@ -503,6 +584,33 @@ fn codex_entry(item: &toml_edit::Item) -> (Value, Option<String>) {
         stays.get_or_insert_with(|| "it has no command or url".to_owned());
     }
     (Value::Object(entry), stays)
+}
+
+/// One pair of a Codex server's `env`, `http_headers` or `env_http_headers` (whose value names
+/// a variable: `${VAR}` in an `mcpServers` entry), into the entry or its headers.
+fn codex_pair(
+    key: &str,
+    name: &str,
+    text: &str,
+    entry: &mut Map<String, Value>,
+    headers: &mut Map<String, Value>,
+) {
+    match key {
+        "env" => {
+            let env = entry
+                .entry("env")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(env) = env.as_object_mut() {
+                env.insert(name.to_owned(), Value::String(text.to_owned()));
+            }
+        }
+        "http_headers" => {
+            headers.insert(name.to_owned(), Value::String(text.to_owned()));
+        }
+        _ => {
+            headers.insert(name.to_owned(), Value::String(format!("${{{text}}}")));
+        }
+    }
 }
 
 /// Overspill's own entry (`command`, `args` and its time limits) as a Codex table.

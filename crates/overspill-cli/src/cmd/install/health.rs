@@ -88,7 +88,8 @@ enum Health {
 /// Starts server `name` of `file` behind a proxy of its own and asks for its tools, within
 /// `limit`.
 fn check(exe: &Path, file: &Path, name: &str, limit: Duration) -> Health {
-    let child = Command::new(exe)
+    let mut command = Command::new(exe);
+    command
         .arg("mcp")
         .arg("--servers")
         .arg(file)
@@ -96,8 +97,11 @@ fn check(exe: &Path, file: &Path, name: &str, limit: Duration) -> Health {
         .arg(limit.as_secs().max(1).to_string())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
+        .stderr(Stdio::piped());
+    // A group of its own, so that the server under the proxy is stopped with it.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let child = command.spawn();
     let mut child = match child {
         Ok(child) => child,
         Err(error) => {
@@ -113,10 +117,11 @@ fn check(exe: &Path, file: &Path, name: &str, limit: Duration) -> Health {
             why: "cannot speak to overspill".to_owned(),
         };
     };
-    let said = std::thread::spawn(move || {
+    let (said, heard) = mpsc::channel();
+    std::thread::spawn(move || {
         let mut text = String::new();
         let _ = stderr.read_to_string(&mut text);
-        text
+        let _ = said.send(text);
     });
     let (answers, answered) = mpsc::channel();
     std::thread::spawn(move || {
@@ -177,11 +182,31 @@ fn check(exe: &Path, file: &Path, name: &str, limit: Duration) -> Health {
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
     }
+    // Its input closed, the proxy stops its server and ends; whatever is left then (a server
+    // that ignores it, a proxy that hangs) is killed, the whole group.
     drop(stdin);
-    let _ = child.kill();
+    let grace = std::time::Instant::now() + STOP_GRACE;
+    while matches!(child.try_wait(), Ok(None)) && std::time::Instant::now() < grace {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    stop_group(&mut child);
     let _ = child.wait();
-    let said = said.join().unwrap_or_default();
+    // What it said on stderr, unless a process outside the group still holds the pipe.
+    let said = heard.recv_timeout(STOP_GRACE).unwrap_or_default();
     health.unwrap_or_else(|| Health::Failed { why: reason(&said) })
+}
+
+/// How long a proxy whose input closed is given to stop its server and end.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// Kills the proxy `child` and every process of its group (its server among them).
+fn stop_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        let group = rustix::process::Pid::from_child(child);
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    }
+    let _ = child.kill();
 }
 
 /// The proxy's last words on stderr, as one line: why the server could not be started.

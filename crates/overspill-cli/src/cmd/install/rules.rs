@@ -108,6 +108,15 @@ pub fn keyed(
                 }
             }
             if why.is_none()
+                && let Some(list) = server_lists(&settings, server)
+            {
+                why = Some(format!(
+                    "Claude Code's `{list}` in {} names it, which would no longer apply behind \
+                     overspill",
+                    file.display()
+                ));
+            }
+            if why.is_none()
                 && let Some(matcher) = hook_matchers(&settings).find(|m| m.contains(&prefix))
             {
                 why = Some(format!(
@@ -229,6 +238,33 @@ fn rules_in<'a>(settings: &'a Value, list: &str) -> impl Iterator<Item = &'a str
         .into_iter()
         .flatten()
         .filter_map(Value::as_str)
+}
+
+/// The name of a Claude Code setting that turns `server` itself off (disables or denies it), in a settings file or in `~/.claude.json` (per project): behind overspill it would
+/// name a server Claude Code no longer sees.
+fn server_lists(settings: &Value, server: &str) -> Option<&'static str> {
+    let names = |list: Option<&Value>| -> bool {
+        list.and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .any(|item| {
+                item.as_str() == Some(server)
+                    || item.get("serverName").and_then(Value::as_str) == Some(server)
+            })
+    };
+    const LISTS: [&str; 3] = [
+        "disabledMcpServers",
+        "disabledMcpjsonServers",
+        "deniedMcpServers",
+    ];
+    let projects = settings
+        .get("projects")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|projects| projects.values());
+    std::iter::once(settings)
+        .chain(projects)
+        .find_map(|scope| LISTS.into_iter().find(|list| names(scope.get(*list))))
 }
 
 /// Every hook matcher of a settings file (`hooks.<event>[].matcher`).

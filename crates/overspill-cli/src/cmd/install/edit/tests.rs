@@ -160,3 +160,49 @@ fn json_servers_come_back_as_they_were_and_a_server_the_client_has_again_is_left
         serde_json::json!({"kept": {"command": "k"}, "docs": {"command": "d", "trust": true}})
     );
 }
+
+#[test]
+fn a_codex_server_with_sub_tables_moves_with_them() {
+    let text = "[mcp_servers.github]\ncommand = \"npx\"\nargs = [\"-y\", \"server-github\"]\n\n[mcp_servers.github.env]\nGITHUB_TOKEN = \"t\"\n";
+    let parsed = Parsed::parse(Client::Codex, text).unwrap();
+    let entries = parsed.entries();
+    assert!(entries[0].stays.is_none(), "{:?}", entries[0].stays);
+    assert_eq!(
+        entries[0].entry["env"],
+        serde_json::json!({"GITHUB_TOKEN": "t"})
+    );
+}
+
+#[test]
+fn a_setting_or_variable_the_gateway_cannot_carry_keeps_the_server_in_the_client() {
+    for (entry, said) in [
+        (r#"{"command": "x", "envFile": ".env"}"#, "`envFile`"),
+        (
+            r#"{"type": "http", "url": "https://x/mcp", "headersHelper": "h.sh"}"#,
+            "`headersHelper`",
+        ),
+        (
+            r#"{"command": "x", "args": ["${workspaceFolder}${/}data"]}"#,
+            "${workspaceFolder}",
+        ),
+        (
+            r#"{"command": "x", "args": ["a${pathSeparator}b"]}"#,
+            "${pathSeparator}",
+        ),
+    ] {
+        let text = format!(r#"{{"servers": {{"s": {entry}}}}}"#);
+        let parsed = Parsed::parse(Client::Vscode, &text).unwrap();
+        let stays = parsed.entries()[0].stays.clone();
+        assert!(
+            stays.as_deref().is_some_and(|why| why.contains(said)),
+            "{entry}: {stays:?}"
+        );
+    }
+    let text = r#"{"mcpServers": {"s": {"command": "x", "env": {"T": "${TOKEN:-none}"}, "trust": true, "timeout": 5000}}}"#;
+    assert!(
+        Parsed::parse(Client::GeminiCli, text).unwrap().entries()[0]
+            .stays
+            .is_none()
+    );
+    assert!(Parsed::parse(Client::Cursor, r#"{"mcpServers": ["keep-me"]}"#).is_err());
+}
