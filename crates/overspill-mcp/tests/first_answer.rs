@@ -262,13 +262,15 @@ async fn a_gateway_answers_discover_and_initialize_before_the_token_tables_are_r
     let gate = Gate::closed();
     let servers = vec![raw_member("one"), raw_member("two")];
     let mut session = start(gate, ProxyOptions::gateway(servers, Namespace::default()));
+    // A gateway speaks the 2025 revisions to its client: the probe is refused at once, and
+    // the client initializes (docs/mcp-proxy.md#revisions).
     let discovered = before_the_tables(
         gate,
         "server/discover",
         session.request(json!("d"), "server/discover", discover_params()),
     )
     .await;
-    assert_answered_by_the_proxy(&discovered);
+    assert_eq!(discovered["error"]["code"], -32601, "{discovered}");
     let initialized =
         before_the_tables(gate, "initialize", session.initialize(initialize_params())).await;
     assert_answered_by_the_proxy(&initialized);

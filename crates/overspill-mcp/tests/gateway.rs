@@ -424,6 +424,29 @@ async fn servers_that_agree_to_different_versions_make_the_session_speak_the_old
     );
 }
 
+async fn a_client_probing_server_discover_is_told_to_initialize_and_no_server_is_settled_by_it() {
+    let (mut session, _pad) = gateway(vec![
+        member("modern", &["--raw", "--settles"]),
+        member("old", &["--raw", "--version", "2025-06-18"]),
+    ]);
+    let params = json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                  "io.modelcontextprotocol/clientCapabilities": {}}});
+    let probe = session
+        .request(json!("probe"), "server/discover", params)
+        .await;
+    assert_eq!(probe["error"]["code"], -32601, "{probe}");
+    // The client falls back to `initialize`: every server joins, the modern one too.
+    let init = session.initialize_plain().await;
+    assert!(init.get("result").is_some(), "{init}");
+    let names = tool_names(&mut session, "list").await;
+    for server in ["modern__", "old__"] {
+        assert!(
+            names.iter().any(|name| name.starts_with(server)),
+            "{names:?}"
+        );
+    }
+}
+
 async fn reload_adds_removes_and_changes_servers_under_a_connected_client() {
     let reload = Reload::new(vec![member("a", &[]), member("b", &[])]);
     let options = ProxyOptions::gateway(Vec::new(), Namespace::default()).with_reload(&reload);
@@ -645,6 +668,7 @@ cases!(
     prompts_resources_progress_and_logs_are_routed_by_server,
     reload_adds_removes_and_changes_servers_under_a_connected_client,
     servers_that_agree_to_different_versions_make_the_session_speak_the_oldest,
+    a_client_probing_server_discover_is_told_to_initialize_and_no_server_is_settled_by_it,
     a_server_that_never_answers_initialize_keeps_neither_the_answer_nor_the_others_tools,
     a_server_that_answers_initialize_after_the_deadline_is_offered_with_list_changed,
     a_call_to_a_server_that_is_not_there_names_it_why_its_log_and_overspill_status,

@@ -740,16 +740,29 @@ impl Relay {
                 });
             }
             "ping" => self.answer(&id, &json!({})).await,
-            "initialize" | "server/discover" => {
+            "initialize" => {
                 let relay = self.clone();
-                let method = method.to_owned();
                 // Set before the next client message is read; cleared when the answer is sent,
                 // or when the job ends in any other way.
-                let running = (method == "initialize").then(|| Initializing::start(self));
+                let running = Initializing::start(self);
                 self.0.job(move |_| async move {
-                    relay.initialize(&method, message).await;
+                    relay.initialize(message).await;
                     drop(running);
                 });
+            }
+            // The gateway speaks the 2025 revisions to its client (docs/mcp-proxy.md#revisions):
+            // a client that probes for 2026-07-28 is told there is no such method, as by a
+            // 2025-era server, and initializes. No server is asked: one asked `server/discover`
+            // settles its connection on 2026-07-28 and then refuses the `initialize` that the
+            // client's fallback brings, which withdrew it until its restart.
+            "server/discover" => {
+                self.refuse(
+                    &id,
+                    METHOD_NOT_FOUND,
+                    "overspill's gateway speaks the 2025 protocol revisions to its client: \
+                     send initialize",
+                )
+                .await;
             }
             "tools/list" | "prompts/list" => {
                 let catalog = if method == "tools/list" {
@@ -954,62 +967,40 @@ impl Relay {
         )
     }
 
-    /// The client's `initialize` (or `server/discover`), asked of every running server at once;
-    /// the answer is the union of the answers that came within `--answer-within`, or as soon
-    /// as every server answered (docs/mcp-proxy.md#several-servers). A server that answers
-    /// `initialize` later joins then, as a restarted one does ([`Relay::rejoin`]).
-    async fn initialize(&self, method: &str, message: Message) {
+    /// The client's `initialize`, asked of every running server at once; the answer is the
+    /// union of the answers that came within `--answer-within`, or as soon as every server
+    /// answered (docs/mcp-proxy.md#several-servers). A server that answers later joins then, as
+    /// a restarted one does ([`Relay::rejoin`]).
+    async fn initialize(&self, message: Message) {
         let gateway = self.gateway();
         let params = message::params(&message.text);
-        let initialize = method == "initialize";
-        if initialize {
-            gateway.state().client_init = Some(params.clone());
-        }
+        gateway.state().client_init = Some(params.clone());
         let servers: Vec<usize> = (0..self.count())
             .filter(|index| self.alive(*index))
             .collect();
         let deadline = tokio::time::sleep(self.0.answer_within);
         tokio::pin!(deadline);
         let mut joined: Vec<(usize, Value)> = Vec::new();
-        if initialize {
-            // Each joins on a task of its own, for the run that was asked (a late answer
-            // neither marks a restarted server joined nor stops it), and goes on joining
-            // after the deadline.
-            let mut joining: FuturesUnordered<_> = servers
-                .iter()
-                .map(|&index| {
-                    let relay = self.clone();
-                    let run = self.0.member(index).run();
-                    tokio::spawn(async move { Some((index, relay.rejoin(index, run).await?)) })
-                })
-                .collect();
-            loop {
-                tokio::select! {
-                    next = joining.next() => match next {
-                        Some(Ok(Some(answer))) => joined.push(answer),
-                        Some(_) => {}
-                        None => break,
-                    },
-                    () = &mut deadline => break,
-                }
+        // Each joins on a task of its own, for the run that was asked (a late answer neither
+        // marks a restarted server joined nor stops it), and goes on joining after the
+        // deadline.
+        let mut joining: FuturesUnordered<_> = servers
+            .iter()
+            .map(|&index| {
+                let relay = self.clone();
+                let run = self.0.member(index).run();
+                tokio::spawn(async move { Some((index, relay.rejoin(index, run).await?)) })
+            })
+            .collect();
+        loop {
+            tokio::select! {
+                next = joining.next() => match next {
+                    Some(Ok(Some(answer))) => joined.push(answer),
+                    Some(_) => {}
+                    None => break,
+                },
+                () = &mut deadline => break,
             }
-        } else {
-            let limit = self.0.answer_within.min(self.0.init_timeout);
-            let answers = join_all(servers.iter().map(|&index| {
-                let params = params.clone();
-                async move {
-                    match self.ask_within(index, method, params, Some(limit)).await {
-                        Ok(result) => Some((index, result)),
-                        Err(refusal) => {
-                            let server = self.0.member(index);
-                            tracing::warn!(server = %server.name, "the MCP server {} did not answer {method}: {}; its diagnostics are in {}", server.label, refusal.describe(), server.diagnostics);
-                            None
-                        }
-                    }
-                }
-            }))
-            .await;
-            joined.extend(answers.into_iter().flatten());
         }
         // In the configured order, whichever answered first.
         joined.sort_by_key(|(index, _)| *index);

@@ -2,7 +2,8 @@
 //! extension fields everywhere, tasks, `input_required` results, server→client requests with
 //! ids of its own, custom methods. Run as the test binary with
 //! `--overspill-mcp-fixture --raw` (`--silent`: it never answers `initialize`; `--version V`: it
-//! answers it with protocol version V; `--init-delay MS`: it answers it MS milliseconds late).
+//! answers it with protocol version V; `--init-delay MS`: it answers it MS milliseconds late;
+//! `--settles`: after `server/discover` it refuses `initialize`, as the Python SDK 2.x does).
 //!
 //! Tools: `vendor` (a small result full of extension fields), `progress` (one
 //! `notifications/progress` when the call carries a `progressToken`), `big` (a large text with
@@ -94,6 +95,10 @@ pub fn run() {
         .and_then(|at| args.get(at + 1))
         .and_then(|ms| ms.parse().ok())
         .map(std::time::Duration::from_millis);
+    // `--settles`: once asked `server/discover`, the connection serves 2026-07-28 only and
+    // refuses `initialize`, as the Python SDK 2.x server over stdio does.
+    let settles = args.iter().any(|arg| arg == "--settles");
+    let mut settled = false;
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     let send = |message: Value| send_raw(message.to_string().as_bytes());
@@ -106,6 +111,9 @@ pub fn run() {
         let answer = |result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
         match message.get("method").and_then(Value::as_str) {
             Some("initialize") if silent => {}
+            Some("initialize") if settled => send(json!({"jsonrpc": "2.0", "id": id, "error": {
+                "code": -32022,
+                "message": "connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted"}})),
             Some("initialize") => {
                 if let Some(delay) = init_delay {
                     std::thread::sleep(delay);
@@ -120,12 +128,15 @@ pub fn run() {
                 })));
             }
             Some("server/discover") if silent => {}
-            Some("server/discover") => send(answer(json!({
+            Some("server/discover") => {
+                settled = settles;
+                send(answer(json!({
                 "supportedVersions": ["2026-07-28"],
                 "capabilities": {"tools": {}, "logging": {}},
                 "serverInfo": {"name": "raw", "version": "1"},
                 "instructions": INSTRUCTIONS,
-            }))),
+                })));
+            }
             Some("tools/list") => send(answer(json!({"tools": tools()}))),
             Some("tools/call") => {
                 let name = params["name"].as_str().unwrap_or_default();
