@@ -72,9 +72,8 @@ pub const MAX_LINE_BYTES: usize = 256 << 20;
 /// How long the upstream server may take to answer the client's `initialize`, by default.
 pub const DEFAULT_INIT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// How long a gateway waits for its servers before it answers the client's `initialize` (or
-/// `server/discover`) with those that answered, by default: below the 30 s Claude Code gives a
-/// server to connect. The others join when they answer, announced with `list_changed`
+/// How long a gateway waits for its servers before it answers the client's `initialize` with
+/// those that answered, by default: below the 30 s Claude Code gives a server to connect. The others join when they answer, announced with `list_changed`
 /// (docs/mcp-proxy.md#when-a-server-fails).
 pub const DEFAULT_ANSWER_WITHIN: Duration = Duration::from_secs(25);
 
