@@ -66,7 +66,7 @@ pub fn print_servers_file(file: &Path, timeout: u64) -> anyhow::Result<bool> {
             Health::Disabled => println!("  – {name}: disabled in the servers file"),
             Health::Failed { why } => {
                 all_well = false;
-                println!("  ✘ {name}: {why}");
+                println!("  ✘ {name}: {}", one_line(&why));
                 if let Ok(log) = crate::cmd::mcp::gateway_server_log(file, name)
                     && log.exists()
                 {
@@ -209,18 +209,35 @@ fn stop_group(child: &mut std::process::Child) {
     let _ = child.kill();
 }
 
-/// The proxy's last words on stderr, as one line: why the server could not be started.
+/// The proxy's last words on stderr, as one line: why the server could not be started. A
+/// message of the proxy's own (`overspill: …`) may span lines (a server's command holds a
+/// newline); it is taken whole.
 fn reason(stderr: &str) -> String {
     let lines: Vec<&str> = stderr
         .lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty())
+        .filter(|line| !line.trim().is_empty())
         .collect();
-    match lines.last() {
-        Some(last) => last
-            .strip_prefix("overspill mcp: ")
-            .unwrap_or(last)
-            .to_owned(),
-        None => "overspill stopped without saying why".to_owned(),
+    let own = lines
+        .iter()
+        .rposition(|line| line.starts_with("overspill: ") || line.starts_with("overspill mcp: "));
+    let said = match own {
+        Some(at) => lines[at..].join(" "),
+        None => lines
+            .last()
+            .map(|line| (*line).to_owned())
+            .unwrap_or_default(),
+    };
+    let said = said
+        .strip_prefix("overspill mcp: ")
+        .or_else(|| said.strip_prefix("overspill: "))
+        .unwrap_or(&said);
+    match one_line(said) {
+        line if line.is_empty() => "overspill stopped without saying why".to_owned(),
+        line => line,
     }
+}
+
+/// `text` with each run of white space (newlines too) made one space.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
