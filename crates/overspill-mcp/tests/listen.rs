@@ -806,9 +806,10 @@ async fn a_session_with_an_open_stream_or_a_call_in_flight_is_never_reclaimed() 
     let streaming = proxy.open_session().await;
     let get = proxy.open_get(&streaming).await;
     let calling = proxy.open_session().await;
-    // A slow call whose client hangs up: its stream is gone, the call is still in flight.
+    // A slow call whose client hangs up: its stream is gone, the call is still in flight (long
+    // enough for a loaded machine; it is cancelled at the end).
     let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                      "params": {"name": "sleep", "arguments": {"ms": 3_000}}});
+                      "params": {"name": "sleep", "arguments": {"ms": 60_000}}});
     let pending = proxy
         .http
         .post(&proxy.url)
@@ -850,6 +851,9 @@ async fn a_session_with_an_open_stream_or_a_call_in_flight_is_never_reclaimed() 
         alive(&proxy, &calling).await,
         "the session with a call in flight was kept"
     );
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 3}});
+    proxy.post(Some(&calling), cancel, &[]).await;
     proxy.stop().await;
 }
 
