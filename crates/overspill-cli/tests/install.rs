@@ -50,10 +50,8 @@ fn client_configs() -> Vec<(&'static str, &'static str, String)> {
 fn install_routes_each_clients_servers_through_one_gateway_and_uninstall_restores_the_file_byte_for_byte()
  {
     for (client, file, text) in client_configs() {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("home");
-        let config = dir.path().join(file);
-        std::fs::write(&config, &text).unwrap();
+        let fixture = Client::with_text(client, file, &text);
+        let (home, config) = (fixture.home.clone(), fixture.config.clone());
         let install = [
             "install",
             client,
@@ -61,8 +59,7 @@ fn install_routes_each_clients_servers_through_one_gateway_and_uninstall_restore
             path(&config),
             "--no-status",
         ];
-        let out = installer(&home, &install);
-        assert!(out.status.success(), "{client}: {}", stderr(&out));
+        let out = fixture.install();
         let said = stdout(&out);
         assert!(said.contains("files, remote"), "{client}: {said}");
         assert!(said.contains("`old` stays"), "{client}: {said}");
@@ -267,18 +264,9 @@ fn servers_of(client: &str, text: &str) -> Vec<String> {
 fn uninstall_after_the_client_rewrote_its_file_puts_every_server_back_and_keeps_what_the_client_wrote()
  {
     for (client, file, text) in client_configs() {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("home");
-        let config = dir.path().join(file);
-        std::fs::write(&config, &text).unwrap();
-        let install = [
-            "install",
-            client,
-            "--config-file",
-            path(&config),
-            "--no-status",
-        ];
-        assert!(installer(&home, &install).status.success(), "{client}");
+        let fixture = Client::with_text(client, file, &text);
+        let (home, config) = (fixture.home.clone(), fixture.config.clone());
+        fixture.install();
         // The client runs: it rewrites its file and a server is added to it.
         let written = client_writes(client, &std::fs::read_to_string(&config).unwrap());
         std::fs::write(&config, &written).unwrap();
@@ -339,6 +327,11 @@ struct Client {
 impl Client {
     /// `name`'s file `file` holding `servers`.
     fn new(name: &'static str, file: &str, servers: Value) -> Client {
+        Client::with_text(name, file, &json!({ "mcpServers": servers }).to_string())
+    }
+
+    /// `name`'s file `file` holding `text`.
+    fn with_text(name: &'static str, file: &str, text: &str) -> Client {
         let dir = tempfile::tempdir().unwrap();
         let client = Client {
             home: dir.path().join("home"),
@@ -346,7 +339,7 @@ impl Client {
             _dir: dir,
             name,
         };
-        client.write(&json!({ "mcpServers": servers }));
+        std::fs::write(&client.config, text).unwrap();
         client
     }
 

@@ -418,13 +418,7 @@ fn base_of(places: &Places) -> PathBuf {
 /// Whether an `overspill` entry is the one install wrote: it starts the gateway of
 /// `servers_file`.
 fn starts_servers_file(entry: &Value, servers_file: &Path) -> bool {
-    let args: Vec<&str> = entry
-        .get("args")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let args: Vec<&str> = edit::args_of(entry).collect();
     args.windows(2)
         .any(|pair| pair[0] == "--servers" && Path::new(pair[1]) == servers_file)
 }

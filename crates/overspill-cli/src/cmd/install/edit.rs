@@ -586,6 +586,16 @@ fn codex_entry(item: &toml_edit::Item) -> (Value, Option<String>) {
     (Value::Object(entry), stays)
 }
 
+/// The `args` of an `mcpServers` entry, those that are strings.
+pub fn args_of(entry: &Value) -> impl Iterator<Item = &str> {
+    entry
+        .get("args")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+}
+
 /// One pair of a Codex server's `env`, `http_headers` or `env_http_headers` (whose value names
 /// a variable: `${VAR}` in an `mcpServers` entry), into the entry or its headers.
 fn codex_pair(
@@ -619,13 +629,7 @@ fn codex_table(ours: &Value) -> toml_edit::Table {
     if let Some(command) = ours.get("command").and_then(Value::as_str) {
         table.insert("command", toml_edit::value(command));
     }
-    let args: toml_edit::Array = ours
-        .get("args")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let args: toml_edit::Array = args_of(ours).collect();
     table.insert("args", toml_edit::value(args));
     for key in CODEX_TIMEOUTS {
         if let Some(seconds) = ours.get(*key).and_then(Value::as_i64) {
