@@ -153,7 +153,9 @@ impl TokenCounter for OpenAiEncoding {
     }
 
     fn is_prepared(&self) -> bool {
-        self.tokenizer.get().is_some()
+        // `prepare` ends with the longest token known, which needs the tables: a count waits
+        // for neither once it is set.
+        self.longest_token.get().is_some()
     }
 
     fn fits_within(&self, text: &str, limit: usize) -> bool {

@@ -587,10 +587,7 @@ impl Relay {
         let gateway = self.gateway();
         let member = self.0.server(index)?;
         let fresh = member.capabilities_unknown();
-        let (params, level) = {
-            let state = gateway.state();
-            (state.client_init.clone(), state.level.clone())
-        };
+        let params = gateway.state().client_init.clone();
         let result = match self.join(index, params?).await {
             Ok(result) => result,
             Err(refusal) => {
@@ -612,16 +609,20 @@ impl Relay {
             let text = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
             self.0.send_server(index, text.to_string()).await;
         }
+        if !member.joined(run) {
+            // It went while it joined: its next run joins again.
+            return None;
+        }
+        // The level the client set by now, read once the server is ready: one the client sets
+        // later reaches it as it reaches every ready server, so that a server that joins late
+        // misses none.
+        let level = gateway.state().level.clone();
         if let Some(level) = level
             && self.has(index, "logging")
         {
             let _ = self
                 .ask(index, "logging/setLevel", json!({"level": level}))
                 .await;
-        }
-        if !member.joined(run) {
-            // It went while it joined: its next run joins again.
-            return None;
         }
         let (said, how) = if fresh {
             ("joined", "offered")

@@ -16,7 +16,8 @@
 //! its id last as the TypeScript SDK writes it, or first), `numbers` (structured content with
 //! numbers beyond f64, `-0`, `1.0` and `1E2`, padded to `pad` bytes). `server/discover` (the
 //! 2026-07-28 revision's stateless start) is answered as `initialize` is; `custom/echo` returns its params;
-//! `notifications/cancelled` is answered with a log notification naming the request.
+//! `notifications/cancelled` is answered with a log notification naming the request, and
+//! `logging/setLevel` with one naming the level.
 
 use std::io::{BufRead, Write};
 
@@ -237,6 +238,11 @@ pub fn run() {
             }
             Some("tasks/result") => send(answer(big_result())),
             Some("custom/echo") => send(answer(params)),
+            Some("logging/setLevel") => {
+                send(answer(json!({})));
+                send(json!({"jsonrpc": "2.0", "method": "notifications/message",
+                    "params": {"level": "warning", "data": format!("level set to {}", params["level"])}}));
+            }
             Some("ping") => send(answer(json!({}))),
             Some("notifications/cancelled") => send(json!({"jsonrpc": "2.0",
                 "method": "notifications/message",
