@@ -1065,13 +1065,47 @@ impl Relay {
     /// Every joined server's tools (or prompts), all pages, under their offered names; the
     /// table that routes them is kept. Tools end with the exploration tools.
     async fn gather(&self, catalog: Catalog) -> Value {
-        let gateway = self.gateway();
-        let servers: Vec<usize> = (0..self.count())
+        // A server that joins (or goes) while the lists are asked for makes them stale: they
+        // are asked for again, a few times at most, so that the answer, and the routing table
+        // kept, hold every server ready by its end.
+        let mut servers = self.listing(catalog);
+        for _ in 0..3 {
+            let (answer, table) = self.gather_from(catalog, &servers).await;
+            let now = self.listing(catalog);
+            if now == servers {
+                self.keep_table(catalog, table);
+                return answer;
+            }
+            servers = now;
+        }
+        let (answer, table) = self.gather_from(catalog, &servers).await;
+        self.keep_table(catalog, table);
+        answer
+    }
+
+    /// The servers whose tools (or prompts) a list holds: those ready, with the capability.
+    fn listing(&self, catalog: Catalog) -> Vec<usize> {
+        (0..self.count())
             .filter(|index| {
                 self.ready(*index)
                     && (catalog == Catalog::Tools || self.has(*index, catalog.field()))
             })
-            .collect();
+            .collect()
+    }
+
+    /// Keeps the table that routes the offered names.
+    fn keep_table(&self, catalog: Catalog, table: NameTable) {
+        let mut state = self.gateway().state();
+        match catalog {
+            Catalog::Tools => state.tools = Some(table),
+            Catalog::Prompts => state.prompts = Some(table),
+        }
+    }
+
+    /// The list of `servers`' tools (or prompts), all pages, under their offered names, and
+    /// the table of those names.
+    async fn gather_from(&self, catalog: Catalog, servers: &[usize]) -> (Value, NameTable) {
+        let gateway = self.gateway();
         let lists = join_all(
             servers
                 .iter()
@@ -1129,17 +1163,10 @@ impl Relay {
                 offered.push(entry);
             }
         }
-        {
-            let mut state = gateway.state();
-            match catalog {
-                Catalog::Tools => state.tools = Some(table),
-                Catalog::Prompts => state.prompts = Some(table),
-            }
-        }
         if catalog == Catalog::Tools {
             offered.extend(exploration.definitions.iter().cloned());
         }
-        json!({ catalog.field(): offered })
+        (json!({ catalog.field(): offered }), table)
     }
 
     /// Every page of server `index`'s tools (or prompts); what a failing server gave is
