@@ -63,11 +63,6 @@ fn made(what: &str) -> Option<Made> {
 }
 
 impl Made {
-    /// `overspill@<version>`, as npx and uvx name it.
-    fn pinned(&self) -> String {
-        format!("overspill@{}", self.version)
-    }
-
     /// A command with no way to reach a registry or a cache outside the scratch directory.
     fn offline(&self, program: impl AsRef<OsStr>) -> Command {
         let mut command = Command::new(program);
@@ -87,6 +82,28 @@ impl Made {
             .env("UV_CACHE_DIR", self.scratch.path().join("uv-cache"))
             .env("OVERSPILL_CACHE_DIR", self.scratch.path().join("cache"));
         command
+    }
+
+    /// The command `line` that install wrote starts the copy of the binary kept in the user's
+    /// data directory, and that copy runs, at this version.
+    fn assert_stable_copy(&self, line: &[String]) {
+        let copy = self
+            .scratch
+            .path()
+            .join("home/.local/share/overspill/bin/overspill");
+        assert_eq!(line[0], copy.to_string_lossy(), "{line:?}");
+        assert_eq!(line[1], "mcp", "{line:?}");
+        let output = self
+            .offline(&copy)
+            .arg("--version")
+            .output()
+            .expect("the copy runs");
+        let said = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success() && said.contains(&self.version),
+            "the copy said {said:?} ({})",
+            output.status
+        );
     }
 
     /// Runs `overspill tour` as `command` and the Python SDK client's checks through
@@ -191,7 +208,8 @@ fn npm_packages_install_offline_into_an_empty_prefix_and_run_the_tour_and_a_prox
     made.tour_and_proxy(npx, &prefix.join("node_modules/.bin/overspill"));
 
     // `npx -y overspill install <client>`: npx's copy lives in its cache, so the client is
-    // told to start overspill the same way, at this version.
+    // told to start a copy of the binary kept in the user's data directory, which outlives the
+    // cache (docs/clients.md#the-command-the-client-starts).
     let mut npx = made.offline("npx");
     npx.current_dir(made.scratch.path())
         .args(["--yes", "--offline", "--package"])
@@ -200,12 +218,8 @@ fn npm_packages_install_offline_into_an_empty_prefix_and_run_the_tour_and_a_prox
         .arg(native)
         .arg("overspill");
     let line = installed_entry(&made, npx, "npx");
-    // Node and npm's npx script by absolute paths: a desktop client may not have Node on PATH.
-    assert!(
-        Path::new(&line[0]).is_absolute() && line[1].ends_with("npx-cli.js"),
-        "{line:?}"
-    );
-    assert_eq!(line[2..5], ["-y", &made.pinned(), "mcp"], "{line:?}");
+    fs::remove_dir_all(made.scratch.path().join("npm-cache")).expect("the npx cache is cleaned");
+    made.assert_stable_copy(&line);
 }
 
 #[test]
@@ -269,14 +283,13 @@ fn the_wheel_installs_into_a_fresh_venv_and_runs_with_uvx_the_tour_and_a_proxied
     );
     made.tour_and_proxy(made.offline(&through_uvx), &through_uvx);
 
-    // `uvx overspill install <client>`: uvx's copy lives in its cache, so the client is told to
-    // start overspill the same way, at this version.
+    // `uvx overspill install <client>`: uvx's copy lives in its cache, and one installed with
+    // pip in a Python environment that an upgrade of Python may remove: the client is told to
+    // start the copy kept in the user's data directory.
     let line = installed_entry(&made, made.offline(&through_uvx), "uvx");
-    assert!(line[0].ends_with("/uvx"), "{line:?}");
-    assert_eq!(line[1..3], [&made.pinned(), "mcp"], "{line:?}");
-    // Installed with pip, the binary is on the venv's PATH as itself.
+    made.assert_stable_copy(&line);
     let line = installed_entry(&made, made.offline(&installed), "venv");
-    assert_eq!(line[0], installed.to_string_lossy(), "{line:?}");
+    made.assert_stable_copy(&line);
 }
 
 #[test]
