@@ -152,6 +152,27 @@ async fn before_the_tables<T>(gate: &Gate, what: &str, answer: impl Future<Outpu
     }
 }
 
+/// `initialize` then `tools/list`, each answered before the token tables are ready (the
+/// first by the proxy, with its line about the exploration tools): the tools listed.
+async fn initialize_and_list_before_the_tables(
+    gate: &Gate,
+    session: &mut RawSession,
+) -> Vec<Value> {
+    let initialized =
+        before_the_tables(gate, "initialize", session.initialize(initialize_params())).await;
+    assert_answered_by_the_proxy(&initialized);
+    let listed = before_the_tables(
+        gate,
+        "tools/list",
+        session.request(json!("l"), "tools/list", json!({})),
+    )
+    .await;
+    listed["result"]["tools"]
+        .as_array()
+        .cloned()
+        .unwrap_or_else(|| panic!("no tools listed: {listed}"))
+}
+
 /// The 2026-07-28 revision's stateless start: no `initialize`, the envelope in `_meta`.
 fn discover_params() -> Value {
     json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -192,19 +213,8 @@ async fn a_proxy_answers_discover_and_initialize_before_the_token_tables_are_rea
     )
     .await;
     assert_answered_by_the_proxy(&discovered);
-    let initialized =
-        before_the_tables(gate, "initialize", session.initialize(initialize_params())).await;
-    assert_answered_by_the_proxy(&initialized);
-    let listed = before_the_tables(
-        gate,
-        "tools/list",
-        session.request(json!("l"), "tools/list", json!({})),
-    )
-    .await;
-    assert!(
-        listed["result"]["tools"].as_array().unwrap().len() > 9,
-        "{listed}"
-    );
+    let tools = initialize_and_list_before_the_tables(gate, &mut session).await;
+    assert!(tools.len() > 9, "{tools:?}");
 
     // The first large result needs a count: it waits for the tables, and is then stored.
     session
@@ -271,19 +281,10 @@ async fn a_gateway_answers_discover_and_initialize_before_the_token_tables_are_r
     )
     .await;
     assert_eq!(discovered["error"]["code"], -32601, "{discovered}");
-    let initialized =
-        before_the_tables(gate, "initialize", session.initialize(initialize_params())).await;
-    assert_answered_by_the_proxy(&initialized);
-    let listed = before_the_tables(
-        gate,
-        "tools/list",
-        session.request(json!("l"), "tools/list", json!({})),
-    )
-    .await;
-    let names = listed["result"]["tools"].as_array().unwrap();
+    let tools = initialize_and_list_before_the_tables(gate, &mut session).await;
     assert!(
-        names.iter().any(|tool| tool["name"] == "two__big"),
-        "{listed}"
+        tools.iter().any(|tool| tool["name"] == "two__big"),
+        "{tools:?}"
     );
     gate.open();
     session.proxy.abort();
@@ -309,19 +310,8 @@ async fn a_url_proxy_answers_initialize_before_the_token_tables_are_ready() {
     let gate = Gate::closed();
     let options = ProxyOptions::remote("fixture", Remote::new(&url).unwrap());
     let mut session = start(gate, options);
-    let initialized =
-        before_the_tables(gate, "initialize", session.initialize(initialize_params())).await;
-    assert_answered_by_the_proxy(&initialized);
-    let listed = before_the_tables(
-        gate,
-        "tools/list",
-        session.request(json!("l"), "tools/list", json!({})),
-    )
-    .await;
-    assert!(
-        listed["result"]["tools"].as_array().unwrap().len() > 9,
-        "{listed}"
-    );
+    let tools = initialize_and_list_before_the_tables(gate, &mut session).await;
+    assert!(tools.len() > 9, "{tools:?}");
     gate.open();
     session.proxy.abort();
 }
