@@ -47,7 +47,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod support;
-use support::{first_answer, http_client, http_upstream, session, upstream};
+use support::{first_answer, http_client, http_upstream, median, session, upstream};
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -804,13 +804,4 @@ fn peak_rss_bytes(pid: u32) -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
-}
-
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort_unstable();
-    match times.len() {
-        0 => Duration::ZERO,
-        n if n % 2 == 1 => times[n / 2],
-        n => (times[n / 2 - 1] + times[n / 2]) / 2,
-    }
 }

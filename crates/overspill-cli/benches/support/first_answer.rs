@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::median;
 use super::session::is_response_to;
 
 /// How long the server waits before it reads (and so answers) anything.
@@ -136,13 +137,4 @@ fn first_answer(mut command: Command, opening: Opening) -> Duration {
     drop(input);
     assert!(child.wait().unwrap().success(), "{opening:?}: it failed");
     took
-}
-
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort_unstable();
-    match times.len() {
-        0 => Duration::ZERO,
-        n if n % 2 == 1 => times[n / 2],
-        n => (times[n / 2 - 1] + times[n / 2]) / 2,
-    }
 }
