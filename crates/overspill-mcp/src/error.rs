@@ -144,6 +144,14 @@ pub enum ProxyError {
     /// The upstream server's stdout or stdin closed, or waiting for it failed.
     #[error("lost the upstream server: {0}")]
     UpstreamLost(String),
+    /// A gateway's server answered `initialize` with an error, or went while it was asked.
+    #[error("the MCP server {server} did not initialize: {why}")]
+    InitRefused {
+        /// The server, as its name and what runs it.
+        server: String,
+        /// What it answered, or how it went.
+        why: String,
+    },
 }
 
 impl ProxyError {
@@ -157,6 +165,7 @@ impl ProxyError {
                 after.as_secs_f64()
             ),
             ProxyError::UpstreamExited { status } => format!("exited ({status})"),
+            ProxyError::InitRefused { why, .. } => format!("did not initialize: {why}"),
             other => other.to_string(),
         }
     }

@@ -257,6 +257,33 @@ async fn a_server_that_does_not_start_leaves_the_others_answering() {
     );
 }
 
+async fn a_server_that_refuses_initialize_is_reported_once_by_name_and_the_others_answer() {
+    let (mut session, _pad) = gateway(vec![
+        member("a", &[]),
+        member("no", &["--raw", "--refuses"]),
+    ]);
+    let init = session.initialize_plain().await;
+    assert!(init["result"].is_object(), "{init}");
+    let said = wait_for(&mut session, "the refusal reported", |message| {
+        is_log_containing(message, "`no` did not initialize")
+    })
+    .await;
+    let text = said["params"]["data"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(text.contains("not today"), "{text}");
+    assert_eq!(
+        text.matches("the MCP server").count(),
+        1,
+        "named once: {text}"
+    );
+    assert_eq!(
+        self::text(&session.call(1, "a__small", json!({})).await),
+        fixture::SMALL
+    );
+}
+
 async fn a_server_silent_at_initialize_is_withdrawn_and_the_others_answer() {
     let (mut session, _pad) = gateway(vec![
         member("a", &[]),
@@ -678,6 +705,7 @@ cases!(
     explorations_of_two_servers_outputs_draw_on_one_budget_and_one_usage_event,
     a_server_that_does_not_start_leaves_the_others_answering,
     a_server_silent_at_initialize_is_withdrawn_and_the_others_answer,
+    a_server_that_refuses_initialize_is_reported_once_by_name_and_the_others_answer,
     a_server_killed_mid_session_is_withdrawn_then_restarted,
     prompts_resources_progress_and_logs_are_routed_by_server,
     reload_adds_removes_and_changes_servers_under_a_connected_client,

@@ -661,11 +661,10 @@ impl Relay {
                 after: self.0.init_timeout,
                 diagnostics: server.diagnostics.clone(),
             },
-            other => crate::error::ProxyError::UpstreamLost(format!(
-                "the MCP server {} did not initialize: {}",
-                server.label,
-                other.describe()
-            )),
+            other => crate::error::ProxyError::InitRefused {
+                server: server.label.clone(),
+                why: other.describe(),
+            },
         };
         self.0.fail_run(index, run, error);
     }

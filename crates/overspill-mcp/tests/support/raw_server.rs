@@ -3,7 +3,8 @@
 //! ids of its own, custom methods. Run as the test binary with
 //! `--overspill-mcp-fixture --raw` (`--silent`: it never answers `initialize`; `--version V`: it
 //! answers it with protocol version V; `--init-delay MS`: it answers it MS milliseconds late;
-//! `--settles`: after `server/discover` it refuses `initialize`, as the Python SDK 2.x does).
+//! `--settles`: after `server/discover` it refuses `initialize`, as the Python SDK 2.x does;
+//! `--refuses`: it answers `initialize` with an error).
 //!
 //! Tools: `vendor` (a small result full of extension fields), `progress` (one
 //! `notifications/progress` when the call carries a `progressToken`), `big` (a large text with
@@ -99,6 +100,8 @@ pub fn run() {
     // `--settles`: once asked `server/discover`, the connection serves 2026-07-28 only and
     // refuses `initialize`, as the Python SDK 2.x server over stdio does.
     let settles = args.iter().any(|arg| arg == "--settles");
+    // `--refuses`: `initialize` is answered with an error.
+    let refuses = args.iter().any(|arg| arg == "--refuses");
     let mut settled = false;
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
@@ -112,6 +115,8 @@ pub fn run() {
         let answer = |result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
         match message.get("method").and_then(Value::as_str) {
             Some("initialize") if silent => {}
+            Some("initialize") if refuses => send(json!({"jsonrpc": "2.0", "id": id, "error": {
+                "code": -32603, "message": "not today"}})),
             Some("initialize") if settled => send(json!({"jsonrpc": "2.0", "id": id, "error": {
                 "code": -32022,
                 "message": "connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted"}})),
