@@ -588,7 +588,10 @@ async fn a_server_that_answers_initialize_after_the_deadline_is_offered_with_lis
     let mut session = answering_within(
         vec![
             member("a", &[]),
-            member("late", &["--raw", "--init-delay", "20000"]),
+            member(
+                "late",
+                &["--raw", "--init-delay", "20000", "--version", "2025-03-26"],
+            ),
         ],
         Duration::from_secs(10),
     );
@@ -614,6 +617,14 @@ async fn a_server_that_answers_initialize_after_the_deadline_is_offered_with_lis
     assert_eq!(set["result"], json!({}), "{set}");
     wait_for(&mut session, "the late server joining", |message| {
         is_log_containing(message, "`late` joined")
+    })
+    .await;
+    // It agreed to an older version than the client was answered with: the client is told.
+    wait_for(&mut session, "the older version reported", |message| {
+        is_log_containing(
+            message,
+            "speaks the protocol version 2025-03-26, older than",
+        )
     })
     .await;
     wait_for(&mut session, "the late server told the level", |message| {

@@ -80,6 +80,9 @@ struct State {
     initialized: bool,
     /// The logging level the client set, for servers that (re)start later.
     level: Option<Value>,
+    /// The protocol version the client's `initialize` was answered with: a server that joins
+    /// later at an older one is reported.
+    version: Option<String>,
     tools: Option<NameTable>,
     prompts: Option<NameTable>,
     /// Resource URIs and templates, and the server that listed each first.
@@ -635,6 +638,23 @@ impl Relay {
             member.name
         );
         self.report("info", text).await;
+        // One that joins after the client was answered cannot lower the session's version:
+        // what the client sends of the newer revision may not be understood there.
+        let session = gateway.state().version.clone();
+        if let (Some(theirs), Some(session)) = (
+            result.get("protocolVersion").and_then(Value::as_str),
+            session.as_deref(),
+        ) && theirs < session
+        {
+            let text = format!(
+                "the MCP server `{}` speaks the protocol version {theirs}, older than this \
+                 session's {session} (it joined after the client was answered): what the client \
+                 sends of the newer revision may fail there",
+                member.name
+            );
+            tracing::warn!(server = %member.name, "{text}");
+            self.report("warning", text).await;
+        }
         self.lists_changed(index).await;
         Some(result)
     }
@@ -1007,6 +1027,10 @@ impl Relay {
         let requested = params.get("protocolVersion").and_then(Value::as_str);
         let mut result = self.merged(&joined, requested);
         edits::server_info(&mut result, &self.0.exploration().names);
+        gateway.state().version = result
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         self.answer(&message.id, &result).await;
     }
 
