@@ -365,6 +365,15 @@ impl Client {
         read_json(&self.config)
     }
 
+    /// Adds `entry` to the client's file as server `name` (replacing one of that name), as
+    /// the client does: the file as written.
+    fn add_server(&self, name: &str, entry: Value) -> Value {
+        let mut value = self.read();
+        value["mcpServers"][name] = entry;
+        self.write(&value);
+        value
+    }
+
     fn write(&self, value: &Value) {
         std::fs::write(&self.config, value.to_string()).unwrap();
     }
@@ -383,9 +392,7 @@ fn a_server_the_second_install_moved_comes_back_at_uninstall() {
     );
     client.install();
     // `claude mcp add --scope user modern …`, then the documented "Again".
-    let mut value = client.read();
-    value["mcpServers"]["modern"] = numbers("modern");
-    client.write(&value);
+    client.add_server("modern", numbers("modern"));
     let again = client.install();
     assert!(stdout(&again).contains("for modern"), "{}", stdout(&again));
     client.uninstall();
@@ -400,9 +407,7 @@ fn a_servers_file_is_kept_while_it_holds_a_server_that_would_then_exist_nowhere(
     let client = Client::new("cursor", "mcp.json", json!({"docs": numbers("mine")}));
     client.install();
     // Another `docs` is added to the client while the first is behind overspill.
-    let mut value = client.read();
-    value["mcpServers"]["docs"] = numbers("theirs");
-    client.write(&value);
+    let value = client.add_server("docs", numbers("theirs"));
     let servers_file = value["mcpServers"]["overspill"]["args"][2]
         .as_str()
         .unwrap()
@@ -739,9 +744,7 @@ fn installing_again_with_nothing_to_move_brings_the_command_up_to_date() {
 fn a_server_whose_name_the_servers_file_has_for_another_stays_in_the_client() {
     let client = Client::new("cursor", "mcp.json", json!({"docs": numbers("first")}));
     client.install();
-    let mut value = client.read();
-    value["mcpServers"]["docs"] = numbers("second");
-    client.write(&value);
+    client.add_server("docs", numbers("second"));
     let out = client.install();
     assert!(
         stdout(&out).contains("`docs` stays")

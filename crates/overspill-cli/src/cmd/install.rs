@@ -10,6 +10,7 @@ mod launch;
 mod record;
 mod rules;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -162,12 +163,18 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let earlier = earlier_servers(&servers_file)?;
+    // Each server as the servers file would have it (its relative paths made absolute).
+    let base = base_of(&places);
+    let written: HashMap<&str, Value> = entries
+        .iter()
+        .map(|entry| (entry.name.as_str(), absolute(entry.entry.clone(), &base)))
+        .collect();
     let mut staying: Vec<(String, String)> = Vec::new();
     for entry in entries.iter().filter(|entry| entry.name != OURS) {
         let why = entry.stays.clone().or_else(|| {
             earlier
                 .get(&entry.name)
-                .filter(|theirs| **theirs != absolute(entry.entry.clone(), &base_of(&places)))
+                .filter(|theirs| Some(*theirs) != written.get(entry.name.as_str()))
                 .map(|_| {
                     format!(
                         "the servers file {} has another server of that name; rename one of \
@@ -213,7 +220,7 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         .map(|record| record.originals.clone())
         .unwrap_or_default();
     for entry in &moving {
-        let written = absolute(entry.entry.clone(), &base_of(&places));
+        let written = written[entry.name.as_str()].clone();
         servers.insert(entry.name.clone(), written.clone());
         originals.insert(
             entry.name.clone(),
@@ -343,12 +350,12 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
     if first {
         files::write_private(&places.backup, &before)?;
     }
-    let mut all_moved = record
-        .as_ref()
-        .map(|record| record.moved.clone())
-        .unwrap_or_default();
-    all_moved.extend(moved.iter().cloned());
-    let mut written = Record {
+    let servers_now = if moved.is_empty() {
+        servers_before
+    } else {
+        Some(servers_text.into_bytes())
+    };
+    let mut kept = Record {
         client: client.name().to_owned(),
         config: places.config.clone(),
         servers: servers_file.clone(),
@@ -356,24 +363,22 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
             .as_ref()
             .map_or_else(|| places.backup.clone(), |record| record.backup.clone()),
         installed_hash: overspill::store::content_hash(rewritten.as_bytes()),
-        servers_hash: files::read(&servers_file)?
-            .map(|bytes| overspill::store::content_hash(&bytes)),
+        servers_hash: servers_now.as_deref().map(overspill::store::content_hash),
         backup_exact: first
             || record
                 .as_ref()
                 .is_some_and(|record| record.backup_exact && moved.is_empty()),
-        moved: all_moved,
         originals,
         rules: record
             .as_ref()
             .map(|record| record.rules.clone())
             .unwrap_or_default(),
     };
-    written.write(&places.record)?;
+    kept.write(&places.record)?;
     let added = rules::add(&keyed.added)?;
     if !added.is_empty() {
-        written.rules.extend(added.iter().cloned());
-        written.write(&places.record)?;
+        kept.rules.extend(added.iter().cloned());
+        kept.write(&places.record)?;
     }
     if moved.is_empty() {
         println!(
@@ -544,7 +549,7 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<ExitCode> {
             },
         })
         .collect();
-    let (how, _) = files::edit(&config, |now| {
+    let (put, _) = files::edit(&config, |now| {
         let Some(now) = now else {
             bail!("{file} was removed while overspill edited it");
         };
@@ -555,7 +560,7 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<ExitCode> {
             && servers_unchanged
             && overspill::store::content_hash(now) == record.installed_hash
         {
-            return Ok(Some((backup.clone(), Put::Backup)));
+            return Ok(Some((backup.clone(), (Put::Backup, backup.clone()))));
         }
         let mut parsed = parse(client, now, &file)?;
         let restored = parsed
@@ -564,16 +569,15 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<ExitCode> {
         parse(client, restored.as_bytes(), &file).map_err(|why| {
             anyhow::anyhow!("overspill could not edit {file} cleanly ({why}); it is left as it is")
         })?;
-        Ok(Some((restored.into_bytes(), Put::Edited)))
+        let restored = restored.into_bytes();
+        Ok(Some((restored.clone(), (Put::Edited, restored))))
     })?;
+    let (how, now) = put.ok_or_else(|| anyhow::anyhow!("{file} was left as it is"))?;
     rules::remove(&record.rules)?;
     // Which servers of the servers file the client's file now has, as the servers file has
     // them: a servers file is removed only when it holds no server that would then exist
     // nowhere.
-    let client_now = files::read(&config)?
-        .map(|bytes| parse(client, &bytes, &file).map(|parsed| parsed.entries()))
-        .transpose()?
-        .unwrap_or_default();
+    let client_now = parse(client, &now, &file)?.entries();
     let orphans: Vec<&String> = servers
         .iter()
         .filter(|(name, entry)| {
@@ -588,12 +592,12 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<ExitCode> {
         .map(|(name, _)| name)
         .collect();
     match how {
-        Some(Put::Backup) => println!(
+        Put::Backup => println!(
             "overspill uninstall: {file} is as it was before `overspill install`; {} starts \
              its servers itself again",
             client.name()
         ),
-        _ => println!(
+        Put::Edited => println!(
             "overspill uninstall: {file} has its servers back{}; {} starts them itself again \
              (what changed in the file since install is kept)",
             if servers.is_empty() {
@@ -655,29 +659,24 @@ fn plain_name(namespace: &overspill_mcp::Namespace, server: &str, tool: &str) ->
 
 /// The `${VAR}`s of an entry that are not set now (a default, `${VAR:-x}`, makes one set).
 fn unset_vars(entry: &Value) -> Vec<String> {
-    let mut unset = Vec::new();
-    let mut strings = vec![entry];
-    while let Some(value) = strings.pop() {
-        match value {
-            Value::String(text) => loop {
-                let known = |name: &str| {
-                    if unset.iter().any(|unset| unset == name) {
-                        Some(String::new())
-                    } else {
-                        std::env::var(name).ok()
-                    }
-                };
-                match overspill::config::expand_vars(text, known) {
-                    Err(overspill::config::VarError::Unset(name)) => unset.push(name),
-                    _ => break,
+    let mut unset: Vec<String> = Vec::new();
+    for text in edit::strings_of(entry) {
+        // Each unset one ends the expansion: it is noted and taken as set, and the text read
+        // again for the next.
+        loop {
+            let known = |name: &str| {
+                if unset.iter().any(|unset| unset == name) {
+                    Some(String::new())
+                } else {
+                    std::env::var(name).ok()
                 }
-            },
-            Value::Array(items) => strings.extend(items),
-            Value::Object(fields) => strings.extend(fields.values()),
-            _ => {}
+            };
+            match overspill::config::expand_vars(text, known) {
+                Err(overspill::config::VarError::Unset(name)) => unset.push(name),
+                _ => break,
+            }
         }
     }
-    unset.dedup();
     unset
 }
 

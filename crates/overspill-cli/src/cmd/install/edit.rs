@@ -147,15 +147,7 @@ impl Parsed {
                 root.to_string()
             }
             Doc::Toml(doc) => {
-                let servers = doc
-                    .entry("mcp_servers")
-                    .or_insert_with(|| {
-                        let mut table = toml_edit::Table::new();
-                        table.set_implicit(true);
-                        toml_edit::Item::Table(table)
-                    })
-                    .as_table_like_mut();
-                if let Some(servers) = servers {
+                if let Some(servers) = servers_table(doc) {
                     let mut comments = String::new();
                     for name in moved.iter().map(String::as_str).chain([OURS]) {
                         if let Some(removed) = servers.remove(name) {
@@ -206,15 +198,7 @@ impl Parsed {
                 Ok(root.to_string())
             }
             Doc::Toml(doc) => {
-                let Some(table) = doc
-                    .entry("mcp_servers")
-                    .or_insert_with(|| {
-                        let mut table = toml_edit::Table::new();
-                        table.set_implicit(true);
-                        toml_edit::Item::Table(table)
-                    })
-                    .as_table_like_mut()
-                else {
+                let Some(table) = servers_table(doc) else {
                     return Err("`mcp_servers` is not a table".to_owned());
                 };
                 let mut comments = String::new();
@@ -274,12 +258,28 @@ fn codex_text(name: &str, item: &toml_edit::Item) -> String {
         table.decor_mut().set_prefix("");
         table.set_position(None);
     }
-    let mut servers = toml_edit::Table::new();
-    servers.set_implicit(true);
-    servers.insert(name, item);
+    one_server(name, item)
+}
+
+/// A Codex configuration of one `[mcp_servers.<name>]` table, as text.
+fn one_server(name: &str, item: toml_edit::Item) -> String {
     let mut doc = toml_edit::DocumentMut::new();
-    doc.insert("mcp_servers", toml_edit::Item::Table(servers));
+    if let Some(servers) = servers_table(&mut doc) {
+        servers.insert(name, item);
+    }
     doc.to_string()
+}
+
+/// The `[mcp_servers]` table of a Codex configuration, made (implicit: only its servers'
+/// headers show) when there is none; `None` when the key holds something else.
+fn servers_table(doc: &mut toml_edit::DocumentMut) -> Option<&mut dyn toml_edit::TableLike> {
+    doc.entry("mcp_servers")
+        .or_insert_with(|| {
+            let mut table = toml_edit::Table::new();
+            table.set_implicit(true);
+            toml_edit::Item::Table(table)
+        })
+        .as_table_like_mut()
 }
 
 /// An `mcpServers` entry as a Codex `[mcp_servers.<name>]` table (TOML text), the reverse of
@@ -359,12 +359,7 @@ pub fn codex_toml(name: &str, entry: &Value) -> Result<String, String> {
     if !(table.contains_key("command") || table.contains_key("url")) {
         return Err(format!("`{name}` has no command or url"));
     }
-    let mut servers = toml_edit::Table::new();
-    servers.set_implicit(true);
-    servers.insert(name, toml_edit::Item::Table(table));
-    let mut doc = toml_edit::DocumentMut::new();
-    doc.insert("mcp_servers", toml_edit::Item::Table(servers));
-    Ok(doc.to_string())
+    Ok(one_server(name, toml_edit::Item::Table(table)))
 }
 
 /// Codex's per-server time limits: carried into the servers file with the server (the
@@ -425,35 +420,42 @@ const EDITOR_VARIABLES: &[&str] = &[
 /// The first `${…}` of an entry that overspill cannot fill in from the environment (VS Code's
 /// `${input:…}`, `${workspaceFolder}`, `${/}`, `${pathSeparator}`, …): only the client can.
 fn client_variable(entry: &Value) -> Option<String> {
-    let mut values = vec![entry];
-    while let Some(value) = values.pop() {
-        match value {
-            Value::String(text) => {
-                let editors = std::cell::RefCell::new(None);
-                let unfillable = overspill::config::expand_vars(text, |name| {
-                    if EDITOR_VARIABLES.contains(&name) {
-                        editors.borrow_mut().get_or_insert(format!("${{{name}}}"));
-                    }
-                    Some(String::new())
-                });
-                if let Some(variable) = editors.into_inner() {
-                    return Some(variable);
-                }
-                if unfillable.is_err()
-                    && let Some(start) = text.find("${")
-                {
-                    let end = text[start..]
-                        .find('}')
-                        .map_or(text.len(), |end| start + end + 1);
-                    return Some(text[start..end].to_owned());
-                }
+    for text in strings_of(entry) {
+        let editors = std::cell::RefCell::new(None);
+        let unfillable = overspill::config::expand_vars(text, |name| {
+            if EDITOR_VARIABLES.contains(&name) {
+                editors.borrow_mut().get_or_insert(format!("${{{name}}}"));
             }
-            Value::Array(items) => values.extend(items),
-            Value::Object(fields) => values.extend(fields.values()),
-            _ => {}
+            Some(String::new())
+        });
+        if let Some(variable) = editors.into_inner() {
+            return Some(variable);
+        }
+        if unfillable.is_err()
+            && let Some(start) = text.find("${")
+        {
+            let end = text[start..]
+                .find('}')
+                .map_or(text.len(), |end| start + end + 1);
+            return Some(text[start..end].to_owned());
         }
     }
     None
+}
+
+/// Every string an entry holds, at any depth (its keys aside), in the entry's order.
+pub fn strings_of(entry: &Value) -> Vec<&str> {
+    let mut strings = Vec::new();
+    let mut values = vec![entry];
+    while let Some(value) = values.pop() {
+        match value {
+            Value::String(text) => strings.push(text.as_str()),
+            Value::Array(items) => values.extend(items.iter().rev()),
+            Value::Object(fields) => values.extend(fields.values().rev()),
+            _ => {}
+        }
+    }
+    strings
 }
 
 /// Why a client's JSON entry stays in the client, if it does.

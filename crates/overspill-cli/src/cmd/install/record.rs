@@ -30,9 +30,6 @@ pub struct Record {
     /// not got them (a record of an older overspill has no such field: false).
     #[serde(default)]
     pub backup_exact: bool,
-    /// The servers installs moved, in order.
-    #[serde(default)]
-    pub moved: Vec<String>,
     /// Each moved server: as the client had it, and its entry in the servers file as install
     /// wrote it.
     #[serde(default)]
