@@ -1203,16 +1203,21 @@ fn mcp_reloads_its_servers_file_on_sighup_and_keeps_the_running_set_when_it_is_b
     assert!(client.finish().success());
 }
 
+/// [`NUMBERS_SERVER`] as the inside of a TOML basic string: backslashes, quotes and line ends
+/// escaped.
+fn numbers_in_toml() -> String {
+    NUMBERS_SERVER
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
 #[test]
 fn mcp_fronts_the_server_of_its_configuration_with_that_servers_rules() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("overspill.toml");
-    // A TOML basic string: backslashes, quotes and line ends escaped.
     let memory = dir.path().join("memory").display().to_string();
-    let script = NUMBERS_SERVER
-        .replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n");
+    let script = numbers_in_toml();
     std::fs::write(
         &config,
         format!(
@@ -1259,10 +1264,7 @@ fn mcp_with_a_configuration_of_servers_only_starts_the_gateway() {
     // memory_dir, no [agent.llm].
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("overspill.toml");
-    let script = NUMBERS_SERVER
-        .replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n");
+    let script = numbers_in_toml();
     std::fs::write(
         &config,
         format!(

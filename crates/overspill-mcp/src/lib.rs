@@ -73,7 +73,8 @@ pub const MAX_LINE_BYTES: usize = 256 << 20;
 pub const DEFAULT_INIT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long a gateway waits for its servers before it answers the client's `initialize` with
-/// those that answered, by default: below the 30 s Claude Code gives a server to connect. The others join when they answer, announced with `list_changed`
+/// those that answered, by default: below the 30 s Claude Code gives a server to connect. The
+/// others join when they answer, announced with `list_changed`
 /// (docs/mcp-proxy.md#when-a-server-fails).
 pub const DEFAULT_ANSWER_WITHIN: Duration = Duration::from_secs(25);
 

@@ -113,6 +113,21 @@ async fn wait_for(session: &mut RawSession, what: &str, wanted: impl Fn(&Value) 
     panic!("no {what} within 30 s; seen: {:?}", session.seen);
 }
 
+/// Waits until the client is told server `server` joined and the tools changed; then the tool
+/// names it lists (request `id`).
+async fn joined_and_listed(session: &mut RawSession, server: &str, id: &str) -> Vec<String> {
+    let joined = format!("`{server}` joined");
+    wait_for(session, "the server joining", |message| {
+        is_log_containing(message, &joined)
+    })
+    .await;
+    wait_for(session, "list_changed", |message| {
+        message["method"] == "notifications/tools/list_changed"
+    })
+    .await;
+    tool_names(session, id).await
+}
+
 /// Reads the fixture's notes resource through the gateway and checks its text.
 async fn reads_the_notes(session: &mut RawSession) {
     let read = session
@@ -489,15 +504,7 @@ async fn reload_adds_removes_and_changes_servers_under_a_connected_client() {
         is_log_containing(message, "`b` was removed")
     })
     .await;
-    wait_for(&mut session, "c joining", |message| {
-        is_log_containing(message, "`c` joined")
-    })
-    .await;
-    wait_for(&mut session, "list_changed", |message| {
-        message["method"] == "notifications/tools/list_changed"
-    })
-    .await;
-    let names = tool_names(&mut session, "second").await;
+    let names = joined_and_listed(&mut session, "c", "second").await;
     assert!(names.contains(&"c__pid".to_owned()), "{names:?}");
     assert!(
         !names.iter().any(|name| name.starts_with("b__")),
@@ -615,10 +622,6 @@ async fn a_server_that_answers_initialize_after_the_deadline_is_offered_with_lis
         )
         .await;
     assert_eq!(set["result"], json!({}), "{set}");
-    wait_for(&mut session, "the late server joining", |message| {
-        is_log_containing(message, "`late` joined")
-    })
-    .await;
     // It agreed to an older version than the client was answered with: the client is told.
     wait_for(&mut session, "the older version reported", |message| {
         is_log_containing(
@@ -631,11 +634,7 @@ async fn a_server_that_answers_initialize_after_the_deadline_is_offered_with_lis
         is_log_containing(message, "level set to \"debug\"")
     })
     .await;
-    wait_for(&mut session, "list_changed", |message| {
-        message["method"] == "notifications/tools/list_changed"
-    })
-    .await;
-    let names = tool_names(&mut session, "again").await;
+    let names = joined_and_listed(&mut session, "late", "again").await;
     assert!(names.contains(&"late__vendor".to_owned()), "{names:?}");
     assert!(names.contains(&"a__small".to_owned()), "{names:?}");
     let vendor = session.call(2, "late__vendor", json!({})).await;

@@ -706,7 +706,7 @@ fn log_to_files(servers: &mut [Server], logs: &Path) -> Result<(), String> {
         })?;
     }
     for server in commands {
-        server.log = Some(logs.join(format!("{}.log", file_name(&server.name))));
+        server.log = Some(server_log(logs, &server.name));
     }
     Ok(())
 }
@@ -726,9 +726,12 @@ fn base(args: &McpArgs, options: &ProxyOptions) -> Result<PathBuf, String> {
 /// Where the gateway of the servers file `file` writes server `name`'s stderr (without
 /// `--listen` or `--dir`), for `overspill status`.
 pub(crate) fn gateway_server_log(file: &Path, name: &str) -> Result<PathBuf, String> {
-    Ok(gateway_base(file)?
-        .join("logs")
-        .join(format!("{}.log", file_name(name))))
+    Ok(server_log(&gateway_base(file)?.join("logs"), name))
+}
+
+/// Server `name`'s log in the directory of logs `logs`.
+fn server_log(logs: &Path, name: &str) -> PathBuf {
+    logs.join(format!("{}.log", file_name(name)))
 }
 
 /// `<state dir>/mcp/gateway-<file>-<hash>`: a gateway's place, named after its servers file
