@@ -1,9 +1,11 @@
 //! The few changes the scratchpad makes to what the client sees, each on a parsed JSON value
 //! so that everything it does not touch (unknown fields, `_meta`, key order) stays as it was.
 
-use serde_json::{Map, Value, json};
+use overspill::ToolOutput;
+use serde_json::{Map, Value};
 
 use crate::names::ToolNames;
+use crate::revision::Revision;
 
 /// The line added to the server's instructions.
 pub(crate) fn instructions_line(names: &ToolNames) -> String {
@@ -39,14 +41,16 @@ pub(crate) fn server_info(result: &mut Value, names: &ToolNames) {
     result.insert("instructions".to_owned(), Value::String(instructions));
 }
 
-/// The result of an exploration tool call: the text the model reads.
-pub(crate) fn exploration_result(text: String) -> Value {
-    json!({"content": [{"type": "text", "text": text}]})
-}
-
-/// An error result of a tool call (the model reads it; the call itself succeeded).
-pub(crate) fn error_result(text: String) -> Value {
-    json!({"content": [{"type": "text", "text": text}], "isError": true})
+/// A tool result the proxy writes itself (an exploration tool's answer, or why a call could not
+/// be made) for a request of `revision` (`None`: a request of a session, whose revisions have
+/// no rules for it): `text` as the one text block, an error result when `is_error` (the model
+/// reads it; the call itself succeeded).
+pub(crate) fn tool_result(text: String, is_error: bool, revision: Option<Revision>) -> Value {
+    let result = ToolOutput::text(text).with_error(is_error).into_mcp();
+    match revision {
+        Some(revision) => revision.complete(result),
+        None => result,
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
+use crate::revision::Revision;
+
 /// JSON-RPC: the text is not JSON.
 pub(crate) const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC: JSON, but not a request, notification or response.
@@ -61,6 +63,9 @@ pub(crate) struct Message {
     pub(crate) kind: Kind,
     /// The id as it was written (for answers the relay writes itself).
     pub(crate) id: Value,
+    /// The revision a request names in `params._meta` (2026-07-28 and later; `None` for a
+    /// request of a session, which named its revision in `initialize`, and for anything else).
+    pub(crate) revision: Option<Revision>,
 }
 
 /// A message that cannot be routed, with the JSON-RPC error that answers it.
@@ -93,6 +98,8 @@ struct Envelope<'a> {
     result: Option<&'a RawValue>,
     #[serde(default, borrow)]
     error: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    params: Option<&'a RawValue>,
 }
 
 /// Reads one line of input: one message, or the messages of a batch (each on its own), or
@@ -121,8 +128,40 @@ fn parse_batch(text: &str) -> Vec<Result<Message, Invalid>> {
 }
 
 fn parse_one(text: String) -> Result<Message, Invalid> {
-    let (kind, id) = head(&text)?;
-    Ok(Message { text, kind, id })
+    let (kind, id, revision) = match serde_json::from_str::<Envelope>(&text) {
+        Ok(envelope) => {
+            let (kind, id) = route(&envelope)?;
+            let revision = match kind {
+                Kind::Request { .. } => envelope.params.and_then(revision_of),
+                _ => None,
+            };
+            (kind, id, revision)
+        }
+        Err(error) => return Err(not_parsed(&text, &error)),
+    };
+    Ok(Message {
+        text,
+        kind,
+        id,
+        revision,
+    })
+}
+
+/// The revision a request's params name in `_meta` (only the version is read; params that are
+/// not an object name none).
+fn revision_of(params: &RawValue) -> Option<Revision> {
+    #[derive(Deserialize)]
+    struct Params<'a> {
+        #[serde(rename = "_meta", borrow)]
+        meta: Option<Meta<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct Meta<'a> {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow)]
+        version: Option<std::borrow::Cow<'a, str>>,
+    }
+    let params = serde_json::from_str::<Params>(params.get()).ok()?;
+    Revision::parse(&params.meta?.version?)
 }
 
 /// The kind and id of one message (not a batch), read without copying its text: for a

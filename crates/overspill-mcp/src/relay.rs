@@ -31,6 +31,7 @@ use crate::message::{self, Id, Kind, Message, Salvaged};
 use crate::metrics::{self, Answer, Metrics};
 use crate::names::ToolNames;
 use crate::namespace::Namespace;
+use crate::revision::Revision;
 use crate::scratch::Scratch;
 
 /// Scratchpad work (exploration calls, interceptions, reference resolution) running at once
@@ -857,7 +858,9 @@ impl Relay {
         };
         if let Some(local) = shared.exploration().names.local(&name) {
             return match exploration_arguments(params.arguments) {
-                Ok(arguments) => self.explore(message.id, local.to_owned(), arguments),
+                Ok(arguments) => {
+                    self.explore(message.id, message.revision, local.to_owned(), arguments);
+                }
                 Err(reason) => {
                     shared
                         .send_client(message::error_response(
@@ -888,11 +891,9 @@ impl Relay {
                     offered: name,
                 },
                 Err(refusal) => {
+                    let result = edits::tool_result(refusal, true, message.revision);
                     return shared
-                        .send_client(message::result_response(
-                            &message.id,
-                            &edits::error_result(refusal),
-                        ))
+                        .send_client(message::result_response(&message.id, &result))
                         .await;
                 }
             },
@@ -915,17 +916,21 @@ impl Relay {
     }
 
     /// Answers an exploration call on the blocking pool.
-    fn explore(&self, id: Value, tool: String, arguments: Value) {
+    fn explore(&self, id: Value, revision: Option<Revision>, tool: String, arguments: Value) {
         self.0.job(move |shared| async move {
             let scratch = Arc::clone(&shared.scratch);
             let name = tool.clone();
             let answer = tokio::task::spawn_blocking(move || scratch.call(&name, arguments)).await;
             let result = match answer {
-                Ok(text) => edits::exploration_result(text),
-                Err(error) => edits::error_result(format!(
-                    "the exploration tool `{tool}` failed inside the proxy ({error}); the \
-                     session goes on, try the call again or a narrower one"
-                )),
+                Ok(text) => edits::tool_result(text, false, revision),
+                Err(error) => edits::tool_result(
+                    format!(
+                        "the exploration tool `{tool}` failed inside the proxy ({error}); the \
+                         session goes on, try the call again or a narrower one"
+                    ),
+                    true,
+                    revision,
+                ),
             };
             shared
                 .send_client(message::result_response(&id, &result))
@@ -942,6 +947,7 @@ impl Relay {
             };
             let id = id.clone();
             let raw_id = message.id.clone();
+            let revision = message.revision;
             let schema = shared.schema(&call.offered);
             let scratch = Arc::clone(&shared.scratch);
             let original = (call.tool != call.offered).then(|| call.tool.clone());
@@ -973,7 +979,7 @@ impl Relay {
                         .await;
                 }
                 Ok(Err(reason)) => {
-                    let result = edits::error_result(reason);
+                    let result = edits::tool_result(reason, true, revision);
                     shared
                         .send_client(message::result_response(&raw_id, &result))
                         .await;

@@ -221,6 +221,67 @@ async fn a_task_augmented_call_passes_through_and_its_result_is_intercepted() {
     session.proxy.abort();
 }
 
+/// The `_meta` of a 2026-07-28 request: the revision, the client and its capabilities.
+fn modern_meta() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+           "io.modelcontextprotocol/clientInfo": {"name": "modern", "version": "1"},
+           "io.modelcontextprotocol/clientCapabilities": {}})
+}
+
+async fn in_2026_07_28_every_result_the_proxy_writes_says_complete_and_in_2025_none_does() {
+    let mut session = raw(&[]);
+    let discovered = session
+        .request(json!(1), "server/discover", json!({"_meta": modern_meta()}))
+        .await;
+    assert_eq!(
+        discovered["result"]["supportedVersions"],
+        json!(["2026-07-28"])
+    );
+    let modern = |name: &str, arguments: Value| json!({"name": name, "arguments": arguments, "_meta": modern_meta()});
+    let big = session
+        .request(json!(2), "tools/call", modern("big", json!({})))
+        .await;
+    let pointer = text_of(&big).to_owned();
+    assert!(pointer.starts_with("[overspill]"), "{big}");
+    let file = pointer_file(&pointer);
+    let explored = session
+        .request(
+            json!(3),
+            "tools/call",
+            modern("head", json!({"file": file})),
+        )
+        .await;
+    assert_eq!(explored["result"]["resultType"], "complete", "{explored}");
+    assert!(explored["result"].get("isError").is_none(), "{explored}");
+    let refused = session
+        .request(
+            json!(4),
+            "tools/call",
+            modern("head", json!({"file": "nothing.json"})),
+        )
+        .await;
+    assert_eq!(refused["result"]["resultType"], "complete", "{refused}");
+    let bad_reference = session
+        .request(
+            json!(5),
+            "tools/call",
+            modern("echo", json!({"x": "overspill://nothing.json"})),
+        )
+        .await;
+    assert_eq!(bad_reference["result"]["isError"], true, "{bad_reference}");
+    assert_eq!(bad_reference["result"]["resultType"], "complete");
+    // The same calls in a session of a 2025 revision: no such field.
+    let old = session
+        .request(
+            json!(6),
+            "tools/call",
+            json!({"name": "head", "arguments": {"file": file}}),
+        )
+        .await;
+    assert!(old["result"].get("resultType").is_none(), "{old}");
+    session.proxy.abort();
+}
+
 async fn input_required_and_error_results_are_never_intercepted() {
     let mut session = raw(&[]);
     session.initialize_plain().await;
@@ -425,6 +486,7 @@ cases!(
     a_cancelled_call_reaches_the_server_and_its_late_answer_is_dropped,
     a_task_augmented_call_passes_through_and_its_result_is_intercepted,
     input_required_and_error_results_are_never_intercepted,
+    in_2026_07_28_every_result_the_proxy_writes_says_complete_and_in_2025_none_does,
     a_line_that_is_not_json_gets_a_parse_error_with_a_null_id,
     a_method_that_is_not_a_string_gets_an_invalid_request_with_its_id,
     a_call_with_a_name_that_is_not_a_string_or_bad_arguments_gets_invalid_params,

@@ -1,0 +1,152 @@
+//! The revisions of the MCP specification the relay tells apart, and every rule in which they
+//! differ for what the proxy writes itself (docs/mcp-proxy.md#revisions).
+//!
+//! The 2025 revisions open a session with `initialize`; 2026-07-28 has none: each request
+//! carries its revision in `params._meta["io.modelcontextprotocol/protocolVersion"]`, every
+//! result says whether it is complete (`resultType`), and list results say how long they may be
+//! cached (`ttlMs`, `cacheScope`). What the servers send is forwarded as they wrote it; these
+//! rules apply to what the proxy answers itself and to what a gateway merges.
+
+use serde_json::Value;
+
+/// The `_meta` key of a 2026-07-28 request that names its revision.
+pub(crate) const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// A revision of the MCP specification, oldest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Revision {
+    R2024_11_05,
+    R2025_03_26,
+    R2025_06_18,
+    R2025_11_25,
+    /// The stateless revision: no `initialize`, no session.
+    R2026_07_28,
+}
+
+impl Revision {
+    /// Every revision the proxy speaks, newest first (the order a version list is offered in).
+    pub(crate) const ALL: [Revision; 5] = [
+        Revision::R2026_07_28,
+        Revision::R2025_11_25,
+        Revision::R2025_06_18,
+        Revision::R2025_03_26,
+        Revision::R2024_11_05,
+    ];
+
+    /// The newest revision that opens a session with `initialize`.
+    pub(crate) const NEWEST_WITH_SESSIONS: Revision = Revision::R2025_11_25;
+
+    /// The revision a version string names, if the proxy knows it.
+    pub(crate) fn parse(version: &str) -> Option<Revision> {
+        Revision::ALL
+            .into_iter()
+            .find(|revision| revision.as_str() == version)
+    }
+
+    /// Its version string, as the specification writes it.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Revision::R2024_11_05 => "2024-11-05",
+            Revision::R2025_03_26 => "2025-03-26",
+            Revision::R2025_06_18 => "2025-06-18",
+            Revision::R2025_11_25 => "2025-11-25",
+            Revision::R2026_07_28 => "2026-07-28",
+        }
+    }
+
+    /// Whether it has no sessions: each request stands alone.
+    pub(crate) fn is_stateless(self) -> bool {
+        self >= Revision::R2026_07_28
+    }
+
+    /// `result`, as a complete result of this revision: 2026-07-28 requires `resultType`
+    /// (`"complete"` unless the result already says otherwise); the earlier revisions have no
+    /// such field, and the result is left as it is.
+    pub(crate) fn complete(self, mut result: Value) -> Value {
+        if self.is_stateless()
+            && let Some(fields) = result.as_object_mut()
+        {
+            fields
+                .entry("resultType")
+                .or_insert_with(|| Value::String("complete".to_owned()));
+        }
+        result
+    }
+
+    /// A list result (`tools/list`, `prompts/list`, `resources/list`, …) made by the proxy from
+    /// the servers' `lists`, complete and, in 2026-07-28, cacheable as the most conservative of
+    /// them allows ([`Cache::merge`]).
+    pub(crate) fn list(self, mut result: Value, lists: &[&Value]) -> Value {
+        if self.is_stateless()
+            && let Some(fields) = result.as_object_mut()
+        {
+            let cache = Cache::merge(lists.iter().map(|list| Cache::of(list)));
+            fields.insert("ttlMs".to_owned(), Value::from(cache.ttl_ms));
+            fields.insert(
+                "cacheScope".to_owned(),
+                Value::String(cache.scope.as_str().to_owned()),
+            );
+        }
+        self.complete(result)
+    }
+}
+
+/// How long, and for whom, a 2026-07-28 result may be cached (`ttlMs`, `cacheScope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Cache {
+    pub(crate) ttl_ms: u64,
+    pub(crate) scope: Scope,
+}
+
+/// `cacheScope`: whether a cached result may be shared between users.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Scope {
+    /// Only for the user it was fetched for (the conservative one).
+    Private,
+    /// For anyone.
+    Public,
+}
+
+impl Scope {
+    fn as_str(self) -> &'static str {
+        match self {
+            Scope::Private => "private",
+            Scope::Public => "public",
+        }
+    }
+}
+
+impl Cache {
+    /// What the proxy says of a list with no server behind it, or of one whose server said
+    /// nothing (a 2025-era server): not to be cached, and only for this user.
+    pub(crate) const UNCACHED: Cache = Cache {
+        ttl_ms: 0,
+        scope: Scope::Private,
+    };
+
+    /// What a server's result says: its `ttlMs` (a non-negative integer) and `cacheScope`, each
+    /// taken as [`Cache::UNCACHED`]'s when missing or not valid.
+    pub(crate) fn of(result: &Value) -> Cache {
+        let ttl_ms = result.get("ttlMs").and_then(Value::as_u64).unwrap_or(0);
+        let scope = match result.get("cacheScope").and_then(Value::as_str) {
+            Some("public") => Scope::Public,
+            _ => Scope::Private,
+        };
+        Cache { ttl_ms, scope }
+    }
+
+    /// The most conservative of `caches`: the shortest time and the narrowest scope; no cache
+    /// at all for none.
+    pub(crate) fn merge(caches: impl IntoIterator<Item = Cache>) -> Cache {
+        caches
+            .into_iter()
+            .reduce(|a, b| Cache {
+                ttl_ms: a.ttl_ms.min(b.ttl_ms),
+                scope: a.scope.min(b.scope),
+            })
+            .unwrap_or(Cache::UNCACHED)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,58 @@
+use serde_json::json;
+
+use super::*;
+
+#[test]
+fn every_revision_reads_back_from_its_version_and_unknown_ones_are_none() {
+    for revision in Revision::ALL {
+        assert_eq!(Revision::parse(revision.as_str()), Some(revision));
+    }
+    assert_eq!(Revision::parse("2027-01-01"), None);
+    assert_eq!(Revision::parse(""), None);
+    assert!(Revision::R2026_07_28.is_stateless());
+    assert!(!Revision::NEWEST_WITH_SESSIONS.is_stateless());
+}
+
+#[test]
+fn a_complete_result_says_so_only_in_2026_07_28_and_a_result_that_says_otherwise_keeps_it() {
+    let result = json!({"content": []});
+    assert_eq!(
+        Revision::R2026_07_28.complete(result.clone())["resultType"],
+        "complete"
+    );
+    assert_eq!(Revision::R2025_11_25.complete(result.clone()), result);
+    let asking = json!({"resultType": "input_required"});
+    assert_eq!(Revision::R2026_07_28.complete(asking.clone()), asking);
+}
+
+#[test]
+fn a_merged_list_is_cacheable_as_the_most_conservative_of_its_sources() {
+    let long_public = json!({"tools": [], "ttlMs": 60_000, "cacheScope": "public"});
+    let short_public = json!({"tools": [], "ttlMs": 5_000, "cacheScope": "public"});
+    let private = json!({"tools": [], "ttlMs": 90_000, "cacheScope": "private"});
+    let old = json!({"tools": []});
+    let merged = |sources: &[&Value]| Revision::R2026_07_28.list(json!({"tools": []}), sources);
+    let both_public = merged(&[&long_public, &short_public]);
+    assert_eq!(both_public["ttlMs"], 5_000);
+    assert_eq!(both_public["cacheScope"], "public");
+    assert_eq!(both_public["resultType"], "complete");
+    let with_private = merged(&[&long_public, &private]);
+    assert_eq!(with_private["ttlMs"], 60_000);
+    assert_eq!(with_private["cacheScope"], "private");
+    // A 2025-era server says nothing: nothing may be cached.
+    let with_old = merged(&[&long_public, &old]);
+    assert_eq!(with_old["ttlMs"], 0);
+    assert_eq!(with_old["cacheScope"], "private");
+    assert_eq!(merged(&[])["ttlMs"], 0);
+    // In a 2025 session a list has no such fields.
+    assert_eq!(
+        Revision::R2025_06_18.list(json!({"tools": []}), &[&long_public]),
+        json!({"tools": []})
+    );
+}
+
+#[test]
+fn a_server_value_that_is_not_valid_is_taken_as_no_cache() {
+    let odd = json!({"ttlMs": -5, "cacheScope": "everyone"});
+    assert_eq!(Cache::of(&odd), Cache::UNCACHED);
+}
