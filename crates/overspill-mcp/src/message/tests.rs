@@ -141,3 +141,20 @@ fn a_request_cut_short_is_not_a_response() {
         }
     );
 }
+
+#[test]
+fn with_id_replaces_only_the_id_wherever_it_stands() {
+    let first = r#"{"id":7, "jsonrpc":"2.0","result":{"n":1e400,"id":"inner"}}"#;
+    assert_eq!(
+        with_id(first.to_owned(), &json!("c-1")),
+        r#"{"id":"c-1", "jsonrpc":"2.0","result":{"n":1e400,"id":"inner"}}"#
+    );
+    let last = r#"{"jsonrpc":"2.0","result":{"id":3},"id" : "x\"y"}"#;
+    assert_eq!(
+        with_id(last.to_owned(), &json!(12)),
+        r#"{"jsonrpc":"2.0","result":{"id":3},"id" : 12}"#
+    );
+    let none = r#"{"jsonrpc":"2.0","method":"notifications/x"}"#;
+    assert_eq!(with_id(none.to_owned(), &json!(1)), none);
+    assert_eq!(with_id("not json".to_owned(), &json!(1)), "not json");
+}

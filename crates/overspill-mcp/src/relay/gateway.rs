@@ -718,7 +718,7 @@ impl Relay {
                     if let Some(token) = &forwarded.token {
                         gateway.progress().remove(token);
                     }
-                    let text = with_id(message.text, &forwarded.id);
+                    let text = message::with_id(message.text, &forwarded.id);
                     self.0.send_server(forwarded.server, text).await;
                 }
             }
@@ -1651,20 +1651,6 @@ pub(super) fn renamed(text: String, name: &str) -> String {
     match value.get_mut("params").and_then(Value::as_object_mut) {
         Some(params) => {
             params.insert("name".to_owned(), Value::String(name.to_owned()));
-            value.to_string()
-        }
-        None => text,
-    }
-}
-
-/// A message's text with its `id` replaced.
-fn with_id(text: String, id: &Value) -> String {
-    let Ok(mut value) = serde_json::from_str::<Value>(&text) else {
-        return text;
-    };
-    match value.as_object_mut() {
-        Some(object) => {
-            object.insert("id".to_owned(), id.clone());
             value.to_string()
         }
         None => text,
