@@ -41,6 +41,7 @@ use crate::relay::Relay;
 use crate::scratch::Scratch;
 use crate::session::{self, Wiring};
 use streams::{PostStream, STREAM_QUEUE, Streams, progress_token, route, sse};
+pub use tokens::{Issued, LineProblem, Principal, Tokens, TokensError};
 
 const SESSION_ID: &str = "mcp-session-id";
 
@@ -59,8 +60,13 @@ pub struct Listen {
     pub path: String,
     /// Origins allowed besides the local ones (`http://localhost:*`, `127.0.0.1`, `[::1]`).
     pub allowed_origins: Vec<String>,
-    /// The bearer token every request must carry, if any.
+    /// The bearer token every request must carry, if any: its requests are
+    /// [`Principal::shared`]'s.
     pub auth_token: Option<String>,
+    /// The principals' tokens (`--auth-tokens`): a request with one of them is that
+    /// principal's. With [`auth_token`](Listen::auth_token) too, either admits; with
+    /// neither, every request is [`Principal::local`]'s.
+    pub auth_tokens: Option<Tokens>,
     /// The most client sessions at once. At the limit a new session closes the least
     /// recently used idle one (no stream open, nothing in flight); only when every session is
     /// busy is it refused (503).
@@ -97,6 +103,7 @@ impl Default for Listen {
             path: "/mcp".to_owned(),
             allowed_origins: Vec::new(),
             auth_token: None,
+            auth_tokens: None,
             max_sessions: 16,
             session_idle: Duration::from_secs(30 * 60),
             max_body_bytes: 16 << 20,
@@ -113,6 +120,7 @@ impl std::fmt::Debug for Listen {
             .field("path", &self.path)
             .field("allowed_origins", &self.allowed_origins)
             .field("auth_token", &self.auth_token.as_ref().map(|_| "(hidden)"))
+            .field("auth_tokens", &self.auth_tokens)
             .field("max_sessions", &self.max_sessions)
             .field("session_idle", &self.session_idle)
             .field("max_body_bytes", &self.max_body_bytes)
@@ -394,9 +402,11 @@ async fn respond(server: &Arc<Server>, request: axum::extract::Request) -> Respo
         .get(header::CONTENT_LENGTH)
         .and_then(|length| length.to_str().ok()?.parse::<u64>().ok())
         .unwrap_or(0);
-    if let Err(refused) = server.admit(&headers, declared) {
-        return refused.into_response();
-    }
+    let principal = match server.admit(&headers, declared) {
+        Ok(principal) => principal,
+        Err(refused) => return refused.into_response(),
+    };
+    tracing::debug!(%principal, %method, "request admitted");
     let body = match read_body(body, server.listen.max_body_bytes).await {
         Ok(body) => body,
         Err(refused) => return refused.into_response(),
@@ -445,8 +455,8 @@ fn too_large() -> Refusal {
 
 impl Server {
     /// The checks every request passes first: host, origin, token, and the body's size as
-    /// the request declares it.
-    fn admit(&self, headers: &HeaderMap, body: u64) -> Result<(), Refusal> {
+    /// the request declares it. An admitted request's principal is the one its token names.
+    fn admit(&self, headers: &HeaderMap, body: u64) -> Result<Principal, Refusal> {
         // DNS rebinding without an Origin (a same-origin GET from a page whose name was
         // rebound to 127.0.0.1) still names that page's host in `Host`.
         if self.loopback
@@ -475,22 +485,31 @@ impl Server {
                 ));
             }
         }
-        if let Some(token) = &self.listen.auth_token {
+        let (shared, named) = (&self.listen.auth_token, &self.listen.auth_tokens);
+        let principal = if shared.is_none() && named.is_none() {
+            Principal::local()
+        } else {
             let given = headers
                 .get(header::AUTHORIZATION)
                 .and_then(|value| value.to_str().ok())
                 .and_then(|value| value.strip_prefix("Bearer "));
-            if !given.is_some_and(|given| same(given.as_bytes(), token.as_bytes())) {
-                return Err(refusal(
+            let of_file = given
+                .zip(named.as_ref())
+                .and_then(|(given, tokens)| tokens.principal(given));
+            let of_env = given.zip(shared.as_ref()).and_then(|(given, token)| {
+                same(given.as_bytes(), token.as_bytes()).then(Principal::shared)
+            });
+            of_file.or(of_env).ok_or_else(|| {
+                refusal(
                     StatusCode::UNAUTHORIZED,
                     "a valid `Authorization: Bearer <token>` header is required",
-                ));
-            }
-        }
+                )
+            })?
+        };
         if usize::try_from(body).map_or(true, |body| body > self.listen.max_body_bytes) {
             return Err(too_large());
         }
-        Ok(())
+        Ok(principal)
     }
 
     fn session(&self, id: Option<&str>) -> Result<Arc<HttpSession>, Refusal> {
@@ -977,3 +996,4 @@ pub fn is_loopback(address: &SocketAddr) -> bool {
 mod streams;
 #[cfg(test)]
 mod tests;
+mod tokens;
