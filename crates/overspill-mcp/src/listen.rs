@@ -20,7 +20,7 @@
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -35,11 +35,12 @@ use tokio::sync::{mpsc, watch};
 use crate::ProxyOptions;
 use crate::error::ProxyError;
 use crate::health::{HEALTH_PATH, READY_PATH, Readiness, is_health_path};
-use crate::message::{self, Kind};
+use crate::message::{self, Id, Kind, Message};
 use crate::metrics::{Ended, Refused};
 use crate::relay::Relay;
 use crate::scratch::Scratch;
 use crate::session::{self, Wiring};
+use stateless::Agent;
 use streams::{PostStream, STREAM_QUEUE, Streams, progress_token, route, sse};
 pub use tokens::{Issued, LineProblem, Principal, Tokens, TokensError};
 
@@ -330,7 +331,7 @@ struct Server {
     loopback: bool,
     options: ProxyOptions,
     scratch_for: ScratchFactory,
-    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    sessions: Mutex<HashMap<SessionKey, Arc<HttpSession>>>,
     /// Stopping: `/readyz` 503.
     draining: AtomicBool,
     /// Stopping, and the drain delay over: no new sessions.
@@ -341,8 +342,21 @@ struct Server {
     readiness: Readiness,
 }
 
-/// One client session.
+/// What names a session in the listener's table: the id a client was given at `initialize`,
+/// or the agent stateless requests are for (no header can name that one).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum SessionKey {
+    Id(String),
+    Agent(Agent),
+}
+
+/// One client session, or one agent's context for stateless requests.
 struct HttpSession {
+    /// Whose it is: a request of another principal never reaches it.
+    principal: Principal,
+    /// The ids its stateless requests are given on their way to the relay, so that two clients
+    /// of one agent using the same id are kept apart.
+    routed: AtomicU64,
     /// How the session is named in logs: the start of its id, enough to tell sessions apart,
     /// too little to take one over.
     label: String,
@@ -416,13 +430,20 @@ async fn respond(server: &Arc<Server>, request: axum::extract::Request) -> Respo
         .and_then(|value| value.to_str().ok())
         .map(str::to_owned);
     match method {
-        Method::POST => server.post(session, body).await,
-        Method::GET => match server.session(session.as_deref()) {
+        Method::POST => server.post(&principal, &headers, session, body).await,
+        Method::GET => match server.session(&principal, session.as_deref()) {
             Ok(session) => session.open_get(),
             Err(refused) => refused.into_response(),
         },
         Method::DELETE => match session {
-            Some(id) if server.end(&id, Ended::Deleted).await => StatusCode::OK.into_response(),
+            Some(id)
+                if server.session(&principal, Some(&id)).is_ok()
+                    && server
+                        .end(&SessionKey::Id(id.clone()), Ended::Deleted)
+                        .await =>
+            {
+                StatusCode::OK.into_response()
+            }
             _ => refusal(StatusCode::NOT_FOUND, "no such session").into_response(),
         },
         _ => refusal(
@@ -512,18 +533,24 @@ impl Server {
         Ok(principal)
     }
 
-    fn session(&self, id: Option<&str>) -> Result<Arc<HttpSession>, Refusal> {
+    fn session(
+        &self,
+        principal: &Principal,
+        id: Option<&str>,
+    ) -> Result<Arc<HttpSession>, Refusal> {
         let Some(id) = id else {
             return Err(refusal(
                 StatusCode::BAD_REQUEST,
-                "the Mcp-Session-Id header is missing: send `initialize` first",
+                "the Mcp-Session-Id header is missing: send `initialize` first (or, in the \
+                 2026-07-28 revision, name it in each request's _meta)",
             ));
         };
         let found = self
             .sessions
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .get(id)
+            .get(&SessionKey::Id(id.to_owned()))
+            .filter(|session| &session.principal == principal)
             .cloned();
         let session = found.ok_or_else(|| {
             refusal(
@@ -538,13 +565,21 @@ impl Server {
         Ok(session)
     }
 
-    async fn post(self: &Arc<Self>, session: Option<String>, body: Bytes) -> Response {
+    async fn post(
+        self: &Arc<Self>,
+        principal: &Principal,
+        headers: &HeaderMap,
+        session: Option<String>,
+        body: Bytes,
+    ) -> Response {
         // The body's own allocation when nothing else holds it, so a large one is not copied.
         let Ok(text) = String::from_utf8(Vec::from(body)) else {
             let refused = Refusal {
-                status: StatusCode::BAD_REQUEST,
                 code: message::PARSE_ERROR,
-                why: "parse error: the body is not UTF-8".to_owned(),
+                ..refusal(
+                    StatusCode::BAD_REQUEST,
+                    "parse error: the body is not UTF-8",
+                )
             };
             return refused.into_response();
         };
@@ -576,21 +611,35 @@ impl Server {
                 }
             }
         }
+        if session.is_none() && !initialize {
+            if stateless::revision_of(headers, &messages).is_some() {
+                return self.post_stateless(principal, headers, messages).await;
+            }
+            let id = messages
+                .first()
+                .map_or(Value::Null, |first| first.id.clone());
+            if let Some(refused) = stateless::unknown_revision(headers, &id) {
+                return refused.into_response();
+            }
+        }
         let (id, session) = match session {
-            Some(id) => match self.session(Some(&id)) {
+            Some(id) => match self.session(principal, Some(&id)) {
                 Ok(session) => (id, session),
                 Err(refused) => return refused.into_response(),
             },
-            None if initialize => match self.open().await {
-                Ok(opened) => opened,
+            None if initialize => match self.open(principal, None).await {
+                Ok((SessionKey::Id(id), session)) => (id, session),
+                Ok((SessionKey::Agent(_), _)) => {
+                    return refusal(StatusCode::INTERNAL_SERVER_ERROR, "a session without an id")
+                        .into_response();
+                }
                 Err(refused) => return refused.into_response(),
             },
             None => {
-                return refusal(
-                    StatusCode::BAD_REQUEST,
-                    "the Mcp-Session-Id header is missing: send `initialize` first",
-                )
-                .into_response();
+                return self.session(principal, None).err().map_or_else(
+                    || StatusCode::BAD_REQUEST.into_response(),
+                    IntoResponse::into_response,
+                );
             }
         };
         if !cancelled.is_empty() {
@@ -616,6 +665,7 @@ impl Server {
                 waiting: requests,
                 progress,
                 sender,
+                routed: None,
             });
         // The answers' stream goes back before the messages are all given to the relay, so
         // that answers flow while a large batch is still being fed: else they would fill this
@@ -633,6 +683,97 @@ impl Server {
         response
     }
 
+    /// One POST of the stateless revision: a single request, its headers checked against its
+    /// body, served in its agent's context (opened at its first request) under an id of the
+    /// proxy's, answered on an SSE stream of its own (docs/mcp-proxy.md#stateless-requests).
+    async fn post_stateless(
+        self: &Arc<Self>,
+        principal: &Principal,
+        headers: &HeaderMap,
+        mut messages: Vec<Message>,
+    ) -> Response {
+        let (Some(message), true) = (messages.pop(), messages.is_empty()) else {
+            return refusal(
+                StatusCode::BAD_REQUEST,
+                "a 2026-07-28 request is one JSON-RPC message per POST, not a batch",
+            )
+            .into_response();
+        };
+        let Kind::Request { .. } = &message.kind else {
+            // The revision defines no notification from the client over HTTP (closing a
+            // stream is what cancels); one is taken and has no effect.
+            return match message.kind {
+                Kind::Notification { .. } => StatusCode::ACCEPTED.into_response(),
+                _ => refusal(
+                    StatusCode::BAD_REQUEST,
+                    "a 2026-07-28 client sends requests, never responses",
+                )
+                .into_response(),
+            };
+        };
+        if let Err(refused) = stateless::check_headers(headers, &message) {
+            return refused.into_response();
+        }
+        let agent = match Agent::of(principal, headers) {
+            Ok(agent) => agent,
+            Err(refused) => return refused.into_response(),
+        };
+        let found = self
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&SessionKey::Agent(agent.clone()))
+            .cloned();
+        let session = match found {
+            Some(session) => session,
+            None => match self.open(principal, Some(agent)).await {
+                Ok((_, session)) => session,
+                Err(refused) => return refused.into_response(),
+            },
+        };
+        *session
+            .last_seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        let routed = Value::from(session.routed.fetch_add(1, Ordering::Relaxed));
+        let Some(key) = Id::of(&routed) else {
+            return refusal(StatusCode::INTERNAL_SERVER_ERROR, "an id of the proxy's")
+                .into_response();
+        };
+        let original = message.id.clone();
+        let message = Message {
+            text: message::with_id(message.text, &routed),
+            kind: match message.kind {
+                Kind::Request { method, .. } => Kind::Request {
+                    id: key.clone(),
+                    method,
+                },
+                other => other,
+            },
+            id: routed,
+            ..message
+        };
+        let (sender, receiver) = mpsc::channel(STREAM_QUEUE);
+        session
+            .streams
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .posts
+            .push(PostStream {
+                waiting: HashSet::from([key.clone()]),
+                progress: progress_token(&message.text).into_iter().collect(),
+                sender,
+                routed: Some((key, original)),
+            });
+        let turn = Arc::clone(&session.feeding).lock_owned().await;
+        let relay = session.relay.clone();
+        tokio::spawn(async move {
+            relay.client_sent(vec![message]).await;
+            drop(turn);
+        });
+        sse(receiver)
+    }
+
     /// `Err` once the proxy is stopping and takes no new session (counted).
     fn still_taking(&self) -> Result<(), Refusal> {
         if !self.refusing.load(Ordering::Acquire) {
@@ -648,8 +789,13 @@ impl Server {
         ))
     }
 
-    /// A new session: its scratchpad, relay and upstream.
-    async fn open(self: &Arc<Self>) -> Result<(String, Arc<HttpSession>), Refusal> {
+    /// A new session of `principal`'s (for `agent`'s stateless requests, or for a client that
+    /// sent `initialize`): its scratchpad, relay and upstream.
+    async fn open(
+        self: &Arc<Self>,
+        principal: &Principal,
+        agent: Option<Agent>,
+    ) -> Result<(SessionKey, Arc<HttpSession>), Refusal> {
         let _opening = self.opening.lock().await;
         self.still_taking()?;
         // At the limit, the least recently used idle session makes room: clients that go
@@ -674,8 +820,19 @@ impl Server {
             };
             self.end(&reclaimed, Ended::Reclaimed).await;
         }
-        let id = session_id().map_err(|why| refusal(StatusCode::INTERNAL_SERVER_ERROR, &why))?;
-        let scratch = (self.scratch_for)(&id)
+        let (key, storage, label) = match agent {
+            Some(agent) => {
+                let (storage, label) = (agent.storage(), format!("agent {}", agent.label()));
+                (SessionKey::Agent(agent), storage, label)
+            }
+            None => {
+                let id =
+                    session_id().map_err(|why| refusal(StatusCode::INTERNAL_SERVER_ERROR, &why))?;
+                let label = id.chars().take(SESSION_LABEL_CHARS).collect();
+                (SessionKey::Id(id.clone()), id, label)
+            }
+        };
+        let scratch = (self.scratch_for)(&storage)
             .map_err(|why| refusal(StatusCode::INTERNAL_SERVER_ERROR, &why))?;
         let Wiring {
             relay,
@@ -687,7 +844,9 @@ impl Server {
         self.still_taking()?;
         let (close, mut closing) = watch::channel(false);
         let session = Arc::new(HttpSession {
-            label: id.chars().take(SESSION_LABEL_CHARS).collect(),
+            label,
+            principal: principal.clone(),
+            routed: AtomicU64::new(0),
             ended: Mutex::new(None),
             relay: relay.clone(),
             streams: Mutex::new(Streams::default()),
@@ -701,14 +860,14 @@ impl Server {
         self.sessions
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(id.clone(), Arc::clone(&session));
+            .insert(key.clone(), Arc::clone(&session));
         if let Some(metrics) = &self.options.metrics {
             metrics.session_started();
         }
         let runner = {
             let server = Arc::clone(self);
             let options = self.options.clone();
-            let id = id.clone();
+            let key = key.clone();
             let this = Arc::clone(&session);
             tokio::spawn(async move {
                 let gone = async move {
@@ -733,7 +892,7 @@ impl Server {
                     .sessions
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
-                    .remove(&id);
+                    .remove(&key);
                 tracing::info!(session = %this.label, reason = why.as_str(), "session ended");
                 if let Some(metrics) = &options.metrics {
                     metrics.session_ended(why);
@@ -744,12 +903,12 @@ impl Server {
             .upstream
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Some(runner);
-        Ok((id, session))
+        Ok((key, session))
     }
 
     /// The idle session used least recently, if any: idle is no stream open and nothing in
     /// flight ([`HttpSession::idle`]).
-    fn least_recently_used_idle(&self) -> Option<String> {
+    fn least_recently_used_idle(&self) -> Option<SessionKey> {
         self.sessions
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -761,12 +920,12 @@ impl Server {
 
     /// Ends a session (`why` says why): its streams close and its upstream stops. `false` if
     /// there was none.
-    async fn end(&self, id: &str, why: Ended) -> bool {
+    async fn end(&self, key: &SessionKey, why: Ended) -> bool {
         let removed = self
             .sessions
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .remove(id);
+            .remove(key);
         match removed {
             Some(session) => {
                 session.shut(why).await;
@@ -908,7 +1067,7 @@ async fn reap(server: Arc<Server>) {
     let every = (idle / 4).clamp(Duration::from_millis(100), Duration::from_secs(60));
     loop {
         tokio::time::sleep(every).await;
-        let stale: Vec<String> = server
+        let stale: Vec<SessionKey> = server
             .sessions
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -916,8 +1075,8 @@ async fn reap(server: Arc<Server>) {
             .filter(|(_, session)| session.last_seen().elapsed() > idle && session.idle())
             .map(|(id, _)| id.clone())
             .collect();
-        for id in stale {
-            server.end(&id, Ended::Idle).await;
+        for key in stale {
+            server.end(&key, Ended::Idle).await;
         }
     }
 }
@@ -955,18 +1114,35 @@ fn session_id() -> Result<String, String> {
     Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
 }
 
-/// Why a request is turned away: its HTTP status, and a JSON-RPC error (id `null`) as its
-/// body so that a client shows the reason.
+/// Why a request is turned away: its HTTP status, and a JSON-RPC error as its body so that a
+/// client shows the reason (with the request's id where the revision asks for it, else
+/// `null`).
+#[derive(Debug)]
 struct Refusal {
     status: StatusCode,
     code: i64,
     why: String,
+    /// The request's id, and the error's `data`, where the answer has them.
+    detail: Option<Box<Detail>>,
+}
+
+/// What a refusal may say besides its code and message.
+#[derive(Debug, Default)]
+struct Detail {
+    id: Value,
+    /// The error's `data` (the revisions a proxy speaks, for an unsupported one).
+    data: Option<Value>,
 }
 
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
-        let body = message::error_response(&Value::Null, self.code, &self.why);
-        let mut response = (self.status, json_body(body)).into_response();
+        let Detail { id, data } = self.detail.map(|detail| *detail).unwrap_or_default();
+        let mut error = serde_json::json!({"code": self.code, "message": self.why});
+        if let Some(data) = data {
+            error["data"] = data;
+        }
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error});
+        let mut response = (self.status, json_body(body.to_string())).into_response();
         if self.status == StatusCode::UNAUTHORIZED {
             response
                 .headers_mut()
@@ -981,6 +1157,7 @@ fn refusal(status: StatusCode, why: &str) -> Refusal {
         status,
         code: message::INVALID_REQUEST,
         why: why.to_owned(),
+        detail: None,
     }
 }
 
@@ -993,6 +1170,7 @@ pub fn is_loopback(address: &SocketAddr) -> bool {
     address.ip().is_loopback()
 }
 
+mod stateless;
 mod streams;
 #[cfg(test)]
 mod tests;

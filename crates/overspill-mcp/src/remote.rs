@@ -25,6 +25,7 @@ use crate::error::ProxyError;
 use crate::message::{self, Kind};
 use crate::oauth::{Authorizer, Login, TokenStore};
 use crate::relay::{ServerEnd, UpstreamPorts};
+use crate::revision::{self, MCP_METHOD_HEADER, MCP_NAME_HEADER, PROTOCOL_VERSION_HEADER};
 
 /// Where a remote server's diagnostics are: in its HTTP answers, which the proxy reports.
 pub(crate) const DIAGNOSTICS: &str =
@@ -40,10 +41,7 @@ const RECONNECTS: u32 = 5;
 const QUOTED_BODY: usize = 300;
 
 const SESSION_ID: &str = "mcp-session-id";
-const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 const LAST_EVENT_ID: &str = "last-event-id";
-const MCP_METHOD: &str = "mcp-method";
-const MCP_NAME: &str = "mcp-name";
 /// How long to wait before reopening a stream when the server did not say (`retry:`).
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// The longest `retry:` a server may ask for; a longer one is cut to this.
@@ -364,7 +362,7 @@ impl Link {
             request = request.header(SESSION_ID, session);
         }
         if let Some(version) = read(&self.protocol) {
-            request = request.header(PROTOCOL_VERSION, version);
+            request = request.header(PROTOCOL_VERSION_HEADER, version);
         }
         request
     }
@@ -861,18 +859,27 @@ fn stateless_headers(text: &str) -> Vec<(&'static str, HeaderValue)> {
     let Some(version) = params.meta.and_then(|meta| meta.version) else {
         return Vec::new();
     };
-    let target = match method.as_ref() {
-        "tools/call" | "prompts/get" => params.name,
-        "resources/read" => params.uri,
-        _ => None,
+    let target = match revision::named_by(&method) {
+        Some("name") => params.name,
+        Some(_) => params.uri,
+        None => None,
     };
     [
-        (PROTOCOL_VERSION, Some(version)),
-        (MCP_METHOD, Some(method)),
-        (MCP_NAME, target),
+        (PROTOCOL_VERSION_HEADER, Some(version)),
+        (MCP_METHOD_HEADER, Some(method)),
+        (MCP_NAME_HEADER, target),
     ]
     .into_iter()
-    .filter_map(|(name, value)| Some((name, HeaderValue::from_str(value?.as_ref()).ok()?)))
+    .filter_map(|(name, value)| {
+        let value = value?;
+        // What a body names may need the header's encoded form; the version and method never do.
+        let text = if name == MCP_NAME_HEADER {
+            revision::header_value(&value)
+        } else {
+            value.into_owned()
+        };
+        Some((name, HeaderValue::from_str(&text).ok()?))
+    })
     .collect()
 }
 

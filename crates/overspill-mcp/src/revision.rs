@@ -7,10 +7,69 @@
 //! cached (`ttlMs`, `cacheScope`). What the servers send is forwarded as they wrote it; these
 //! rules apply to what the proxy answers itself and to what a gateway merges.
 
+use base64::Engine as _;
 use serde_json::Value;
 
 /// The `_meta` key of a 2026-07-28 request that names its revision.
 pub(crate) const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// The header that names the revision of a request over HTTP (2025-06-18 and later).
+pub(crate) const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+/// 2026-07-28: the header mirroring a request's method.
+pub(crate) const MCP_METHOD_HEADER: &str = "mcp-method";
+/// 2026-07-28: the header mirroring what a request names (a tool, a prompt, a resource URI).
+pub(crate) const MCP_NAME_HEADER: &str = "mcp-name";
+
+/// 2026-07-28: the headers of a request do not match its body (HTTP 400).
+pub(crate) const HEADER_MISMATCH: i64 = -32020;
+/// 2026-07-28: the request names a revision the server does not speak (HTTP 400).
+pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+/// The field of a request's params that `Mcp-Name` mirrors, for the methods that have one.
+pub(crate) fn named_by(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    }
+}
+
+/// A value as a 2026-07-28 mirrored header carries it (`Mcp-Name`, `Mcp-Param-*`): as it is
+/// when it is plain visible ASCII (spaces inside allowed), else — non-ASCII, control
+/// characters, spaces at either end, or text that looks like the encoded form — as
+/// `=?base64?<Base64 of its UTF-8>?=`.
+pub(crate) fn header_value(value: &str) -> String {
+    let plain = value
+        .bytes()
+        .all(|byte| byte == b' ' || byte == b'\t' || (0x21..=0x7e).contains(&byte))
+        && value.trim() == value
+        && !(value.starts_with(BASE64_OPEN) && value.ends_with(BASE64_CLOSE));
+    if plain {
+        return value.to_owned();
+    }
+    let encoded = base64::engine::general_purpose::STANDARD.encode(value.as_bytes());
+    format!("{BASE64_OPEN}{encoded}{BASE64_CLOSE}")
+}
+
+/// The value a mirrored header carries: the inside of `=?base64?…?=` decoded, any other
+/// header as it is. `None` when the inside is not Base64 of UTF-8 text.
+pub(crate) fn header_text(header: &str) -> Option<String> {
+    match header
+        .strip_prefix(BASE64_OPEN)
+        .and_then(|rest| rest.strip_suffix(BASE64_CLOSE))
+    {
+        Some(encoded) => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(encoded)
+                .ok()?;
+            String::from_utf8(bytes).ok()
+        }
+        None => Some(header.to_owned()),
+    }
+}
+
+const BASE64_OPEN: &str = "=?base64?";
+const BASE64_CLOSE: &str = "?=";
 
 /// A revision of the MCP specification, oldest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -36,6 +36,24 @@ async fn start(listen: Listen) -> Proxy {
 
 /// [`start`], the sessions counting into `metrics` when given.
 async fn start_counting(listen: Listen, metrics: Option<Metrics>) -> Proxy {
+    let options = match &metrics {
+        Some(metrics) => fixture_options().with_metrics(metrics),
+        None => fixture_options(),
+    };
+    start_serving(listen, metrics, options).await
+}
+
+/// [`start`] in front of the raw JSON-lines server, which answers any request whatever came
+/// before (a 2026-07-28 server).
+async fn start_raw(listen: Listen) -> Proxy {
+    start_serving(listen, None, fixture_options_with(&["--raw"])).await
+}
+
+async fn start_serving(
+    listen: Listen,
+    metrics: Option<Metrics>,
+    options: overspill_mcp::ProxyOptions,
+) -> Proxy {
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().to_owned();
     let observer = metrics.clone();
@@ -53,10 +71,6 @@ async fn start_counting(listen: Listen, metrics: Option<Metrics>) -> Proxy {
         making.lock().unwrap().push(Arc::downgrade(&pad));
         Ok(pad as Arc<dyn overspill_mcp::Scratch>)
     });
-    let options = match &metrics {
-        Some(metrics) => fixture_options().with_metrics(metrics),
-        None => fixture_options(),
-    };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}{}", listener.local_addr().unwrap(), listen.path);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -957,7 +971,226 @@ async fn a_thousand_sessions_with_random_arguments_add_no_series() {
     proxy.stop().await;
 }
 
+// ---- The stateless revision (2026-07-28): no initialize, no session id ----
+
+/// The `_meta` every 2026-07-28 request carries.
+fn modern_meta() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+           "io.modelcontextprotocol/clientInfo": {"name": "modern", "version": "1"},
+           "io.modelcontextprotocol/clientCapabilities": {}})
+}
+
+/// A 2026-07-28 request (`params` gains the `_meta`) and the headers that mirror it.
+fn modern(id: Value, method: &str, mut params: Value) -> (Value, Vec<(String, String)>) {
+    params["_meta"] = modern_meta();
+    let mut headers = vec![
+        ("mcp-protocol-version".to_owned(), "2026-07-28".to_owned()),
+        ("mcp-method".to_owned(), method.to_owned()),
+    ];
+    if let Some(name) = params.get("name").and_then(Value::as_str) {
+        headers.push(("mcp-name".to_owned(), name.to_owned()));
+    }
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    (body, headers)
+}
+
+impl Proxy {
+    /// A 2026-07-28 request with `extra` headers besides the mirrored ones; its one answer.
+    async fn modern(
+        &self,
+        id: Value,
+        method: &str,
+        params: Value,
+        extra: &[(&str, &str)],
+    ) -> (Answer, Value) {
+        let (body, headers) = modern(id, method, params);
+        let mut all: Vec<(&str, &str)> = headers
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_str()))
+            .collect();
+        all.extend_from_slice(extra);
+        let answer = self.post(None, body, &all).await;
+        let last = answer.messages.last().cloned().unwrap_or(Value::Null);
+        (answer, last)
+    }
+}
+
+async fn a_2026_07_28_client_is_served_without_a_session_and_explores_its_pointer() {
+    let proxy = start_raw(Listen::default()).await;
+    let (answer, listed) = proxy.modern(json!(1), "tools/list", json!({}), &[]).await;
+    assert_eq!(answer.status, 200, "{:?}", answer.messages);
+    assert!(answer.session.is_none(), "no session id is handed out");
+    assert_eq!(listed["id"], 1);
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"big") && names.contains(&"head"),
+        "{names:?}"
+    );
+    let (_, big) = proxy
+        .modern(
+            json!(1),
+            "tools/call",
+            json!({"name": "big", "arguments": {}}),
+            &[],
+        )
+        .await;
+    assert_eq!(big["id"], 1, "the client's own id comes back: {big}");
+    let pointer = big["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(pointer.starts_with("[overspill]"), "{big}");
+    let file = pointer_file(pointer);
+    // Another request, with no session: the same agent's scratchpad finds the file.
+    let (_, head) = proxy
+        .modern(
+            json!("h"),
+            "tools/call",
+            json!({"name": "head", "arguments": {"file": file}}),
+            &[],
+        )
+        .await;
+    assert_eq!(head["id"], "h");
+    assert_eq!(head["result"]["resultType"], "complete", "{head}");
+    assert!(head["result"].get("isError").is_none(), "{head}");
+    proxy.stop().await;
+}
+
+async fn two_clients_of_one_agent_sending_the_same_id_at_once_each_get_their_own_answer() {
+    let proxy = start_raw(Listen::default()).await;
+    let calls = (0..8).map(|n| {
+        let proxy = &proxy;
+        async move {
+            let (_, answer) = proxy
+                .modern(json!(7), "custom/echo", json!({"n": n}), &[])
+                .await;
+            (n, answer)
+        }
+    });
+    for (n, answer) in futures_util::future::join_all(calls).await {
+        assert_eq!(answer["id"], 7, "{answer}");
+        assert_eq!(answer["result"]["n"], n, "{answer}");
+    }
+    proxy.stop().await;
+}
+
+async fn headers_that_do_not_match_the_body_are_refused_with_header_mismatch() {
+    let proxy = start_raw(Listen::default()).await;
+    let call = json!({"name": "héllo wörld", "arguments": {}});
+    let refused = |answer: &Answer, what: &str| {
+        assert_eq!(answer.status, 400, "{what}: {:?}", answer.messages);
+        assert_eq!(answer.messages[0]["error"]["code"], -32020, "{what}");
+        assert_eq!(answer.messages[0]["id"], 3, "{what}: the request's id");
+    };
+    let (body, _) = modern(json!(3), "tools/call", call.clone());
+    let version = ("mcp-protocol-version", "2026-07-28");
+    let method = ("mcp-method", "tools/call");
+    let answer = proxy.post(None, body.clone(), &[method]).await;
+    refused(&answer, "no MCP-Protocol-Version");
+    let answer = proxy.post(None, body.clone(), &[version]).await;
+    refused(&answer, "no Mcp-Method");
+    let answer = proxy
+        .post(None, body.clone(), &[version, ("mcp-method", "tools/list")])
+        .await;
+    refused(&answer, "another method");
+    let answer = proxy.post(None, body.clone(), &[version, method]).await;
+    refused(&answer, "no Mcp-Name");
+    let answer = proxy
+        .post(
+            None,
+            body.clone(),
+            &[version, method, ("mcp-name", "hello")],
+        )
+        .await;
+    refused(&answer, "another name");
+    // The name in the Base64 form of the revision matches.
+    let encoded = "=?base64?aMOpbGxvIHfDtnJsZA==?=";
+    let answer = proxy
+        .post(None, body, &[version, method, ("mcp-name", encoded)])
+        .await;
+    assert_eq!(answer.status, 200, "{:?}", answer.messages);
+    proxy.stop().await;
+}
+
+async fn a_protocol_version_the_proxy_does_not_speak_is_refused_with_the_ones_it_does() {
+    let proxy = start_raw(Listen::default()).await;
+    let body = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {}});
+    let answer = proxy
+        .post(None, body, &[("mcp-protocol-version", "2099-01-01")])
+        .await;
+    assert_eq!(answer.status, 400);
+    let error = &answer.messages[0]["error"];
+    assert_eq!(error["code"], -32022, "{error}");
+    let supported = error["data"]["supported"].as_array().unwrap();
+    assert!(supported.contains(&json!("2026-07-28")) && supported.contains(&json!("2025-06-18")));
+    proxy.stop().await;
+}
+
+async fn a_principal_never_reads_what_another_stored_and_never_enters_its_session() {
+    let tokens_dir = tempfile::tempdir().unwrap();
+    let file = tokens_dir.path().join("tokens");
+    let (alice, bob) = (
+        overspill_mcp::Tokens::issue("alice").unwrap(),
+        overspill_mcp::Tokens::issue("bob").unwrap(),
+    );
+    std::fs::write(&file, format!("{}\n{}\n", alice.line, bob.line)).unwrap();
+    let mut listen = Listen::default();
+    listen.auth_tokens = Some(overspill_mcp::Tokens::load(&file).unwrap());
+    let proxy = start_raw(listen).await;
+    let (alice_auth, bob_auth) = (
+        format!("Bearer {}", alice.token),
+        format!("Bearer {}", bob.token),
+    );
+    let as_alice = [("authorization", alice_auth.as_str())];
+    let as_bob = [("authorization", bob_auth.as_str())];
+    let (_, big) = proxy
+        .modern(
+            json!(1),
+            "tools/call",
+            json!({"name": "big", "arguments": {}}),
+            &as_alice,
+        )
+        .await;
+    let file = pointer_file(big["result"]["content"][0]["text"].as_str().unwrap());
+    let head = json!({"name": "head", "arguments": {"file": file}});
+    let text = |answer: &Value| {
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let (_, bobs) = proxy
+        .modern(json!(2), "tools/call", head.clone(), &as_bob)
+        .await;
+    assert!(text(&bobs).contains("not_found"), "{bobs}");
+    // Another agent of alice's (named by the client) has its own budget, and her results.
+    let as_alices_worker = [
+        ("authorization", alice_auth.as_str()),
+        ("overspill-agent", "worker-1"),
+    ];
+    let (_, worker) = proxy
+        .modern(json!(3), "tools/call", head, &as_alices_worker)
+        .await;
+    assert!(!text(&worker).contains("not_found"), "{worker}");
+    // A session alice opened is no session for bob.
+    let opened = proxy.post(None, initialize_request(), &as_alice).await;
+    let session = opened.session.unwrap();
+    let list = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"});
+    let bobs = proxy.post(Some(&session), list.clone(), &as_bob).await;
+    assert_eq!(bobs.status, 404);
+    let alices = proxy.post(Some(&session), list, &as_alice).await;
+    assert_eq!(alices.status, 200);
+    proxy.stop().await;
+}
+
 cases!(
+    a_2026_07_28_client_is_served_without_a_session_and_explores_its_pointer,
+    two_clients_of_one_agent_sending_the_same_id_at_once_each_get_their_own_answer,
+    headers_that_do_not_match_the_body_are_refused_with_header_mismatch,
+    a_protocol_version_the_proxy_does_not_speak_is_refused_with_the_ones_it_does,
+    a_principal_never_reads_what_another_stored_and_never_enters_its_session,
     a_thousand_sessions_with_random_arguments_add_no_series,
     an_ended_session_lets_go_of_its_relay_and_scratchpad,
     a_call_cut_off_by_the_end_of_its_session_is_counted_unanswered,

@@ -65,6 +65,46 @@ pub(super) struct PostStream {
     /// belongs on this stream.
     pub(super) progress: Vec<Value>,
     pub(super) sender: mpsc::Sender<String>,
+    /// For a stateless request: the id it was given on its way to the relay, and the client's
+    /// own, which its answer (and a subscription's notifications) carry back.
+    pub(super) routed: Option<(Id, Value)>,
+}
+
+impl PostStream {
+    /// `text` as this stream's client must see it: a stateless request's answer, and each
+    /// notification of its subscription (`_meta["io.modelcontextprotocol/subscriptionId"]`), with
+    /// the client's own id in place of the proxy's.
+    fn restore(&self, text: String, answer: bool) -> String {
+        let Some((_, original)) = &self.routed else {
+            return text;
+        };
+        if answer {
+            return message::with_id(text, original);
+        }
+        match serde_json::from_str::<Value>(&text) {
+            Ok(mut value) => match value.pointer_mut(SUBSCRIPTION_POINTER) {
+                Some(id) => {
+                    *id = original.clone();
+                    value.to_string()
+                }
+                None => text,
+            },
+            Err(_) => text,
+        }
+    }
+}
+
+/// Where a notification of a subscription names it (2026-07-28 `subscriptions/listen`).
+const SUBSCRIPTION_POINTER: &str = "/params/_meta/io.modelcontextprotocol~1subscriptionId";
+
+/// The subscription a notification belongs to: the id of the `subscriptions/listen` request
+/// that opened it (read only from a notification that mentions one).
+fn subscription_of(text: &str) -> Option<Id> {
+    if !text.contains("io.modelcontextprotocol/subscriptionId") {
+        return None;
+    }
+    let value = serde_json::from_str::<Value>(text).ok()?;
+    Id::of(value.pointer(SUBSCRIPTION_POINTER)?)
 }
 
 /// The `params._meta.progressToken` of a request, if it has one.
@@ -113,18 +153,19 @@ pub(super) async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<S
             },
             _ = closing.wait_for(|closed| *closed) => break,
         };
-        let (answered, progress) = match message::head(&text) {
+        let (answered, progress, subscription) = match message::head(&text) {
             Ok((
                 Kind::Response {
                     id: Some(id),
                     error,
                 },
                 _,
-            )) => (Some((id, error)), None),
+            )) => (Some((id, error)), None, None),
             Ok((Kind::Notification { method }, _)) if method == "notifications/progress" => {
-                (None, progress_token(&text))
+                (None, progress_token(&text), None)
             }
-            _ => (None, None),
+            Ok((Kind::Notification { .. }, _)) => (None, None, subscription_of(&text)),
+            _ => (None, None, None),
         };
         let target = {
             let mut streams = session
@@ -132,17 +173,17 @@ pub(super) async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<S
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
             streams.forget_closed_posts();
-            let own = match (&answered, &progress) {
-                (Some((id, _)), _) => streams
+            let own = match (&answered, &progress, &subscription) {
+                (Some((id, _)), _, _) | (None, None, Some(id)) => streams
                     .posts
                     .iter()
                     .position(|post| post.waiting.contains(id)),
-                (None, Some(token)) => streams
+                (None, Some(token), _) => streams
                     .posts
                     .iter()
                     .position(|post| post.progress.contains(token)),
-                (None, None) if streams.posts.len() == 1 => Some(0),
-                (None, None) => None,
+                (None, None, None) if streams.posts.len() == 1 => Some(0),
+                (None, None, None) => None,
             };
             match own {
                 Some(at) => {
@@ -151,17 +192,18 @@ pub(super) async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<S
                         post.waiting.remove(id);
                     }
                     let sender = post.sender.clone();
+                    let restored = post.restore(text, answered.is_some());
                     if post.waiting.is_empty() {
                         streams.posts.remove(at);
                     }
-                    Some(sender)
+                    Some((sender, restored))
                 }
                 None => match (&streams.get, streams.posts.last()) {
-                    (Some(get), _) if !get.is_closed() => Some(get.clone()),
-                    (_, Some(post)) => Some(post.sender.clone()),
+                    (Some(get), _) if !get.is_closed() => Some((get.clone(), text)),
+                    (_, Some(post)) => Some((post.sender.clone(), text)),
                     _ => {
                         if streams.backlog.len() < BACKLOG {
-                            streams.backlog.push_back(text.clone());
+                            streams.backlog.push_back(text);
                         }
                         None
                     }
@@ -169,7 +211,7 @@ pub(super) async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<S
             }
         };
         // A client that does not read its stream holds this send: the session's close ends it.
-        if let Some(sender) = target {
+        if let Some((sender, text)) = target {
             tokio::select! {
                 sent = sender.send(text) => drop(sent),
                 _ = closing.wait_for(|closed| *closed) => break,

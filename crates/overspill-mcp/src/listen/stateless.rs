@@ -1,0 +1,204 @@
+//! Requests of the stateless revision (2026-07-28) on `--listen`: no `initialize`, no
+//! `Mcp-Session-Id`; each request names its revision in `_meta` and mirrors its method and
+//! target into headers, which are checked against the body (docs/mcp-proxy.md#stateless-requests).
+//!
+//! Without sessions, a request is served in the context of its agent: its principal (the
+//! token it carries) and, when the client names one, the agent in the `Overspill-Agent`
+//! header. One agent has one relay, one upstream and one budget, kept while it is used and
+//! ended after `--session-idle` without a request; its stored results are its principal's.
+
+use axum::http::{HeaderMap, StatusCode};
+use serde::Deserialize;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::{Detail, Principal, Refusal};
+use crate::message::{Kind, Message};
+use crate::revision::{self, Revision};
+
+/// The header in which a client names the agent a request is for.
+pub(crate) const AGENT_HEADER: &str = "overspill-agent";
+
+/// The longest agent name, in bytes.
+const MAX_AGENT_LEN: usize = 64;
+
+/// Who a stateless request is for: one agent of one principal. Its budget is one; its stored
+/// results are its principal's ([`Agent::storage`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) struct Agent {
+    principal: String,
+    /// The name the client gave, if it gave one; else the agent is the principal.
+    name: Option<String>,
+}
+
+impl Agent {
+    /// The agent of a request from `principal` with `headers`: the one `Overspill-Agent` names,
+    /// else the principal's own. A name outside `[A-Za-z0-9._-]{1,64}` is refused (400).
+    pub(super) fn of(principal: &Principal, headers: &HeaderMap) -> Result<Agent, Refusal> {
+        let name = match headers.get(AGENT_HEADER) {
+            None => None,
+            Some(value) => {
+                let name = value.to_str().unwrap_or_default();
+                let valid = !name.is_empty()
+                    && name.len() <= MAX_AGENT_LEN
+                    && name
+                        .bytes()
+                        .all(|byte| byte.is_ascii_alphanumeric() || b"._-".contains(&byte));
+                if !valid {
+                    return Err(super::refusal(
+                        StatusCode::BAD_REQUEST,
+                        "the Overspill-Agent header must be 1 to 64 characters of A-Z, a-z, 0-9, \
+                         '.', '_' and '-'",
+                    ));
+                }
+                Some(name.to_owned())
+            }
+        };
+        Ok(Agent {
+            principal: principal.to_string(),
+            name,
+        })
+    }
+
+    /// Where its principal's results are stored, relative to the proxy's directory: one
+    /// directory per principal, named by a hash of the principal's name, so that what one
+    /// principal stored is never found by another, and every instance sharing the directory
+    /// finds it at the same place.
+    pub(super) fn storage(&self) -> String {
+        let digest = Sha256::digest(self.principal.as_bytes());
+        let hex: String = digest[..16]
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
+        format!("principals/{hex}")
+    }
+
+    /// How it is named in logs: its principal and its name.
+    pub(super) fn label(&self) -> String {
+        match &self.name {
+            Some(name) => format!("{}/{name}", self.principal),
+            None => self.principal.clone(),
+        }
+    }
+}
+
+/// The revision of a POST body's messages when they are stateless: `Some` for one request
+/// whose `_meta` names 2026-07-28 or later, or for a body sent with that revision's
+/// `MCP-Protocol-Version` header. `None` is a body of a session.
+pub(super) fn revision_of(headers: &HeaderMap, messages: &[Message]) -> Option<Revision> {
+    let named = messages.iter().find_map(|message| message.revision);
+    let header = headers
+        .get(revision::PROTOCOL_VERSION_HEADER)
+        .and_then(|value| value.to_str().ok())
+        .and_then(Revision::parse);
+    named.or(header).filter(|revision| revision.is_stateless())
+}
+
+/// A POST that names a revision the proxy does not know in its header, without a session:
+/// `Some` with the 400 `UnsupportedProtocolVersion` answer listing the revisions it speaks.
+pub(super) fn unknown_revision(headers: &HeaderMap, id: &Value) -> Option<Refusal> {
+    let given = headers
+        .get(revision::PROTOCOL_VERSION_HEADER)?
+        .to_str()
+        .unwrap_or_default();
+    if Revision::parse(given).is_some() {
+        return None;
+    }
+    let supported: Vec<&str> = Revision::ALL.iter().map(|r| r.as_str()).collect();
+    Some(Refusal {
+        status: StatusCode::BAD_REQUEST,
+        code: revision::UNSUPPORTED_PROTOCOL_VERSION,
+        why: format!(
+            "the protocol version {given:?} is not one this proxy speaks; it speaks {}",
+            supported.join(", ")
+        ),
+        detail: Some(Box::new(Detail {
+            id: id.clone(),
+            data: Some(serde_json::json!({"supported": supported, "requested": given})),
+        })),
+    })
+}
+
+/// Checks one stateless request against the headers the revision mirrors it into
+/// (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`): each required one present and equal to
+/// the body's value (an `Mcp-Name` in the Base64 form decoded first). A mismatch is a 400
+/// with `HeaderMismatch` (-32020), so that an intermediary routing on a header can never be
+/// told one thing while the proxy does another.
+pub(super) fn check_headers(headers: &HeaderMap, message: &Message) -> Result<(), Refusal> {
+    let Kind::Request { method, .. } = &message.kind else {
+        return Ok(());
+    };
+    let mismatch = |why: String| Refusal {
+        status: StatusCode::BAD_REQUEST,
+        code: revision::HEADER_MISMATCH,
+        why: format!("header mismatch: {why}"),
+        detail: Some(Box::new(Detail {
+            id: message.id.clone(),
+            data: None,
+        })),
+    };
+    let header = |name: &str| -> Result<Option<String>, Refusal> {
+        match headers.get(name) {
+            None => Ok(None),
+            Some(value) => value
+                .to_str()
+                .map(|value| Some(value.to_owned()))
+                .map_err(|_| mismatch(format!("the {name} header is not visible ASCII"))),
+        }
+    };
+    let version = message.revision.map(Revision::as_str);
+    match (header(revision::PROTOCOL_VERSION_HEADER)?, version) {
+        (Some(given), Some(body)) if given == body => {}
+        (Some(given), body) => {
+            return Err(mismatch(format!(
+                "MCP-Protocol-Version is {given:?}, the body's _meta names {}",
+                body.map_or("none".to_owned(), |body| format!("{body:?}"))
+            )));
+        }
+        (None, _) => {
+            return Err(mismatch(
+                "the MCP-Protocol-Version header is missing".into(),
+            ));
+        }
+    }
+    match header(revision::MCP_METHOD_HEADER)? {
+        Some(given) if &given == method => {}
+        Some(given) => {
+            return Err(mismatch(format!(
+                "Mcp-Method is {given:?}, the body's method is {method:?}"
+            )));
+        }
+        None => return Err(mismatch("the Mcp-Method header is missing".into())),
+    }
+    if let Some(field) = revision::named_by(method) {
+        let body = target(&message.text, field);
+        match (header(revision::MCP_NAME_HEADER)?, body) {
+            (None, None) => {}
+            (None, Some(_)) => return Err(mismatch("the Mcp-Name header is missing".into())),
+            (Some(given), body) => {
+                let decoded = revision::header_text(&given)
+                    .ok_or_else(|| mismatch("the Mcp-Name header's Base64 is not valid".into()))?;
+                if body.as_deref() != Some(decoded.as_str()) {
+                    return Err(mismatch(format!(
+                        "Mcp-Name is {decoded:?}, the body's params.{field} is {}",
+                        body.map_or("missing".to_owned(), |body| format!("{body:?}"))
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The string at `params.<field>` of a request's text.
+fn target(text: &str, field: &str) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Body {
+        params: Option<serde_json::Map<String, Value>>,
+    }
+    let params = serde_json::from_str::<Body>(text).ok()?.params?;
+    params.get(field)?.as_str().map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests;
