@@ -1,11 +1,15 @@
 //! `overspill auth login|status|logout`: sign-ins to OAuth-protected remote MCP servers, kept
-//! for `overspill mcp --url`.
+//! for `overspill mcp --url`; `overspill auth token NAME`: a principal's bearer token for
+//! `overspill mcp --listen --auth-tokens FILE`.
 
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
+use overspill_mcp::Tokens;
 use overspill_mcp::oauth::{
     self, ClientIdentity, ClientSecret, Login, Notice, OAuthError, SignIn, TokenStore,
 };
@@ -19,7 +23,18 @@ overspill auth login --url https://mcp.example.com/mcp --scope read --scope writ
 overspill auth login --url https://mcp.example.com/mcp --client-id my-app --client-secret-env MY_APP_SECRET\n  \
 overspill auth login --url https://mcp.example.com/mcp --no-browser --callback-port 8976";
 
-/// Sign-ins to OAuth-protected remote MCP servers.
+pub const TOKEN_EXAMPLES: &str = "Prints a new random token (256 bits, hex) on stdout for the \
+client to send as `Authorization: Bearer <token>`, and its line for the --auth-tokens file on \
+stderr, or appends that line to the file with --append (created 0600). The file keeps only the \
+token's SHA-256: the token itself is shown once, here. A running proxy reads the file again on \
+SIGHUP.\n\n\
+Examples:\n  \
+overspill auth token alice --append /etc/overspill/tokens   # then: kill -HUP <proxy pid>\n  \
+TOKEN=$(overspill auth token ci-bot --append tokens)\n  \
+overspill auth token bob   # the token on stdout, its line on stderr\n  \
+overspill mcp --listen 0.0.0.0:8765 --auth-tokens /etc/overspill/tokens -- my-server";
+
+/// Sign-ins to OAuth-protected remote MCP servers, and tokens for `overspill mcp --listen`.
 #[derive(Debug, Subcommand)]
 pub enum AuthCommand {
     /// Sign in to a remote MCP server and keep its tokens for `overspill mcp --url`.
@@ -29,6 +44,9 @@ pub enum AuthCommand {
     Status(StatusArgs),
     /// Forget the sign-in to a server (or all of them).
     Logout(LogoutArgs),
+    /// Make a new bearer token for a principal of `overspill mcp --listen --auth-tokens FILE`.
+    #[command(after_help = TOKEN_EXAMPLES)]
+    Token(TokenArgs),
 }
 
 #[derive(Debug, Args)]
@@ -78,13 +96,26 @@ pub struct LogoutArgs {
     all: bool,
 }
 
+#[derive(Debug, Args)]
+pub struct TokenArgs {
+    /// The principal's name: 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or a digit
+    /// (not `local` or `shared`, which the proxy gives requests without --auth-tokens).
+    #[arg(value_name = "NAME")]
+    name: String,
+    /// Append the token's line to this tokens file (created 0600 if missing) instead of
+    /// printing it on stderr; refused if the file would no longer be valid (the name taken).
+    #[arg(long, value_name = "FILE")]
+    append: Option<PathBuf>,
+}
+
 impl AuthCommand {
     pub fn run(self) -> anyhow::Result<ExitCode> {
-        let store = TokenStore::user()?;
+        let store = || TokenStore::user();
         match self {
-            AuthCommand::Login(args) => login(&store, args),
-            AuthCommand::Status(args) => status(&store, args),
-            AuthCommand::Logout(args) => logout(&store, args),
+            AuthCommand::Login(args) => login(&store()?, args),
+            AuthCommand::Status(args) => status(&store()?, args),
+            AuthCommand::Logout(args) => logout(&store()?, args),
+            AuthCommand::Token(args) => token(&args),
         }
     }
 }
@@ -231,6 +262,68 @@ fn remove_unreadable(store: &TokenStore) -> anyhow::Result<usize> {
         }
     }
     Ok(removed)
+}
+
+/// `overspill auth token NAME [--append FILE]`: the token on stdout, its line on stderr or
+/// appended to the file.
+fn token(args: &TokenArgs) -> anyhow::Result<ExitCode> {
+    let issued = match Tokens::issue(&args.name) {
+        Ok(issued) => issued,
+        Err(error @ overspill_mcp::TokensError::Name(_)) => {
+            return Ok(super::usage_error(format!(
+                "auth token {}: {error}",
+                args.name
+            )));
+        }
+        Err(error) => return Err(error.into()),
+    };
+    match &args.append {
+        Some(file) => {
+            if let Err(message) = append_line(file, &issued.line) {
+                return Ok(super::usage_error(message));
+            }
+            tell!(
+                "appended the line of `{}` to {}; a proxy reading it takes it on SIGHUP \
+                 (kill -HUP <pid>). The token, on stdout, is shown only this once.",
+                args.name,
+                file.display()
+            );
+        }
+        None => tell!(
+            "the line of `{}` for the --auth-tokens file (the token, on stdout, is shown only \
+             this once):\n{}",
+            args.name,
+            issued.line
+        ),
+    }
+    println!("{}", issued.token);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Appends `line` to the tokens file `file` (created 0600), if the file stays valid; `Err` is
+/// the usage error to print.
+fn append_line(file: &Path, line: &str) -> Result<(), String> {
+    let now = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(error) => return Err(format!("cannot read {}: {error}", file.display())),
+    };
+    let separator = if now.is_empty() || now.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
+    let added = format!("{separator}{line}\n");
+    Tokens::check(file, &format!("{now}{added}"))
+        .map_err(|error| format!("--append: {error}; the file is left as it was"))?;
+    let mut options = std::fs::OpenOptions::new();
+    options.append(true).create(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options
+        .open(file)
+        .and_then(|mut opened| opened.write_all(added.as_bytes()))
+        .map_err(|error| format!("cannot append to {}: {error}", file.display()))
 }
 
 /// `: client X, scopes a b, expires in 3540 s, refreshable`.

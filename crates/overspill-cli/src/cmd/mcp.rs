@@ -18,7 +18,7 @@ use overspill::{BuildError, Scratchpad, ScratchpadBuilder};
 use overspill_mcp::oauth::{ClientIdentity, TokenStore};
 use overspill_mcp::{
     DEFAULT_ANSWER_WITHIN, DEFAULT_MAX_LEN, DEFAULT_SEPARATOR, Listen, METRICS_PATH, Metrics,
-    Namespace, ProxyError, ProxyOptions, Reload, Remote, ScratchFactory, Server, Upstream,
+    Namespace, ProxyError, ProxyOptions, Reload, Remote, ScratchFactory, Server, Tokens, Upstream,
     parse_header,
 };
 
@@ -123,9 +123,20 @@ pub struct McpArgs {
     /// An origin allowed besides this machine's (repeatable), e.g. https://app.example.com.
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen")]
     allow_origins: Vec<String>,
-    /// Require `Authorization: Bearer <value of this environment variable>` on every request.
+    /// Require `Authorization: Bearer <value of this environment variable>` on every request
+    /// (one token, one principal: `shared`).
     #[arg(long, value_name = "VAR", requires = "listen")]
     auth_token_env: Option<String>,
+    /// Require a bearer token of this file on every request, each the token of a principal:
+    /// lines `NAME sha256:<hex of the token>`, read again on SIGHUP. `overspill auth token NAME
+    /// --append FILE` makes one (docs/mcp-proxy.md#named-tokens).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "listen",
+        conflicts_with = "auth_token_env"
+    )]
+    auth_tokens: Option<PathBuf>,
     /// The most client sessions at once.
     #[arg(long, value_name = "N", default_value_t = 16, requires = "listen")]
     max_sessions: usize,
@@ -255,11 +266,30 @@ fn listen(
         },
         None => None,
     };
-    if !overspill_mcp::is_loopback(&address) && auth_token.is_none() {
+    let auth_tokens = match &args.auth_tokens {
+        Some(path) => match Tokens::load(path) {
+            Ok(tokens) => Some(tokens),
+            Err(error) => return Ok(super::usage_error(format!("--auth-tokens: {error}"))),
+        },
+        None => None,
+    };
+    if !overspill_mcp::is_loopback(&address) && auth_token.is_none() && auth_tokens.is_none() {
         return Ok(super::usage_error(format!(
-            "--listen {address} serves beyond this machine: also give --auth-token-env VAR, \
-             so that only clients with the token get in"
+            "--listen {address} serves beyond this machine: also give --auth-tokens FILE (a \
+             token per principal) or --auth-token-env VAR (one shared token), so that only \
+             clients with a token get in"
         )));
+    }
+    if let Some(tokens) = &auth_tokens {
+        tokens
+            .reload_on_hangup()
+            .context("cannot listen for SIGHUP, which reloads the --auth-tokens file")?;
+        let path = tokens.path().display();
+        let read = match tokens.len() {
+            0 => format!("{path} names no principal yet: every request is refused until it does"),
+            count => format!("{count} principal(s) from {path}"),
+        };
+        say(args.log_format, &format!("{read} (read again on SIGHUP)"));
     }
     let session_idle = match seconds("--session-idle", args.session_idle) {
         Ok(idle) => idle,
@@ -283,6 +313,7 @@ fn listen(
     listen.path = args.path.clone();
     listen.allowed_origins = args.allow_origins.clone();
     listen.auth_token = auth_token;
+    listen.auth_tokens = auth_tokens;
     listen.max_sessions = args.max_sessions;
     listen.session_idle = session_idle;
     listen.max_body_bytes = args.max_body_bytes;

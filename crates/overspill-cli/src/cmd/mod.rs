@@ -46,7 +46,8 @@ pub enum Command {
     /// Put the scratchpad in front of an MCP server: a transparent stdio proxy.
     #[command(after_help = mcp::EXAMPLES)]
     Mcp(Box<mcp::McpArgs>),
-    /// Sign in to OAuth-protected remote MCP servers (for `overspill mcp --url`).
+    /// Sign in to OAuth-protected remote MCP servers (for `overspill mcp --url`), or make a
+    /// token for `overspill mcp --listen --auth-tokens`.
     #[command(subcommand)]
     Auth(auth::AuthCommand),
     /// Route an MCP client's servers through one overspill: edits the client's configuration.

@@ -204,6 +204,16 @@ impl Tokens {
         })))
     }
 
+    /// How many principals `text` would name as the tokens file at `path` (which only names
+    /// it in errors): for a tool that edits the file to check the result before it writes it.
+    ///
+    /// # Errors
+    ///
+    /// [`TokensError::Line`] for the first line that is not a principal.
+    pub fn check(path: &Path, text: &str) -> Result<usize, TokensError> {
+        Table::of_file(path, text).map(|table| table.entries.len())
+    }
+
     /// The file the principals are read from.
     pub fn path(&self) -> &Path {
         &self.0.path
@@ -368,6 +378,15 @@ struct Entry {
 }
 
 impl Table {
+    /// [`Table::parse`], a bad line named with the file's `path`.
+    fn of_file(path: &Path, text: &str) -> Result<Table, TokensError> {
+        Table::parse(text).map_err(|(line, problem)| TokensError::Line {
+            path: path.to_owned(),
+            line,
+            problem,
+        })
+    }
+
     /// The principals of a tokens file's text, or the first bad line (numbered from 1) and
     /// what is wrong with it.
     fn parse(text: &str) -> Result<Table, (usize, LineProblem)> {
@@ -427,11 +446,7 @@ fn read(path: &Path) -> Result<Table, TokensError> {
             path: path.to_owned(),
         });
     }
-    Table::parse(&text).map_err(|(line, problem)| TokensError::Line {
-        path: path.to_owned(),
-        line,
-        problem,
-    })
+    Table::of_file(path, &text)
 }
 
 /// `Ok` when `name` may name a principal of the file.
