@@ -1340,6 +1340,15 @@ impl Shared {
 
     /// Sends to the client; a client that is gone loses the message (nothing waits for it).
     async fn send_client(&self, text: String) {
+        // A gateway translates for a client of the stateless revision: its servers speak the
+        // 2025 ones (docs/mcp-proxy.md#revisions).
+        let text = match &self.gateway {
+            Some(gateway) if gateway.serves_stateless() => match gateway.to_modern_client(text) {
+                Some(text) => text,
+                None => return,
+            },
+            _ => text,
+        };
         let _ = self.to_client.send(text).await;
     }
 

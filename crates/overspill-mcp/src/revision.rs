@@ -13,6 +13,10 @@ use serde_json::Value;
 /// The `_meta` key of a 2026-07-28 request that names its revision.
 pub(crate) const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
+/// The `_meta` key that ties a 2026-07-28 notification to the `subscriptions/listen` request it
+/// belongs to (that request's id).
+pub(crate) const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
 /// The header that names the revision of a request over HTTP (2025-06-18 and later).
 pub(crate) const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 /// 2026-07-28: the header mirroring a request's method.
@@ -148,6 +152,77 @@ impl Revision {
         }
         self.complete(result)
     }
+}
+
+/// A JSON-RPC response from a server of an earlier revision as a 2026-07-28 client must get it:
+/// its result says `resultType` (`"complete"`; earlier revisions have no other kind) and, when
+/// `cacheable` (the answer to `tools/list`, `prompts/list`, `resources/list`,
+/// `resources/templates/list` or `resources/read`), `ttlMs` and `cacheScope`
+/// ([`Cache::UNCACHED`]: an earlier server says nothing of caching). A field the result has is
+/// kept; the fields added are spliced in after the result's `{`, so a large result is copied
+/// once, never parsed into values. Anything else (an error, a text that does not parse) is
+/// returned as it is.
+pub(crate) fn completed_response(text: String, cacheable: bool) -> String {
+    #[derive(serde::Deserialize)]
+    struct Envelope<'a> {
+        #[serde(borrow)]
+        result: Option<&'a serde_json::value::RawValue>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Said {
+        #[serde(rename = "resultType")]
+        result_type: Option<serde::de::IgnoredAny>,
+        #[serde(rename = "ttlMs")]
+        ttl_ms: Option<serde::de::IgnoredAny>,
+        #[serde(rename = "cacheScope")]
+        cache_scope: Option<serde::de::IgnoredAny>,
+    }
+    let Ok(Envelope { result: Some(raw) }) = serde_json::from_str::<Envelope>(&text) else {
+        return text;
+    };
+    let Ok(said) = serde_json::from_str::<Said>(raw.get()) else {
+        return text;
+    };
+    let mut fields = Vec::new();
+    if said.result_type.is_none() {
+        fields.push(r#""resultType":"complete""#.to_owned());
+    }
+    if cacheable {
+        let cache = Cache::UNCACHED;
+        if said.ttl_ms.is_none() {
+            fields.push(format!(r#""ttlMs":{}"#, cache.ttl_ms));
+        }
+        if said.cache_scope.is_none() {
+            fields.push(format!(r#""cacheScope":"{}""#, cache.scope.as_str()));
+        }
+    }
+    if fields.is_empty() {
+        return text;
+    }
+    // The result is an object (it parsed as one): its `{` is where `raw` starts.
+    let open = raw.get().as_ptr() as usize - text.as_ptr() as usize + 1;
+    let empty = raw.get()[1..].trim_start().starts_with('}');
+    let mut added = fields.join(",");
+    if !empty {
+        added.push(',');
+    }
+    let mut spliced = String::with_capacity(text.len() + added.len());
+    spliced.push_str(&text[..open]);
+    spliced.push_str(&added);
+    spliced.push_str(&text[open..]);
+    spliced
+}
+
+/// Whether the answer to `method` is a `CacheableResult` in 2026-07-28.
+pub(crate) fn is_cacheable(method: &str) -> bool {
+    matches!(
+        method,
+        "tools/list"
+            | "prompts/list"
+            | "resources/list"
+            | "resources/templates/list"
+            | "resources/read"
+    )
 }
 
 /// How long, and for whom, a 2026-07-28 result may be cached (`ttlMs`, `cacheScope`).

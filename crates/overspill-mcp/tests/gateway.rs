@@ -466,27 +466,164 @@ async fn servers_that_agree_to_different_versions_make_the_session_speak_the_old
     );
 }
 
-async fn a_client_probing_server_discover_is_told_to_initialize_and_no_server_is_settled_by_it() {
+/// `params` with the `_meta` of a 2026-07-28 request.
+fn modern(mut params: Value) -> Value {
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "modern", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
+    params
+}
+
+async fn a_2026_07_28_client_discovers_the_gateway_and_gets_every_servers_tools_in_its_revision() {
     let (mut session, _pad) = gateway(vec![
         member("modern", &["--raw", "--settles"]),
-        member("old", &["--raw", "--version", "2025-06-18"]),
+        member("old", &[]),
     ]);
-    let params = json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                                  "io.modelcontextprotocol/clientCapabilities": {}}});
-    let probe = session
-        .request(json!("probe"), "server/discover", params)
+    let discovered = session
+        .request(json!("probe"), "server/discover", modern(json!({})))
         .await;
-    assert_eq!(probe["error"]["code"], -32601, "{probe}");
-    // The client falls back to `initialize`: every server joins, the modern one too.
-    let init = session.initialize_plain().await;
-    assert!(init.get("result").is_some(), "{init}");
-    let names = tool_names(&mut session, "list").await;
-    for server in ["modern__", "old__"] {
-        assert!(
-            names.iter().any(|name| name.starts_with(server)),
-            "{names:?}"
-        );
+    let result = &discovered["result"];
+    assert!(result.get("protocolVersion").is_none(), "{discovered}");
+    let versions = result["supportedVersions"].as_array().unwrap();
+    assert!(versions.contains(&json!("2026-07-28")) && versions.contains(&json!("2025-11-25")));
+    assert_eq!(result["resultType"], "complete");
+    assert_eq!(
+        (result["ttlMs"].clone(), result["cacheScope"].clone()),
+        (json!(0), json!("private"))
+    );
+    assert!(result["capabilities"]["tools"].is_object(), "{discovered}");
+    // The servers were asked `initialize` by the gateway itself, never `server/discover`: the
+    // one that settles on the first 2026-07-28 request it sees joined too.
+    let listed = session
+        .request(json!("list"), "tools/list", modern(json!({})))
+        .await;
+    let result = &listed["result"];
+    assert_eq!(result["resultType"], "complete", "{listed}");
+    assert_eq!(result["ttlMs"], 0, "{listed}");
+    assert_eq!(result["cacheScope"], "private", "{listed}");
+    let names: Vec<&str> = result["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    for wanted in ["modern__vendor", "old__small", "head"] {
+        assert!(names.contains(&wanted), "{names:?}");
     }
+    // A 2025-era server's result, and the pointer made of it, say they are complete.
+    let small = session
+        .request(
+            json!(1),
+            "tools/call",
+            modern(json!({"name": "old__small", "arguments": {}})),
+        )
+        .await;
+    assert_eq!(small["result"]["resultType"], "complete", "{small}");
+    assert_eq!(text(&small), fixture::SMALL);
+    let big = session
+        .request(
+            json!(2),
+            "tools/call",
+            modern(json!({"name": "modern__big", "arguments": {}})),
+        )
+        .await;
+    assert_eq!(big["result"]["resultType"], "complete", "{big}");
+    let file = pointer_file(&text(&big));
+    let head = session
+        .request(
+            json!(3),
+            "tools/call",
+            modern(json!({"name": "head", "arguments": {"file": file}})),
+        )
+        .await;
+    assert_eq!(head["result"]["resultType"], "complete", "{head}");
+    assert!(!text(&head).contains("not_found"), "{head}");
+    // Nothing came unasked: no log message of the gateway's (servers joined), no list change.
+    assert!(
+        session
+            .seen
+            .iter()
+            .all(|message| message.get("method").is_none()),
+        "{:?}",
+        session.seen
+    );
+}
+
+async fn a_2025_servers_elicitation_reaches_a_2026_07_28_client_as_input_required_and_its_retry_completes_the_call()
+ {
+    let (mut session, _pad) = gateway(vec![member("old", &["--raw"])]);
+    let call = modern(json!({"name": "old__ask", "arguments": {}}));
+    let asked = session.request(json!(10), "tools/call", call.clone()).await;
+    let result = &asked["result"];
+    assert_eq!(result["resultType"], "input_required", "{asked}");
+    let requests = result["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.len(), 1, "{asked}");
+    let (key, request) = requests.iter().next().unwrap();
+    assert_eq!(request["method"], "elicitation/create", "{asked}");
+    assert_eq!(request["params"]["message"], "name?", "{asked}");
+    assert_eq!(
+        request["params"]["x-ext"], 1,
+        "the server's params as sent: {asked}"
+    );
+    let state = result["requestState"].as_str().unwrap().to_owned();
+    // The client retries the call under a new id with its answer.
+    let mut retry = call;
+    retry["inputResponses"] = json!({ key: {"action": "accept", "content": {"name": "Ada"}} });
+    retry["requestState"] = json!(state);
+    let done = session.request(json!(11), "tools/call", retry).await;
+    assert_eq!(done["id"], 11, "{done}");
+    assert_eq!(done["result"]["resultType"], "complete", "{done}");
+    let reply: Value = serde_json::from_str(&text(&done)).unwrap();
+    assert_eq!(
+        reply["result"]["content"]["name"], "Ada",
+        "the server got the answer: {reply}"
+    );
+    assert_eq!(reply["id"], "srv-1", "under its own request's id: {reply}");
+}
+
+async fn a_subscription_is_acknowledged_and_told_of_a_server_that_joins_late() {
+    let mut session = answering_within(
+        vec![
+            member("a", &[]),
+            member("late", &["--raw", "--init-delay", "3000"]),
+        ],
+        Duration::from_millis(500),
+    );
+    let discovered = session
+        .request(json!("d"), "server/discover", modern(json!({})))
+        .await;
+    assert_eq!(
+        discovered["result"]["resultType"], "complete",
+        "{discovered}"
+    );
+    let listen = json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen",
+        "params": modern(json!({"notifications": {"toolsListChanged": true}}))});
+    session.send(listen).await;
+    let acknowledged = wait_for(&mut session, "the acknowledgement", |message| {
+        message["method"] == "notifications/subscriptions/acknowledged"
+    })
+    .await;
+    assert_eq!(
+        acknowledged["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub"
+    );
+    assert_eq!(
+        acknowledged["params"]["notifications"],
+        json!({"toolsListChanged": true})
+    );
+    let changed = wait_for(&mut session, "the list change", |message| {
+        message["method"] == "notifications/tools/list_changed"
+    })
+    .await;
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "sub",
+        "{changed}"
+    );
+    let listed = session
+        .request(json!("l"), "tools/list", modern(json!({})))
+        .await;
+    let names = listed["result"]["tools"].to_string();
+    assert!(names.contains("late__vendor"), "{listed}");
 }
 
 async fn reload_adds_removes_and_changes_servers_under_a_connected_client() {
@@ -720,7 +857,9 @@ cases!(
     prompts_resources_progress_and_logs_are_routed_by_server,
     reload_adds_removes_and_changes_servers_under_a_connected_client,
     servers_that_agree_to_different_versions_make_the_session_speak_the_oldest,
-    a_client_probing_server_discover_is_told_to_initialize_and_no_server_is_settled_by_it,
+    a_2026_07_28_client_discovers_the_gateway_and_gets_every_servers_tools_in_its_revision,
+    a_2025_servers_elicitation_reaches_a_2026_07_28_client_as_input_required_and_its_retry_completes_the_call,
+    a_subscription_is_acknowledged_and_told_of_a_server_that_joins_late,
     a_server_that_never_answers_initialize_keeps_neither_the_answer_nor_the_others_tools,
     a_server_that_answers_initialize_after_the_deadline_is_offered_with_list_changed,
     a_call_to_a_server_that_is_not_there_names_it_why_its_log_and_overspill_status,

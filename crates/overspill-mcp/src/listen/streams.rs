@@ -100,7 +100,7 @@ const SUBSCRIPTION_POINTER: &str = "/params/_meta/io.modelcontextprotocol~1subsc
 /// The subscription a notification belongs to: the id of the `subscriptions/listen` request
 /// that opened it (read only from a notification that mentions one).
 fn subscription_of(text: &str) -> Option<Id> {
-    if !text.contains("io.modelcontextprotocol/subscriptionId") {
+    if !text.contains(crate::revision::SUBSCRIPTION_ID) {
         return None;
     }
     let value = serde_json::from_str::<Value>(text).ok()?;

@@ -27,6 +27,9 @@ use super::{
 use crate::edits;
 use crate::message::{self, Id, Kind, Message};
 use crate::namespace::{NameTable, Namespace};
+use crate::revision::Revision;
+
+mod modern;
 
 /// The most pages of one server's list gathered for one client `tools/list` or `prompts/list`;
 /// a server whose cursors never end is cut there.
@@ -69,6 +72,8 @@ pub(super) struct Gateway {
     /// Whether the client's `initialize` is being asked of the servers: what the client sends
     /// meanwhile waits, so that it reaches servers that have joined.
     initializing: watch::Sender<bool>,
+    /// What a client of the stateless revision needs kept ([`modern`]).
+    modern: Mutex<modern::Modern>,
 }
 
 /// What the gateway learned in the session.
@@ -95,6 +100,11 @@ struct State {
     tasks: HashMap<String, usize>,
     /// Errors about servers reported before the client initialized, told once it has.
     untold: Vec<String>,
+    /// The client speaks the stateless revision (2026-07-28): the gateway joined its servers
+    /// for it, and translates ([`modern`]).
+    stateless: bool,
+    /// Each joined server's `initialize` result, for `server/discover`.
+    joined: HashMap<usize, Value>,
 }
 
 struct Ask {
@@ -209,6 +219,7 @@ impl Gateway {
             progress: Mutex::new(HashMap::new()),
             state: Mutex::new(State::default()),
             initializing: watch::Sender::new(false),
+            modern: Mutex::new(modern::Modern::default()),
         }
     }
 
@@ -458,13 +469,18 @@ impl Relay {
         if !self.gateway().state().initialized {
             return;
         }
-        self.notify("notifications/tools/list_changed", json!({}))
-            .await;
+        let stateless = self.stateless_client();
         for (capability, method) in [
+            ("tools", "notifications/tools/list_changed"),
             ("prompts", "notifications/prompts/list_changed"),
             ("resources", "notifications/resources/list_changed"),
         ] {
-            if self.has(index, capability) {
+            if capability != "tools" && !self.has(index, capability) {
+                continue;
+            }
+            if stateless {
+                self.tell_subscriptions(method, &json!({})).await;
+            } else {
                 self.notify(method, json!({})).await;
             }
         }
@@ -662,6 +678,7 @@ impl Relay {
     /// Initializes server `index` with the client's `params`; its result.
     async fn join(&self, index: usize, params: Value) -> Result<Value, Refusal> {
         let result = self.ask(index, "initialize", params).await?;
+        self.gateway().state().joined.insert(index, result.clone());
         *self
             .0
             .member(index)
@@ -691,6 +708,11 @@ impl Relay {
 
     /// One message from the client of a gateway.
     pub(super) async fn gateway_client_message(&self, message: Message) {
+        if message.revision.is_some_and(Revision::is_stateless)
+            && self.modern_request(&message).await
+        {
+            return;
+        }
         let initialize =
             matches!(&message.kind, Kind::Request { method, .. } if method == "initialize");
         if !initialize {
@@ -698,6 +720,12 @@ impl Relay {
             let mut initializing = self.gateway().initializing.subscribe();
             let _ = initializing.wait_for(|running| !running).await;
         }
+        self.gateway_request_routed(message).await;
+    }
+
+    /// One message from the client, routed (its `initialize`, or the servers' joining for a
+    /// client without one, is under way or done).
+    async fn gateway_request_routed(&self, message: Message) {
         match &message.kind {
             Kind::Request { method, .. } => {
                 let method = method.clone();
@@ -726,6 +754,12 @@ impl Relay {
     }
 
     async fn gateway_request(&self, method: &str, message: Message) {
+        if message.text.contains("\"requestState\"")
+            && self.stateless_client()
+            && self.retried(&message).await
+        {
+            return;
+        }
         let id = message.id.clone();
         if let Kind::Request { id: key, .. } = &message.kind
             && self.gateway().is_own(key)
@@ -775,6 +809,15 @@ impl Relay {
             // 2025-era server, and initializes. No server is asked: one asked `server/discover`
             // settles its connection on 2026-07-28 and then refuses the `initialize` that the
             // client's fallback brings, which withdrew it until its restart.
+            "server/discover" if message.revision.is_some_and(Revision::is_stateless) => {
+                self.discover(&message).await;
+            }
+            "subscriptions/listen" if self.stateless_client() => {
+                let relay = self.clone();
+                self.0.job(move |_| async move {
+                    relay.listen(message).await;
+                });
+            }
             "server/discover" => {
                 self.refuse(
                     &id,
@@ -906,6 +949,9 @@ impl Relay {
                 let Some(id) = message::cancelled_request(&message.text) else {
                     return;
                 };
+                if self.modern_cancelled(&id) {
+                    return;
+                }
                 if let Some(owner) = self.0.owner(&id) {
                     self.0.cancel(&id);
                     self.0.send_server(owner, message.text).await;
@@ -995,6 +1041,21 @@ impl Relay {
         let gateway = self.gateway();
         let params = message::params(&message.text);
         gateway.state().client_init = Some(params.clone());
+        let joined = self.join_servers().await;
+        let requested = params.get("protocolVersion").and_then(Value::as_str);
+        let mut result = self.merged(&joined, requested);
+        edits::server_info(&mut result, &self.0.exploration().names);
+        gateway.state().version = result
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        self.answer(&message.id, &result).await;
+    }
+
+    /// Asks every running server to join with the client's `initialize` params (kept in the
+    /// state): the `initialize` results that came within `--answer-within`, or as soon as
+    /// every server answered, in the configured order. The others go on joining.
+    async fn join_servers(&self) -> Vec<(usize, Value)> {
         let servers: Vec<usize> = (0..self.count())
             .filter(|index| self.alive(*index))
             .collect();
@@ -1024,14 +1085,7 @@ impl Relay {
         }
         // In the configured order, whichever answered first.
         joined.sort_by_key(|(index, _)| *index);
-        let requested = params.get("protocolVersion").and_then(Value::as_str);
-        let mut result = self.merged(&joined, requested);
-        edits::server_info(&mut result, &self.0.exploration().names);
-        gateway.state().version = result
-            .get("protocolVersion")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        self.answer(&message.id, &result).await;
+        joined
     }
 
     /// One `initialize` result for the servers' `answers`: the oldest protocol version any of
@@ -1543,6 +1597,14 @@ impl Relay {
                     return;
                 }
                 match self.0.take_answered(index, id) {
+                    Some(pending) if self.stateless_client() => {
+                        let id = id.clone();
+                        if let Some((pending, message)) =
+                            self.modern_answer(index, &id, pending, message)
+                        {
+                            self.answered(index, pending, message).await;
+                        }
+                    }
                     Some(pending) => self.answered(index, pending, message).await,
                     None => {
                         tracing::warn!(server = %self.0.member(index).name, "the server answered a request nobody asked it")
@@ -1551,6 +1613,9 @@ impl Relay {
             }
             Kind::Response { id: None, .. } => {
                 tracing::warn!(server = %self.0.member(index).name, "the server could not read a message the gateway sent it");
+            }
+            Kind::Request { .. } if self.stateless_client() => {
+                self.modern_server_request(index, message).await;
             }
             Kind::Request { .. } => {
                 // A server's request to the client gets an id, and a progress token, no other
@@ -1623,6 +1688,15 @@ impl Relay {
                         if !self.ready(index) =>
                     {
                         return;
+                    }
+                    "notifications/tools/list_changed"
+                    | "notifications/prompts/list_changed"
+                    | "notifications/resources/list_changed"
+                    | "notifications/resources/updated"
+                        if self.stateless_client() =>
+                    {
+                        let params = message::params(&message.text);
+                        return self.tell_subscriptions(method, &params).await;
                     }
                     _ => message.text,
                 };

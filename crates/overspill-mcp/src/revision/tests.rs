@@ -56,3 +56,33 @@ fn a_server_value_that_is_not_valid_is_taken_as_no_cache() {
     let odd = json!({"ttlMs": -5, "cacheScope": "everyone"});
     assert_eq!(Cache::of(&odd), Cache::UNCACHED);
 }
+
+#[test]
+fn a_response_of_an_earlier_server_is_completed_in_place_for_a_2026_07_28_client() {
+    let big = "x".repeat(1000);
+    let text = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"result": {{"content":[{{"type":"text","text":"{big}"}}],"n":1e400}}}}"#
+    );
+    let completed = completed_response(text.clone(), false);
+    assert_eq!(
+        completed,
+        text.replacen(
+            r#""result": {"#,
+            r#""result": {"resultType":"complete","#,
+            1
+        )
+    );
+    let listed = completed_response(r#"{"jsonrpc":"2.0","id":1,"result":{ }}"#.to_owned(), true);
+    let value: Value = serde_json::from_str(&listed).unwrap();
+    assert_eq!(
+        value["result"],
+        json!({"resultType": "complete", "ttlMs": 0, "cacheScope": "private"})
+    );
+    // What the result says is kept; errors and text that does not parse pass.
+    let said = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","ttlMs":5,"cacheScope":"public"}}"#;
+    assert_eq!(completed_response(said.to_owned(), true), said);
+    let error = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"no"}}"#;
+    assert_eq!(completed_response(error.to_owned(), true), error);
+    assert_eq!(completed_response("nope".to_owned(), true), "nope");
+    assert!(is_cacheable("resources/read") && !is_cacheable("tools/call"));
+}
