@@ -42,7 +42,6 @@ mod namespace;
 pub mod oauth;
 mod relay;
 mod remote;
-#[allow(dead_code)] // the gateway's lists use the rest (in progress)
 mod revision;
 mod scratch;
 mod session;

@@ -10,9 +10,6 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-/// The `_meta` key of a 2026-07-28 request that names its revision.
-pub(crate) const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-
 /// The `_meta` key that ties a 2026-07-28 notification to the `subscriptions/listen` request it
 /// belongs to (that request's id).
 pub(crate) const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
