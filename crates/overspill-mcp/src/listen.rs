@@ -41,7 +41,7 @@ use crate::relay::Relay;
 use crate::scratch::Scratch;
 use crate::session::{self, Wiring};
 use stateless::Agent;
-use streams::{PostStream, STREAM_QUEUE, Streams, progress_token, route, sse};
+use streams::{PostStream, STREAM_QUEUE, Streams, progress_token, route, sse, sse_until};
 pub use tokens::{Issued, LineProblem, Principal, Tokens, TokensError};
 
 const SESSION_ID: &str = "mcp-session-id";
@@ -360,6 +360,8 @@ struct HttpSession {
     /// How the session is named in logs: the start of its id, enough to tell sessions apart,
     /// too little to take one over.
     label: String,
+    /// It is an agent's, for stateless requests: it has no GET stream and no backlog.
+    stateless: bool,
     /// Why it was ended, once something ended it.
     ended: Mutex<Option<Ended>>,
     relay: Relay,
@@ -763,7 +765,7 @@ impl Server {
                 waiting: HashSet::from([key.clone()]),
                 progress: progress_token(&message.text).into_iter().collect(),
                 sender,
-                routed: Some((key, original)),
+                routed: Some((key.clone(), original)),
             });
         let turn = Arc::clone(&session.feeding).lock_owned().await;
         let relay = session.relay.clone();
@@ -771,7 +773,11 @@ impl Server {
             relay.client_sent(vec![message]).await;
             drop(turn);
         });
-        sse(receiver)
+        // A client that closes the stream before the answer cancels the request (the revision
+        // has no other way to): the server is told, and its late answer is dropped.
+        let (dropped, gone) = tokio::sync::oneshot::channel();
+        tokio::spawn(cancel_when_gone(Arc::clone(&session), key, gone));
+        sse_until(receiver, Some(dropped))
     }
 
     /// `Err` once the proxy is stopping and takes no new session (counted).
@@ -845,6 +851,7 @@ impl Server {
         let (close, mut closing) = watch::channel(false);
         let session = Arc::new(HttpSession {
             label,
+            stateless: matches!(key, SessionKey::Agent(_)),
             principal: principal.clone(),
             routed: AtomicU64::new(0),
             ended: Mutex::new(None),
@@ -1058,6 +1065,39 @@ impl HttpSession {
         drop(streams);
         sse(receiver)
     }
+}
+
+/// Once the stream of the stateless request `key` of `session` is gone: if its answer had not
+/// gone out, the request is cancelled as a client's `notifications/cancelled` would.
+async fn cancel_when_gone(
+    session: Arc<HttpSession>,
+    key: Id,
+    gone: tokio::sync::oneshot::Receiver<()>,
+) {
+    let _ = gone.await;
+    // After the request itself has reached the relay.
+    let _turn = session.feeding.lock().await;
+    let waiting = {
+        let mut streams = session
+            .streams
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let waiting = streams.posts.iter().any(|post| post.waiting.contains(&key));
+        if waiting {
+            streams.cancelled(std::slice::from_ref(&key));
+        }
+        waiting
+    };
+    if !waiting {
+        return;
+    }
+    let id = match &key {
+        Id::Number(number) => serde_json::from_str(number).unwrap_or(Value::Null),
+        Id::Text(text) => Value::String(text.clone()),
+    };
+    let note = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": id, "reason": "the client closed the request's stream"}});
+    session.relay.client_says(note.to_string()).await;
 }
 
 /// Closes sessions idle for longer than allowed (no request, no open stream, nothing in

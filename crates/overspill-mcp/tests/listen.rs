@@ -1185,7 +1185,39 @@ async fn a_principal_never_reads_what_another_stored_and_never_enters_its_sessio
     proxy.stop().await;
 }
 
+async fn a_2026_07_28_client_that_closes_its_stream_cancels_its_request() {
+    let proxy = start_raw(Listen::default()).await;
+    // The raw server's `late` holds its one reader until the call is cancelled: nothing else
+    // is answered before the server hears of it.
+    let (body, headers) = modern(
+        json!(1),
+        "tools/call",
+        json!({"name": "late", "arguments": {}}),
+    );
+    let mut request = proxy
+        .http
+        .post(&proxy.url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(body.to_string());
+    for (name, value) in &headers {
+        request = request.header(name.as_str(), value.as_str());
+    }
+    let response = request.send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    drop(response);
+    let (_, echoed) = tokio::time::timeout(
+        Duration::from_secs(20),
+        proxy.modern(json!(2), "custom/echo", json!({"after": "cancel"}), &[]),
+    )
+    .await
+    .expect("the server heard the cancellation and went on");
+    assert_eq!(echoed["result"]["after"], "cancel", "{echoed}");
+    proxy.stop().await;
+}
+
 cases!(
+    a_2026_07_28_client_that_closes_its_stream_cancels_its_request,
     a_2026_07_28_client_is_served_without_a_session_and_explores_its_pointer,
     two_clients_of_one_agent_sending_the_same_id_at_once_each_get_their_own_answer,
     headers_that_do_not_match_the_body_are_refused_with_header_mismatch,

@@ -198,6 +198,9 @@ pub(super) async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<S
                     }
                     Some((sender, restored))
                 }
+                // An agent's requests come from clients that share nothing else: what belongs
+                // to none of their streams reaches none of them.
+                None if session.stateless => None,
                 None => match (&streams.get, streams.posts.last()) {
                     (Some(get), _) if !get.is_closed() => Some((get.clone(), text)),
                     (_, Some(post)) => Some((post.sender.clone(), text)),
@@ -244,9 +247,30 @@ fn log_request(session: &str, done: &Answered) {
 
 /// An SSE response carrying each message of `receiver` as one event.
 pub(super) fn sse(receiver: mpsc::Receiver<String>) -> Response {
-    let events = futures_util::stream::unfold(receiver, |mut receiver| async move {
+    sse_until(receiver, None)
+}
+
+/// [`sse`], telling `dropped` when the response goes (its last event sent, or its client gone).
+pub(super) fn sse_until(
+    receiver: mpsc::Receiver<String>,
+    dropped: Option<tokio::sync::oneshot::Sender<()>>,
+) -> Response {
+    /// Tells its sender when the response's stream is dropped.
+    struct Gone(Option<tokio::sync::oneshot::Sender<()>>);
+    impl Drop for Gone {
+        fn drop(&mut self) {
+            if let Some(sender) = self.0.take() {
+                let _ = sender.send(());
+            }
+        }
+    }
+    let state = (receiver, Gone(dropped));
+    let events = futures_util::stream::unfold(state, |(mut receiver, gone)| async move {
         let text = receiver.recv().await?;
-        Some((Ok::<_, Infallible>(Event::default().data(text)), receiver))
+        Some((
+            Ok::<_, Infallible>(Event::default().data(text)),
+            (receiver, gone),
+        ))
     });
     Sse::new(events)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
