@@ -1678,6 +1678,17 @@ fn json_logs_parse_line_by_line_and_hold_no_bearer_token_or_argument_text() {
         "explorations are answered here"
     );
     assert_eq!(requests[2]["tool"], "grep");
+    // The session's end (DELETE) logs its usage event: what it stored and explored.
+    let usage = lines
+        .iter()
+        .find(|line| line["target"] == "overspill::usage")
+        .unwrap_or_else(|| panic!("no usage event: {lines:?}"));
+    assert_eq!(usage["session"], session, "{usage}");
+    assert!(
+        usage["tokens_intercepted"].as_u64().unwrap() > 10_000,
+        "{usage}"
+    );
+    assert!(usage["tokens_extracted"].as_u64().unwrap() > 0, "{usage}");
 }
 
 #[test]

@@ -893,6 +893,7 @@ impl Server {
                     tracing::warn!(session = %this.label, %error, "a session's upstream ended");
                 }
                 relay.drain().await;
+                relay.log_usage(&this.label);
                 // Its router stops once what is queued for the client has gone out.
                 let _ = this.close.send(true);
                 server

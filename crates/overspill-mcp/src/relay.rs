@@ -478,6 +478,21 @@ impl Relay {
         })))
     }
 
+    /// Logs the session's usage event, once it is over (target `overspill::usage`, one line:
+    /// what was stored and explored, in tokens; docs/mcp-proxy.md#logs). `session` names it.
+    pub(crate) fn log_usage(&self, session: &str) {
+        if let Some(usage) = self.0.scratch.finish() {
+            tracing::info!(
+                target: "overspill::usage",
+                session,
+                agent = %usage.agent_id,
+                tokens_intercepted = usage.tokens_intercepted,
+                tokens_extracted = usage.tokens_extracted,
+                "usage"
+            );
+        }
+    }
+
     /// Waits until no scratchpad work is under way, for at most [`DRAIN`].
     pub(crate) async fn drain(&self) {
         let deadline = tokio::time::Instant::now() + DRAIN;

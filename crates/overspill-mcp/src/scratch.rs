@@ -1,6 +1,6 @@
 //! What the proxy needs from a scratchpad session, and the facade's [`Scratchpad`] providing it.
 
-use overspill::{Scratchpad, ToolFormat};
+use overspill::{Scratchpad, ScratchpadUsage, ToolFormat};
 use serde_json::Value;
 
 /// The scratchpad behind the proxy: one per client session, so one exploration budget.
@@ -42,6 +42,12 @@ pub trait Scratch: Send + Sync + 'static {
 
     /// Runs the exploration tool `tool` with `args` and returns what the model sees.
     fn call(&self, tool: &str, args: Value) -> String;
+
+    /// The session's usage event (docs/budget.md#the-usage-event), once, when it ends: `None`
+    /// when nothing was stored or explored, or when it was already taken. The default: none.
+    fn finish(&self) -> Option<ScratchpadUsage> {
+        None
+    }
 
     /// Replaces the `overspill://` references in an upstream call's `args` with the stored
     /// content they name (see [`Scratchpad::resolve_references`]); `input_schema` is the
@@ -90,6 +96,10 @@ impl Scratch for Scratchpad {
 
     fn call(&self, tool: &str, args: Value) -> String {
         self.call_value(tool, &args)
+    }
+
+    fn finish(&self) -> Option<ScratchpadUsage> {
+        Scratchpad::finish(self)
     }
 
     fn resolve_references(

@@ -381,6 +381,7 @@ where
     tokio::pin!(gone);
     let outcome = run_upstream(&options, &relay, upstream, gone).await;
     relay.drain().await;
+    relay.log_usage("stdio");
     reader.abort();
     let _ = close.send(true);
     let _ = tokio::time::timeout(DRAIN, writer).await;
