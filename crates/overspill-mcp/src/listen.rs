@@ -733,6 +733,15 @@ impl Server {
                 Err(refused) => return refused.into_response(),
             },
         };
+        if let Kind::Request { method, .. } = &message.kind
+            && method == "tools/call"
+        {
+            let schema = stateless::called_tool(&message.text)
+                .and_then(|tool| session.relay.tool_schema(&tool));
+            if let Err(refused) = stateless::check_params(headers, &message, schema.as_deref()) {
+                return refused.into_response();
+            }
+        }
         *session
             .last_seen
             .lock()

@@ -145,6 +145,16 @@ impl ServerEnd {
         self.relay.0.metrics.clone()
     }
 
+    /// The input schema of the server's tool `tool` (its name at the server), as the server
+    /// listed it; `None` before it was listed.
+    pub(crate) fn input_schema(&self, tool: &str) -> Option<Arc<Value>> {
+        let offered = match &self.relay.0.gateway {
+            Some(gateway) => gateway.offered_tool(&self.server_name(), tool)?,
+            None => tool.to_owned(),
+        };
+        self.relay.0.schema(&offered)
+    }
+
     /// The server's configured name.
     pub(crate) fn server_name(&self) -> String {
         self.relay.0.member(self.index).name.clone()
@@ -476,6 +486,11 @@ impl Relay {
             metrics: settings.metrics,
             ledger: settings.ledger.then(|| Mutex::new(HashMap::new())),
         })))
+    }
+
+    /// The input schema of the tool offered as `offered`, once the tools were listed.
+    pub(crate) fn tool_schema(&self, offered: &str) -> Option<Arc<Value>> {
+        self.0.schema(offered)
     }
 
     /// Logs the session's usage event, once it is over (target `overspill::usage`, one line:

@@ -532,7 +532,7 @@ impl Link {
             .request(Method::POST, None)
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream");
-        let stateless = stateless_headers(&text);
+        let stateless = stateless_headers(&text, |tool| self.relay.input_schema(tool));
         if !stateless.is_empty() {
             // In place of the session's protocol version, if there is one.
             let mut headers = HeaderMap::new();
@@ -827,7 +827,14 @@ fn challenge_of(response: &reqwest::Response) -> Option<String> {
 /// prompt name, or the resource URI). Empty for a message without that envelope: a session of
 /// an earlier revision is sent exactly as before. A value that cannot be a header value is left
 /// out.
-fn stateless_headers(text: &str) -> Vec<(&'static str, HeaderValue)> {
+///
+/// A `tools/call` also mirrors the arguments its tool's input schema (from `schema_of`, by the
+/// tool's name at the server) marks with `x-mcp-header` into `Mcp-Param-*` headers
+/// ([`revision::param_headers`]).
+fn stateless_headers(
+    text: &str,
+    schema_of: impl Fn(&str) -> Option<std::sync::Arc<Value>>,
+) -> Vec<(HeaderName, HeaderValue)> {
     #[derive(serde::Deserialize)]
     struct Envelope<'a> {
         #[serde(borrow)]
@@ -841,6 +848,8 @@ fn stateless_headers(text: &str) -> Vec<(&'static str, HeaderValue)> {
         name: Option<std::borrow::Cow<'a, str>>,
         #[serde(borrow)]
         uri: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow)]
+        arguments: Option<&'a serde_json::value::RawValue>,
         #[serde(rename = "_meta", borrow)]
         meta: Option<Meta<'a>>,
     }
@@ -859,12 +868,19 @@ fn stateless_headers(text: &str) -> Vec<(&'static str, HeaderValue)> {
     let Some(version) = params.meta.and_then(|meta| meta.version) else {
         return Vec::new();
     };
+    let mirrored = match (method.as_ref(), &params.name, params.arguments) {
+        ("tools/call", Some(tool), Some(arguments)) => schema_of(tool)
+            .zip(serde_json::from_str::<Value>(arguments.get()).ok())
+            .map(|(schema, arguments)| revision::param_headers(&schema, &arguments))
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
     let target = match revision::named_by(&method) {
         Some("name") => params.name,
         Some(_) => params.uri,
         None => None,
     };
-    [
+    let standard = [
         (PROTOCOL_VERSION_HEADER, Some(version)),
         (MCP_METHOD_HEADER, Some(method)),
         (MCP_NAME_HEADER, target),
@@ -878,9 +894,18 @@ fn stateless_headers(text: &str) -> Vec<(&'static str, HeaderValue)> {
         } else {
             value.into_owned()
         };
-        Some((name, HeaderValue::from_str(&text).ok()?))
-    })
-    .collect()
+        Some((
+            HeaderName::from_static(name),
+            HeaderValue::from_str(&text).ok()?,
+        ))
+    });
+    let params = mirrored.into_iter().filter_map(|(name, value)| {
+        Some((
+            HeaderName::from_bytes(name.as_bytes()).ok()?,
+            HeaderValue::from_str(&value).ok()?,
+        ))
+    });
+    standard.chain(params).collect()
 }
 
 /// Where a server's event stream stands, for reopening it.

@@ -69,6 +69,56 @@ pub(crate) fn header_text(header: &str) -> Option<String> {
     }
 }
 
+/// The `Mcp-Param-{name}` headers of a 2026-07-28 `tools/call` with `arguments`, as the tool's
+/// `input_schema` asks: for each property marked `x-mcp-header` and reached from the root
+/// through `properties` only, the argument at that path — a string as it is (in the header
+/// form, [`header_value`]), an integer in decimal, a boolean as `true`/`false` — under
+/// `mcp-param-<x-mcp-header>` (lowercase). An argument that is missing or null, of another
+/// type, or an annotation that is not a header name, gives no header.
+pub(crate) fn param_headers(input_schema: &Value, arguments: &Value) -> Vec<(String, String)> {
+    let mut headers = Vec::new();
+    collect_params(input_schema, Some(arguments), 0, &mut headers);
+    headers
+}
+
+/// How deep `properties` are followed for `x-mcp-header` (a schema is the server's input).
+const MAX_SCHEMA_DEPTH: usize = 32;
+
+fn collect_params(
+    schema: &Value,
+    value: Option<&Value>,
+    depth: usize,
+    headers: &mut Vec<(String, String)>,
+) {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    if depth >= MAX_SCHEMA_DEPTH {
+        return;
+    }
+    for (name, property) in properties {
+        let argument = value.and_then(|value| value.get(name));
+        if let Some(header) = property.get("x-mcp-header").and_then(Value::as_str) {
+            let text = match argument {
+                Some(Value::String(text)) => Some(header_value(text)),
+                Some(Value::Number(number)) if number.is_i64() || number.is_u64() => {
+                    Some(number.to_string())
+                }
+                Some(Value::Bool(flag)) => Some(flag.to_string()),
+                _ => None,
+            };
+            let token = !header.is_empty()
+                && header
+                    .bytes()
+                    .all(|byte| byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte));
+            if let (Some(text), true) = (text, token) {
+                headers.push((format!("mcp-param-{}", header.to_ascii_lowercase()), text));
+            }
+        }
+        collect_params(property, argument, depth + 1, headers);
+    }
+}
+
 const BASE64_OPEN: &str = "=?base64?";
 const BASE64_CLOSE: &str = "?=";
 

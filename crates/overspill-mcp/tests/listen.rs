@@ -1185,6 +1185,38 @@ async fn a_principal_never_reads_what_another_stored_and_never_enters_its_sessio
     proxy.stop().await;
 }
 
+async fn an_argument_the_tool_mirrors_into_a_header_must_come_with_it() {
+    let proxy = start_raw(Listen::default()).await;
+    let (listed, _) = proxy.modern(json!(1), "tools/list", json!({}), &[]).await;
+    assert_eq!(listed.status, 200);
+    let call = json!({"name": "progress", "arguments": {"region": "eu-west 1"}});
+    let (without, answer) = proxy
+        .modern(json!(2), "tools/call", call.clone(), &[])
+        .await;
+    assert_eq!(without.status, 400, "{answer}");
+    assert_eq!(answer["error"]["code"], -32020, "{answer}");
+    let (wrong, answer) = proxy
+        .modern(
+            json!(3),
+            "tools/call",
+            call.clone(),
+            &[("mcp-param-region", "us")],
+        )
+        .await;
+    assert_eq!(wrong.status, 400, "{answer}");
+    let (right, answer) = proxy
+        .modern(
+            json!(4),
+            "tools/call",
+            call,
+            &[("mcp-param-region", "eu-west 1")],
+        )
+        .await;
+    assert_eq!(right.status, 200, "{answer}");
+    assert_eq!(answer["result"]["content"][0]["text"], "done", "{answer}");
+    proxy.stop().await;
+}
+
 async fn a_2026_07_28_client_that_closes_its_stream_cancels_its_request() {
     let proxy = start_raw(Listen::default()).await;
     // The raw server's `late` holds its one reader until the call is cancelled: nothing else
@@ -1217,6 +1249,7 @@ async fn a_2026_07_28_client_that_closes_its_stream_cancels_its_request() {
 }
 
 cases!(
+    an_argument_the_tool_mirrors_into_a_header_must_come_with_it,
     a_2026_07_28_client_that_closes_its_stream_cancels_its_request,
     a_2026_07_28_client_is_served_without_a_session_and_explores_its_pointer,
     two_clients_of_one_agent_sending_the_same_id_at_once_each_get_their_own_answer,

@@ -190,6 +190,73 @@ pub(super) fn check_headers(headers: &HeaderMap, message: &Message) -> Result<()
     Ok(())
 }
 
+/// Checks a stateless `tools/call`'s `Mcp-Param-*` headers against its arguments, as its tool's
+/// input schema (`schema`, when the tools were listed in this agent's context) marks them
+/// with `x-mcp-header`: each argument it marks must come with its header, equal once decoded
+/// (integers compared as numbers). A header no argument calls for is let be.
+pub(super) fn check_params(
+    headers: &HeaderMap,
+    message: &Message,
+    schema: Option<&Value>,
+) -> Result<(), Refusal> {
+    let Some(schema) = schema else {
+        return Ok(());
+    };
+    #[derive(Deserialize)]
+    struct Body {
+        params: Option<Params>,
+    }
+    #[derive(Deserialize)]
+    struct Params {
+        arguments: Option<Value>,
+    }
+    let arguments = serde_json::from_str::<Body>(&message.text)
+        .ok()
+        .and_then(|body| body.params?.arguments)
+        .unwrap_or(Value::Null);
+    for (name, expected) in revision::param_headers(schema, &arguments) {
+        let given = headers
+            .get(name.as_str())
+            .and_then(|value| value.to_str().ok())
+            .and_then(revision::header_text);
+        let expected = revision::header_text(&expected);
+        let same = match (&given, &expected) {
+            (Some(given), Some(expected)) => {
+                given == expected
+                    || given
+                        .parse::<f64>()
+                        .ok()
+                        .zip(expected.parse::<f64>().ok())
+                        .is_some_and(|(a, b)| a == b)
+            }
+            _ => false,
+        };
+        if !same {
+            return Err(Refusal {
+                status: StatusCode::BAD_REQUEST,
+                code: revision::HEADER_MISMATCH,
+                why: match given {
+                    None => format!("header mismatch: the {name} header is missing or not valid"),
+                    Some(given) => format!(
+                        "header mismatch: {name} is {given:?}, the argument it mirrors is {}",
+                        expected.map_or("missing".to_owned(), |e| format!("{e:?}"))
+                    ),
+                },
+                detail: Some(Box::new(Detail {
+                    id: message.id.clone(),
+                    data: None,
+                })),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The tool a `tools/call`'s text names.
+pub(super) fn called_tool(text: &str) -> Option<String> {
+    target(text, "name")
+}
+
 /// The string at `params.<field>` of a request's text.
 fn target(text: &str, field: &str) -> Option<String> {
     #[derive(Deserialize)]

@@ -303,6 +303,16 @@ impl Gateway {
         true
     }
 
+    /// The name `server`'s tool `tool` is offered under, once the tools were listed.
+    pub(super) fn offered_tool(&self, server: &str, tool: &str) -> Option<String> {
+        let state = self.state();
+        state
+            .tools
+            .as_ref()?
+            .offered(server, tool)
+            .map(str::to_owned)
+    }
+
     /// The server an offered tool or prompt name stands for, and its name there.
     fn origin(&self, catalog: Catalog, offered: &str) -> Option<(String, String)> {
         let state = self.state();

@@ -3,26 +3,54 @@ use super::*;
 #[test]
 fn stateless_requests_carry_their_method_name_and_version_as_headers() {
     let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
-    let headers: Vec<(&str, String)> = stateless_headers(call)
+    let headers: Vec<(String, String)> = stateless_headers(call, |_| None)
         .into_iter()
-        .map(|(name, value)| (name, value.to_str().unwrap_or_default().to_owned()))
+        .map(|(name, value)| {
+            (
+                name.to_string(),
+                value.to_str().unwrap_or_default().to_owned(),
+            )
+        })
         .collect();
     assert_eq!(
         headers,
         [
-            ("mcp-protocol-version", "2026-07-28".to_owned()),
-            ("mcp-method", "tools/call".to_owned()),
-            ("mcp-name", "add".to_owned()),
+            ("mcp-protocol-version".to_owned(), "2026-07-28".to_owned()),
+            ("mcp-method".to_owned(), "tools/call".to_owned()),
+            ("mcp-name".to_owned(), "add".to_owned()),
         ]
     );
     let read = r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"file:///a b","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
-    let names: Vec<&str> = stateless_headers(read)
+    let names: Vec<String> = stateless_headers(read, |_| None)
         .into_iter()
-        .map(|(n, _)| n)
+        .map(|(n, _)| n.to_string())
         .collect();
     assert_eq!(names, ["mcp-protocol-version", "mcp-method", "mcp-name"]);
     let list = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
-    assert_eq!(stateless_headers(list).len(), 2);
+    assert_eq!(stateless_headers(list, |_| None).len(), 2);
+}
+
+#[test]
+fn a_call_mirrors_the_arguments_its_tools_schema_marks_into_mcp_param_headers() {
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{"region":"eu-1","n":3},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let schema = std::sync::Arc::new(serde_json::json!({"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"}, "n": {"type": "integer"}}}));
+    let headers: Vec<(String, String)> = stateless_headers(call, |tool| {
+        (tool == "deploy").then(|| std::sync::Arc::clone(&schema))
+    })
+    .into_iter()
+    .map(|(name, value)| {
+        (
+            name.to_string(),
+            value.to_str().unwrap_or_default().to_owned(),
+        )
+    })
+    .collect();
+    assert!(
+        headers.contains(&("mcp-param-region".to_owned(), "eu-1".to_owned())),
+        "{headers:?}"
+    );
+    assert_eq!(headers.len(), 4, "{headers:?}");
 }
 
 #[test]
@@ -33,7 +61,7 @@ fn requests_of_earlier_revisions_get_no_stateless_headers() {
         r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
         "not json",
     ] {
-        assert!(stateless_headers(text).is_empty(), "{text}");
+        assert!(stateless_headers(text, |_| None).is_empty(), "{text}");
     }
 }
 

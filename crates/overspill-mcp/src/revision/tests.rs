@@ -52,6 +52,40 @@ fn a_merged_list_is_cacheable_as_the_most_conservative_of_its_sources() {
 }
 
 #[test]
+fn param_headers_mirror_the_annotated_arguments_reached_through_properties_only() {
+    let schema = json!({"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"},
+        "count": {"type": "integer", "x-mcp-header": "Count"},
+        "dry": {"type": "boolean", "x-mcp-header": "Dry-Run"},
+        "greeting": {"type": "string", "x-mcp-header": "Greeting"},
+        "missing": {"type": "string", "x-mcp-header": "Missing"},
+        "bad": {"type": "string", "x-mcp-header": "not a token"},
+        "nested": {"type": "object", "properties": {
+            "tenant": {"type": "string", "x-mcp-header": "Tenant"}}},
+        "listed": {"type": "array", "items": {"type": "object", "properties": {
+            "never": {"type": "string", "x-mcp-header": "Never"}}}},
+    }});
+    let arguments = json!({"region": "us-west1", "count": 42, "dry": false,
+        "greeting": "Hello, 世界", "bad": "x", "nested": {"tenant": "acme"},
+        "listed": [{"never": "y"}]});
+    let mut headers = param_headers(&schema, &arguments);
+    headers.sort();
+    assert_eq!(
+        headers,
+        [
+            ("mcp-param-count".to_owned(), "42".to_owned()),
+            ("mcp-param-dry-run".to_owned(), "false".to_owned()),
+            (
+                "mcp-param-greeting".to_owned(),
+                "=?base64?SGVsbG8sIOS4lueVjA==?=".to_owned()
+            ),
+            ("mcp-param-region".to_owned(), "us-west1".to_owned()),
+            ("mcp-param-tenant".to_owned(), "acme".to_owned()),
+        ]
+    );
+}
+
+#[test]
 fn a_server_value_that_is_not_valid_is_taken_as_no_cache() {
     let odd = json!({"ttlMs": -5, "cacheScope": "everyone"});
     assert_eq!(Cache::of(&odd), Cache::UNCACHED);

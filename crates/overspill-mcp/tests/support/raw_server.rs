@@ -31,7 +31,9 @@ pub fn tools() -> Value {
         {"name": "vendor", "description": "extension fields", "inputSchema": object,
          "x-vendor-tool": {"a": [1, 2]}, "execution": {"taskSupport": "optional"},
          "_meta": {"m": 1}},
-        {"name": "progress", "inputSchema": object},
+        // An argument mirrored into a header in 2026-07-28 (`Mcp-Param-Region`).
+        {"name": "progress", "inputSchema": {"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"}}}},
         {"name": "big", "inputSchema": object, "execution": {"taskSupport": "optional"}},
         {"name": "needs_input", "inputSchema": object},
         {"name": "failing", "inputSchema": object},
