@@ -11,6 +11,8 @@
 //! `overspill` (`cargo build -p overspill-cli`) and `OVERSPILL_EXTERNAL_TESTS=1`; otherwise they
 //! are skipped with a loud message.
 
+#[path = "external/modern.rs"]
+mod modern;
 #[path = "external/team.rs"]
 mod team;
 
