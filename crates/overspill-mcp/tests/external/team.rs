@@ -1,8 +1,10 @@
-//! Issue 32's acceptance tests with real outside parts: `overspill mcp --listen` as a team
-//! service, behind Debian's `haproxy` (two instances, affinity on `Mcp-Session-Id`) and scraped
-//! by Debian's `prometheus`, each started here on loopback, with the official Python MCP SDK's
-//! Streamable HTTP client driving the sessions (tests/fixtures/team/sessions.py) and the FastMCP
-//! fixture tests/fixtures/mcp/big_server.py upstream.
+//! Issue 32's and 39's acceptance tests with real outside parts: `overspill mcp --listen` as a
+//! team service, behind Debian's `haproxy` (two instances, affinity on `Mcp-Session-Id`, round
+//! robin without it for the 2026-07-28 revision's requests) and scraped by Debian's
+//! `prometheus`, each started here on loopback, with the official Python MCP SDK's Streamable
+//! HTTP client driving the sessions (tests/fixtures/team/sessions.py), plain HTTP requests as
+//! the 2026-07-28 client, and the FastMCP fixture tests/fixtures/mcp/big_server.py upstream
+//! (the Python SDK 2.x, which speaks both revisions).
 //!
 //! Beside the other external tests' parts they need `bash tests/fixtures/team/prepare.sh`
 //! (haproxy and prometheus, unpacked under target/).
@@ -16,7 +18,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// What the team tests run with: the workspace, the prepared installs and the proxy binary.
 struct Outside {
@@ -340,11 +342,15 @@ fn text<'a>(value: &'a Value, key: &str) -> &'a str {
 }
 
 /// The haproxy configuration: `frontend` to two `servers` (name, address), round robin for new
-/// sessions, each session kept on the instance that answered its `initialize` (the
-/// `Mcp-Session-Id` of the response, stored in a stick table). `/readyz` is the health check,
-/// every two tenths of a second; a request stuck to a server that is down, or whose connection
-/// is refused before the check has seen it, goes to another (`option redispatch`), which answers
-/// 404 for a session it never had. Each response names its server in `X-Served-By`.
+/// sessions and for requests without a session (the 2026-07-28 revision's), each session kept
+/// on the instance that answered its `initialize` (the `Mcp-Session-Id` of the response,
+/// stored in a stick table). `/readyz` is the health check, every two tenths of a second, with
+/// 2 s to answer: a killed instance refuses the check's connection at once, while a live one on
+/// a loaded machine can take half a second (by default the check would time out at 200 ms, and
+/// a healthy instance go down for a moment, its sessions redispatched). A request stuck to a
+/// server that is down, or whose connection is refused before the check has seen it, goes to
+/// another (`option redispatch`), which answers 404 for a session it never had. Each response
+/// names its server in `X-Served-By`.
 fn haproxy_config(dir: &Path, frontend: u16, servers: &[(&str, String)]) -> String {
     let mut config = format!(
         "global
@@ -361,6 +367,7 @@ defaults
     timeout server 5m
     timeout http-request 10s
     timeout http-keep-alive 10s
+    timeout check 2s
     # SSE streams (a session's GET) are long-lived.
     timeout tunnel 1h
     retries 2
@@ -389,29 +396,13 @@ backend overspill
     config
 }
 
-/// Issue 32: two `overspill mcp --listen` instances, sharing one storage directory, behind a
-/// real HAProxy that keeps each session on its instance by `Mcp-Session-Id`. 20 concurrent
-/// Python SDK sessions each store a large result and explore it, every request of a session on
-/// the instance that created it; then one instance is killed (SIGKILL) while the sessions are
-/// open: the next request of each of its sessions gets 404 (from the other instance, which never
-/// had the session), the client starts a new session, which completes on the survivor; the other
-/// instance's sessions go on undisturbed, and every file a pointer named is still there.
-#[test]
-fn two_instances_behind_haproxy_keep_each_session_on_its_instance_and_survive_one_dying() {
-    let Some(outside) = outside("two instances behind haproxy") else {
-        return;
-    };
-    let started_at = Instant::now();
-    let mut team = Team::new();
-    let shared = team.dir.path().join("shared");
+/// Starts `s1` and `s2`, two `overspill mcp --listen` instances with `flags` sharing the storage
+/// directory `shared`, and haproxy in front of them ([`haproxy_config`]); returns the frontend's
+/// address once both instances answer `/readyz` through it.
+fn behind_haproxy(team: &mut Team, outside: &Outside, shared: &Path, flags: &[&str]) -> String {
     let mut servers = Vec::new();
     for name in ["s1", "s2"] {
-        // Room for the survivor's sessions and those that move to it.
-        let instance = team.start(
-            name,
-            outside.gateway(&shared, &["--max-sessions", "64"]),
-            false,
-        );
+        let instance = team.start(name, outside.gateway(shared, flags), false);
         let url = announced(&instance, "serving MCP on ", name);
         servers.push((name, authority(&url)));
     }
@@ -419,7 +410,7 @@ fn two_instances_behind_haproxy_keep_each_session_on_its_instance_and_survive_on
     let frontend = free_port();
     let config = team.dir.path().join("haproxy.cfg");
     std::fs::write(&config, haproxy_config(team.dir.path(), frontend, &servers))
-        .expect("the haproxy configuration is written");
+        .unwrap_or_else(|error| panic!("cannot write the haproxy configuration: {error}"));
     let mut haproxy = Command::new(outside.team.join("bin/haproxy"));
     // Foreground, no daemon, no master process: the test's child is haproxy itself.
     haproxy.arg("-db").arg("-f").arg(&config);
@@ -441,7 +432,26 @@ fn two_instances_behind_haproxy_keep_each_session_on_its_instance_and_survive_on
             _ => std::thread::sleep(Duration::from_millis(100)),
         }
     }
+    address
+}
 
+/// Issue 32: two `overspill mcp --listen` instances, sharing one storage directory, behind a
+/// real HAProxy that keeps each session on its instance by `Mcp-Session-Id`. 20 concurrent
+/// Python SDK sessions each store a large result and explore it, every request of a session on
+/// the instance that created it; then one instance is killed (SIGKILL) while the sessions are
+/// open: the next request of each of its sessions gets 404 (from the other instance, which never
+/// had the session), the client starts a new session, which completes on the survivor; the other
+/// instance's sessions go on undisturbed, and every file a pointer named is still there.
+#[test]
+fn two_instances_behind_haproxy_keep_each_session_on_its_instance_and_survive_one_dying() {
+    let Some(outside) = outside("two instances behind haproxy") else {
+        return;
+    };
+    let started_at = Instant::now();
+    let mut team = Team::new();
+    let shared = team.dir.path().join("shared");
+    // Room for the survivor's sessions and those that move to it.
+    let address = behind_haproxy(&mut team, &outside, &shared, &["--max-sessions", "64"]);
     let url = format!("http://{address}/mcp");
     let script = team.start(
         "sessions.py",
@@ -573,6 +583,347 @@ fn two_instances_behind_haproxy_keep_each_session_on_its_instance_and_survive_on
          after s1 died; {} stored files checked; {:.1} s in all",
         phase_one.as_secs_f64(),
         stored.len(),
+        started_at.elapsed().as_secs_f64()
+    );
+}
+
+/// One `overspill auth token NAME --append FILE`: the new token (its line is in `file`).
+fn token(outside: &Outside, name: &str, file: &Path) -> String {
+    let made = Command::new(&outside.overspill)
+        .args(["auth", "token", name, "--append"])
+        .arg(file)
+        .output()
+        .unwrap_or_else(|error| panic!("cannot run overspill auth token: {error}"));
+    assert!(
+        made.status.success(),
+        "overspill auth token {name}: {made:?}"
+    );
+    String::from_utf8_lossy(&made.stdout).trim().to_owned()
+}
+
+/// `<--dir>/principals/<…>`: where `--listen` stores a principal's results
+/// (docs/mcp-proxy.md#stateless-requests: the first 32 hex digits of the name's SHA-256).
+fn principal_dir(shared: &Path, name: &str) -> PathBuf {
+    use sha2::Digest as _;
+    let hex: String = sha2::Sha256::digest(name.as_bytes())
+        .iter()
+        .take(16)
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    shared.join("principals").join(hex)
+}
+
+/// What one POST through the frontend got: the status, the instance that answered it
+/// (`X-Served-By`), the session id it handed out, and the JSON-RPC messages of its body (one
+/// JSON body, or an SSE stream's `data:` lines).
+struct Exchange {
+    status: u16,
+    served_by: String,
+    session: Option<String>,
+    messages: Vec<Value>,
+}
+
+impl Exchange {
+    /// The text of the one tool result this exchange answered with.
+    fn text(&self) -> &str {
+        let last = self.messages.last();
+        last.and_then(|message| message["result"]["content"][0]["text"].as_str())
+            .unwrap_or_else(|| panic!("not a tool result ({}): {:#?}", self.status, self.messages))
+    }
+}
+
+/// An MCP client made of plain HTTP requests (reqwest), as the 2026-07-28 revision lets a
+/// client be: each POST is a whole request, with no session.
+struct Http {
+    runtime: tokio::runtime::Runtime,
+    http: reqwest::Client,
+    url: String,
+}
+
+impl Http {
+    fn new(url: String) -> Http {
+        // reqwest is built without a crypto provider of its own; the requests are plain HTTP.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        Http {
+            runtime: tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap_or_else(|error| panic!("no runtime: {error}")),
+            http: reqwest::Client::builder()
+                .timeout(Duration::from_secs(60))
+                .build()
+                .unwrap_or_else(|error| panic!("no HTTP client: {error}")),
+            url,
+        }
+    }
+
+    /// POSTs `body` with `token` and `headers`.
+    fn post(&self, token: &str, body: &Value, headers: &[(&str, &str)]) -> Exchange {
+        let mut request = self
+            .http
+            .post(&self.url)
+            .bearer_auth(token)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(body.to_string());
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        self.runtime.block_on(async {
+            let response = request
+                .send()
+                .await
+                .unwrap_or_else(|error| panic!("POST {}: {error}", body["method"]));
+            let header = |name: &str| {
+                response
+                    .headers()
+                    .get(name)
+                    .and_then(|value| value.to_str().ok())
+                    .map(str::to_owned)
+            };
+            let (status, served_by, session) = (
+                response.status().as_u16(),
+                header("x-served-by").unwrap_or_default(),
+                header("mcp-session-id"),
+            );
+            let sse =
+                header("content-type").is_some_and(|kind| kind.starts_with("text/event-stream"));
+            let text = response
+                .text()
+                .await
+                .unwrap_or_else(|error| panic!("the answer to {}: {error}", body["method"]));
+            let messages = if sse {
+                text.lines()
+                    .filter_map(|line| line.strip_prefix("data:"))
+                    .filter(|data| !data.trim().is_empty())
+                    .map(|data| {
+                        serde_json::from_str(data).unwrap_or_else(|error| {
+                            panic!("an event that is not a JSON message ({error}): {data}")
+                        })
+                    })
+                    .collect()
+            } else {
+                serde_json::from_str(&text)
+                    .map(|message| vec![message])
+                    .unwrap_or_default()
+            };
+            Exchange {
+                status,
+                served_by,
+                session,
+                messages,
+            }
+        })
+    }
+
+    /// A 2026-07-28 `tools/call`: `_meta` names the revision, the headers mirror the body
+    /// (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`), and no session id goes with it.
+    fn call(&self, token: &str, tool: &str, arguments: Value) -> Exchange {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments, "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "team-test", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {}}}});
+        let headers = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", tool),
+        ];
+        let exchange = self.post(token, &body, &headers);
+        assert_eq!(exchange.status, 200, "{tool}: {:#?}", exchange.messages);
+        assert!(
+            exchange.session.is_none(),
+            "{tool}: a 2026-07-28 request got a session"
+        );
+        exchange
+    }
+
+    /// A request of the 2025 session `session`.
+    fn in_session(
+        &self,
+        token: &str,
+        session: &str,
+        id: u64,
+        method: &str,
+        params: Value,
+    ) -> Exchange {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let headers = [
+            ("mcp-session-id", session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ];
+        self.post(token, &body, &headers)
+    }
+}
+
+/// `call` again until both instances have answered it (round robin sends each request without
+/// a session to the next instance): each instance's answer.
+fn on_each_instance(mut call: impl FnMut() -> Exchange) -> BTreeMap<String, Exchange> {
+    let mut answers = BTreeMap::new();
+    let mut order = Vec::new();
+    for _ in 0..6 {
+        let answer = call();
+        order.push(answer.served_by.clone());
+        answers.insert(answer.served_by.clone(), answer);
+        if answers.len() == 2 {
+            return answers;
+        }
+    }
+    panic!("round robin never sent the request to both instances: {order:?}");
+}
+
+/// Issue 39: two `overspill mcp --listen --auth-tokens FILE` instances sharing one `--dir`,
+/// behind a real HAProxy that balances requests without a session round robin (no affinity).
+/// A 2026-07-28 client of alice's, plain HTTP requests without a session, stores a large result
+/// through one instance and explores the pointer's file with `head` and `grep` through each,
+/// the other included: both store a principal's results in one directory of the shared one.
+/// bob, the file's other principal, gets `not_found` for that file from each instance. Through
+/// the same frontend and configuration, a 2025 session stays on the instance that opened it
+/// (the stick table on `Mcp-Session-Id`) and stores in its own directory; bob cannot enter it.
+#[test]
+fn a_2026_07_28_pointer_is_explored_through_the_other_instance_but_not_by_another_principal() {
+    let Some(outside) = outside("a 2026-07-28 client behind haproxy without affinity") else {
+        return;
+    };
+    let started_at = Instant::now();
+    let mut team = Team::new();
+    let tokens = team.dir.path().join("tokens");
+    let (alice, bob) = (
+        token(&outside, "alice", &tokens),
+        token(&outside, "bob", &tokens),
+    );
+    let tokens = tokens.to_str().expect("a UTF-8 path");
+    let shared = team.dir.path().join("shared");
+    let address = behind_haproxy(&mut team, &outside, &shared, &["--auth-tokens", tokens]);
+    let client = Http::new(format!("http://{address}/mcp"));
+
+    let made = client.call(&alice, "big", json!({"megabytes": 1}));
+    let pointer = made.text();
+    assert!(
+        pointer.starts_with("[overspill]"),
+        "not a pointer: {pointer}"
+    );
+    let file = pointer
+        .lines()
+        .find_map(|line| line.strip_prefix("file: "))
+        .unwrap_or_else(|| panic!("no `file:` line in the pointer:\n{pointer}"))
+        .trim()
+        .to_owned();
+    let stored = principal_dir(&shared, "alice").join(&file);
+    assert!(
+        stored.is_file(),
+        "{} is not where alice's results go",
+        stored.display()
+    );
+
+    let heads = on_each_instance(|| client.call(&alice, "head", json!({"file": file, "lines": 3})));
+    let wanted = "\"item-42\"";
+    let greps =
+        on_each_instance(|| client.call(&alice, "grep", json!({"file": file, "pattern": wanted})));
+    for instance in ["s1", "s2"] {
+        let head = heads[instance].text();
+        assert!(
+            head.contains("\"kind\": \"List\""),
+            "head through {instance}: {head}"
+        );
+        let found = greps[instance].text();
+        assert!(
+            found.contains(wanted) && !found.contains("\"error\""),
+            "grep through {instance}: {found}"
+        );
+    }
+    let other = if made.served_by == "s1" { "s2" } else { "s1" };
+
+    let bobs = on_each_instance(|| client.call(&bob, "head", json!({"file": file, "lines": 3})));
+    for (instance, answer) in &bobs {
+        assert!(
+            answer.text().contains("\"error\":\"not_found\""),
+            "bob read alice's file through {instance}: {}",
+            answer.text()
+        );
+    }
+
+    // A 2025 session through the same frontend: every request on the instance of its
+    // initialize, stateless requests alternating in between.
+    let opened = client.post(
+        &alice,
+        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "team-test", "version": "1"}}}),
+        &[],
+    );
+    assert_eq!(opened.status, 200, "initialize: {:#?}", opened.messages);
+    let session = opened
+        .session
+        .clone()
+        .expect("initialize hands out a session id");
+    let home = opened.served_by.clone();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let sent = client.post(
+        &alice,
+        &initialized,
+        &[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+    );
+    assert_eq!(sent.status, 202, "notifications/initialized");
+    let mut served = vec![sent.served_by];
+    let big = client.in_session(
+        &alice,
+        &session,
+        1,
+        "tools/call",
+        json!({"name": "big", "arguments": {"megabytes": 1}}),
+    );
+    served.push(big.served_by.clone());
+    let session_file = big
+        .text()
+        .lines()
+        .find_map(|line| line.strip_prefix("file: "))
+        .unwrap_or_else(|| panic!("no `file:` line in the session's pointer:\n{}", big.text()))
+        .trim()
+        .to_owned();
+    for id in 2..6 {
+        // A stateless request between two of the session's moves the round robin on.
+        client.call(&alice, "head", json!({"file": file, "lines": 1}));
+        let grep = json!({"file": session_file, "pattern": wanted});
+        let found = client.in_session(
+            &alice,
+            &session,
+            id,
+            "tools/call",
+            json!({"name": "grep", "arguments": grep}),
+        );
+        assert!(
+            found.text().contains(wanted) && !found.text().contains("\"error\""),
+            "grep in the session: {}",
+            found.text()
+        );
+        served.push(found.served_by);
+    }
+    assert!(
+        served.iter().all(|instance| *instance == home),
+        "the session opened on {home} was served by {served:?}"
+    );
+    assert!(
+        shared.join(&session).join(&session_file).is_file(),
+        "the session's result is in its own directory"
+    );
+    let entered = client.in_session(&bob, &session, 9, "tools/list", json!({}));
+    assert_eq!(
+        entered.status, 404,
+        "bob entered alice's session: {:#?}",
+        entered.messages
+    );
+
+    let _ = writeln!(
+        std::io::stderr(),
+        "a 2026-07-28 pointer made through {} explored through {other}, not_found for bob on \
+         {:?}; a 2025 session kept on {home} for {} requests; {:.1} s in all",
+        made.served_by,
+        bobs.keys().collect::<Vec<_>>(),
+        served.len(),
         started_at.elapsed().as_secs_f64()
     );
 }
