@@ -2,11 +2,12 @@
 //! usage and the usage counters (docs/budget.md).
 
 use std::fmt;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use crate::event::ScratchpadUsage;
 use crate::hint::WindowHint;
+use crate::ledger::Ledger;
 use crate::refusal::{Charged, Refusal, RefusalReason};
 use crate::settings::{BudgetError, BudgetSettings};
 
@@ -62,6 +63,8 @@ pub struct Budget {
     used: AtomicU64,
     extracted: AtomicU64,
     intercepted: AtomicU64,
+    /// Where the extractions of every process serving the agent are kept, when several do.
+    ledger: Option<Arc<dyn Ledger>>,
 }
 
 impl Budget {
@@ -80,6 +83,7 @@ impl Budget {
             used: AtomicU64::new(baseline),
             extracted: AtomicU64::new(0),
             intercepted: AtomicU64::new(0),
+            ledger: None,
         })
     }
 
@@ -115,7 +119,20 @@ impl Budget {
             used: AtomicU64::new(0),
             extracted: AtomicU64::new(0),
             intercepted: AtomicU64::new(0),
+            ledger: None,
         })
+    }
+
+    /// The same budget, its extractions checked and charged through `ledger`, which every
+    /// process serving the agent shares (docs/budget.md#one-agent-served-by-several-processes):
+    /// a charge fits when the baseline, every process's extractions and this one fit
+    /// [`usable`](Self::usable), so two processes never charge more than one could. The
+    /// counters of the usage event stay this process's own. When the ledger fails, the budget
+    /// charges on its own account, as without one.
+    #[must_use]
+    pub fn with_ledger(mut self, ledger: Arc<dyn Ledger>) -> Self {
+        self.ledger = Some(ledger);
+        self
     }
 
     /// The settings the budget was built from.
@@ -140,7 +157,14 @@ impl Budget {
     /// The current estimate of the agent's context, baseline included.
     #[must_use]
     pub fn used(&self) -> u64 {
-        self.settle();
+        let baseline = self.settle();
+        if let Some(ledger) = &self.ledger
+            && let Ok(shared) = ledger.update(&mut |_| None)
+        {
+            // What the other processes serving the agent charged.
+            self.used
+                .fetch_max(baseline.saturating_add(shared), Ordering::AcqRel);
+        }
         self.used.load(Ordering::Acquire)
     }
 
@@ -164,6 +188,11 @@ impl Budget {
     /// alone cannot both be charged when together they do not fit. A refused
     /// charge changes nothing. A charge of 0 tokens always succeeds.
     pub fn try_charge(&self, tokens: u64) -> Result<Charged, Refusal> {
+        if let Some(ledger) = &self.ledger
+            && let Some(decided) = self.charge_shared(ledger.as_ref(), tokens)
+        {
+            return decided;
+        }
         let per_call_limit = self.settings.max_extraction_tokens;
         let mut used = self.used();
         loop {
@@ -277,6 +306,51 @@ impl Budget {
 }
 
 impl Budget {
+    /// [`try_charge`](Self::try_charge) through the shared ledger: `None` when the ledger
+    /// failed (the caller charges on its own account).
+    fn charge_shared(&self, ledger: &dyn Ledger, tokens: u64) -> Option<Result<Charged, Refusal>> {
+        let per_call_limit = self.settings.max_extraction_tokens;
+        let baseline = self.settle();
+        let own = self.used.load(Ordering::Acquire);
+        let mut outcome = None;
+        let mut seen = own;
+        let kept = ledger.update(&mut |shared| {
+            let used = own.max(baseline.saturating_add(shared));
+            seen = used;
+            let remaining = self.usable.saturating_sub(used);
+            let reason = if tokens > per_call_limit {
+                RefusalReason::OverCallLimit
+            } else if tokens > remaining {
+                RefusalReason::OverBudget
+            } else {
+                outcome = Some(Ok(Charged {
+                    tokens,
+                    remaining: remaining - tokens,
+                }));
+                return Some(shared + tokens);
+            };
+            outcome = Some(Err(Refusal {
+                reason,
+                estimated_tokens: tokens,
+                per_call_limit,
+                remaining_budget_tokens: remaining,
+            }));
+            None
+        });
+        kept.ok()?;
+        let decided = outcome?;
+        // The estimate follows what every process charged, and this charge.
+        let now = match &decided {
+            Ok(charged) => {
+                saturating_add(&self.extracted, tokens);
+                seen + charged.tokens
+            }
+            Err(_) => seen,
+        };
+        self.used.fetch_max(now, Ordering::AcqRel);
+        Some(decided)
+    }
+
     /// The baseline, counted first if it is counted later and was not yet.
     fn settle(&self) -> u64 {
         *self.baseline.get_or_init(|| {

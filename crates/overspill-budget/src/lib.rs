@@ -40,6 +40,7 @@ mod baseline;
 mod budget;
 mod event;
 mod hint;
+mod ledger;
 mod refusal;
 mod settings;
 
@@ -47,6 +48,7 @@ pub use baseline::Baseline;
 pub use budget::Budget;
 pub use event::{EVENT_NAME, MAIN_AGENT_ID, ScratchpadUsage};
 pub use hint::{WindowHint, thousands};
+pub use ledger::{Ledger, LedgerError};
 pub use refusal::{Charged, Refusal, RefusalReason};
 pub use settings::{
     BudgetError, BudgetSettings, DEFAULT_CONTEXT_SAFETY_MARGIN, DEFAULT_MAX_EXTRACTION_TOKENS,

@@ -56,7 +56,7 @@ pub use child::find_on_path;
 pub use error::ProxyError;
 pub use health::{HEALTH_PATH, READY_PATH, is_health_path};
 pub use listen::{
-    Bound, Issued, LineProblem, Listen, Principal, ScratchFactory, Tokens, TokensError,
+    Bound, Issued, LineProblem, Listen, Principal, ScratchFactory, ScratchFor, Tokens, TokensError,
     is_loopback, listen_blocking, serve_http,
 };
 pub use metrics::{METRICS_PATH, Metrics};

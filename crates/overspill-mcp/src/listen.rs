@@ -49,9 +49,24 @@ const SESSION_ID: &str = "mcp-session-id";
 /// The hex digits of a session's id its log lines carry (48 of its 128 bits).
 const SESSION_LABEL_CHARS: usize = 12;
 
-/// Makes the scratchpad of a new client session, given the session's id.
+/// Makes the scratchpad of a new client session, or of an agent's context for stateless
+/// requests ([`ScratchFor`] says which).
 pub type ScratchFactory =
-    Arc<dyn Fn(&str) -> Result<Arc<dyn Scratch>, String> + Send + Sync + 'static>;
+    Arc<dyn Fn(&ScratchFor) -> Result<Arc<dyn Scratch>, String> + Send + Sync + 'static>;
+
+/// What a new scratchpad of `--listen` is for (docs/mcp-proxy.md#stateless-requests).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ScratchFor {
+    /// Its directory, relative to the proxy's: a session's id, or `principals/<hash>` for an
+    /// agent's context (one per principal, whatever the agent).
+    pub storage: String,
+    /// For an agent's context: the file, relative to [`storage`](ScratchFor::storage), that
+    /// keeps its budget's extractions for every instance serving it
+    /// (`budgets/principal` for the principal's own agent, `budgets/agent-<name>` for a named
+    /// one); `None` for a session, whose budget is its own.
+    pub shared_budget: Option<String>,
+}
 
 /// How the HTTP side serves clients.
 #[derive(Clone)]
@@ -835,19 +850,27 @@ impl Server {
             };
             self.end(&reclaimed, Ended::Reclaimed).await;
         }
-        let (key, storage, label) = match agent {
+        let (key, scratch_for, label) = match agent {
             Some(agent) => {
-                let (storage, label) = (agent.storage(), format!("agent {}", agent.label()));
-                (SessionKey::Agent(agent), storage, label)
+                let scratch_for = ScratchFor {
+                    storage: agent.storage(),
+                    shared_budget: Some(agent.budget_file()),
+                };
+                let label = format!("agent {}", agent.label());
+                (SessionKey::Agent(agent), scratch_for, label)
             }
             None => {
                 let id =
                     session_id().map_err(|why| refusal(StatusCode::INTERNAL_SERVER_ERROR, &why))?;
                 let label = id.chars().take(SESSION_LABEL_CHARS).collect();
-                (SessionKey::Id(id.clone()), id, label)
+                let scratch_for = ScratchFor {
+                    storage: id.clone(),
+                    shared_budget: None,
+                };
+                (SessionKey::Id(id), scratch_for, label)
             }
         };
-        let scratch = (self.scratch_for)(&storage)
+        let scratch = (self.scratch_for)(&scratch_for)
             .map_err(|why| refusal(StatusCode::INTERNAL_SERVER_ERROR, &why))?;
         let Wiring {
             relay,

@@ -344,8 +344,8 @@ async fn listen_sessions_answer_initialize_before_the_token_tables_are_ready() {
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().to_owned();
     // Each session's scratchpad is built when its `initialize` arrives.
-    let factory: ScratchFactory = Arc::new(move |id: &str| {
-        let pad = builder(&base.join(id), gate)
+    let factory: ScratchFactory = Arc::new(move |scratch_for: &overspill_mcp::ScratchFor| {
+        let pad = builder(&base.join(&scratch_for.storage), gate)
             .build()
             .map_err(|error| error.to_string())?;
         Ok(Arc::new(pad) as Arc<dyn overspill_mcp::Scratch>)

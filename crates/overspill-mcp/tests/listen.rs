@@ -56,16 +56,33 @@ async fn start_serving(
 ) -> Proxy {
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().to_owned();
+    serve_on(listen, metrics, options, dir, base, 128_000).await
+}
+
+/// A proxy whose scratchpads live under `base` (which other proxies may share), with a
+/// context window of `window` tokens; `dir` is kept with it.
+async fn serve_on(
+    listen: Listen,
+    metrics: Option<Metrics>,
+    options: overspill_mcp::ProxyOptions,
+    dir: tempfile::TempDir,
+    base: PathBuf,
+    window: u64,
+) -> Proxy {
     let observer = metrics.clone();
     let made = Arc::new(std::sync::Mutex::new(Vec::new()));
     let making = Arc::clone(&made);
-    let factory: ScratchFactory = Arc::new(move |id: &str| {
+    let factory: ScratchFactory = Arc::new(move |scratch_for: &overspill_mcp::ScratchFor| {
+        let dir = base.join(&scratch_for.storage);
         let mut builder = Scratchpad::builder()
-            .scratchpad_dir(base.join(id))
-            .context_window(128_000)
+            .scratchpad_dir(&dir)
+            .context_window(window)
             .intercept_all(5120);
         if let Some(metrics) = &observer {
             builder = builder.observer(Arc::new(metrics.clone()));
+        }
+        if let Some(file) = &scratch_for.shared_budget {
+            builder = builder.shared_budget(dir.join(file));
         }
         let pad = Arc::new(builder.build().map_err(|error| error.to_string())?);
         making.lock().unwrap().push(Arc::downgrade(&pad));
@@ -1217,6 +1234,82 @@ async fn an_argument_the_tool_mirrors_into_a_header_must_come_with_it() {
     proxy.stop().await;
 }
 
+async fn two_instances_sharing_a_directory_keep_one_budget_per_agent() {
+    let shared = tempfile::tempdir().unwrap();
+    let start_one = || {
+        serve_on(
+            Listen::default(),
+            None,
+            fixture_options_with(&["--raw"]),
+            tempfile::tempdir().unwrap(),
+            shared.path().to_owned(),
+            // Room for a few extractions only.
+            40_000,
+        )
+    };
+    let (one, two) = (start_one().await, start_one().await);
+    let (_, big) = one
+        .modern(
+            json!(1),
+            "tools/call",
+            json!({"name": "big", "arguments": {}}),
+            &[],
+        )
+        .await;
+    let file = pointer_file(big["result"]["content"][0]["text"].as_str().unwrap());
+    let head = json!({"name": "head", "arguments": {"file": file, "lines": 40}});
+    let remaining = |answer: &Value| -> u64 {
+        let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+        let hint = text
+            .lines()
+            .rev()
+            .find(|line| line.contains("budget tokens left"))
+            .unwrap_or_else(|| panic!("no budget line: {text}"));
+        // `… | ~29,038 of 32,000 budget tokens left ---`
+        let hint = hint.rsplit('|').next().unwrap();
+        hint.split(" of ")
+            .next()
+            .unwrap()
+            .chars()
+            .filter(char::is_ascii_digit)
+            .collect::<String>()
+            .parse()
+            .unwrap()
+    };
+    // The same agent explores through one instance, then the other, in turn: each sees what
+    // the other charged.
+    let mut left = Vec::new();
+    for (n, proxy) in [&one, &two, &one, &two].into_iter().enumerate() {
+        let (_, answer) = proxy
+            .modern(json!(10 + n), "tools/call", head.clone(), &[])
+            .await;
+        left.push(remaining(&answer));
+    }
+    let step = left[0] - left[1];
+    assert!(step > 0, "{left:?}");
+    assert_eq!(
+        left,
+        [
+            left[0],
+            left[0] - step,
+            left[0] - 2 * step,
+            left[0] - 3 * step
+        ]
+    );
+    // Another agent of the same principal has a budget of its own.
+    let (_, other) = two
+        .modern(
+            json!(20),
+            "tools/call",
+            head,
+            &[("overspill-agent", "worker-1")],
+        )
+        .await;
+    assert_eq!(remaining(&other), left[0], "{other}");
+    one.stop().await;
+    two.stop().await;
+}
+
 async fn a_2026_07_28_client_that_closes_its_stream_cancels_its_request() {
     let proxy = start_raw(Listen::default()).await;
     // The raw server's `late` holds its one reader until the call is cancelled: nothing else
@@ -1239,7 +1332,7 @@ async fn a_2026_07_28_client_that_closes_its_stream_cancels_its_request() {
     assert_eq!(response.status(), 200);
     drop(response);
     let (_, echoed) = tokio::time::timeout(
-        Duration::from_secs(20),
+        Duration::from_secs(60),
         proxy.modern(json!(2), "custom/echo", json!({"after": "cancel"}), &[]),
     )
     .await
@@ -1249,6 +1342,7 @@ async fn a_2026_07_28_client_that_closes_its_stream_cancels_its_request() {
 }
 
 cases!(
+    two_instances_sharing_a_directory_keep_one_budget_per_agent,
     an_argument_the_tool_mirrors_into_a_header_must_come_with_it,
     a_2026_07_28_client_that_closes_its_stream_cancels_its_request,
     a_2026_07_28_client_is_served_without_a_session_and_explores_its_pointer,

@@ -59,9 +59,9 @@ async fn start(lines: &[String], shared: Option<&str>) -> Proxy {
     listen.auth_tokens = Some(tokens.clone());
     listen.auth_token = shared.map(str::to_owned);
     let base = dir.path().join("sessions");
-    let factory: ScratchFactory = Arc::new(move |id: &str| {
+    let factory: ScratchFactory = Arc::new(move |scratch_for: &overspill_mcp::ScratchFor| {
         let pad = Scratchpad::builder()
-            .scratchpad_dir(base.join(id))
+            .scratchpad_dir(base.join(&scratch_for.storage))
             .context_window(128_000)
             .build()
             .map_err(|error| error.to_string())?;

@@ -36,6 +36,7 @@
 
 mod atomic;
 mod companion;
+mod counter;
 mod error;
 mod format;
 mod layout;
@@ -50,6 +51,7 @@ mod time;
 
 pub use atomic::{RESERVED_PREFIX, write_replacing};
 pub use companion::{COMPANION_MIN_LINES, Companion, MAX_COMPANIONS};
+pub use counter::CounterFile;
 pub use error::{LayoutError, PathError, StoreError};
 pub use format::{Format, atx_heading};
 pub use layout::{Layout, Role, validate_id};

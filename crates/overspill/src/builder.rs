@@ -84,9 +84,34 @@ pub struct ScratchpadBuilder {
     cache: Option<Arc<FileCache>>,
     max_reference_bytes: Option<u64>,
     observer: Option<Arc<dyn Observer>>,
+    shared_budget: Option<PathBuf>,
+}
+
+/// The [`Ledger`](crate::budget::Ledger) of [`ScratchpadBuilder::shared_budget`]: the store's
+/// counter file.
+struct FileLedger(overspill_store::CounterFile);
+
+impl crate::budget::Ledger for FileLedger {
+    fn update(
+        &self,
+        decide: &mut dyn FnMut(u64) -> Option<u64>,
+    ) -> Result<u64, crate::budget::LedgerError> {
+        self.0.update(decide).map_err(|error| {
+            crate::budget::LedgerError(format!("{}: {error}", self.0.path().display()))
+        })
+    }
 }
 
 impl ScratchpadBuilder {
+    /// Keeps the extractions of the agent's budget in the file `path`, which every process
+    /// serving the agent shares (several proxy instances on one directory): a charge is
+    /// checked against what all of them charged, under the file's lock
+    /// (docs/budget.md#one-agent-served-by-several-processes).
+    pub fn shared_budget(mut self, path: impl Into<PathBuf>) -> ScratchpadBuilder {
+        self.shared_budget = Some(path.into());
+        self
+    }
+
     /// Takes `memory_dir`, the LLM and scratchpad settings (the worker's, once
     /// [`worker`](Self::worker) names one), the per-server thresholds and the agent's
     /// `mcp_filter` from `config`.
@@ -570,7 +595,13 @@ impl ScratchpadBuilder {
                 .tool_values(&host_tools)
                 .total()
         };
-        let budget = Arc::new(Budget::with_baseline_later(budget_settings, baseline)?);
+        let budget = Budget::with_baseline_later(budget_settings, baseline)?;
+        let budget = Arc::new(match &self.shared_budget {
+            Some(path) => budget.with_ledger(Arc::new(FileLedger(
+                overspill_store::CounterFile::new(path),
+            ))),
+            None => budget,
+        });
         let ctx = ExploreContext::new(root, counter, Arc::clone(&budget));
         let ctx = match &self.cache {
             Some(cache) => ctx.with_cache(Arc::clone(cache)),

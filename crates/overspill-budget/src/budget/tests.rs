@@ -332,3 +332,76 @@ fn a_baseline_counted_later_gives_every_figure_a_given_one_gives() {
         }
     }
 }
+
+/// A ledger in memory, as two processes sharing a file would see it.
+struct Shared(std::sync::Mutex<u64>);
+
+impl crate::Ledger for Shared {
+    fn update(
+        &self,
+        decide: &mut dyn FnMut(u64) -> Option<u64>,
+    ) -> Result<u64, crate::LedgerError> {
+        let mut total = self.0.lock().unwrap();
+        if let Some(kept) = decide(*total) {
+            *total = kept;
+        }
+        Ok(*total)
+    }
+}
+
+/// A ledger that always fails.
+struct Broken;
+
+impl crate::Ledger for Broken {
+    fn update(&self, _: &mut dyn FnMut(u64) -> Option<u64>) -> Result<u64, crate::LedgerError> {
+        Err(crate::LedgerError("no disk".to_owned()))
+    }
+}
+
+#[test]
+fn two_budgets_of_one_agent_sharing_a_ledger_never_charge_more_than_one_could() {
+    let ledger: std::sync::Arc<dyn crate::Ledger> =
+        std::sync::Arc::new(Shared(std::sync::Mutex::new(0)));
+    let settings = BudgetSettings::for_window(100_000); // usable 80,000
+    let make = || {
+        Budget::new(settings, 5_000)
+            .unwrap()
+            .with_ledger(std::sync::Arc::clone(&ledger))
+    };
+    let (first, second) = (make(), make());
+    let charged: u64 = std::thread::scope(|scope| {
+        let runs: Vec<_> = [&first, &second, &first, &second]
+            .into_iter()
+            .map(|budget| {
+                scope.spawn(move || {
+                    (0..200)
+                        .filter_map(|_| budget.try_charge(700).ok())
+                        .map(|charged| charged.tokens)
+                        .sum::<u64>()
+                })
+            })
+            .collect();
+        runs.into_iter().map(|run| run.join().unwrap()).sum()
+    });
+    assert_eq!(
+        charged,
+        75_000 / 700 * 700,
+        "every token that fit was charged, no more"
+    );
+    assert_eq!(
+        first.tokens_extracted() + second.tokens_extracted(),
+        charged
+    );
+    // Each sees what the other charged.
+    assert_eq!(first.used(), 5_000 + charged);
+    assert_eq!(second.remaining(), 80_000 - 5_000 - charged);
+}
+
+#[test]
+fn a_budget_whose_ledger_fails_charges_on_its_own_account() {
+    let budget = Budget::new(BudgetSettings::for_window(100_000), 5_000)
+        .unwrap()
+        .with_ledger(std::sync::Arc::new(Broken));
+    assert_eq!(budget.try_charge(2_000).unwrap().remaining, 73_000);
+    assert_eq!(budget.used(), 7_000);
+}

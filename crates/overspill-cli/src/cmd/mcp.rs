@@ -332,11 +332,14 @@ fn listen(
     );
     let session_args = PadArgs::of(args);
     let factory: ScratchFactory = {
-        Arc::new(move |id: &str| {
-            let dir = base.join(id);
+        Arc::new(move |scratch_for: &overspill_mcp::ScratchFor| {
+            let dir = base.join(&scratch_for.storage);
             let mut builder = session_args.builder(config.as_ref(), Some(&dir));
             if let Some(metrics) = &metrics {
                 builder = builder.observer(Arc::new(metrics.clone()));
+            }
+            if let Some(file) = &scratch_for.shared_budget {
+                builder = builder.shared_budget(dir.join(file));
             }
             let pad =
                 build_scratchpad(builder, Some(&dir)).map_err(|error| format!("{error:#}"))?;

@@ -73,6 +73,15 @@ impl Agent {
         format!("principals/{hex}")
     }
 
+    /// The file, relative to [`storage`](Agent::storage), that keeps its budget's extractions
+    /// for every instance serving it.
+    pub(super) fn budget_file(&self) -> String {
+        match &self.name {
+            Some(name) => format!("budgets/agent-{name}"),
+            None => "budgets/principal".to_owned(),
+        }
+    }
+
     /// How it is named in logs: its principal and its name.
     pub(super) fn label(&self) -> String {
         match &self.name {
