@@ -41,7 +41,7 @@ use crate::relay::Relay;
 use crate::scratch::Scratch;
 use crate::session::{self, Wiring};
 use stateless::Agent;
-use streams::{PostStream, STREAM_QUEUE, Streams, progress_token, route, sse, sse_until};
+use streams::{Gone, PostStream, STREAM_QUEUE, Streams, progress_token, route, sse, sse_until};
 pub use tokens::{Issued, LineProblem, Principal, Tokens, TokensError};
 
 const SESSION_ID: &str = "mcp-session-id";
@@ -628,7 +628,8 @@ impl Server {
                 }
             }
         }
-        if session.is_none() && !initialize {
+        if session.is_none() {
+            // A retired `initialize` of the revision too: it is answered -32601 there.
             if stateless::revision_of(headers, &messages).is_some() {
                 return self.post_stateless(principal, headers, messages).await;
             }
@@ -636,6 +637,11 @@ impl Server {
                 .first()
                 .map_or(Value::Null, |first| first.id.clone());
             if let Some(refused) = stateless::unknown_revision(headers, &id) {
+                // One server fronted as itself says which revisions it speaks, as it would
+                // directly; a gateway answers for its servers.
+                if self.options.namespace.is_none() {
+                    return self.post_stateless(principal, headers, messages).await;
+                }
                 return refused.into_response();
             }
         }
@@ -797,11 +803,12 @@ impl Server {
             relay.client_sent(vec![message]).await;
             drop(turn);
         });
-        // A client that closes the stream before the answer cancels the request (the revision
-        // has no other way to): the server is told, and its late answer is dropped.
-        let (dropped, gone) = tokio::sync::oneshot::channel();
+        // A client that goes before the answer (the handler dropped, or the stream closed)
+        // cancels the request (the revision has no other way to): the server is told, and its
+        // late answer is dropped.
+        let (guard, gone) = Gone::new();
         tokio::spawn(cancel_when_gone(Arc::clone(&session), key, gone));
-        sse_until(receiver, Some(dropped))
+        answer_stateless(receiver, guard).await
     }
 
     /// `Err` once the proxy is stopping and takes no new session (counted).
@@ -1098,6 +1105,32 @@ impl HttpSession {
         drop(streams);
         sse(receiver)
     }
+}
+
+/// The HTTP answer to a stateless request whose messages `receiver` brings: a JSON body when its
+/// answer comes first, with the status the revision gives its error (404 for -32601, 400 for
+/// a request the server refused as malformed, unsupported or lacking a capability;
+/// [`revision::http_status`]), else an SSE stream that starts with what came first (progress)
+/// and ends with the answer. `guard` is held until the answer has gone out.
+async fn answer_stateless(mut receiver: mpsc::Receiver<String>, guard: Gone) -> Response {
+    let Some(first) = receiver.recv().await else {
+        return refusal(
+            StatusCode::BAD_GATEWAY,
+            "the request got no answer (its session ended)",
+        )
+        .into_response();
+    };
+    if let Ok((Kind::Response { error, .. }, _)) = message::head(&first) {
+        let status = if error {
+            crate::revision::http_status(&first)
+        } else {
+            200
+        };
+        let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+        drop(guard);
+        return (status, json_body(first)).into_response();
+    }
+    sse_until(Some(first), receiver, Some(guard))
 }
 
 /// Once the stream of the stateless request `key` of `session` is gone: if its answer had not

@@ -15,6 +15,8 @@ use crate::revision::Revision;
 pub(crate) const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC: JSON, but not a request, notification or response.
 pub(crate) const INVALID_REQUEST: i64 = -32600;
+/// JSON-RPC: no such method.
+pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
 /// JSON-RPC: the method's parameters are wrong.
 pub(crate) const INVALID_PARAMS: i64 = -32602;
 /// JSON-RPC: the proxy failed inside.

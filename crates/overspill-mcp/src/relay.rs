@@ -31,7 +31,7 @@ use crate::message::{self, Id, Kind, Message, Salvaged};
 use crate::metrics::{self, Answer, Metrics};
 use crate::names::ToolNames;
 use crate::namespace::Namespace;
-use crate::revision::Revision;
+use crate::revision::{self, Revision};
 use crate::scratch::Scratch;
 
 /// Scratchpad work (exploration calls, interceptions, reference resolution) running at once
@@ -762,6 +762,22 @@ impl Relay {
             };
             ledger.insert(id.clone(), entry);
         }
+        if message.revision.is_some_and(Revision::is_stateless) {
+            match &message.kind {
+                Kind::Request { method, .. } if revision::removed_in_stateless(method) => {
+                    let text = format!(
+                        "`{method}` is not part of MCP {}: a request names its revision in its \
+                         _meta, and the server's capabilities come from server/discover",
+                        Revision::R2026_07_28.as_str()
+                    );
+                    let answer =
+                        message::error_response(&message.id, message::METHOD_NOT_FOUND, &text);
+                    return self.0.send_client(answer).await;
+                }
+                Kind::Notification { method } if revision::removed_in_stateless(method) => return,
+                _ => {}
+            }
+        }
         if self.0.gateway.is_some() {
             return self.gateway_client_message(message).await;
         }
@@ -1412,6 +1428,12 @@ impl Shared {
     async fn send_server(&self, index: usize, text: String) -> bool {
         let Some(member) = self.server(index) else {
             return false;
+        };
+        // A gateway's servers joined at a 2025 revision: a request of a 2026-07-28 client
+        // reaches them without that revision's envelope, which such a connection refuses.
+        let text = match &self.gateway {
+            Some(gateway) if gateway.serves_stateless() => revision::without_envelope(text),
+            _ => text,
         };
         let to_server = member
             .ports

@@ -478,6 +478,14 @@ impl Link {
         }
         if !status.is_success() {
             let body = response.text().await.unwrap_or_default();
+            // A JSON-RPC error is the server's answer, whatever the HTTP status says of it
+            // (2026-07-28 gives its errors 400 and 404): the client gets it as the server wrote
+            // it, under its request's id.
+            if let Some(id) = &id
+                && let Ok((Kind::Response { error: true, .. }, _)) = message::head(&body)
+            {
+                return self.deliver(message::with_id(body, id)).await;
+            }
             let quoted: String = body.chars().take(QUOTED_BODY).collect();
             let why = format!(
                 "the MCP server at {} answered HTTP {status}: {quoted}",

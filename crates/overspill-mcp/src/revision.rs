@@ -26,6 +26,79 @@ pub(crate) const HEADER_MISMATCH: i64 = -32020;
 /// 2026-07-28: the request names a revision the server does not speak (HTTP 400).
 pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
+/// The HTTP status of a 2026-07-28 error response (its text) over Streamable HTTP: 404 for
+/// -32601 (a method not served), 400 for a request refused as malformed or not acceptable
+/// (-32700, -32600, -32602, -32020 header mismatch, -32021 missing client capability, -32022
+/// unsupported version), 200 for any other error (a server's own failure is still an answer).
+pub(crate) fn http_status(error_response: &str) -> u16 {
+    #[derive(serde::Deserialize)]
+    struct Response {
+        error: Error,
+    }
+    #[derive(serde::Deserialize)]
+    struct Error {
+        code: i64,
+    }
+    match serde_json::from_str::<Response>(error_response).map(|response| response.error.code) {
+        Ok(-32601) => 404,
+        Ok(
+            -32700
+            | -32600
+            | -32602
+            | HEADER_MISMATCH
+            | MISSING_CLIENT_CAPABILITY
+            | UNSUPPORTED_PROTOCOL_VERSION,
+        ) => 400,
+        _ => 200,
+    }
+}
+
+/// 2026-07-28: the request needs a client capability its `_meta` does not declare (HTTP 400).
+pub(crate) const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+
+/// Whether `method` is one the 2026-07-28 revision removed: a request of that revision naming
+/// it is answered -32601 (method not found) by the proxy, whatever the server would do with it.
+pub(crate) fn removed_in_stateless(method: &str) -> bool {
+    matches!(
+        method,
+        "initialize"
+            | "ping"
+            | "logging/setLevel"
+            | "resources/subscribe"
+            | "resources/unsubscribe"
+            | "notifications/initialized"
+            | "notifications/roots/list_changed"
+    )
+}
+
+/// A message of a 2026-07-28 client as a server joined at a 2025 revision must get it: its
+/// `params._meta` without the revision's envelope (the `io.modelcontextprotocol/` keys: the
+/// version, the client's identity and capabilities, the log level), which a 2025 connection
+/// may refuse; everything else (a progress token, the host's own keys) as it was. Text
+/// without the envelope is returned as it is.
+pub(crate) fn without_envelope(text: String) -> String {
+    if !text.contains(ENVELOPE_PREFIX) {
+        return text;
+    }
+    let Ok(mut value) = serde_json::from_str::<Value>(&text) else {
+        return text;
+    };
+    let Some(params) = value.get_mut("params").and_then(Value::as_object_mut) else {
+        return text;
+    };
+    let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) else {
+        return text;
+    };
+    meta.retain(|key, _| !key.starts_with(ENVELOPE_PREFIX));
+    if meta.is_empty() {
+        params.remove("_meta");
+    }
+    value.to_string()
+}
+
+/// The prefix of the keys the specification reserves in `_meta` for the envelope.
+const ENVELOPE_PREFIX: &str = "io.modelcontextprotocol/";
+
 /// The field of a request's params that `Mcp-Name` mirrors, for the methods that have one.
 pub(crate) fn named_by(method: &str) -> Option<&'static str> {
     match method {

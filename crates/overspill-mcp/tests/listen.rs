@@ -1131,17 +1131,76 @@ async fn headers_that_do_not_match_the_body_are_refused_with_header_mismatch() {
     proxy.stop().await;
 }
 
-async fn a_protocol_version_the_proxy_does_not_speak_is_refused_with_the_ones_it_does() {
-    let proxy = start_raw(Listen::default()).await;
-    let body = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {}});
-    let answer = proxy
-        .post(None, body, &[("mcp-protocol-version", "2099-01-01")])
-        .await;
-    assert_eq!(answer.status, 400);
+async fn a_protocol_version_the_proxy_does_not_speak_is_the_servers_to_refuse_or_the_gateways() {
+    let mut meta = modern_meta();
+    meta["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
+    let body =
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"_meta": meta}});
+    let headers = [
+        ("mcp-protocol-version", "2099-01-01"),
+        ("mcp-method", "tools/list"),
+    ];
+    // One server fronted as itself answers as it would directly (the raw server takes any).
+    let plain = start_raw(Listen::default()).await;
+    let answer = plain.post(None, body.clone(), &headers).await;
+    assert_eq!(answer.status, 200, "{:?}", answer.messages);
+    assert!(
+        answer.messages[0]["result"]["tools"].is_array(),
+        "{:?}",
+        answer.messages
+    );
+    plain.stop().await;
+    // A gateway answers for its servers: 400, with the revisions it speaks.
+    let exe = std::env::current_exe().unwrap();
+    let raw = overspill_mcp::CommandServer {
+        command: exe.to_string_lossy().into_owned(),
+        args: vec![FIXTURE_FLAG.to_owned(), "--raw".to_owned()],
+        env: Default::default(),
+        cwd: None,
+    };
+    let options = overspill_mcp::ProxyOptions::gateway(
+        vec![overspill_mcp::Server::new(
+            "raw",
+            overspill_mcp::Upstream::Command(raw),
+        )],
+        overspill_mcp::Namespace::default(),
+    );
+    let gateway = start_serving(Listen::default(), None, options).await;
+    let answer = gateway.post(None, body, &headers).await;
+    assert_eq!(answer.status, 400, "{:?}", answer.messages);
     let error = &answer.messages[0]["error"];
     assert_eq!(error["code"], -32022, "{error}");
+    assert_eq!(answer.messages[0]["id"], 4, "{error}");
     let supported = error["data"]["supported"].as_array().unwrap();
     assert!(supported.contains(&json!("2026-07-28")) && supported.contains(&json!("2025-06-18")));
+    gateway.stop().await;
+}
+
+async fn a_method_the_revision_removed_is_404_and_an_error_of_the_server_has_its_status() {
+    let proxy = start_raw(Listen::default()).await;
+    for method in [
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+    ] {
+        let (answer, error) = proxy.modern(json!(5), method, json!({}), &[]).await;
+        assert_eq!(answer.status, 404, "{method}: {error}");
+        assert_eq!(error["error"]["code"], -32601, "{method}: {error}");
+        assert_eq!(error["id"], 5);
+    }
+    // The raw server answers a method it does not know with -32601: 404 too, as a JSON body.
+    let (answer, error) = proxy.modern(json!(6), "no/such", json!({}), &[]).await;
+    assert_eq!(answer.status, 404, "{error}");
+    assert_eq!(error["id"], 6, "the client's id: {error}");
+    // A result that comes first is a JSON body with 200.
+    let (answer, echoed) = proxy
+        .modern(json!(7), "custom/echo", json!({"a": 1}), &[])
+        .await;
+    assert_eq!(
+        (answer.status, echoed["result"]["a"].clone()),
+        (200, json!(1))
+    );
     proxy.stop().await;
 }
 
@@ -1328,9 +1387,13 @@ async fn a_2026_07_28_client_that_closes_its_stream_cancels_its_request() {
     for (name, value) in &headers {
         request = request.header(name.as_str(), value.as_str());
     }
-    let response = request.send().await.unwrap();
-    assert_eq!(response.status(), 200);
-    drop(response);
+    // No answer comes (not even the headers: the proxy answers with JSON when the answer is
+    // the first thing to come): the client gives up, and its connection closes.
+    let gave_up = tokio::time::timeout(Duration::from_millis(500), request.send()).await;
+    assert!(
+        gave_up.is_err(),
+        "no answer before the cancellation: {gave_up:?}"
+    );
     let (_, echoed) = tokio::time::timeout(
         Duration::from_secs(60),
         proxy.modern(json!(2), "custom/echo", json!({"after": "cancel"}), &[]),
@@ -1348,7 +1411,8 @@ cases!(
     a_2026_07_28_client_is_served_without_a_session_and_explores_its_pointer,
     two_clients_of_one_agent_sending_the_same_id_at_once_each_get_their_own_answer,
     headers_that_do_not_match_the_body_are_refused_with_header_mismatch,
-    a_protocol_version_the_proxy_does_not_speak_is_refused_with_the_ones_it_does,
+    a_protocol_version_the_proxy_does_not_speak_is_the_servers_to_refuse_or_the_gateways,
+    a_method_the_revision_removed_is_404_and_an_error_of_the_server_has_its_status,
     a_principal_never_reads_what_another_stored_and_never_enters_its_session,
     a_thousand_sessions_with_random_arguments_add_no_series,
     an_ended_session_lets_go_of_its_relay_and_scratchpad,

@@ -212,6 +212,49 @@ async fn a_stateless_request_reaches_the_server_with_its_method_name_and_version
     assert_eq!(mirrored, [wanted]);
 }
 
+/// A server of the stateless revision that serves no method: each request answered 404 with
+/// its JSON-RPC error, as the revision has it.
+async fn serve_nothing() -> String {
+    async fn nothing(request: Request) -> Response {
+        let body = axum::body::to_bytes(request.into_body(), 1 << 20)
+            .await
+            .unwrap_or_default();
+        let id = serde_json::from_slice::<Value>(&body)
+            .ok()
+            .and_then(|value| value.get("id").cloned())
+            .unwrap_or(Value::Null);
+        let error = json!({"jsonrpc": "2.0", "id": id,
+            "error": {"code": -32601, "message": "no such method here", "data": {"x": 1}}});
+        let json = [(axum::http::header::CONTENT_TYPE, "application/json")];
+        (axum::http::StatusCode::NOT_FOUND, json, error.to_string()).into_response()
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let router = axum::Router::new().route("/mcp", axum::routing::any(nothing));
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    url
+}
+
+async fn a_servers_json_rpc_error_with_an_http_error_status_reaches_the_client_as_it_wrote_it() {
+    let url = serve_nothing().await;
+    let dir = tempfile::tempdir().unwrap();
+    let scratch = scratchpad(dir.path());
+    let options = ProxyOptions::remote("fixture", Remote::new(&url).unwrap());
+    let mut session = RawSession::start(scratch, dir, options);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    let id = json!("q-1");
+    session
+        .send(json!({"jsonrpc": "2.0", "id": id, "method": "no/such", "params": {"_meta": meta}}))
+        .await;
+    let answer = session.response(&id).await;
+    assert_eq!(
+        answer["error"],
+        json!({"code": -32601, "message": "no such method here", "data": {"x": 1}}),
+        "{answer}"
+    );
+}
+
 async fn a_401_tells_the_client_and_the_proxy_what_to_do_without_showing_the_token() {
     let gate = Arc::new(Gate {
         token: Some("Bearer right".to_owned()),
@@ -428,6 +471,7 @@ async fn a_server_request_sent_the_moment_a_call_arrives_reaches_the_client_desp
 }
 
 cases!(
+    a_servers_json_rpc_error_with_an_http_error_status_reaches_the_client_as_it_wrote_it,
     a_remote_server_answering_with_event_streams_is_relayed_and_large_results_stored,
     a_remote_server_answering_with_json_is_relayed_and_large_results_stored,
     a_header_from_an_environment_variable_reaches_the_server,

@@ -155,9 +155,29 @@ pub(super) fn check_headers(headers: &HeaderMap, message: &Message) -> Result<()
                 .map_err(|_| mismatch(format!("the {name} header is not visible ASCII"))),
         }
     };
-    let version = message.revision.map(Revision::as_str);
+    // A version the proxy does not know is compared as written (the server answers it).
+    let version = match message.revision {
+        Some(revision) => Some(revision.as_str().to_owned()),
+        None => meta_version(&message.text),
+    };
     match (header(revision::PROTOCOL_VERSION_HEADER)?, version) {
         (Some(given), Some(body)) if given == body => {}
+        // A request of the revision without its envelope is malformed, whatever its headers.
+        (Some(_), None) => {
+            return Err(Refusal {
+                status: StatusCode::BAD_REQUEST,
+                code: crate::message::INVALID_PARAMS,
+                why: "the request's params._meta must name its revision \
+                      (io.modelcontextprotocol/protocolVersion) and the client's capabilities \
+                      (io.modelcontextprotocol/clientCapabilities): MCP 2026-07-28 has no session \
+                      to remember them"
+                    .to_owned(),
+                detail: Some(Box::new(Detail {
+                    id: message.id.clone(),
+                    data: None,
+                })),
+            });
+        }
         (Some(given), body) => {
             return Err(mismatch(format!(
                 "MCP-Protocol-Version is {given:?}, the body's _meta names {}",
@@ -259,6 +279,29 @@ pub(super) fn check_params(
         }
     }
     Ok(())
+}
+
+/// The version a request's `_meta` names, as written.
+fn meta_version(text: &str) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Body {
+        params: Option<Params>,
+    }
+    #[derive(Deserialize)]
+    struct Params {
+        #[serde(rename = "_meta")]
+        meta: Option<Meta>,
+    }
+    #[derive(Deserialize)]
+    struct Meta {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+        version: Option<String>,
+    }
+    serde_json::from_str::<Body>(text)
+        .ok()?
+        .params?
+        .meta?
+        .version
 }
 
 /// The tool a `tools/call`'s text names.

@@ -247,29 +247,45 @@ fn log_request(session: &str, done: &Answered) {
 
 /// An SSE response carrying each message of `receiver` as one event.
 pub(super) fn sse(receiver: mpsc::Receiver<String>) -> Response {
-    sse_until(receiver, None)
+    sse_until(None, receiver, None)
 }
 
-/// [`sse`], telling `dropped` when the response goes (its last event sent, or its client gone).
-pub(super) fn sse_until(
-    receiver: mpsc::Receiver<String>,
-    dropped: Option<tokio::sync::oneshot::Sender<()>>,
-) -> Response {
-    /// Tells its sender when the response's stream is dropped.
-    struct Gone(Option<tokio::sync::oneshot::Sender<()>>);
-    impl Drop for Gone {
-        fn drop(&mut self) {
-            if let Some(sender) = self.0.take() {
-                let _ = sender.send(());
-            }
+/// Tells its sender when dropped: held by what answers a request (its handler, then its
+/// response's stream), so that the request's end, or its client's going away, is known.
+pub(super) struct Gone(Option<tokio::sync::oneshot::Sender<()>>);
+
+impl Gone {
+    /// A guard, and what hears it go.
+    pub(super) fn new() -> (Gone, tokio::sync::oneshot::Receiver<()>) {
+        let (sender, receiver) = tokio::sync::oneshot::channel();
+        (Gone(Some(sender)), receiver)
+    }
+}
+
+impl Drop for Gone {
+    fn drop(&mut self) {
+        if let Some(sender) = self.0.take() {
+            let _ = sender.send(());
         }
     }
-    let state = (receiver, Gone(dropped));
-    let events = futures_util::stream::unfold(state, |(mut receiver, gone)| async move {
-        let text = receiver.recv().await?;
+}
+
+/// [`sse`] whose stream starts with `first` (a message already taken from `receiver`) and
+/// holds `gone` until it is dropped (its last event sent, or its client gone).
+pub(super) fn sse_until(
+    first: Option<String>,
+    receiver: mpsc::Receiver<String>,
+    gone: Option<Gone>,
+) -> Response {
+    let state = (first, receiver, gone);
+    let events = futures_util::stream::unfold(state, |(first, mut receiver, gone)| async move {
+        let text = match first {
+            Some(text) => text,
+            None => receiver.recv().await?,
+        };
         Some((
             Ok::<_, Infallible>(Event::default().data(text)),
-            (receiver, gone),
+            (None, receiver, gone),
         ))
     });
     Sse::new(events)

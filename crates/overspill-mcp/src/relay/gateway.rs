@@ -35,8 +35,7 @@ mod modern;
 /// a server whose cursors never end is cut there.
 const MAX_PAGES: usize = 100;
 
-/// The JSON-RPC code for a method no server answers.
-const METHOD_NOT_FOUND: i64 = -32601;
+use crate::message::METHOD_NOT_FOUND;
 
 /// The protocol version answered when no server answered and the client asked for none.
 const FALLBACK_VERSION: &str = "2025-06-18";

@@ -86,6 +86,26 @@ fn param_headers_mirror_the_annotated_arguments_reached_through_properties_only(
 }
 
 #[test]
+fn a_2025_server_gets_a_request_without_the_envelope_and_with_its_progress_token() {
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "t", "arguments": {"io.modelcontextprotocol/x": 1},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}, "progressToken": 7}}});
+    let stripped: Value = serde_json::from_str(&without_envelope(request.to_string())).unwrap();
+    assert_eq!(stripped["params"]["_meta"], json!({"progressToken": 7}));
+    assert_eq!(
+        stripped["params"]["arguments"],
+        json!({"io.modelcontextprotocol/x": 1})
+    );
+    let only = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list",
+        "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}});
+    let stripped: Value = serde_json::from_str(&without_envelope(only.to_string())).unwrap();
+    assert_eq!(stripped["params"], json!({}));
+    let plain = r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#;
+    assert_eq!(without_envelope(plain.to_owned()), plain);
+}
+
+#[test]
 fn a_server_value_that_is_not_valid_is_taken_as_no_cache() {
     let odd = json!({"ttlMs": -5, "cacheScope": "everyone"});
     assert_eq!(Cache::of(&odd), Cache::UNCACHED);

@@ -184,7 +184,6 @@ fn sdk_2x_clients_at_2026_07_28_pass_every_check_through_listen() {
 /// `overspill mcp --servers FILE` of modern_server.py and server-everything, started by each
 /// client over stdio; the tools carry their server's name (`modern__small`, `everything__echo`).
 #[test]
-#[ignore = "overspill: the gateway forwards the 2026-07-28 client's _meta envelope (io.modelcontextprotocol/protocolVersion) to servers it joined at 2025-11-25; the Python SDK 2.x server refuses such a tools/call with -32600"]
 fn sdk_2x_clients_at_2026_07_28_pass_every_check_through_a_gateway_of_a_2026_and_a_2025_server() {
     let Some(clients) = Clients::new("2026-07-28 clients through a gateway") else {
         return;
@@ -198,7 +197,6 @@ fn sdk_2x_clients_at_2026_07_28_pass_every_check_through_a_gateway_of_a_2026_and
 
 /// The same gateway behind `overspill mcp --listen --servers FILE` (one process for the test).
 #[test]
-#[ignore = "overspill: the gateway forwards the 2026-07-28 client's _meta envelope (io.modelcontextprotocol/protocolVersion) to servers it joined at 2025-11-25; the Python SDK 2.x server refuses such a tools/call with -32600"]
 fn sdk_2x_clients_at_2026_07_28_pass_every_check_through_a_gateway_behind_listen() {
     let Some(clients) = Clients::new("2026-07-28 clients through a gateway behind --listen") else {
         return;
