@@ -330,8 +330,10 @@ struct Shared {
     gateway: Option<gateway::Gateway>,
     /// The client's requests that went upstream and await their response.
     outstanding: Mutex<HashMap<Id, Waiting>>,
-    /// Tasks created by task-augmented calls: task id → the server and tool that was called.
-    tasks: Mutex<HashMap<String, (usize, String)>>,
+    /// The one task table: task id → the server that holds it and, for a task a call
+    /// created, the tool called (its `tasks/result` is decided as that tool's result). A
+    /// gateway routes a task's requests by it; a task a gateway only saw listed has no tool.
+    tasks: Mutex<HashMap<String, (usize, Option<String>)>>,
     /// The upstream tools' input schemas, for inserting references as each tool declares.
     schemas: RwLock<HashMap<String, Arc<Value>>>,
     jobs: Arc<Semaphore>,
@@ -868,8 +870,10 @@ impl Relay {
                     .get(&task)
                     .cloned();
                 match tool {
-                    Some((server, tool)) => return self.tool_result(server, message, tool).await,
-                    None => message.text,
+                    Some((server, Some(tool))) => {
+                        return self.tool_result(server, message, tool).await;
+                    }
+                    _ => message.text,
                 }
             }
         };
@@ -1049,12 +1053,17 @@ impl Relay {
         let shared = &self.0;
         let member = shared.member(index);
         let server = &member.name;
-        if let Some(gateway) = &shared.gateway
-            && message.text.len() <= DECIDE_INLINE_BYTES
+        // A task handle is small: its `tasks/result` is the call's result, and a gateway
+        // routes the task's requests to the server that made it.
+        if message.text.len() <= DECIDE_INLINE_BYTES
             && let Some(task) = overspill::mcp_result::created_task(&message.text)
         {
-            // A gateway routes the task's later requests to the server that made it.
-            gateway.task_created(&task, index);
+            shared
+                .tasks
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(task, (index, Some(tool)));
+            return shared.send_client(message.text).await;
         }
         if !shared.scratch.intercepts(server, &tool) {
             if let Some(metrics) = &shared.metrics {
@@ -1065,15 +1074,6 @@ impl Relay {
         // A small result is decided here: counting it takes microseconds, less than handing it
         // to a job and a blocking thread and back (the cost of every small call otherwise).
         if message.text.len() <= DECIDE_INLINE_BYTES {
-            // A task handle is small: its `tasks/result` is the call's result.
-            if let Some(task) = overspill::mcp_result::created_task(&message.text) {
-                shared
-                    .tasks
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(task, (index, tool));
-                return shared.send_client(message.text).await;
-            }
             // Unless the counter's tables are still being built: a count would wait for them
             // here, holding up what the server sends next (docs/tokens.md#the-first-answer-does-not-wait).
             if shared.scratch.counter_ready() {
@@ -1348,8 +1348,6 @@ impl Shared {
 
     /// Runs scratchpad work as its own task: counted as busy from now, started when one of
     /// the session's [`CONCURRENT_JOBS`] slots is free.
-    /// Sends a tool result as decided, first noting a created task's tool (its later
-    /// `tasks/result` is decided as that tool's).
     fn job<F, Fut>(self: &Arc<Self>, work: F)
     where
         F: FnOnce(Arc<Shared>) -> Fut + Send + 'static,

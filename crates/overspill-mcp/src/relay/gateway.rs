@@ -95,8 +95,6 @@ struct State {
     /// Servers that joined before the client sent `notifications/initialized`: it is sent
     /// to them when it comes.
     awaiting_initialized: Vec<usize>,
-    /// Tasks and the server that created each.
-    tasks: HashMap<String, usize>,
     /// Errors about servers reported before the client initialized, told once it has.
     untold: Vec<String>,
     /// The client speaks the stateless revision (2026-07-28): the gateway joined its servers
@@ -251,11 +249,6 @@ impl Gateway {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .contains_key(id)
-    }
-
-    /// A task-augmented call of server `index` created `task`.
-    pub(super) fn task_created(&self, task: &str, index: usize) {
-        self.state().tasks.insert(task.to_owned(), index);
     }
 
     /// When `id` is one of the gateway's own requests to `index`, its answer could not be
@@ -602,7 +595,12 @@ impl Relay {
         let mut state = self.gateway().state();
         state.uris.retain(|_, owner| *owner != index);
         state.templates.retain(|template| template.owner != index);
-        state.tasks.retain(|_, owner| *owner != index);
+        drop(state);
+        self.0
+            .tasks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|_, (owner, _)| *owner != index);
     }
 
     /// Server `index` joins the session in its run `run`: at the client's `initialize`, and
@@ -891,9 +889,10 @@ impl Relay {
                     .get("taskId")
                     .and_then(Value::as_str)
                     .map(str::to_owned);
-                let owner = task
-                    .as_ref()
-                    .and_then(|task| self.gateway().state().tasks.get(task).copied());
+                let owner = task.as_ref().and_then(|task| {
+                    let tasks = self.0.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+                    tasks.get(task).map(|(owner, _)| *owner)
+                });
                 match (task, owner) {
                     (Some(task), Some(owner)) => {
                         let pending = if method == "tasks/result" {
@@ -1589,8 +1588,9 @@ impl Relay {
                 }
             }
             "tasks/list" => {
+                let mut tasks = self.0.tasks.lock().unwrap_or_else(PoisonError::into_inner);
                 for task in strings_of(result, "tasks", "taskId") {
-                    state.tasks.entry(task.to_owned()).or_insert(index);
+                    tasks.entry(task.to_owned()).or_insert((index, None));
                 }
             }
             _ => {}
