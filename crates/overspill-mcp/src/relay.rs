@@ -1118,14 +1118,13 @@ impl Relay {
         else {
             return Ok(message.text);
         };
-        shared.record_schemas(tools);
         let upstream: Vec<&str> = tools.iter().filter_map(tool_name).collect();
         shared.rename_on_clash(&upstream)?;
         let member = shared.member(0);
         let server = &member.name;
         for tool in tools.iter_mut() {
-            if tool_name(tool).is_some_and(|name| shared.scratch.intercepts(server, name)) {
-                drop_output_schema(tool);
+            if let Some(name) = tool_name(tool).map(str::to_owned) {
+                shared.offer_tool(server, &name, tool);
             }
         }
         let last_page = value
@@ -1365,12 +1364,19 @@ impl Shared {
         });
     }
 
-    fn record_schemas(&self, tools: &[Value]) {
-        let mut schemas = self.schemas.write().unwrap_or_else(PoisonError::into_inner);
-        for tool in tools {
-            if let (Some(name), Some(schema)) = (tool_name(tool), tool.get("inputSchema")) {
-                schemas.insert(name.to_owned(), Arc::new(schema.clone()));
-            }
+    /// `server`'s tool `at_server` as the client is offered it (`tool`, under the name the
+    /// client sees): without its output schema when its results may be replaced by a pointer
+    /// (a pointer cannot match it), its input schema kept for `overspill://` references and
+    /// mirrored headers. One place for the plain relay's list and a gateway's.
+    fn offer_tool(&self, server: &str, at_server: &str, tool: &mut Value) {
+        if self.scratch.intercepts(server, at_server) {
+            drop_output_schema(tool);
+        }
+        if let (Some(name), Some(schema)) = (tool_name(tool), tool.get("inputSchema")) {
+            self.schemas
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(name.to_owned(), Arc::new(schema.clone()));
         }
     }
 

@@ -21,8 +21,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{oneshot, watch};
 
 use super::{
-    Member, Pending, Relay, ServerPorts, ServerSettings, Trouble, UpstreamPorts,
-    drop_output_schema, tool_name,
+    Member, Pending, Relay, ServerPorts, ServerSettings, Trouble, UpstreamPorts, tool_name,
 };
 use crate::edits;
 use crate::message::{self, Id, Kind, Message};
@@ -1240,10 +1239,7 @@ impl Relay {
                 };
                 entry["name"] = Value::String(exposed.to_owned());
                 if catalog == Catalog::Tools {
-                    if self.0.scratch.intercepts(&server, &name) {
-                        drop_output_schema(&mut entry);
-                    }
-                    self.0.record_schemas(std::slice::from_ref(&entry));
+                    self.0.offer_tool(&server, &name, &mut entry);
                 }
                 offered.push(entry);
             }
