@@ -41,7 +41,7 @@ use crate::relay::Relay;
 use crate::scratch::Scratch;
 use crate::session::{self, Wiring};
 use stateless::Agent;
-use streams::{Gone, PostStream, STREAM_QUEUE, Streams, progress_token, route, sse, sse_until};
+use streams::{Gone, PostStream, STREAM_QUEUE, Streams, route, sse, sse_until};
 pub use tokens::{Issued, LineProblem, Principal, Tokens, TokensError};
 
 const SESSION_ID: &str = "mcp-session-id";
@@ -613,7 +613,7 @@ impl Server {
                         Kind::Request { id, method } => {
                             initialize |= method == "initialize";
                             requests.insert(id.clone());
-                            progress.extend(progress_token(&parsed.text));
+                            progress.extend(parsed.head.progress.clone());
                         }
                         Kind::Notification { method } if method == "notifications/cancelled" => {
                             cancelled.extend(message::cancelled_request(&parsed.text));
@@ -757,8 +757,8 @@ impl Server {
         if let Kind::Request { method, .. } = &message.kind
             && method == "tools/call"
         {
-            let schema = stateless::called_tool(&message.text)
-                .and_then(|tool| session.relay.tool_schema(&tool));
+            let schema =
+                (message.head.name.as_deref()).and_then(|tool| session.relay.tool_schema(tool));
             if let Err(refused) = stateless::check_params(headers, &message, schema.as_deref()) {
                 return refused.into_response();
             }
@@ -793,7 +793,7 @@ impl Server {
             .posts
             .push(PostStream {
                 waiting: HashSet::from([key.clone()]),
-                progress: progress_token(&message.text).into_iter().collect(),
+                progress: message.head.progress.clone().into_iter().collect(),
                 sender,
                 routed: Some((key.clone(), original)),
             });

@@ -68,6 +68,20 @@ pub(crate) struct Message {
     /// The revision a request names in `params._meta` (2026-07-28 and later; `None` for a
     /// request of a session, which named its revision in `initialize`, and for anything else).
     pub(crate) revision: Option<Revision>,
+    /// What routing reads of a request's params, read with its envelope: the progress token
+    /// it gave, and what it names (`params.name`, or `params.uri`).
+    pub(crate) head: RequestHead,
+}
+
+/// What routing reads of a request's params (empty for any other message).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct RequestHead {
+    /// `params._meta.progressToken`.
+    pub(crate) progress: Option<Value>,
+    /// `params.name` (a tool or prompt).
+    pub(crate) name: Option<String>,
+    /// `params.uri` (a resource).
+    pub(crate) uri: Option<String>,
 }
 
 /// A message that cannot be routed, with the JSON-RPC error that answers it.
@@ -130,14 +144,14 @@ fn parse_batch(text: &str) -> Vec<Result<Message, Invalid>> {
 }
 
 fn parse_one(text: String) -> Result<Message, Invalid> {
-    let (kind, id, revision) = match serde_json::from_str::<Envelope>(&text) {
+    let (kind, id, (revision, head)) = match serde_json::from_str::<Envelope>(&text) {
         Ok(envelope) => {
             let (kind, id) = route(&envelope)?;
-            let revision = match kind {
-                Kind::Request { .. } => envelope.params.and_then(revision_of),
-                _ => None,
+            let (revision, head) = match kind {
+                Kind::Request { .. } => envelope.params.map(read_params).unwrap_or_default(),
+                _ => (None, RequestHead::default()),
             };
-            (kind, id, revision)
+            (kind, id, (revision, head))
         }
         Err(error) => return Err(not_parsed(&text, &error)),
     };
@@ -146,24 +160,45 @@ fn parse_one(text: String) -> Result<Message, Invalid> {
         kind,
         id,
         revision,
+        head,
     })
 }
 
-/// The revision a request's params name in `_meta` (only the version is read; params that are
-/// not an object name none).
-fn revision_of(params: &RawValue) -> Option<Revision> {
+/// What a request's params say for routing, in one reading: the revision its `_meta` names,
+/// its progress token, and what it names. Params that are not an object say nothing.
+fn read_params(params: &RawValue) -> (Option<Revision>, RequestHead) {
     #[derive(Deserialize)]
     struct Params<'a> {
         #[serde(rename = "_meta", borrow)]
         meta: Option<Meta<'a>>,
+        #[serde(borrow)]
+        name: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow)]
+        uri: Option<std::borrow::Cow<'a, str>>,
     }
     #[derive(Deserialize)]
     struct Meta<'a> {
         #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow)]
         version: Option<std::borrow::Cow<'a, str>>,
+        #[serde(rename = "progressToken")]
+        progress: Option<Value>,
     }
-    let params = serde_json::from_str::<Params>(params.get()).ok()?;
-    Revision::parse(&params.meta?.version?)
+    let Ok(params) = serde_json::from_str::<Params>(params.get()) else {
+        return (None, RequestHead::default());
+    };
+    let (revision, progress) = match params.meta {
+        Some(meta) => (
+            meta.version.and_then(|version| Revision::parse(&version)),
+            meta.progress.filter(|token| !token.is_null()),
+        ),
+        None => (None, None),
+    };
+    let head = RequestHead {
+        progress,
+        name: params.name.map(std::borrow::Cow::into_owned),
+        uri: params.uri.map(std::borrow::Cow::into_owned),
+    };
+    (revision, head)
 }
 
 /// The kind and id of one message (not a batch), read without copying its text: for a

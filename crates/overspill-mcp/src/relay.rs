@@ -437,11 +437,9 @@ impl Drop for Busy {
     }
 }
 
-/// The parts of `tools/call` params that routing reads.
+/// The arguments of `tools/call` params (its name is read with its envelope).
 #[derive(Deserialize)]
 struct CallParams<'a> {
-    #[serde(default, borrow)]
-    name: Option<&'a RawValue>,
     #[serde(default, borrow)]
     arguments: Option<&'a RawValue>,
 }
@@ -888,10 +886,7 @@ impl Relay {
             .ok()
             .and_then(|raw| raw.params);
         let parsed = params.and_then(|raw| serde_json::from_str::<CallParams>(raw.get()).ok());
-        let name = parsed
-            .as_ref()
-            .and_then(|params| params.name)
-            .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok());
+        let name = message.head.name.clone();
         if let Kind::Request { id, .. } = &message.kind
             && let Some(name) = &name
         {

@@ -200,7 +200,10 @@ pub(super) fn check_headers(headers: &HeaderMap, message: &Message) -> Result<()
         None => return Err(mismatch("the Mcp-Method header is missing".into())),
     }
     if let Some(field) = revision::named_by(method) {
-        let body = target(&message.text, field);
+        let body = match field {
+            "name" => message.head.name.clone(),
+            _ => message.head.uri.clone(),
+        };
         match (header(revision::MCP_NAME_HEADER)?, body) {
             (None, None) => {}
             (None, Some(_)) => return Err(mismatch("the Mcp-Name header is missing".into())),
@@ -302,21 +305,6 @@ fn meta_version(text: &str) -> Option<String> {
         .params?
         .meta?
         .version
-}
-
-/// The tool a `tools/call`'s text names.
-pub(super) fn called_tool(text: &str) -> Option<String> {
-    target(text, "name")
-}
-
-/// The string at `params.<field>` of a request's text.
-fn target(text: &str, field: &str) -> Option<String> {
-    #[derive(Deserialize)]
-    struct Body {
-        params: Option<serde_json::Map<String, Value>>,
-    }
-    let params = serde_json::from_str::<Body>(text).ok()?.params?;
-    params.get(field)?.as_str().map(str::to_owned)
 }
 
 #[cfg(test)]

@@ -107,27 +107,19 @@ fn subscription_of(text: &str) -> Option<Id> {
     Id::of(value.pointer(SUBSCRIPTION_POINTER)?)
 }
 
-/// The `params._meta.progressToken` of a request, if it has one.
-pub(super) fn progress_token(text: &str) -> Option<Value> {
+/// The `params.progressToken` of a progress notification (a request's own token is read with
+/// its envelope: [`crate::message::RequestHead`]).
+fn progress_token(text: &str) -> Option<Value> {
     #[derive(serde::Deserialize)]
     struct Message {
         params: Option<Params>,
     }
     #[derive(serde::Deserialize)]
     struct Params {
-        #[serde(rename = "_meta")]
-        meta: Option<Meta>,
         #[serde(rename = "progressToken")]
         token: Option<Value>,
     }
-    #[derive(serde::Deserialize)]
-    struct Meta {
-        #[serde(rename = "progressToken")]
-        token: Option<Value>,
-    }
-    let params = serde_json::from_str::<Message>(text).ok()?.params?;
-    // A request carries it in `_meta`; a progress notification in its params.
-    params.meta.and_then(|meta| meta.token).or(params.token)
+    serde_json::from_str::<Message>(text).ok()?.params?.token
 }
 
 /// Sends each message the relay has for the client down the stream it belongs on (a stdio

@@ -158,3 +158,23 @@ fn with_id_replaces_only_the_id_wherever_it_stands() {
     assert_eq!(with_id(none.to_owned(), &json!(1)), none);
     assert_eq!(with_id("not json".to_owned(), &json!(1)), "not json");
 }
+
+#[test]
+fn a_requests_revision_progress_token_and_target_are_read_with_its_envelope() {
+    let call = one(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t\u00e9","arguments":{"name":"inner"},"_meta":{"progressToken":"p-1","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#).unwrap();
+    assert_eq!(call.revision, Some(Revision::R2026_07_28));
+    assert_eq!(call.head.progress, Some(json!("p-1")));
+    assert_eq!(call.head.name.as_deref(), Some("té"));
+    let read =
+        one(r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"file:///a"}}"#)
+            .unwrap();
+    assert_eq!(
+        (read.revision, read.head.uri.as_deref()),
+        (None, Some("file:///a"))
+    );
+    // Params that are not an object, and responses, say nothing.
+    let listed = one(r#"{"jsonrpc":"2.0","id":3,"method":"x","params":[1,2]}"#).unwrap();
+    assert_eq!(listed.head, RequestHead::default());
+    let answer = one(r#"{"jsonrpc":"2.0","id":3,"result":{"name":"n"}}"#).unwrap();
+    assert_eq!(answer.head, RequestHead::default());
+}
