@@ -1178,28 +1178,18 @@ const AUTH_SCENARIOS_REQUIRED: &[&str] = &[
     "auth/iss-unexpected",
     "auth/iss-normalized",
     "auth/metadata-issuer-mismatch",
+    "auth/scope-step-up",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/authorization-server-migration",
 ];
-
-/// Why a scenario whose MCP server speaks only 2026-07-28 fails today.
-const ONLY_2026: &str = "its MCP server speaks only 2026-07-28 and refuses `initialize` (-32020, \
-                         Missing MCP-Protocol-Version header); `overspill mcp --url` opens with \
-                         initialize";
 
 /// The `auth/*` client scenarios that overspill is known to fail with the pinned suite, each with
 /// why (docs/mcp-proxy.md#conformance). Each must fail: one that passes moves to
-/// [`AUTH_SCENARIOS_REQUIRED`].
-const AUTH_SCENARIOS_FAILING: &[(&str, &str)] = &[
-    (
-        "auth/scope-step-up",
-        "initialize needs no token, so `overspill auth login` sees no challenge and signs in \
-         without mcp:basic; tools/list is then refused (403) even after the step-up to mcp:write",
-    ),
-    ("auth/offline-access-scope", ONLY_2026),
-    ("auth/offline-access-not-supported", ONLY_2026),
-    ("auth/iss-supported", ONLY_2026),
-    ("auth/iss-not-advertised", ONLY_2026),
-    ("auth/authorization-server-migration", ONLY_2026),
-];
+/// [`AUTH_SCENARIOS_REQUIRED`]. None today.
+const AUTH_SCENARIOS_FAILING: &[(&str, &str)] = &[];
 
 /// The `auth/*` client scenarios left out, each with why (docs/mcp-proxy.md, "Conformance").
 const AUTH_SCENARIOS_LEFT_OUT: &[(&str, &str)] = &[

@@ -115,26 +115,14 @@ impl Authorizer {
             reason: error.to_string(),
         })?;
         let params = WWWAuthenticateParams::parse(challenge, &base);
-        let required: Vec<String> = params
-            .scope
-            .as_deref()
-            .unwrap_or_default()
-            .split_whitespace()
-            .map(str::to_owned)
-            .collect();
         let _turn = self.renewing.lock().await;
         let file = self.load().await?;
-        let mut wanted: Vec<String> = file
+        let granted = file
             .as_ref()
             .and_then(|file| file.credentials.as_ref())
-            .map(|credentials| credentials.granted_scopes.clone())
+            .map(|credentials| credentials.granted_scopes.as_slice())
             .unwrap_or_default();
-        for scope in required {
-            if !wanted.contains(&scope) {
-                wanted.push(scope);
-            }
-        }
-        wanted.sort();
+        let wanted = union(granted, params.scope.as_deref().unwrap_or_default());
         let joined = wanted.join(" ");
         let (Some(login), Some(file)) = (&self.login, &file) else {
             return Err(OAuthError::ScopeRequired {
@@ -295,6 +283,22 @@ impl Authorizer {
     }
 }
 
+/// The scopes a step-up signs in with: those granted and those `challenged` (space-separated),
+/// each once, sorted — the union the authorization spec asks for, so that the sign-in for one
+/// operation does not lose what the others need
+/// (docs/mcp-proxy.md#signing-in-to-a-hosted-server-oauth).
+fn union(granted: &[String], challenged: &str) -> Vec<String> {
+    let mut scopes: Vec<String> = granted
+        .iter()
+        .map(String::as_str)
+        .chain(challenged.split_whitespace())
+        .map(str::to_owned)
+        .collect();
+    scopes.sort();
+    scopes.dedup();
+    scopes
+}
+
 fn refreshable(file: &SignInFile) -> bool {
     file.credentials
         .as_ref()
@@ -318,3 +322,6 @@ fn current_of(file: &SignInFile) -> Option<Current> {
         renew_at,
     })
 }
+
+#[cfg(test)]
+mod tests;

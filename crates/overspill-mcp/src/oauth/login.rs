@@ -1,6 +1,6 @@
-//! The login: ask the server (its 401 names the protected resource metadata), discover the
-//! authorization server, get a client id, send the user to the authorization URL, receive the
-//! code on a loopback redirect, exchange it, and keep the tokens.
+//! The login: ask the server (the probe: its 401 names the protected resource metadata), discover
+//! the authorization server, get a client id, send the user to the authorization URL, receive
+//! the code on a loopback redirect, exchange it, and keep the tokens.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -8,24 +8,18 @@ use std::time::Duration;
 use axum::extract::{RawQuery, State};
 use axum::response::{Html, IntoResponse, Response};
 use reqwest::StatusCode;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
 use rmcp::transport::auth::{
     AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession, CredentialStore,
     InMemoryCredentialStore,
 };
 use tokio::sync::mpsc;
 
+use super::probe::{Probe, probe};
 use super::store::SignInFile;
-use super::{OAuthError, SignIn, TokenStore, normalize};
+use super::{CLIENT_NAME, OAuthError, SignIn, TokenStore, normalize};
 
-/// The name overspill registers under.
-const CLIENT_NAME: &str = "overspill";
-/// The longest `WWW-Authenticate` challenge kept.
-const MAX_CHALLENGE: usize = 4096;
 /// How long the login waits for the user by default.
 const DEFAULT_WAIT: Duration = Duration::from_secs(300);
-/// Time to connect to, and hear back from, the server when probing it.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Who overspill is to the authorization server.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -403,70 +397,6 @@ pub async fn login(
         .await
         .map_err(|error| OAuthError::Runtime(std::io::Error::other(error.to_string())))??;
     Ok(SignIn::of(store, &file))
-}
-
-/// What the server said to an `initialize` without credentials.
-enum Probe {
-    /// It refused, with this challenge if it was a 401 that had one.
-    Refused(Option<String>),
-    /// It answered (this status).
-    Open(u16),
-}
-
-/// Asks the server for its challenge: an `initialize` without credentials.
-async fn probe(url: &str) -> Result<Probe, OAuthError> {
-    let unreachable = |error: reqwest::Error| OAuthError::Unreachable {
-        url: url.to_owned(),
-        reason: error.to_string(),
-    };
-    let http = reqwest::Client::builder()
-        .connect_timeout(PROBE_TIMEOUT)
-        .timeout(PROBE_TIMEOUT)
-        .redirect(reqwest::redirect::Policy::limited(5))
-        .build()
-        .map_err(unreachable)?;
-    let initialize = serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")}
-        }
-    });
-    let response = http
-        .post(url)
-        .header(CONTENT_TYPE, "application/json")
-        .header(ACCEPT, "application/json, text/event-stream")
-        .body(initialize.to_string())
-        .send()
-        .await
-        .map_err(unreachable)?;
-    let status = response.status();
-    if status == StatusCode::UNAUTHORIZED {
-        return Ok(Probe::Refused(
-            response
-                .headers()
-                .get(WWW_AUTHENTICATE)
-                .and_then(|value| value.to_str().ok())
-                .map(|value| value.chars().take(MAX_CHALLENGE).collect()),
-        ));
-    }
-    if status.is_success() {
-        // Some servers protect only some methods: discovery goes on from the well-known
-        // URLs. A session the probe opened is closed again.
-        if let Some(session) = response.headers().get("mcp-session-id").cloned() {
-            drop(response);
-            let _ = http
-                .delete(url)
-                .header("mcp-session-id", session)
-                .send()
-                .await;
-        }
-        return Ok(Probe::Open(status.as_u16()));
-    }
-    Ok(Probe::Refused(None))
 }
 
 /// What the loopback redirect expects and where it sends what it gets.

@@ -1,6 +1,8 @@
-//! Signing in to OAuth-protected remote MCP servers (MCP authorization, 2025-06-18 and
-//! 2025-11-25): the login ([`login`]), the stored sign-ins ([`TokenStore`], [`sign_ins`]) and
-//! the bearer the `--url` upstream sends, refreshed before expiry and after a 401.
+//! Signing in to OAuth-protected remote MCP servers (MCP authorization, 2025-06-18 to
+//! 2026-07-28, servers of either era): the login ([`login`]), the stored sign-ins
+//! ([`TokenStore`], [`sign_ins`]) and the bearer the `--url` upstream sends, refreshed before
+//! expiry and after a 401, and signed in again for more scopes after a 403 `insufficient_scope`
+//! (with `--oauth`).
 //!
 //! The OAuth itself (protected resource metadata from the 401's challenge, authorization
 //! server discovery, client registration or a client ID metadata document, PKCE, the
@@ -10,6 +12,7 @@
 
 mod bearer;
 mod login;
+mod probe;
 mod store;
 
 use std::path::PathBuf;
@@ -20,6 +23,10 @@ use oauth2::TokenResponse;
 pub(crate) use bearer::Authorizer;
 pub use login::{ClientIdentity, ClientSecret, Login, Notice, login, login_blocking};
 pub use store::TokenStore;
+
+/// The name overspill registers under with an authorization server, and gives itself to the
+/// MCP server it probes.
+const CLIENT_NAME: &str = "overspill";
 
 /// Why signing in, or using a sign-in, failed. Each message says what to do next.
 #[derive(Debug, thiserror::Error)]
