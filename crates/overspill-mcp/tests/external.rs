@@ -156,6 +156,19 @@ fn install_is_safe_in_running_clients_and_one_servers_trouble_stays_its_own() {
     run_agent_script(&outside, "install_e2e.py", &[python.as_os_str()]);
 }
 
+/// Claude Code, configured by `claude mcp add` and `overspill install`, in front of a server on
+/// the Python SDK 2.x (tests/fixtures/agents/modern_e2e.py): through a recording shim it is seen
+/// to open with `server/discover` at 2026-07-28 and never send `initialize`; the model gets the
+/// pointer to the server's pod list and `grep`'s line from the stored file.
+#[test]
+fn claude_code_through_install_speaks_2026_07_28_to_the_gateway_and_explores_the_pointer() {
+    let Some(outside) = outside("Claude Code in 2026-07-28 through install") else {
+        return;
+    };
+    let python = outside.prepared.join("venv/bin/python");
+    run_agent_script(&outside, "modern_e2e.py", &[python.as_os_str()]);
+}
+
 /// Runs `tests/fixtures/agents/<script>` with the prepared Python, the proxy, the agents' and
 /// the MCP servers' node_modules and `more`, shows what it printed, and fails with it.
 fn run_agent_script(outside: &Outside, script: &str, more: &[&std::ffi::OsStr]) {
