@@ -8,12 +8,16 @@
 //!    bench the MCP proxy's figures (round trips on stdio and over HTTP, calls per second over
 //!    HTTP, a 60 MB result from a stdio and from an HTTP server, peak memory, a gateway's, the
 //!    first answer with and without cached token tables), each as a line of `key=value` fields.
-//! 4. [`scenarios::evaluate`] pairs each measurement with its baseline; the table is printed
+//! 4. [`stateless`] measures a 2026-07-28 call through `overspill mcp --listen` itself, with the
+//!    `mcp_proxy` bench's servers and the release `overspill` (round trips, and each process's
+//!    CPU time per call).
+//! 5. [`scenarios::evaluate`] pairs each measurement with its baseline; the table is printed
 //!    and written to `target/bench-report.md`.
 
 mod criterion;
 mod hostile;
 mod scenarios;
+mod stateless;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -145,6 +149,9 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     measured.extend(json_memory(&memory)?);
     let proxy = runner.output(PROXY_BENCH)?;
     measured.extend(mcp_proxy(&proxy)?);
+    let binaries = stateless::Binaries::of(&runner.executables(PROXY_BENCH)?, PROXY_BENCH)?;
+    let scratch = target.join("bench-report").join("stateless");
+    measured.extend(stateless::measure(&binaries, &scratch, options.quick)?);
     let (hostile_rows, hostile_measured) = hostile::read(&runner.output(hostile::BENCH)?)?;
     measured.extend(hostile_measured);
     measured.extend(first_count(&runner.output(FIRST_COUNT_BENCH)?)?);
@@ -234,6 +241,38 @@ impl Runner<'_> {
             bail!("`{what}` failed ({status})");
         }
         Ok(())
+    }
+
+    /// The executables cargo built for `bench` (built already), by target name: the bench's
+    /// own and the binaries it runs, such as `overspill`.
+    fn executables(&self, bench: &str) -> Result<BTreeMap<String, PathBuf>> {
+        let output = self
+            .command(&[bench])
+            .args(["--no-run", "--message-format=json"])
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .with_context(|| format!("could not start cargo bench --bench {bench} --no-run"))?;
+        if !output.status.success() {
+            bail!(
+                "cargo bench --bench {bench} --no-run failed ({})",
+                output.status
+            );
+        }
+        let mut built = BTreeMap::new();
+        for line in String::from_utf8_lossy(&output.stdout).lines() {
+            let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            if message["reason"] == "compiler-artifact"
+                && let (Some(name), Some(path)) = (
+                    message["target"]["name"].as_str(),
+                    message["executable"].as_str(),
+                )
+            {
+                built.insert(name.to_owned(), PathBuf::from(path));
+            }
+        }
+        Ok(built)
     }
 
     /// Runs `bench` and returns what it printed.
@@ -524,8 +563,9 @@ fn report(
     );
     let _ = writeln!(
         out,
-        "Times are medians (criterion's, and the mcp_proxy bench's own for the MCP proxy \
-         rows); each ratio divides overspill's figure by the baseline's, both measured in this \
+        "Times are medians (criterion's, and the mcp_proxy bench's own or xtask's for the MCP \
+         proxy rows), except the CPU rows, each a process's CPU time over its calls divided by \
+         them; each ratio divides overspill's figure by the baseline's, both measured in this \
          run. docs/performance.md explains each row.\n"
     );
     out.push_str(table);
