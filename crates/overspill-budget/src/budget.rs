@@ -193,42 +193,29 @@ impl Budget {
         {
             return decided;
         }
-        let per_call_limit = self.settings.max_extraction_tokens;
         let mut used = self.used();
         loop {
             let remaining = self.usable.saturating_sub(used);
-            let reason = if tokens > per_call_limit {
-                RefusalReason::OverCallLimit
-            } else if tokens > remaining {
-                RefusalReason::OverBudget
-            } else {
-                // tokens ≤ remaining = usable − used, so `used + tokens` cannot overflow.
-                match self.used.compare_exchange_weak(
-                    used,
-                    used + tokens,
-                    Ordering::AcqRel,
-                    Ordering::Acquire,
-                ) {
-                    Ok(_) => {
-                        // The sum of charges never passes `usable`, so neither does this.
-                        self.extracted.fetch_add(tokens, Ordering::AcqRel);
-                        return Ok(Charged {
-                            tokens,
-                            remaining: remaining - tokens,
-                        });
-                    }
-                    Err(now) => {
-                        used = now;
-                        continue;
-                    }
+            if let Some(refusal) = self.refusal(tokens, remaining) {
+                return Err(refusal);
+            }
+            // tokens ≤ remaining = usable − used, so `used + tokens` cannot overflow.
+            match self.used.compare_exchange_weak(
+                used,
+                used + tokens,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => {
+                    // The sum of charges never passes `usable`, so neither does this.
+                    self.extracted.fetch_add(tokens, Ordering::AcqRel);
+                    return Ok(Charged {
+                        tokens,
+                        remaining: remaining - tokens,
+                    });
                 }
-            };
-            return Err(Refusal {
-                reason,
-                estimated_tokens: tokens,
-                per_call_limit,
-                remaining_budget_tokens: remaining,
-            });
+                Err(now) => used = now,
+            }
         }
     }
 
@@ -309,7 +296,6 @@ impl Budget {
     /// [`try_charge`](Self::try_charge) through the shared ledger: `None` when the ledger
     /// failed (the caller charges on its own account).
     fn charge_shared(&self, ledger: &dyn Ledger, tokens: u64) -> Option<Result<Charged, Refusal>> {
-        let per_call_limit = self.settings.max_extraction_tokens;
         let baseline = self.settle();
         let own = self.used.load(Ordering::Acquire);
         let mut outcome = None;
@@ -318,24 +304,15 @@ impl Budget {
             let used = own.max(baseline.saturating_add(shared));
             seen = used;
             let remaining = self.usable.saturating_sub(used);
-            let reason = if tokens > per_call_limit {
-                RefusalReason::OverCallLimit
-            } else if tokens > remaining {
-                RefusalReason::OverBudget
-            } else {
-                outcome = Some(Ok(Charged {
-                    tokens,
-                    remaining: remaining - tokens,
-                }));
-                return Some(shared + tokens);
-            };
-            outcome = Some(Err(Refusal {
-                reason,
-                estimated_tokens: tokens,
-                per_call_limit,
-                remaining_budget_tokens: remaining,
+            if let Some(refusal) = self.refusal(tokens, remaining) {
+                outcome = Some(Err(refusal));
+                return None;
+            }
+            outcome = Some(Ok(Charged {
+                tokens,
+                remaining: remaining - tokens,
             }));
-            None
+            Some(shared + tokens)
         });
         kept.ok()?;
         let decided = outcome?;
@@ -349,6 +326,25 @@ impl Budget {
         };
         self.used.fetch_max(now, Ordering::AcqRel);
         Some(decided)
+    }
+
+    /// Why a charge of `tokens` does not fit when `remaining` tokens are free (first the
+    /// per-call cap, then what remains); `None` when it fits.
+    fn refusal(&self, tokens: u64, remaining: u64) -> Option<Refusal> {
+        let per_call_limit = self.settings.max_extraction_tokens;
+        let reason = if tokens > per_call_limit {
+            RefusalReason::OverCallLimit
+        } else if tokens > remaining {
+            RefusalReason::OverBudget
+        } else {
+            return None;
+        };
+        Some(Refusal {
+            reason,
+            estimated_tokens: tokens,
+            per_call_limit,
+            remaining_budget_tokens: remaining,
+        })
     }
 
     /// The baseline, counted first if it is counted later and was not yet.

@@ -141,41 +141,50 @@ impl Reload {
         self,
         read: impl Fn() -> Result<Vec<Server>, String> + Send + 'static,
     ) -> std::io::Result<()> {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()?;
-            let mut hangups = {
-                let _entered = runtime.enter();
-                signal(SignalKind::hangup())?
-            };
-            std::thread::Builder::new()
-                .name("overspill-reload".to_owned())
-                .spawn(move || {
-                    runtime.block_on(async move {
-                        while hangups.recv().await.is_some() {
-                            match read() {
-                                Ok(servers) => {
-                                    let names: Vec<&str> =
-                                        servers.iter().map(|server| server.name.as_str()).collect();
-                                    tracing::info!(servers = %names.join(", "), "reloaded the server list");
-                                    self.apply(servers);
-                                }
-                                Err(why) => tracing::warn!(
-                                    "the new server list is refused ({why}); the running \
-                                     servers stay"
-                                ),
-                            }
-                        }
-                    });
-                })?;
-        }
-        #[cfg(not(unix))]
-        let _ = (self, read);
-        Ok(())
+        on_hangup("overspill-reload", move || match read() {
+            Ok(servers) => {
+                let names: Vec<&str> = servers.iter().map(|server| server.name.as_str()).collect();
+                tracing::info!(servers = %names.join(", "), "reloaded the server list");
+                self.apply(servers);
+            }
+            Err(why) => {
+                tracing::warn!("the new server list is refused ({why}); the running servers stay")
+            }
+        })
     }
+}
+
+/// Runs `reload` on a thread of its own (named `name`) at each SIGHUP the process gets, for as
+/// long as it runs; the handler is installed before this returns. Unix only: elsewhere there
+/// is no SIGHUP and this does nothing.
+///
+/// # Errors
+///
+/// The signal handler could not be installed (no thread or runtime could be started).
+pub(crate) fn on_hangup(name: &str, reload: impl Fn() + Send + 'static) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let mut hangups = {
+            let _entered = runtime.enter();
+            signal(SignalKind::hangup())?
+        };
+        std::thread::Builder::new()
+            .name(name.to_owned())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    while hangups.recv().await.is_some() {
+                        reload();
+                    }
+                });
+            })?;
+    }
+    #[cfg(not(unix))]
+    let _ = (name, reload);
+    Ok(())
 }
 
 impl std::fmt::Debug for Reload {

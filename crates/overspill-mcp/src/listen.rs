@@ -678,18 +678,7 @@ impl Server {
             drop(turn);
             return StatusCode::ACCEPTED.into_response();
         }
-        let (sender, receiver) = mpsc::channel(STREAM_QUEUE);
-        session
-            .streams
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .posts
-            .push(PostStream {
-                waiting: requests,
-                progress,
-                sender,
-                routed: None,
-            });
+        let receiver = session.open_post(requests, progress, None);
         // The answers' stream goes back before the messages are all given to the relay, so
         // that answers flow while a large batch is still being fed: else they would fill this
         // stream's queue, then the relay's, before anyone reads them, and the session would
@@ -785,18 +774,11 @@ impl Server {
             id: routed,
             ..message
         };
-        let (sender, receiver) = mpsc::channel(STREAM_QUEUE);
-        session
-            .streams
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .posts
-            .push(PostStream {
-                waiting: HashSet::from([key.clone()]),
-                progress: message.head.progress.clone().into_iter().collect(),
-                sender,
-                routed: Some((key.clone(), original)),
-            });
+        let receiver = session.open_post(
+            HashSet::from([key.clone()]),
+            message.head.progress.clone().into_iter().collect(),
+            Some((key.clone(), original)),
+        );
         let turn = Arc::clone(&session.feeding).lock_owned().await;
         let relay = session.relay.clone();
         tokio::spawn(async move {
@@ -1035,6 +1017,28 @@ impl Server {
 }
 
 impl HttpSession {
+    /// A POST's stream: what answers `waiting` (and progress of `progress`) comes on it;
+    /// `routed`, for a stateless request, the id it was given and the client's own.
+    fn open_post(
+        &self,
+        waiting: HashSet<Id>,
+        progress: Vec<Value>,
+        routed: Option<(Id, Value)>,
+    ) -> mpsc::Receiver<String> {
+        let (sender, receiver) = mpsc::channel(STREAM_QUEUE);
+        self.streams
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .posts
+            .push(PostStream {
+                waiting,
+                progress,
+                sender,
+                routed,
+            });
+        receiver
+    }
+
     /// Whether the session may be reclaimed: no stream open to its client (a POST stream
     /// whose client went away counts as closed) and no request or scratchpad work under way.
     fn idle(&self) -> bool {
@@ -1107,18 +1111,28 @@ impl HttpSession {
     }
 }
 
+/// How long a stateless request's answer may take to be sent as a JSON body with its own
+/// status; one that takes longer goes on an SSE stream (whose closing the proxy notices at
+/// once, as it does not notice a client that goes away while no response has started).
+const JSON_ANSWER_WITHIN: Duration = Duration::from_secs(1);
+
 /// The HTTP answer to a stateless request whose messages `receiver` brings: a JSON body when its
-/// answer comes first, with the status the revision gives its error (404 for -32601, 400 for
-/// a request the server refused as malformed, unsupported or lacking a capability;
-/// [`revision::http_status`]), else an SSE stream that starts with what came first (progress)
-/// and ends with the answer. `guard` is held until the answer has gone out.
+/// answer comes first and within [`JSON_ANSWER_WITHIN`], with the status the revision gives
+/// its error (404 for -32601, 400 for a request the server refused as malformed, unsupported
+/// or lacking a capability; [`revision::http_status`]), else an SSE stream that starts with
+/// what came first (progress) and ends with the answer. `guard` is held until the answer has
+/// gone out.
 async fn answer_stateless(mut receiver: mpsc::Receiver<String>, guard: Gone) -> Response {
-    let Some(first) = receiver.recv().await else {
-        return refusal(
-            StatusCode::BAD_GATEWAY,
-            "the request got no answer (its session ended)",
-        )
-        .into_response();
+    let first = match tokio::time::timeout(JSON_ANSWER_WITHIN, receiver.recv()).await {
+        Ok(Some(first)) => first,
+        Ok(None) => {
+            return refusal(
+                StatusCode::BAD_GATEWAY,
+                "the request got no answer (its session ended)",
+            )
+            .into_response();
+        }
+        Err(_) => return sse_until(None, receiver, Some(guard)),
     };
     if let Ok((Kind::Response { error, .. }, _)) = message::head(&first) {
         let status = if error {

@@ -1378,22 +1378,35 @@ async fn a_2026_07_28_client_that_closes_its_stream_cancels_its_request() {
         "tools/call",
         json!({"name": "late", "arguments": {}}),
     );
-    let mut request = proxy
-        .http
-        .post(&proxy.url)
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json")
-        .body(body.to_string());
-    for (name, value) in &headers {
-        request = request.header(name.as_str(), value.as_str());
-    }
-    // No answer comes (not even the headers: the proxy answers with JSON when the answer is
-    // the first thing to come): the client gives up, and its connection closes.
-    let gave_up = tokio::time::timeout(Duration::from_millis(500), request.send()).await;
-    assert!(
-        gave_up.is_err(),
-        "no answer before the cancellation: {gave_up:?}"
+    // A client of its own connection, so that going away closes it for certain.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let address = proxy
+        .url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let body = body.to_string();
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+        body.len()
     );
+    for (name, value) in &headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    let mut connection = tokio::net::TcpStream::connect(&address).await.unwrap();
+    connection
+        .write_all(format!("{head}\r\n{body}").as_bytes())
+        .await
+        .unwrap();
+    // No answer comes within half a second: the client gives up and closes its connection.
+    let mut nothing = [0u8; 1];
+    let gave_up =
+        tokio::time::timeout(Duration::from_millis(500), connection.read(&mut nothing)).await;
+    assert!(gave_up.is_err(), "no answer before the cancellation");
+    drop(connection);
     let (_, echoed) = tokio::time::timeout(
         Duration::from_secs(60),
         proxy.modern(json!(2), "custom/echo", json!({"after": "cancel"}), &[]),

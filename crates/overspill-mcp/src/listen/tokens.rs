@@ -265,28 +265,8 @@ impl Tokens {
     ///
     /// The signal handler could not be installed (no thread or runtime could be started).
     pub fn reload_on_hangup(&self) -> std::io::Result<()> {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()?;
-            let mut hangups = {
-                let _entered = runtime.enter();
-                signal(SignalKind::hangup())?
-            };
-            let tokens = self.clone();
-            std::thread::Builder::new()
-                .name("overspill-tokens".to_owned())
-                .spawn(move || {
-                    runtime.block_on(async move {
-                        while hangups.recv().await.is_some() {
-                            tokens.reload_and_log();
-                        }
-                    });
-                })?;
-        }
-        Ok(())
+        let tokens = self.clone();
+        crate::on_hangup("overspill-tokens", move || tokens.reload_and_log())
     }
 
     /// A new random token for the principal `name`, and the line that names it in a tokens
