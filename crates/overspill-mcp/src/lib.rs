@@ -16,6 +16,12 @@
 //! # Ok(()) }
 //! ```
 //!
+//! It speaks the MCP revisions side by side: the 2025 ones (a session opened with
+//! `initialize`) and 2026-07-28 (stateless: each request names its revision in its `_meta`);
+//! a gateway translates for a 2026-07-28 client in front of 2025-era servers, and
+//! [`serve_http`] serves 2026-07-28 requests without a session, per agent and per
+//! [`Principal`] (docs/mcp-proxy.md#revisions).
+//!
 //! A remote server is reached over Streamable HTTP ([`Remote`]); one that wants an OAuth
 //! sign-in uses the tokens [`oauth::login`] stored (`overspill auth login`), renewed as they
 //! expire ([`Remote::with_oauth`]).
