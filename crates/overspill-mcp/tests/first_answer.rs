@@ -272,15 +272,21 @@ async fn a_gateway_answers_discover_and_initialize_before_the_token_tables_are_r
     let gate = Gate::closed();
     let servers = vec![raw_member("one"), raw_member("two")];
     let mut session = start(gate, ProxyOptions::gateway(servers, Namespace::default()));
-    // A gateway speaks the 2025 revisions to its client: the probe is refused at once, and
-    // the client initializes (docs/mcp-proxy.md#revisions).
+    // The gateway answers the probe itself, from the servers it joined for it
+    // (docs/mcp-proxy.md#revisions); a client that initializes after all is answered too.
     let discovered = before_the_tables(
         gate,
         "server/discover",
         session.request(json!("d"), "server/discover", discover_params()),
     )
     .await;
-    assert_eq!(discovered["error"]["code"], -32601, "{discovered}");
+    let versions = &discovered["result"]["supportedVersions"];
+    assert!(
+        versions
+            .as_array()
+            .is_some_and(|v| v.contains(&json!("2026-07-28"))),
+        "{discovered}"
+    );
     let tools = initialize_and_list_before_the_tables(gate, &mut session).await;
     assert!(
         tools.iter().any(|tool| tool["name"] == "two__big"),

@@ -1047,8 +1047,21 @@ impl Relay {
     async fn initialize(&self, message: Message) {
         let gateway = self.gateway();
         let params = message::params(&message.text);
-        gateway.state().client_init = Some(params.clone());
-        let joined = self.join_servers().await;
+        // A client that asked `server/discover` first and then initializes after all (a client
+        // in an automatic mode may) is a client of a session: the servers it made join are not
+        // asked again (a second `initialize` on one connection is refused), the answer is theirs.
+        let joined_for_discover = {
+            let mut state = gateway.state();
+            let joined = state.stateless && state.client_init.is_some();
+            state.stateless = false;
+            state.client_init = Some(params.clone());
+            joined
+        };
+        let joined = if joined_for_discover {
+            self.joined_answers()
+        } else {
+            self.join_servers().await
+        };
         let requested = params.get("protocolVersion").and_then(Value::as_str);
         let mut result = self.merged(&joined, requested);
         edits::server_info(&mut result, &self.0.exploration().names);
@@ -1057,6 +1070,19 @@ impl Relay {
             .and_then(Value::as_str)
             .map(str::to_owned);
         self.answer(&message.id, &result).await;
+    }
+
+    /// The `initialize` results of the servers joined and ready, in the configured order.
+    fn joined_answers(&self) -> Vec<(usize, Value)> {
+        let state = self.gateway().state();
+        let mut joined: Vec<(usize, Value)> = state
+            .joined
+            .iter()
+            .filter(|(index, _)| self.ready(**index))
+            .map(|(index, result)| (*index, result.clone()))
+            .collect();
+        joined.sort_by_key(|(index, _)| *index);
+        joined
     }
 
     /// Asks every running server to join with the client's `initialize` params (kept in the

@@ -119,17 +119,7 @@ impl Relay {
 
     /// `server/discover`: the servers' union, in the form of the revision.
     pub(super) async fn discover(&self, message: &Message) {
-        let answers: Vec<(usize, Value)> = {
-            let state = self.gateway().state();
-            let mut joined: Vec<(usize, Value)> = state
-                .joined
-                .iter()
-                .filter(|(index, _)| self.ready(**index))
-                .map(|(index, result)| (*index, result.clone()))
-                .collect();
-            joined.sort_by_key(|(index, _)| *index);
-            joined
-        };
+        let answers = self.joined_answers();
         let mut result = self.merged(&answers, None);
         crate::edits::server_info(&mut result, &self.0.exploration().names);
         if let Some(fields) = result.as_object_mut() {
