@@ -1112,9 +1112,10 @@ impl HttpSession {
 }
 
 /// How long a stateless request's answer may take to be sent as a JSON body with its own
-/// status; one that takes longer goes on an SSE stream (whose closing the proxy notices at
-/// once, as it does not notice a client that goes away while no response has started).
-const JSON_ANSWER_WITHIN: Duration = Duration::from_secs(1);
+/// status (the first request of an agent starts its server, which may take seconds on a busy
+/// machine); one that takes longer goes on an SSE stream, whose keep-alive comments keep an
+/// intermediary's idle timeout (commonly 30 s or more) from cutting a long call.
+const JSON_ANSWER_WITHIN: Duration = Duration::from_secs(20);
 
 /// The HTTP answer to a stateless request whose messages `receiver` brings: a JSON body when its
 /// answer comes first and within [`JSON_ANSWER_WITHIN`], with the status the revision gives
