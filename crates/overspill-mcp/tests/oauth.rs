@@ -8,6 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
+use support::capture::{self, LOG};
 use support::{fixture, harness};
 
 use std::collections::{HashMap, HashSet};
@@ -584,49 +585,6 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     files
 }
 
-/// Every log event of the process, at every level, as text.
-static LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());
-
-/// A subscriber that keeps each event's fields as text in [`LOG`].
-struct Capture(AtomicU64);
-
-impl tracing::Subscriber for Capture {
-    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, span: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        let mut text = String::new();
-        span.record(&mut Fields(&mut text));
-        LOG.lock().unwrap().push(text);
-        tracing::span::Id::from_u64(self.0.fetch_add(1, Ordering::SeqCst) + 1)
-    }
-    fn record(&self, _: &tracing::span::Id, values: &tracing::span::Record<'_>) {
-        let mut text = String::new();
-        values.record(&mut Fields(&mut text));
-        LOG.lock().unwrap().push(text);
-    }
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-    fn event(&self, event: &tracing::Event<'_>) {
-        let mut text = format!(
-            "{} {}: ",
-            event.metadata().level(),
-            event.metadata().target()
-        );
-        event.record(&mut Fields(&mut text));
-        LOG.lock().unwrap().push(text);
-    }
-    fn enter(&self, _: &tracing::span::Id) {}
-    fn exit(&self, _: &tracing::span::Id) {}
-}
-
-struct Fields<'a>(&'a mut String);
-
-impl tracing::field::Visit for Fields<'_> {
-    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
-        self.0.push_str(&format!("{}={value:?} ", field.name()));
-    }
-}
-
 cases!(
     signing_in_with_a_simulated_browser_keeps_the_tokens_in_a_0600_file_in_a_0700_dir,
     a_token_that_expires_mid_session_is_refreshed_and_the_call_that_got_the_401_succeeds,
@@ -638,6 +596,6 @@ cases!(
 );
 
 fn main() {
-    let _ = tracing::subscriber::set_global_default(Capture(AtomicU64::new(0)));
+    capture::install();
     main_with("oauth", CASES, fixture::run);
 }

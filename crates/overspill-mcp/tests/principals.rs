@@ -7,10 +7,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
+use support::capture::{self, LOG};
 use support::{fixture, harness};
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use overspill::Scratchpad;
@@ -266,48 +266,6 @@ async fn no_token_or_hash_appears_in_any_log_event() {
     }
 }
 
-/// Every log event of the process, at every level, as text.
-static LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());
-
-/// A subscriber that keeps each event's fields as text in [`LOG`].
-struct Capture(AtomicU64);
-
-impl tracing::Subscriber for Capture {
-    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, span: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        let mut text = String::new();
-        span.record(&mut Fields(&mut text));
-        LOG.lock().unwrap().push(text);
-        tracing::span::Id::from_u64(self.0.fetch_add(1, Ordering::SeqCst) + 1)
-    }
-    fn record(&self, _: &tracing::span::Id, values: &tracing::span::Record<'_>) {
-        let mut text = String::new();
-        values.record(&mut Fields(&mut text));
-        LOG.lock().unwrap().push(text);
-    }
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-    fn event(&self, event: &tracing::Event<'_>) {
-        let mut text = format!("{}: ", event.metadata().level());
-        event.record(&mut Fields(&mut text));
-        LOG.lock().unwrap().push(text);
-    }
-    fn enter(&self, _: &tracing::span::Id) {}
-    fn exit(&self, _: &tracing::span::Id) {}
-}
-
-struct Fields<'a>(&'a mut String);
-
-impl tracing::field::Visit for Fields<'_> {
-    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
-        self.0.push_str(&format!("{}={value:?} ", field.name()));
-    }
-    fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
-        self.0.push_str(&format!("{}={value} ", field.name()));
-    }
-}
-
 cases!(
     two_tokens_are_two_principals_and_each_is_admitted,
     a_token_not_in_the_file_is_refused_with_401,
@@ -319,6 +277,6 @@ cases!(
 );
 
 fn main() {
-    let _ = tracing::subscriber::set_global_default(Capture(AtomicU64::new(0)));
+    capture::install();
     main_with("principals", CASES, fixture::run);
 }

@@ -3,6 +3,7 @@
 //! Each test or bench binary uses part of it, so what one leaves unused is not dead.
 #![allow(dead_code)]
 
+pub mod capture;
 pub mod fixture;
 pub mod harness;
 pub mod raw_server;
