@@ -1030,6 +1030,19 @@ impl Proxy {
         let last = answer.messages.last().cloned().unwrap_or(Value::Null);
         (answer, last)
     }
+
+    /// A 2026-07-28 call of the raw server's `big` (`extra` headers besides the mirrored ones):
+    /// the file its pointer names.
+    async fn modern_pointer(&self, extra: &[(&str, &str)]) -> String {
+        let call = json!({"name": "big", "arguments": {}});
+        let (_, big) = self.modern(json!(1), "tools/call", call, extra).await;
+        assert_eq!(big["id"], 1, "the client's own id comes back: {big}");
+        let pointer = big["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(pointer.starts_with("[overspill]"), "{big}");
+        pointer_file(pointer)
+    }
 }
 
 async fn a_2026_07_28_client_is_served_without_a_session_and_explores_its_pointer() {
@@ -1048,18 +1061,7 @@ async fn a_2026_07_28_client_is_served_without_a_session_and_explores_its_pointe
         names.contains(&"big") && names.contains(&"head"),
         "{names:?}"
     );
-    let (_, big) = proxy
-        .modern(
-            json!(1),
-            "tools/call",
-            json!({"name": "big", "arguments": {}}),
-            &[],
-        )
-        .await;
-    assert_eq!(big["id"], 1, "the client's own id comes back: {big}");
-    let pointer = big["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(pointer.starts_with("[overspill]"), "{big}");
-    let file = pointer_file(pointer);
+    let file = proxy.modern_pointer(&[]).await;
     // Another request, with no session: the same agent's scratchpad finds the file.
     let (_, head) = proxy
         .modern(
@@ -1221,15 +1223,7 @@ async fn a_principal_never_reads_what_another_stored_and_never_enters_its_sessio
     );
     let as_alice = [("authorization", alice_auth.as_str())];
     let as_bob = [("authorization", bob_auth.as_str())];
-    let (_, big) = proxy
-        .modern(
-            json!(1),
-            "tools/call",
-            json!({"name": "big", "arguments": {}}),
-            &as_alice,
-        )
-        .await;
-    let file = pointer_file(big["result"]["content"][0]["text"].as_str().unwrap());
+    let file = proxy.modern_pointer(&as_alice).await;
     let head = json!({"name": "head", "arguments": {"file": file}});
     let text = |answer: &Value| {
         answer["result"]["content"][0]["text"]
@@ -1307,15 +1301,7 @@ async fn two_instances_sharing_a_directory_keep_one_budget_per_agent() {
         )
     };
     let (one, two) = (start_one().await, start_one().await);
-    let (_, big) = one
-        .modern(
-            json!(1),
-            "tools/call",
-            json!({"name": "big", "arguments": {}}),
-            &[],
-        )
-        .await;
-    let file = pointer_file(big["result"]["content"][0]["text"].as_str().unwrap());
+    let file = one.modern_pointer(&[]).await;
     let head = json!({"name": "head", "arguments": {"file": file, "lines": 40}});
     let remaining = |answer: &Value| -> u64 {
         let text = answer["result"]["content"][0]["text"].as_str().unwrap();
