@@ -175,8 +175,8 @@ struct Member {
     retired: AtomicBool,
     /// The reload that retired it started a changed entry of the same name in its place.
     replaced: AtomicBool,
-    /// Its capabilities, from its `initialize` result.
-    capabilities: Mutex<Option<Value>>,
+    /// Its last `initialize` result (its capabilities, its instructions), once it answered one.
+    initialized_with: Mutex<Option<Value>>,
     /// What keeps it from answering, once something has.
     trouble: Mutex<Option<Trouble>>,
 }
@@ -218,7 +218,7 @@ impl Member {
             }),
             retired: AtomicBool::new(false),
             replaced: AtomicBool::new(false),
-            capabilities: Mutex::new(None),
+            initialized_with: Mutex::new(None),
             trouble: Mutex::new(settings.invalid.map(Trouble::Invalid)),
         }
     }
@@ -286,8 +286,8 @@ impl Member {
     }
 
     /// Whether it has never answered `initialize`.
-    fn capabilities_unknown(&self) -> bool {
-        self.capabilities
+    fn never_initialized(&self) -> bool {
+        self.initialized_with
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .is_none()

@@ -10,7 +10,7 @@
 //! the others go on.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -24,7 +24,7 @@ use super::{
     Member, Pending, Relay, ServerPorts, ServerSettings, Trouble, UpstreamPorts, tool_name,
 };
 use crate::edits;
-use crate::message::{self, Id, Kind, Message};
+use crate::message::{self, Id, Kind, METHOD_NOT_FOUND, Message};
 use crate::namespace::{NameTable, Namespace};
 use crate::revision::Revision;
 
@@ -33,8 +33,6 @@ mod modern;
 /// The most pages of one server's list gathered for one client `tools/list` or `prompts/list`;
 /// a server whose cursors never end is cut there.
 const MAX_PAGES: usize = 100;
-
-use crate::message::METHOD_NOT_FOUND;
 
 /// The protocol version answered when no server answered and the client asked for none.
 const FALLBACK_VERSION: &str = "2025-06-18";
@@ -72,6 +70,9 @@ pub(super) struct Gateway {
     initializing: watch::Sender<bool>,
     /// What a client of the stateless revision needs kept ([`modern`]).
     modern: Mutex<modern::Modern>,
+    /// The client speaks the stateless revision (2026-07-28): the gateway joined its servers
+    /// for it, and translates ([`modern`]). Read for every message either way.
+    stateless: AtomicBool,
 }
 
 /// What the gateway learned in the session.
@@ -96,11 +97,6 @@ struct State {
     awaiting_initialized: Vec<usize>,
     /// Errors about servers reported before the client initialized, told once it has.
     untold: Vec<String>,
-    /// The client speaks the stateless revision (2026-07-28): the gateway joined its servers
-    /// for it, and translates ([`modern`]).
-    stateless: bool,
-    /// Each joined server's `initialize` result, for `server/discover`.
-    joined: HashMap<usize, Value>,
 }
 
 struct Ask {
@@ -216,6 +212,7 @@ impl Gateway {
             state: Mutex::new(State::default()),
             initializing: watch::Sender::new(false),
             modern: Mutex::new(modern::Modern::default()),
+            stateless: AtomicBool::new(false),
         }
     }
 
@@ -351,10 +348,11 @@ impl Relay {
     fn has(&self, index: usize, capability: &str) -> bool {
         self.0
             .member(index)
-            .capabilities
+            .initialized_with
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .as_ref()
+            .and_then(|result| result.get("capabilities"))
             .is_some_and(|capabilities| capabilities.get(capability).is_some())
     }
 
@@ -611,7 +609,7 @@ impl Relay {
     pub(crate) async fn rejoin(&self, index: usize, run: u64) -> Option<Value> {
         let gateway = self.gateway();
         let member = self.0.server(index)?;
-        let fresh = member.capabilities_unknown();
+        let fresh = member.never_initialized();
         let params = gateway.state().client_init.clone();
         let result = match self.join(index, params?).await {
             Ok(result) => result,
@@ -684,13 +682,12 @@ impl Relay {
     /// Initializes server `index` with the client's `params`; its result.
     async fn join(&self, index: usize, params: Value) -> Result<Value, Refusal> {
         let result = self.ask(index, "initialize", params).await?;
-        self.gateway().state().joined.insert(index, result.clone());
         *self
             .0
             .member(index)
-            .capabilities
+            .initialized_with
             .lock()
-            .unwrap_or_else(PoisonError::into_inner) = result.get("capabilities").cloned();
+            .unwrap_or_else(PoisonError::into_inner) = Some(result.clone());
         Ok(result)
     }
 
@@ -760,8 +757,8 @@ impl Relay {
     }
 
     async fn gateway_request(&self, method: &str, message: Message) {
-        if message.text.contains("\"requestState\"")
-            && self.stateless_client()
+        if self.stateless_client()
+            && message.text.contains("\"requestState\"")
             && self.retried(&message).await
         {
             return;
@@ -810,11 +807,11 @@ impl Relay {
                     drop(running);
                 });
             }
-            // The gateway speaks the 2025 revisions to its client (docs/mcp-proxy.md#revisions):
-            // a client that probes for 2026-07-28 is told there is no such method, as by a
-            // 2025-era server, and initializes. No server is asked: one asked `server/discover`
-            // settles its connection on 2026-07-28 and then refuses the `initialize` that the
-            // client's fallback brings, which withdrew it until its restart.
+            // The gateway answers a 2026-07-28 `server/discover` from the servers it joined
+            // itself (docs/mcp-proxy.md#revisions); no server is asked: one asked
+            // `server/discover` settles its connection on 2026-07-28 and then refuses the
+            // `initialize` a client of a session brings. A probe without the revision's
+            // envelope is told there is no such method.
             "server/discover" if message.revision.is_some_and(Revision::is_stateless) => {
                 self.discover(&message).await;
             }
@@ -1052,8 +1049,8 @@ impl Relay {
         // asked again (a second `initialize` on one connection is refused), the answer is theirs.
         let joined_for_discover = {
             let mut state = gateway.state();
-            let joined = state.stateless && state.client_init.is_some();
-            state.stateless = false;
+            let was_stateless = gateway.stateless.swap(false, Ordering::AcqRel);
+            let joined = was_stateless && state.client_init.is_some();
             state.client_init = Some(params.clone());
             joined
         };
@@ -1074,15 +1071,19 @@ impl Relay {
 
     /// The `initialize` results of the servers joined and ready, in the configured order.
     fn joined_answers(&self) -> Vec<(usize, Value)> {
-        let state = self.gateway().state();
-        let mut joined: Vec<(usize, Value)> = state
-            .joined
-            .iter()
-            .filter(|(index, _)| self.ready(**index))
-            .map(|(index, result)| (*index, result.clone()))
-            .collect();
-        joined.sort_by_key(|(index, _)| *index);
-        joined
+        self.0
+            .members()
+            .into_iter()
+            .filter(|(index, _)| self.ready(*index))
+            .filter_map(|(index, member)| {
+                let result = member
+                    .initialized_with
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .clone()?;
+                Some((index, result))
+            })
+            .collect()
     }
 
     /// Asks every running server to join with the client's `initialize` params (kept in the

@@ -15,6 +15,7 @@
 
 use std::collections::HashMap;
 use std::sync::PoisonError;
+use std::sync::atomic::Ordering;
 
 use serde_json::{Map, Value, json};
 
@@ -92,7 +93,7 @@ impl Relay {
         }
         let join = {
             let mut state = self.gateway().state();
-            state.stateless = true;
+            self.gateway().stateless.store(true, Ordering::Release);
             // A client of the revision has no `initialize`: its first request's `_meta` makes
             // the one the servers are asked.
             let join = state.client_init.is_none() && !*self.gateway().initializing.borrow();
@@ -371,7 +372,7 @@ impl Relay {
 impl super::Gateway {
     /// Whether the client speaks the stateless revision.
     pub(in crate::relay) fn serves_stateless(&self) -> bool {
-        self.state().stateless
+        self.stateless.load(Ordering::Acquire)
     }
 
     /// What goes out to a stateless client, as it must: results completed
