@@ -556,11 +556,7 @@ impl Server {
         id: Option<&str>,
     ) -> Result<Arc<HttpSession>, Refusal> {
         let Some(id) = id else {
-            return Err(refusal(
-                StatusCode::BAD_REQUEST,
-                "the Mcp-Session-Id header is missing: send `initialize` first (or, in the \
-                 2026-07-28 revision, name it in each request's _meta)",
-            ));
+            return Err(no_session_id());
         };
         let found = self
             .sessions
@@ -650,20 +646,20 @@ impl Server {
                 Ok(session) => (id, session),
                 Err(refused) => return refused.into_response(),
             },
-            None if initialize => match self.open(principal, None).await {
-                Ok((SessionKey::Id(id), session)) => (id, session),
-                Ok((SessionKey::Agent(_), _)) => {
-                    return refusal(StatusCode::INTERNAL_SERVER_ERROR, "a session without an id")
-                        .into_response();
+            None if initialize => {
+                let opened = match session_id() {
+                    Ok(id) => self
+                        .open(principal, SessionKey::Id(id.clone()))
+                        .await
+                        .map(|session| (id, session)),
+                    Err(why) => Err(refusal(StatusCode::INTERNAL_SERVER_ERROR, &why)),
+                };
+                match opened {
+                    Ok(opened) => opened,
+                    Err(refused) => return refused.into_response(),
                 }
-                Err(refused) => return refused.into_response(),
-            },
-            None => {
-                return self.session(principal, None).err().map_or_else(
-                    || StatusCode::BAD_REQUEST.into_response(),
-                    IntoResponse::into_response,
-                );
             }
+            None => return no_session_id().into_response(),
         };
         if !cancelled.is_empty() {
             session
@@ -738,8 +734,8 @@ impl Server {
             .cloned();
         let session = match found {
             Some(session) => session,
-            None => match self.open(principal, Some(agent)).await {
-                Ok((_, session)) => session,
+            None => match self.open(principal, SessionKey::Agent(agent)).await {
+                Ok(session) => session,
                 Err(refused) => return refused.into_response(),
             },
         };
@@ -808,13 +804,13 @@ impl Server {
         ))
     }
 
-    /// A new session of `principal`'s (for `agent`'s stateless requests, or for a client that
-    /// sent `initialize`): its scratchpad, relay and upstream.
+    /// A new session of `principal`'s, named `key` (an id for a client that sent `initialize`,
+    /// or an agent for stateless requests): its scratchpad, relay and upstream.
     async fn open(
         self: &Arc<Self>,
         principal: &Principal,
-        agent: Option<Agent>,
-    ) -> Result<(SessionKey, Arc<HttpSession>), Refusal> {
+        key: SessionKey,
+    ) -> Result<Arc<HttpSession>, Refusal> {
         let _opening = self.opening.lock().await;
         self.still_taking()?;
         // At the limit, the least recently used idle session makes room: clients that go
@@ -839,25 +835,21 @@ impl Server {
             };
             self.end(&reclaimed, Ended::Reclaimed).await;
         }
-        let (key, scratch_for, label) = match agent {
-            Some(agent) => {
-                let scratch_for = ScratchFor {
+        let (scratch_for, label) = match &key {
+            SessionKey::Agent(agent) => (
+                ScratchFor {
                     storage: agent.storage(),
                     shared_budget: Some(agent.budget_file()),
-                };
-                let label = format!("agent {}", agent.label());
-                (SessionKey::Agent(agent), scratch_for, label)
-            }
-            None => {
-                let id =
-                    session_id().map_err(|why| refusal(StatusCode::INTERNAL_SERVER_ERROR, &why))?;
-                let label = id.chars().take(SESSION_LABEL_CHARS).collect();
-                let scratch_for = ScratchFor {
+                },
+                format!("agent {}", agent.label()),
+            ),
+            SessionKey::Id(id) => (
+                ScratchFor {
                     storage: id.clone(),
                     shared_budget: None,
-                };
-                (SessionKey::Id(id), scratch_for, label)
-            }
+                },
+                id.chars().take(SESSION_LABEL_CHARS).collect(),
+            ),
         };
         let scratch = (self.scratch_for)(&scratch_for)
             .map_err(|why| refusal(StatusCode::INTERNAL_SERVER_ERROR, &why))?;
@@ -932,7 +924,7 @@ impl Server {
             .upstream
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Some(runner);
-        Ok((key, session))
+        Ok(session)
     }
 
     /// The idle session used least recently, if any: idle is no stream open and nothing in
@@ -1172,12 +1164,8 @@ async fn cancel_when_gone(
     if !waiting {
         return;
     }
-    let id = match &key {
-        Id::Number(number) => serde_json::from_str(number).unwrap_or(Value::Null),
-        Id::Text(text) => Value::String(text.clone()),
-    };
     let note = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-        "params": {"requestId": id, "reason": "the client closed the request's stream"}});
+        "params": {"requestId": key.value(), "reason": "the client closed the request's stream"}});
     session.relay.client_says(note.to_string()).await;
 }
 
@@ -1271,6 +1259,37 @@ impl IntoResponse for Refusal {
         }
         response
     }
+}
+
+impl Refusal {
+    /// The 400 that answers the request `id` with the JSON-RPC error `code` (the revision names
+    /// the request it refuses).
+    fn bad_request(code: i64, why: String, id: &Value) -> Refusal {
+        Refusal {
+            status: StatusCode::BAD_REQUEST,
+            code,
+            why,
+            detail: Some(Box::new(Detail {
+                id: id.clone(),
+                data: None,
+            })),
+        }
+    }
+
+    /// The same refusal with the error's `data`.
+    fn with_data(mut self, data: Value) -> Refusal {
+        self.detail.get_or_insert_with(Box::default).data = Some(data);
+        self
+    }
+}
+
+/// A request of a session that names none.
+fn no_session_id() -> Refusal {
+    refusal(
+        StatusCode::BAD_REQUEST,
+        "the Mcp-Session-Id header is missing: send `initialize` first (or, in the 2026-07-28 \
+         revision, name the revision in each request's _meta)",
+    )
 }
 
 fn refusal(status: StatusCode, why: &str) -> Refusal {

@@ -43,6 +43,14 @@ impl Id {
             _ => None,
         }
     }
+
+    /// The id as JSON, as [`Id::of`] read it.
+    pub(crate) fn value(&self) -> Value {
+        match self {
+            Id::Number(number) => serde_json::from_str(number).unwrap_or(Value::Null),
+            Id::Text(text) => Value::String(text.clone()),
+        }
+    }
 }
 
 /// What a message is, as far as routing goes.

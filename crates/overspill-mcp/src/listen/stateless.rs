@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::{Detail, Principal, Refusal};
+use super::{Principal, Refusal};
 use crate::message::{Kind, Message};
 use crate::revision::{self, Revision};
 
@@ -114,18 +114,12 @@ pub(super) fn unknown_revision(headers: &HeaderMap, id: &Value) -> Option<Refusa
         return None;
     }
     let supported: Vec<&str> = Revision::ALL.iter().map(|r| r.as_str()).collect();
-    Some(Refusal {
-        status: StatusCode::BAD_REQUEST,
-        code: revision::UNSUPPORTED_PROTOCOL_VERSION,
-        why: format!(
-            "the protocol version {given:?} is not one this proxy speaks; it speaks {}",
-            supported.join(", ")
-        ),
-        detail: Some(Box::new(Detail {
-            id: id.clone(),
-            data: Some(serde_json::json!({"supported": supported, "requested": given})),
-        })),
-    })
+    let why = format!(
+        "the protocol version {given:?} is not one this proxy speaks; it speaks {}",
+        supported.join(", ")
+    );
+    let refusal = Refusal::bad_request(revision::UNSUPPORTED_PROTOCOL_VERSION, why, id);
+    Some(refusal.with_data(serde_json::json!({"supported": supported, "requested": given})))
 }
 
 /// Checks one stateless request against the headers the revision mirrors it into
@@ -137,14 +131,9 @@ pub(super) fn check_headers(headers: &HeaderMap, message: &Message) -> Result<()
     let Kind::Request { method, .. } = &message.kind else {
         return Ok(());
     };
-    let mismatch = |why: String| Refusal {
-        status: StatusCode::BAD_REQUEST,
-        code: revision::HEADER_MISMATCH,
-        why: format!("header mismatch: {why}"),
-        detail: Some(Box::new(Detail {
-            id: message.id.clone(),
-            data: None,
-        })),
+    let mismatch = |why: String| {
+        let why = format!("header mismatch: {why}");
+        Refusal::bad_request(revision::HEADER_MISMATCH, why, &message.id)
     };
     let header = |name: &str| -> Result<Option<String>, Refusal> {
         match headers.get(name) {
@@ -164,19 +153,15 @@ pub(super) fn check_headers(headers: &HeaderMap, message: &Message) -> Result<()
         (Some(given), Some(body)) if given == body => {}
         // A request of the revision without its envelope is malformed, whatever its headers.
         (Some(_), None) => {
-            return Err(Refusal {
-                status: StatusCode::BAD_REQUEST,
-                code: crate::message::INVALID_PARAMS,
-                why: "the request's params._meta must name its revision \
-                      (io.modelcontextprotocol/protocolVersion) and the client's capabilities \
-                      (io.modelcontextprotocol/clientCapabilities): MCP 2026-07-28 has no session \
-                      to remember them"
-                    .to_owned(),
-                detail: Some(Box::new(Detail {
-                    id: message.id.clone(),
-                    data: None,
-                })),
-            });
+            let why = "the request's params._meta must name its revision \
+                       (io.modelcontextprotocol/protocolVersion) and the client's capabilities \
+                       (io.modelcontextprotocol/clientCapabilities): MCP 2026-07-28 has no \
+                       session to remember them";
+            return Err(Refusal::bad_request(
+                crate::message::INVALID_PARAMS,
+                why.to_owned(),
+                &message.id,
+            ));
         }
         (Some(given), body) => {
             return Err(mismatch(format!(
@@ -264,21 +249,18 @@ pub(super) fn check_params(
             _ => false,
         };
         if !same {
-            return Err(Refusal {
-                status: StatusCode::BAD_REQUEST,
-                code: revision::HEADER_MISMATCH,
-                why: match given {
-                    None => format!("header mismatch: the {name} header is missing or not valid"),
-                    Some(given) => format!(
-                        "header mismatch: {name} is {given:?}, the argument it mirrors is {}",
-                        expected.map_or("missing".to_owned(), |e| format!("{e:?}"))
-                    ),
-                },
-                detail: Some(Box::new(Detail {
-                    id: message.id.clone(),
-                    data: None,
-                })),
-            });
+            let why = match given {
+                None => format!("header mismatch: the {name} header is missing or not valid"),
+                Some(given) => format!(
+                    "header mismatch: {name} is {given:?}, the argument it mirrors is {}",
+                    expected.map_or("missing".to_owned(), |e| format!("{e:?}"))
+                ),
+            };
+            return Err(Refusal::bad_request(
+                revision::HEADER_MISMATCH,
+                why,
+                &message.id,
+            ));
         }
     }
     Ok(())

@@ -23,6 +23,14 @@ fn a_request_keeps_its_text_and_reads_id_and_method() {
 #[test]
 fn numbers_and_strings_are_different_ids() {
     assert_ne!(Id::of(&json!(1)), Id::of(&json!("1")));
+    for id in [
+        json!(1),
+        json!("1"),
+        json!(-2.5),
+        json!(9007199254740993u64),
+    ] {
+        assert_eq!(Id::of(&id).map(|key| key.value()), Some(id));
+    }
 }
 
 #[test]

@@ -1708,10 +1708,7 @@ impl Relay {
                         let Ok(mut value) = serde_json::from_str::<Value>(&message.text) else {
                             return;
                         };
-                        value["params"]["requestId"] = match proxied {
-                            Id::Number(number) => serde_json::from_str(&number).unwrap_or_default(),
-                            Id::Text(text) => Value::String(text),
-                        };
+                        value["params"]["requestId"] = proxied.value();
                         value.to_string()
                     }
                     "notifications/tools/list_changed"
