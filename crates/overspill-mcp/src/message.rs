@@ -84,6 +84,9 @@ pub(crate) struct Message {
 /// What routing reads of a request's params (empty for any other message).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct RequestHead {
+    /// `params._meta["io.modelcontextprotocol/protocolVersion"]` as written, a version the
+    /// proxy knows or not ([`Message::revision`] is the one it knows).
+    pub(crate) version: Option<String>,
     /// `params._meta.progressToken`.
     pub(crate) progress: Option<Value>,
     /// `params.name` (a tool or prompt).
@@ -194,14 +197,16 @@ fn read_params(params: &RawValue) -> (Option<Revision>, RequestHead) {
     let Ok(params) = serde_json::from_str::<Params>(params.get()) else {
         return (None, RequestHead::default());
     };
-    let (revision, progress) = match params.meta {
+    let (version, progress) = match params.meta {
         Some(meta) => (
-            meta.version.and_then(|version| Revision::parse(&version)),
+            meta.version.map(std::borrow::Cow::into_owned),
             meta.progress.filter(|token| !token.is_null()),
         ),
         None => (None, None),
     };
+    let revision = version.as_deref().and_then(Revision::parse);
     let head = RequestHead {
+        version,
         progress,
         name: params.name.map(std::borrow::Cow::into_owned),
         uri: params.uri.map(std::borrow::Cow::into_owned),

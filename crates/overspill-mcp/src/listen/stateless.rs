@@ -145,10 +145,7 @@ pub(super) fn check_headers(headers: &HeaderMap, message: &Message) -> Result<()
         }
     };
     // A version the proxy does not know is compared as written (the server answers it).
-    let version = match message.revision {
-        Some(revision) => Some(revision.as_str().to_owned()),
-        None => meta_version(&message.text),
-    };
+    let version = message.head.version.clone();
     match (header(revision::PROTOCOL_VERSION_HEADER)?, version) {
         (Some(given), Some(body)) if given == body => {}
         // A request of the revision without its envelope is malformed, whatever its headers.
@@ -264,29 +261,6 @@ pub(super) fn check_params(
         }
     }
     Ok(())
-}
-
-/// The version a request's `_meta` names, as written.
-fn meta_version(text: &str) -> Option<String> {
-    #[derive(Deserialize)]
-    struct Body {
-        params: Option<Params>,
-    }
-    #[derive(Deserialize)]
-    struct Params {
-        #[serde(rename = "_meta")]
-        meta: Option<Meta>,
-    }
-    #[derive(Deserialize)]
-    struct Meta {
-        #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
-        version: Option<String>,
-    }
-    serde_json::from_str::<Body>(text)
-        .ok()?
-        .params?
-        .meta?
-        .version
 }
 
 #[cfg(test)]

@@ -70,27 +70,23 @@ pub(super) struct PostStream {
     pub(super) routed: Option<(Id, Value)>,
 }
 
-impl PostStream {
-    /// `text` as this stream's client must see it: a stateless request's answer, and each
-    /// notification of its subscription (`_meta["io.modelcontextprotocol/subscriptionId"]`), with
-    /// the client's own id in place of the proxy's.
-    fn restore(&self, text: String, answer: bool) -> String {
-        let Some((_, original)) = &self.routed else {
-            return text;
-        };
-        if answer {
-            return message::with_id(text, original);
-        }
-        match serde_json::from_str::<Value>(&text) {
-            Ok(mut value) => match value.pointer_mut(SUBSCRIPTION_POINTER) {
-                Some(id) => {
-                    *id = original.clone();
-                    value.to_string()
-                }
-                None => text,
-            },
-            Err(_) => text,
-        }
+/// `text` as the client of a stateless request must see it (`original` is its own id): the
+/// request's `answer`, or a notification of its subscription
+/// (`_meta["io.modelcontextprotocol/subscriptionId"]`), with the client's id in place of the
+/// proxy's. Done outside the streams' lock: an answer may be megabytes.
+fn restored(text: String, original: &Value, answer: bool) -> String {
+    if answer {
+        return message::with_id(text, original);
+    }
+    match serde_json::from_str::<Value>(&text) {
+        Ok(mut value) => match value.pointer_mut(SUBSCRIPTION_POINTER) {
+            Some(id) => {
+                *id = original.clone();
+                value.to_string()
+            }
+            None => text,
+        },
+        Err(_) => text,
     }
 }
 
@@ -184,18 +180,18 @@ pub(super) async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<S
                         post.waiting.remove(id);
                     }
                     let sender = post.sender.clone();
-                    let restored = post.restore(text, answered.is_some());
+                    let original = post.routed.as_ref().map(|(_, original)| original.clone());
                     if post.waiting.is_empty() {
                         streams.posts.remove(at);
                     }
-                    Some((sender, restored))
+                    Some((sender, text, original))
                 }
                 // An agent's requests come from clients that share nothing else: what belongs
                 // to none of their streams reaches none of them.
                 None if session.stateless => None,
                 None => match (&streams.get, streams.posts.last()) {
-                    (Some(get), _) if !get.is_closed() => Some((get.clone(), text)),
-                    (_, Some(post)) => Some((post.sender.clone(), text)),
+                    (Some(get), _) if !get.is_closed() => Some((get.clone(), text, None)),
+                    (_, Some(post)) => Some((post.sender.clone(), text, None)),
                     _ => {
                         if streams.backlog.len() < BACKLOG {
                             streams.backlog.push_back(text);
@@ -206,7 +202,11 @@ pub(super) async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<S
             }
         };
         // A client that does not read its stream holds this send: the session's close ends it.
-        if let Some((sender, text)) = target {
+        if let Some((sender, text, original)) = target {
+            let text = match original {
+                Some(original) => restored(text, &original, answered.is_some()),
+                None => text,
+            };
             tokio::select! {
                 sent = sender.send(text) => drop(sent),
                 _ = closing.wait_for(|closed| *closed) => break,

@@ -172,6 +172,7 @@ fn a_requests_revision_progress_token_and_target_are_read_with_its_envelope() {
     let call = one(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t\u00e9","arguments":{"name":"inner"},"_meta":{"progressToken":"p-1","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#).unwrap();
     assert_eq!(call.revision, Some(Revision::R2026_07_28));
     assert_eq!(call.head.progress, Some(json!("p-1")));
+    assert_eq!(call.head.version.as_deref(), Some("2026-07-28"));
     assert_eq!(call.head.name.as_deref(), Some("té"));
     let read =
         one(r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"file:///a"}}"#)
