@@ -22,8 +22,7 @@ use futures_util::StreamExt;
 use overspill::tokens::{TokenCounter, o200k};
 use overspill::{Scratchpad, ScratchpadBuilder};
 use overspill_mcp::{
-    CommandServer, Listen, Namespace, ProxyOptions, Remote, ScratchFactory, Server, Upstream,
-    serve, serve_http,
+    CommandServer, Listen, Namespace, ProxyOptions, Remote, ScratchFactory, Server, Upstream, serve,
 };
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -356,19 +355,8 @@ async fn listen_sessions_answer_initialize_before_the_token_tables_are_ready() {
             .map_err(|error| error.to_string())?;
         Ok(Arc::new(pad) as Arc<dyn overspill_mcp::Scratch>)
     });
-    let listen = Listen::default();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}{}", listener.local_addr().unwrap(), listen.path);
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let served = tokio::spawn(serve_http(
-        listener,
-        listen,
-        fixture_options(),
-        factory,
-        async {
-            let _ = stopped.await;
-        },
-    ));
+    let Served { url, stop, served } =
+        serve_on_loopback(Listen::default(), fixture_options(), factory).await;
     let http = reqwest::Client::new();
     for session in ["the first session", "the second session"] {
         let answer = before_the_tables(gate, session, post_initialize(&http, &url)).await;

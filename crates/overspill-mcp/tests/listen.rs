@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use overspill::Scratchpad;
-use overspill_mcp::{Listen, Metrics, ScratchFactory, serve_http};
+use overspill_mcp::{Listen, Metrics, ScratchFactory};
 use serde_json::{Value, json};
 
 use harness::*;
@@ -88,12 +88,7 @@ async fn serve_on(
         making.lock().unwrap().push(Arc::downgrade(&pad));
         Ok(pad as Arc<dyn overspill_mcp::Scratch>)
     });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}{}", listener.local_addr().unwrap(), listen.path);
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let served = tokio::spawn(serve_http(listener, listen, options, factory, async {
-        let _ = stopped.await;
-    }));
+    let Served { url, stop, served } = serve_on_loopback(listen, options, factory).await;
     let _ = rustls::crypto::ring::default_provider().install_default();
     let http = reqwest::Client::builder().build().unwrap();
     Proxy {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use overspill::Scratchpad;
-use overspill_mcp::{Listen, ScratchFactory, Tokens, serve_http};
+use overspill_mcp::{Listen, ScratchFactory, Tokens};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
@@ -67,18 +67,8 @@ async fn start(lines: &[String], shared: Option<&str>) -> Proxy {
             .map_err(|error| error.to_string())?;
         Ok(Arc::new(pad) as Arc<dyn overspill_mcp::Scratch>)
     });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}{}", listener.local_addr().unwrap(), listen.path);
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let served = tokio::spawn(serve_http(
-        listener,
-        listen,
-        fixture_options(),
-        factory,
-        async {
-            let _ = stopped.await;
-        },
-    ));
+    let harness::Served { url, stop, served } =
+        harness::serve_on_loopback(listen, fixture_options(), factory).await;
     let _ = rustls::crypto::ring::default_provider().install_default();
     Proxy {
         url,

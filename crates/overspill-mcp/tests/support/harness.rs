@@ -251,3 +251,32 @@ pub fn main_with(kind: &str, cases: &[(&str, Case)], fixture: fn()) {
         std::process::exit(1);
     }
 }
+
+/// A `--listen` endpoint being served: its URL, what stops it, and its task.
+pub struct Served {
+    pub url: String,
+    pub stop: tokio::sync::oneshot::Sender<()>,
+    pub served: JoinHandle<Result<(), ProxyError>>,
+}
+
+/// Serves `options` over Streamable HTTP on a free loopback port, each session's (or agent's)
+/// scratchpad made by `factory`, until [`Served::stop`] is sent.
+pub async fn serve_on_loopback(
+    listen: overspill_mcp::Listen,
+    options: ProxyOptions,
+    factory: overspill_mcp::ScratchFactory,
+) -> Served {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}{}", listener.local_addr().unwrap(), listen.path);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let served = tokio::spawn(overspill_mcp::serve_http(
+        listener,
+        listen,
+        options,
+        factory,
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    Served { url, stop, served }
+}
