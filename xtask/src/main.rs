@@ -11,14 +11,13 @@
 //!   packaging, version bump, changelog date and tag of docs/releasing.md (docs/releasing.md).
 
 mod bench;
+mod cargo;
 mod dist;
 mod release;
 mod tidy;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
 use anyhow::{Context, Result, bail};
+use std::path::{Path, PathBuf};
 
 const USAGE: &str = "usage: cargo xtask <ci|tidy|bench|dist|release>
 
@@ -88,8 +87,8 @@ fn run_tidy(root: &Path) -> Result<()> {
 }
 
 fn ci(root: &Path) -> Result<()> {
-    cargo(root, &["fmt", "--all", "--", "--check"])?;
-    cargo(
+    cargo::run(root, &["fmt", "--all", "--", "--check"])?;
+    cargo::run(
         root,
         &[
             "clippy",
@@ -104,21 +103,7 @@ fn ci(root: &Path) -> Result<()> {
     let test_command = tidy::readme_test_command(root)?;
     let words: Vec<&str> = test_command.split_whitespace().collect();
     match words.split_first() {
-        Some((&"cargo", rest)) => cargo(root, rest),
+        Some((&"cargo", rest)) => cargo::run(root, rest),
         _ => bail!("the README's test command `{test_command}` does not start with `cargo`"),
     }
-}
-
-fn cargo(root: &Path, args: &[&str]) -> Result<()> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    eprintln!("xtask: cargo {}", args.join(" "));
-    let status = Command::new(cargo)
-        .args(args)
-        .current_dir(root)
-        .status()
-        .with_context(|| format!("could not start `cargo {}`", args.join(" ")))?;
-    if !status.success() {
-        bail!("`cargo {}` failed ({status})", args.join(" "));
-    }
-    Ok(())
 }

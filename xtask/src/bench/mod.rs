@@ -203,14 +203,12 @@ struct Runner<'a> {
 impl Runner<'_> {
     /// `cargo bench --workspace --bench B…` with the run's environment.
     fn command(&self, benches: &[&str]) -> Command {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let mut command = Command::new(cargo);
+        let mut command = crate::cargo::command(self.root);
         command.args(["bench", "--quiet", "--workspace"]);
         for bench in benches {
             command.args(["--bench", bench]);
         }
         command
-            .current_dir(self.root)
             .env("OVERSPILL_BENCH_DATA", self.data)
             .env("CRITERION_HOME", self.home);
         if self.quick {

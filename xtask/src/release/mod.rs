@@ -22,7 +22,6 @@ mod synthetic;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
@@ -344,10 +343,8 @@ fn apply(workspace: &Workspace, current: Version, target: Version, plan: &Plan) 
 /// Refreshes the workspace members' versions in Cargo.lock, leaving every other
 /// locked version as it is.
 fn update_lockfile(root: &Path) -> Result<()> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let status = Command::new(cargo)
+    let status = crate::cargo::command(root)
         .args(["update", "--workspace", "--quiet"])
-        .current_dir(root)
         .status()
         .context("could not start `cargo update --workspace`")?;
     if !status.success() {

@@ -185,8 +185,5 @@ fn cargo_package(
 }
 
 fn cargo(workspace: &Workspace) -> Command {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let mut command = Command::new(cargo);
-    command.current_dir(&workspace.root);
-    command
+    crate::cargo::command(&workspace.root)
 }

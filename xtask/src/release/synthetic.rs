@@ -85,9 +85,8 @@ impl Synthetic {
         }
         {
             let _cargo = lock();
-            let status = Command::new(cargo())
+            let status = crate::cargo::command(ws.root())
                 .args(["generate-lockfile", "--quiet"])
-                .current_dir(ws.root())
                 .status()
                 .unwrap();
             assert!(status.success());
@@ -149,10 +148,6 @@ fn lock() -> std::sync::MutexGuard<'static, ()> {
     CARGO
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-fn cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
 }
 
 fn dry_run() -> Options {

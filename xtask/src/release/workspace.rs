@@ -4,7 +4,6 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
@@ -71,8 +70,7 @@ impl Workspace {
     /// Reads the workspace whose root manifest is `root/Cargo.toml`.
     pub fn load(root: &Path) -> Result<Workspace> {
         let manifest = root.join("Cargo.toml");
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let output = Command::new(cargo)
+        let output = crate::cargo::command(root)
             .args([
                 "metadata",
                 "--no-deps",
@@ -81,7 +79,6 @@ impl Workspace {
                 "--manifest-path",
             ])
             .arg(&manifest)
-            .current_dir(root)
             .output()
             .context("could not start `cargo metadata`")?;
         if !output.status.success() {
