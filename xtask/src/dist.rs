@@ -29,46 +29,28 @@ use crate::release::workspace::Workspace;
 pub use archive::{binary_size_in, name as archive_name};
 pub use platform::{PLATFORMS, Platform};
 
-/// The usage text of `cargo xtask dist`.
-pub const USAGE: &str = "usage: cargo xtask dist [--target TRIPLE] [--out DIR]
-
-  --target TRIPLE  the Rust target to build for (default: the host's); one of the
-                   platforms of docs/releasing.md
-  --out DIR        where the packages go (default: target/dist), emptied first
-
-Builds the binary with maturin (zig and glibc 2.17 on Linux), then writes:
+/// What `cargo xtask dist` was asked to do (its `--help` is this type's).
+#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
+#[command(
+    about = "The binary and its packages without Rust (npm, PyPI wheel, tarball) for the host \
+             platform",
+    long_about = "The binary and its packages without Rust for one platform. Builds the binary \
+                  with maturin (zig and glibc 2.17 on Linux), then writes the packages.",
+    after_help = "Writes:
   <out>/pypi/overspill-<version>-…whl        the wheel (uvx overspill, pipx install overspill)
   <out>/npm/overspill-<version>.tgz          the npm launcher
   <out>/npm/overspill-<platform>-<version>.tgz  the npm platform package
   <out>/overspill-<version>-<target>.tar.gz  the binary, README and licenses
-  <out>/overspill-<version>-<target>.tar.gz.sha256, <out>/SHA256SUMS";
-
-/// What `cargo xtask dist` was asked to do.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+  <out>/overspill-<version>-<target>.tar.gz.sha256, <out>/SHA256SUMS"
+)]
 pub struct Options {
+    /// The Rust target to build for (default: the host's); one of the platforms of
+    /// docs/releasing.md
+    #[arg(long, value_name = "TRIPLE")]
     pub target: Option<String>,
+    /// Where the packages go (default: target/dist), emptied first
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-}
-
-impl Options {
-    /// Parses the arguments after `dist`.
-    pub fn parse(args: &[String]) -> Result<Options> {
-        let mut options = Options::default();
-        let mut args = args.iter();
-        while let Some(arg) = args.next() {
-            let mut value = || {
-                args.next()
-                    .cloned()
-                    .with_context(|| format!("{arg} needs a value\n\n{USAGE}"))
-            };
-            match arg.as_str() {
-                "--target" => options.target = Some(value()?),
-                "--out" => options.out = Some(PathBuf::from(value()?)),
-                other => bail!("unknown option `{other}`\n\n{USAGE}"),
-            }
-        }
-        Ok(options)
-    }
 }
 
 /// The version every package carries: the workspace's.

@@ -16,54 +16,49 @@ mod dist;
 mod release;
 mod tidy;
 
-use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 
-const USAGE: &str = "usage: cargo xtask <ci|tidy|bench|dist|release>
+use anyhow::{Context, Result, bail};
+use clap::{CommandFactory, Parser, Subcommand};
 
-  ci       cargo fmt --check, clippy -D warnings, tidy, then the README's test command
-  tidy     check the layer graph, crate docs and .ci/run against the README
-  bench    the performance scenarios beside their baselines, as a PASS/FAIL
-           table in target/bench-report.md; `cargo xtask bench --help`
-  dist     the binary and its packages without Rust (npm, PyPI wheel, tarball) for
-           the host platform; `cargo xtask dist --help`
-  release  check, package, bump, date the changelog and tag (never publishes);
-           `cargo xtask release --help` for its options";
-
-fn main() -> Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let root = workspace_root()?;
-    match args.first().map(String::as_str) {
-        Some("tidy") => run_tidy(&root),
-        Some("ci") => ci(&root),
-        Some("bench") => with_help(&args[1..], bench::USAGE, |rest| {
-            bench::run(&root, &bench::Options::parse(rest)?)
-        }),
-        Some("dist") => with_help(&args[1..], dist::USAGE, |rest| {
-            dist::run(&root, &dist::Options::parse(rest)?)
-        }),
-        Some("release") => with_help(&args[1..], release::USAGE, |rest| {
-            release::run(&root, &release::Options::parse(rest)?)
-        }),
-        Some("-h" | "--help") | None => {
-            println!("{USAGE}");
-            Ok(())
-        }
-        Some(other) => bail!("unknown task `{other}`\n\n{USAGE}"),
-    }
+/// `cargo xtask`'s command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "cargo xtask",
+    bin_name = "cargo xtask",
+    about = "The overspill workspace's maintenance commands."
+)]
+struct Xtask {
+    #[command(subcommand)]
+    task: Option<Task>,
 }
 
-/// Prints `usage` when the task's arguments ask for help; runs the task on them otherwise.
-fn with_help(
-    rest: &[String],
-    usage: &str,
-    task: impl FnOnce(&[String]) -> Result<()>,
-) -> Result<()> {
-    if rest.iter().any(|a| a == "-h" || a == "--help") {
-        println!("{usage}");
+/// One task and its options.
+#[derive(Debug, Subcommand)]
+enum Task {
+    /// Run cargo fmt --check, clippy -D warnings, tidy, then the README's test command
+    Ci,
+    /// Check the layer graph, crate docs and .ci/run against the README
+    Tidy,
+    Bench(bench::Options),
+    Dist(dist::Options),
+    Release(release::Options),
+}
+
+fn main() -> Result<()> {
+    let Some(task) = Xtask::parse().task else {
+        // A bare `cargo xtask` lists the tasks, as `--help` does.
+        Xtask::command().print_help()?;
         return Ok(());
+    };
+    let root = workspace_root()?;
+    match task {
+        Task::Ci => ci(&root),
+        Task::Tidy => run_tidy(&root),
+        Task::Bench(options) => bench::run(&root, &options),
+        Task::Dist(options) => dist::run(&root, &options),
+        Task::Release(options) => release::run(&root, &options),
     }
-    task(rest)
 }
 
 fn workspace_root() -> Result<PathBuf> {
@@ -107,3 +102,6 @@ fn ci(root: &Path) -> Result<()> {
         _ => bail!("the README's test command `{test_command}` does not start with `cargo`"),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -30,38 +30,23 @@ use overspill_benchdata::{MB, Shape};
 
 use scenarios::{Measured, PEAK_RSS, PEAK_RSS_FILE, Row, Verdict, dist, mcp};
 
-/// `cargo xtask bench --help`.
-pub const USAGE: &str = "usage: cargo xtask bench [--quick]
-
-Runs every benchmark scenario of docs/performance.md next to its baseline in one run and prints
-a table (also written to target/bench-report.md): scenario, overspill, baseline,
-ratio, target, PASS/FAIL.
-
-  --quick  shorter measurements and counting on one input (under 3 minutes
-           once built); the full run takes about 15
-
-Inputs are generated once into target/bench-data ($OVERSPILL_BENCH_DATA to move
-them). GNU grep on PATH is the grep baseline; without it the grep rows have none.";
-
-/// The options of `cargo xtask bench`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// The options of `cargo xtask bench` (its `--help` is this type's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::Args)]
+#[command(
+    about = "The performance scenarios beside their baselines, as a PASS/FAIL table in \
+             target/bench-report.md",
+    long_about = "Runs every benchmark scenario of docs/performance.md next to its baseline in \
+                  one run and prints a table (also written to target/bench-report.md): scenario, \
+                  overspill, baseline, ratio, target, PASS/FAIL.",
+    after_help = "Inputs are generated once into target/bench-data ($OVERSPILL_BENCH_DATA to \
+                  move them). GNU grep on PATH is the grep baseline; without it the grep rows \
+                  have none."
+)]
 pub struct Options {
-    /// Shorter measurements, fewer inputs.
+    /// Shorter measurements and counting on one input (under 3 minutes once built); the full
+    /// run takes about 15
+    #[arg(long)]
     pub quick: bool,
-}
-
-impl Options {
-    /// Parses the arguments after `bench`.
-    pub fn parse(args: &[String]) -> Result<Options> {
-        let mut options = Options::default();
-        for arg in args {
-            match arg.as_str() {
-                "--quick" => options.quick = true,
-                other => bail!("unknown option `{other}` for bench\n\n{USAGE}"),
-            }
-        }
-        Ok(options)
-    }
 }
 
 /// The criterion benches, in the order they run. Bench names are unique in the workspace,

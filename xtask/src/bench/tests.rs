@@ -90,13 +90,18 @@ fn the_mcp_proxy_line_gives_every_figure_of_the_proxy_rows() {
 
 #[test]
 fn options_take_quick_and_refuse_the_rest() {
-    assert!(Options::parse(&["--quick".to_owned()]).unwrap().quick);
-    assert!(!Options::parse(&[]).unwrap().quick);
-    let error = Options::parse(&["--fast".to_owned()])
-        .unwrap_err()
-        .to_string();
+    let quick = |args: &[&str]| match crate::tests::parse(args) {
+        Ok(Some(crate::Task::Bench(options))) => Ok(options.quick),
+        Ok(other) => panic!("{args:?} is not bench: {other:?}"),
+        Err(error) => Err(error),
+    };
+    assert!(quick(&["bench", "--quick"]).unwrap());
+    assert!(!quick(&["bench"]).unwrap());
+    let error = quick(&["bench", "--fast"]).unwrap_err();
+    assert_eq!(error.kind(), clap::error::ErrorKind::UnknownArgument);
+    let message = error.to_string();
     assert!(
-        error.contains("--fast") && error.contains("usage"),
-        "{error}"
+        message.contains("--fast") && message.contains("Usage: cargo xtask bench"),
+        "{message}"
     );
 }

@@ -30,58 +30,48 @@ use changelog::Plan;
 use version::Version;
 use workspace::Workspace;
 
-/// The usage text of `cargo xtask release`.
-pub const USAGE: &str = "usage: cargo xtask release [--dry-run] [--version X.Y.Z] [--no-verify] [--allow-dirty] [--root DIR]
-
-  --dry-run        check and package only; change nothing
-  --version X.Y.Z  the version to release (default: the workspace version)
-  --no-verify      skip the slow verifying build of each package
-  --allow-dirty    with --dry-run: skip the clean-tree check (for development)
-  --root DIR       release the workspace at DIR (default: this one)";
-
-/// What `cargo xtask release` was asked to do.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// What `cargo xtask release` was asked to do (its `--help` is this type's).
+#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
+#[command(
+    about = "Check, package, bump, date the changelog and tag (never publishes)",
+    long_about = "Checks that the workspace can be released, packages it, then (without \
+                  --dry-run) bumps the version, dates CHANGELOG.md, commits and tags. It never \
+                  publishes: it prints the `cargo publish` commands, in order (docs/releasing.md)."
+)]
 pub struct Options {
+    /// Check and package only; change nothing
+    #[arg(long)]
     pub dry_run: bool,
+    /// The version to release (default: the workspace version)
+    #[arg(long, value_name = "X.Y.Z")]
     pub version: Option<Version>,
+    /// Skip the slow verifying build of each package
+    #[arg(long)]
     pub no_verify: bool,
+    /// With --dry-run: skip the clean-tree check (for development)
+    #[arg(long)]
     pub allow_dirty: bool,
+    /// Release the workspace at DIR (default: this one)
+    #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
 }
 
 impl Options {
-    /// Parses the arguments after `release`.
-    pub fn parse(args: &[String]) -> Result<Options> {
-        let mut options = Options::default();
-        let mut args = args.iter();
-        while let Some(arg) = args.next() {
-            match arg.as_str() {
-                "--dry-run" => options.dry_run = true,
-                "--no-verify" => options.no_verify = true,
-                "--allow-dirty" => options.allow_dirty = true,
-                "--version" => {
-                    let value = args.next().context("--version needs a value, e.g. 0.2.0")?;
-                    options.version = Some(value.parse()?);
-                }
-                "--root" => {
-                    let value = args.next().context("--root needs a directory")?;
-                    options.root = Some(PathBuf::from(value));
-                }
-                other => bail!("unknown release option `{other}`\n\n{USAGE}"),
-            }
-        }
-        if options.allow_dirty && !options.dry_run {
+    /// The options, or why they do not go together.
+    fn checked(&self) -> Result<&Options> {
+        if self.allow_dirty && !self.dry_run {
             bail!(
                 "--allow-dirty only goes with --dry-run: a release commits and tags what is \
                  committed, so uncommitted work would not be in it"
             );
         }
-        Ok(options)
+        Ok(self)
     }
 }
 
 /// Runs the release of the workspace at `options.root` (default `default_root`).
 pub fn run(default_root: &Path, options: &Options) -> Result<()> {
+    let options = options.checked()?;
     let root = options.root.as_deref().unwrap_or(default_root);
     let checked = check(root, options)?;
     let Checked {

@@ -1,12 +1,19 @@
 use super::*;
 
-fn args(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| (*s).to_owned()).collect()
+/// The release options `cargo xtask release <args>` reads, checked.
+fn parse(args: &[&str]) -> anyhow::Result<Options> {
+    let args: Vec<&str> = std::iter::once("release")
+        .chain(args.iter().copied())
+        .collect();
+    match crate::tests::parse(&args)? {
+        Some(crate::Task::Release(options)) => Ok(options.checked()?.clone()),
+        other => panic!("{args:?} is not release: {other:?}"),
+    }
 }
 
 #[test]
 fn options_parse_every_flag() {
-    let options = Options::parse(&args(&[
+    let options = parse(&[
         "--dry-run",
         "--version",
         "0.2.0",
@@ -14,7 +21,7 @@ fn options_parse_every_flag() {
         "--allow-dirty",
         "--root",
         "/tmp/ws",
-    ]))
+    ])
     .unwrap();
     assert_eq!(
         options,
@@ -30,27 +37,22 @@ fn options_parse_every_flag() {
 
 #[test]
 fn allow_dirty_without_dry_run_is_refused() {
-    let message = Options::parse(&args(&["--allow-dirty"]))
-        .unwrap_err()
-        .to_string();
+    let message = parse(&["--allow-dirty"]).unwrap_err().to_string();
     assert!(message.contains("only goes with --dry-run"), "{message}");
 }
 
 #[test]
 fn bad_options_say_what_was_expected() {
-    let message = Options::parse(&args(&["--version", "two"]))
-        .unwrap_err()
-        .to_string();
+    let message = parse(&["--version", "two"]).unwrap_err().to_string();
     assert!(message.contains("MAJOR.MINOR.PATCH"), "{message}");
-    let message = Options::parse(&args(&["--version"]))
-        .unwrap_err()
-        .to_string();
-    assert!(message.contains("needs a value"), "{message}");
-    let message = Options::parse(&args(&["--publish"]))
-        .unwrap_err()
-        .to_string();
+    let message = parse(&["--version"]).unwrap_err().to_string();
     assert!(
-        message.contains("unknown release option `--publish`"),
+        message.contains("a value is required for '--version <X.Y.Z>'"),
+        "{message}"
+    );
+    let message = parse(&["--publish"]).unwrap_err().to_string();
+    assert!(
+        message.contains("unexpected argument '--publish'"),
         "{message}"
     );
 }
