@@ -97,7 +97,7 @@ pub fn run(default_root: &Path, options: &Options) -> Result<()> {
     if options.dry_run {
         println!("dry run: {target} is ready to release; nothing was changed");
     } else {
-        apply(&workspace, current, target, &changelog_plan)?;
+        apply(&workspace, &current, &target, &changelog_plan)?;
     }
     print_publish_steps(&order, &target, options.dry_run);
     Ok(())
@@ -131,7 +131,7 @@ fn check(root: &Path, options: &Options) -> Result<Checked> {
     let (current, lock_step) = version::check(&workspace);
     let publishable = workspace.publishable_names();
     if lock_step.is_empty()
-        && let Some(current) = current
+        && let Some(current) = &current
     {
         ok.push(format!(
             "{} crates at {current}, every internal requirement names {current}",
@@ -140,8 +140,8 @@ fn check(root: &Path, options: &Options) -> Result<Checked> {
     }
     problems.extend(lock_step.iter().map(ToString::to_string));
 
-    let target = options.version.or(current);
-    if let (Some(current), Some(target)) = (current, target) {
+    let target = options.version.clone().or_else(|| current.clone());
+    if let (Some(current), Some(target)) = (&current, &target) {
         if target < current {
             problems.push(format!(
                 "cannot release {target}: the workspace is already at {current}"
@@ -158,10 +158,10 @@ fn check(root: &Path, options: &Options) -> Result<Checked> {
     }
 
     let mut changelog_plan = None;
-    if let Some(target) = target {
+    if let Some(target) = &target {
         let path = root.join(changelog::FILE);
         match fs::read_to_string(&path) {
-            Ok(text) => match changelog::plan(&text, &target) {
+            Ok(text) => match changelog::plan(&text, target) {
                 Ok(plan) => {
                     ok.push(match &plan {
                         Plan::RenameUnreleased { entries } => format!(
@@ -221,7 +221,9 @@ fn check(root: &Path, options: &Options) -> Result<Checked> {
         );
     }
 
-    let label = target.map_or_else(|| "?".to_owned(), |t| t.to_string());
+    let label = target
+        .as_ref()
+        .map_or_else(|| "?".to_owned(), |t| t.to_string());
     println!(
         "release {label}{} of {}",
         if options.dry_run { " (dry run)" } else { "" },
@@ -279,7 +281,7 @@ fn dirty_message(dirty: &[String]) -> String {
 
 /// The release itself: bump, changelog, commit, tag. Runs only after every check
 /// and the packaging passed.
-fn apply(workspace: &Workspace, current: Version, target: Version, plan: &Plan) -> Result<()> {
+fn apply(workspace: &Workspace, current: &Version, target: &Version, plan: &Plan) -> Result<()> {
     let root = &workspace.root;
     let mut changed: Vec<&str> = Vec::new();
     let undo_hint = "nothing is committed yet: `git checkout -- Cargo.toml Cargo.lock CHANGELOG.md` undoes the edits";
@@ -287,7 +289,7 @@ fn apply(workspace: &Workspace, current: Version, target: Version, plan: &Plan) 
     if target != current {
         let path = root.join("Cargo.toml");
         let text = fs::read_to_string(&path).context("reading Cargo.toml")?;
-        let bumped = bump::bump_root_manifest(&text, &workspace.publishable_names(), &target)?;
+        let bumped = bump::bump_root_manifest(&text, &workspace.publishable_names(), target)?;
         fs::write(&path, bumped).context("writing Cargo.toml")?;
         changed.push("Cargo.toml");
         println!("  bumped Cargo.toml: {current} -> {target}");
@@ -298,7 +300,7 @@ fn apply(workspace: &Workspace, current: Version, target: Version, plan: &Plan) 
         }
         let bumped = Workspace::load(root).with_context(|| undo_hint.to_owned())?;
         let (version, problems) = version::check(&bumped);
-        if version != Some(target) || !problems.is_empty() {
+        if version.as_ref() != Some(target) || !problems.is_empty() {
             bail!(
                 "after the bump the workspace is not in lock-step at {target}; {undo_hint}{}",
                 bullets(&problems)
@@ -309,7 +311,7 @@ fn apply(workspace: &Workspace, current: Version, target: Version, plan: &Plan) 
     if let Plan::RenameUnreleased { .. } = plan {
         let path = root.join(changelog::FILE);
         let text = fs::read_to_string(&path)?;
-        let released = changelog::release(&text, &target, &date::today_utc())
+        let released = changelog::release(&text, target, &date::today_utc())
             .map_err(|p| anyhow::anyhow!("{p}"))?;
         fs::write(&path, released)?;
         changed.push(changelog::FILE);

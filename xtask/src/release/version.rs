@@ -11,45 +11,25 @@ use super::workspace::Workspace;
 
 /// A release version, `MAJOR.MINOR.PATCH`. Pre-releases and build metadata are
 /// not released from this workspace (docs/releasing.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Version {
-    major: u64,
-    minor: u64,
-    patch: u64,
-}
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Version(semver::Version);
 
 impl FromStr for Version {
     type Err = anyhow::Error;
 
     fn from_str(text: &str) -> Result<Self> {
-        let parts: Vec<&str> = text.split('.').collect();
-        let number = |part: &str| -> Option<u64> {
-            let plain = !part.is_empty()
-                && part.bytes().all(|b| b.is_ascii_digit())
-                && (part == "0" || !part.starts_with('0'));
-            plain.then(|| part.parse().ok()).flatten()
-        };
-        match parts.as_slice() {
-            [major, minor, patch] => match (number(major), number(minor), number(patch)) {
-                (Some(major), Some(minor), Some(patch)) => Ok(Version {
-                    major,
-                    minor,
-                    patch,
-                }),
-                _ => bail!(not_a_version(text)),
-            },
-            _ => bail!(not_a_version(text)),
+        match semver::Version::parse(text) {
+            Ok(version) if version.pre.is_empty() && version.build.is_empty() => {
+                Ok(Version(version))
+            }
+            _ => bail!("`{text}` is not a release version: write MAJOR.MINOR.PATCH, e.g. 0.2.0"),
         }
     }
 }
 
-fn not_a_version(text: &str) -> String {
-    format!("`{text}` is not a release version: write MAJOR.MINOR.PATCH, e.g. 0.2.0")
-}
-
 impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+        self.0.fmt(f)
     }
 }
 
@@ -57,6 +37,25 @@ impl Version {
     /// The git tag that marks this release.
     pub fn tag(&self) -> String {
         format!("v{self}")
+    }
+
+    /// Whether a requirement as cargo or a manifest writes it (`^0.1.0`, `=0.1.0`, `0.1.0`)
+    /// names exactly this version.
+    pub fn is_named_by(&self, requirement: &str) -> bool {
+        let Ok(requirement) = semver::VersionReq::parse(requirement) else {
+            return false;
+        };
+        let version = &self.0;
+        match requirement.comparators.as_slice() {
+            [only] => {
+                matches!(only.op, semver::Op::Caret | semver::Op::Exact)
+                    && only.major == version.major
+                    && only.minor == Some(version.minor)
+                    && only.patch == Some(version.patch)
+                    && only.pre.is_empty()
+            }
+            _ => false,
+        }
     }
 }
 
@@ -147,18 +146,25 @@ pub fn check(workspace: &Workspace) -> (Option<Version>, Vec<LockStepProblem>) {
             None
         }
     };
-    let expected = version.map(|v| v.to_string());
-    let expected = expected.as_deref().unwrap_or("?");
+    let expected = version
+        .as_ref()
+        .map_or_else(|| "?".to_owned(), ToString::to_string);
+    // Without a workspace version only the rules that need none are checked.
+    let misses = |requirement: &str| {
+        version
+            .as_ref()
+            .is_some_and(|v| !v.is_named_by(requirement))
+    };
     let internal = workspace.publishable_names();
 
     for (dependency, requirement) in &workspace.internal_requirements {
         let requirement = requirement.as_deref().unwrap_or("");
-        if version.is_some() && !names_version(requirement, expected) {
+        if misses(requirement) {
             problems.push(LockStepProblem::Requirement {
                 where_: "Cargo.toml [workspace.dependencies]".to_owned(),
                 dependency: dependency.clone(),
                 requirement: display_requirement(requirement),
-                workspace: expected.to_owned(),
+                workspace: expected.clone(),
             });
         }
     }
@@ -172,7 +178,7 @@ pub fn check(workspace: &Workspace) -> (Option<Version>, Vec<LockStepProblem>) {
             problems.push(LockStepProblem::Mismatch {
                 krate: package.name.clone(),
                 version: package.version.clone(),
-                workspace: expected.to_owned(),
+                workspace: expected.clone(),
             });
         }
         for dependency in &package.dependencies {
@@ -188,26 +194,17 @@ pub fn check(workspace: &Workspace) -> (Option<Version>, Vec<LockStepProblem>) {
             // A dev-dependency without a version is dropped by `cargo publish`; any
             // other internal requirement ships and must name the release.
             let dropped = dependency.is_dev() && dependency.requirement == "*";
-            if version.is_some() && !dropped && !names_version(&dependency.requirement, expected) {
+            if !dropped && misses(&dependency.requirement) {
                 problems.push(LockStepProblem::Requirement {
                     where_: package.name.clone(),
                     dependency: dependency.name.clone(),
                     requirement: display_requirement(&dependency.requirement),
-                    workspace: expected.to_owned(),
+                    workspace: expected.clone(),
                 });
             }
         }
     }
     (version, problems)
-}
-
-/// Whether a requirement as cargo writes it (`^0.1.0`, `=0.1.0`, `0.1.0`) names `version`.
-fn names_version(requirement: &str, version: &str) -> bool {
-    let bare = requirement
-        .trim()
-        .trim_start_matches(['^', '='])
-        .trim_start();
-    bare == version
 }
 
 fn display_requirement(requirement: &str) -> String {

@@ -28,6 +28,26 @@ fn malformed_versions_are_rejected_with_the_expected_shape() {
 }
 
 #[test]
+fn a_requirement_names_a_version_only_when_it_pins_all_three_numbers() {
+    let v: Version = "0.1.0".parse().unwrap();
+    for named in ["0.1.0", "^0.1.0", "=0.1.0", " = 0.1.0"] {
+        assert!(v.is_named_by(named), "{named}");
+    }
+    for other in [
+        "",
+        "*",
+        "0.1",
+        "~0.1.0",
+        ">=0.1.0",
+        "0.1.1",
+        "^0.1.0, <0.2",
+        "0.1.0-rc.1",
+    ] {
+        assert!(!v.is_named_by(other), "{other}");
+    }
+}
+
+#[test]
 fn lock_step_workspace_passes() {
     let ws = workspace(
         "0.1.0",
