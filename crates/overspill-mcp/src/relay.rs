@@ -9,11 +9,15 @@
 //!
 //! A session has one or more upstream servers. One server fronted as itself sees the client's
 //! messages as they were sent; several (a gateway, [`gateway`]) are routed to by name, URI and
-//! request id, with their lists merged.
+//! request id, with their lists merged. The core asks the [`router`] where a message goes, and
+//! nothing else tells one server from many; [`crate::revision`] holds every rule in which the
+//! protocol's revisions differ.
 
 mod gateway;
+mod router;
 
 pub(crate) use gateway::backoff;
+use router::Router;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -148,10 +152,11 @@ impl ServerEnd {
     /// The input schema of the server's tool `tool` (its name at the server), as the server
     /// listed it; `None` before it was listed.
     pub(crate) fn input_schema(&self, tool: &str) -> Option<Arc<Value>> {
-        let offered = match &self.relay.0.gateway {
-            Some(gateway) => gateway.offered_tool(&self.server_name(), tool)?,
-            None => tool.to_owned(),
-        };
+        let offered = self
+            .relay
+            .0
+            .router
+            .offered_tool(&self.server_name(), tool)?;
         self.relay.0.schema(&offered)
     }
 
@@ -326,8 +331,8 @@ struct Shared {
     /// The upstream servers, in their configured order; a reload retires members and adds new
     /// ones at the end, so an index always names the same member.
     servers: RwLock<Vec<Arc<Member>>>,
-    /// A gateway's routing state; `None` when one server is fronted as itself.
-    gateway: Option<gateway::Gateway>,
+    /// Where messages go: the one server, or several behind a gateway.
+    router: Router,
     /// The client's requests that went upstream and await their response.
     outstanding: Mutex<HashMap<Id, Waiting>>,
     /// The one task table: task id → the server that holds it and, for a task a call
@@ -469,7 +474,6 @@ impl Relay {
             .zip(ports.servers)
             .map(|(server, ports)| Arc::new(Member::new(server, ports)))
             .collect();
-        let gateway = settings.namespace.map(gateway::Gateway::new);
         Ok(Relay(Arc::new(Shared {
             scratch,
             init_timeout: settings.init_timeout,
@@ -477,7 +481,7 @@ impl Relay {
             exploration: RwLock::new(Arc::new(exploration)),
             to_client: ports.to_client,
             servers: RwLock::new(servers),
-            gateway,
+            router: Router::new(settings.namespace),
             outstanding: Mutex::new(HashMap::new()),
             tasks: Mutex::new(HashMap::new()),
             schemas: RwLock::new(HashMap::new()),
@@ -611,9 +615,6 @@ impl Relay {
     async fn server_says(&self, index: usize, text: String) {
         for item in message::parse(text) {
             match item {
-                Ok(message) if self.0.gateway.is_some() => {
-                    self.gateway_server_message(index, message).await;
-                }
                 Ok(message) => self.server_message(index, message).await,
                 Err(invalid) => {
                     self.0.send_server(index, invalid.response()).await;
@@ -642,8 +643,9 @@ impl Relay {
             && let Some(raw) = id.as_ref()
             && let Some(key) = Id::of(raw)
         {
-            if let Some(gateway) = &shared.gateway
-                && gateway.refused(index, &key, &why.what())
+            if shared
+                .router
+                .own_request_unreadable(index, &key, &why.what())
             {
                 return;
             }
@@ -673,12 +675,7 @@ impl Relay {
     /// Server `index` is gone (`why` says how): every request still waiting for it is
     /// answered with an error, so no client call hangs; a gateway withdraws its tools.
     async fn server_gone(&self, index: usize, why: &str) {
-        // A gateway first marks it gone, so that nothing more is routed to it while what it
-        // owes is collected.
-        let was = match &self.0.gateway {
-            Some(_) => self.0.member(index).went(),
-            None => (true, true),
-        };
+        let was = self.0.router.went(&self.0.member(index));
         let waiting: Vec<Waiting> = {
             let mut outstanding = self
                 .0
@@ -707,9 +704,7 @@ impl Relay {
                 ))
                 .await;
         }
-        if self.0.gateway.is_some() {
-            self.withdraw(index, why, was).await;
-        }
+        self.after_gone(index, why, was).await;
     }
 
     /// Sends a client request to server `index`, its answer awaited as `pending` says. A
@@ -727,18 +722,13 @@ impl Relay {
         // Recorded before it is checked: a server that goes from now on answers it in
         // `server_gone`.
         shared.expect(id, raw, pending, index);
-        let joined = shared.gateway.is_none() || shared.member(index).is_ready();
-        if joined && shared.send_server(index, text).await {
+        if shared.router.takes_requests(&shared.member(index))
+            && shared.send_server(index, text).await
+        {
             return true;
         }
         if shared.forget_unsent(index, id).is_some() {
-            let text = match &shared.gateway {
-                Some(_) => self.unavailable(index),
-                None => format!(
-                    "the MCP server {} is gone, so this request has no answer",
-                    shared.member(index).label
-                ),
-            };
+            let text = self.unsent(index);
             shared
                 .send_client(message::error_response(
                     raw,
@@ -778,61 +768,47 @@ impl Relay {
                 _ => {}
             }
         }
-        if self.0.gateway.is_some() {
-            return self.gateway_client_message(message).await;
+        if let Kind::Notification { method } = &message.kind
+            && method == "notifications/cancelled"
+        {
+            return self.client_cancelled(message).await;
         }
+        self.route_client(message).await;
+    }
+
+    /// The client cancelled one of its requests: a subscription it opened ends; a request
+    /// waiting for a server is marked, so that its late answer is dropped, and the server that
+    /// owes it is told. The one server fronted as itself hears every cancellation the client
+    /// sends, as it would directly.
+    async fn client_cancelled(&self, message: Message) {
         let shared = &self.0;
-        match &message.kind {
-            Kind::Request { id, method } => {
-                let pending = match method.as_str() {
-                    "tools/call" => return self.tools_call(message).await,
-                    "initialize" => {
-                        self.init_timer(id.clone(), message.id.clone());
-                        Pending::Initialize
-                    }
-                    "server/discover" => Pending::Discover,
-                    "tools/list" => Pending::ToolsList {
-                        first_page: message::params(&message.text)
-                            .get("cursor")
-                            .is_none_or(Value::is_null),
-                    },
-                    "tasks/result" => match message::params(&message.text)
-                        .get("taskId")
-                        .and_then(Value::as_str)
-                    {
-                        Some(task) => Pending::TaskResult {
-                            task: task.to_owned(),
-                        },
-                        None => Pending::Forward,
-                    },
-                    _ => Pending::Forward,
-                };
-                self.dispatch(0, id, &message.id, pending, message.text)
-                    .await;
-            }
-            Kind::Notification { method } => {
-                if method == "notifications/cancelled"
-                    && let Some(id) = message::cancelled_request(&message.text)
-                {
-                    shared.cancel(&id);
-                }
-                shared.send_server(0, message.text).await;
-            }
-            Kind::Response { .. } => {
-                shared.send_server(0, message.text).await;
-            }
+        let owner = match message::cancelled_request(&message.text) {
+            Some(id) if self.ends_subscription(&id) => return,
+            Some(id) => shared.owner(&id).inspect(|_| shared.cancel(&id)),
+            None => None,
+        };
+        if let Some(server) = owner.or(shared.router.only()) {
+            shared.send_server(server, message.text).await;
         }
     }
 
+    /// A message from server `index`: the answer to a client request is handled as its
+    /// request said ([`Pending`]); what else a server sends goes where the router says.
     async fn server_message(&self, index: usize, message: Message) {
         let shared = &self.0;
         let Kind::Response { id: Some(id), .. } = &message.kind else {
-            return shared.send_client(message.text).await;
+            return self.route_server(index, message).await;
         };
+        if shared.router.own_request_answered(index, id, &message.text) {
+            return;
+        }
         let Some(pending) = shared.take_answered(index, id) else {
-            return shared.send_client(message.text).await;
+            return self.route_server(index, message).await;
         };
-        self.answered(index, pending, message).await;
+        let id = id.clone();
+        if let Some((pending, message)) = self.as_the_client_needs(index, &id, pending, message) {
+            self.answered(index, pending, message).await;
+        }
     }
 
     /// Server `index`'s answer to a client request, handled as `pending` says.
@@ -841,9 +817,9 @@ impl Relay {
         let text = match pending {
             Pending::Forward => message.text,
             Pending::Cancelled => return,
-            Pending::Initialize | Pending::Discover => edit_result(message.text, |result| {
-                edits::server_info(result, &shared.exploration().names)
-            }),
+            Pending::Initialize | Pending::Discover => {
+                edit_result(message.text, |result| shared.introduce(result))
+            }
             Pending::ToolsList { first_page } => {
                 let id = message.id.clone();
                 match self.tools_list(message, first_page) {
@@ -923,25 +899,14 @@ impl Relay {
         let Kind::Request { id, .. } = &message.kind else {
             return;
         };
-        let call = match &shared.gateway {
-            None => Call {
-                server: 0,
-                tool: name.clone(),
-                offered: name,
-            },
-            Some(_) => match self.route_tool(&name).await {
-                Ok((server, tool)) => Call {
-                    server,
-                    tool,
-                    offered: name,
-                },
-                Err(refusal) => {
-                    let result = edits::tool_result(refusal, true, message.revision);
-                    return shared
-                        .send_client(message::result_response(&message.id, &result))
-                        .await;
-                }
-            },
+        let call = match self.route_call(name).await {
+            Ok(call) => call,
+            Err(refusal) => {
+                let result = edits::tool_result(refusal, true, message.revision);
+                return shared
+                    .send_client(message::result_response(&message.id, &result))
+                    .await;
+            }
         };
         if references {
             return self.resolve_and_forward(message, call);
@@ -1194,6 +1159,12 @@ impl Relay {
 }
 
 impl Shared {
+    /// A server's `initialize` or `server/discover` result (or a gateway's union of them) as
+    /// the client sees it: the exploration tools introduced ([`edits::server_info`]).
+    fn introduce(&self, result: &mut Value) {
+        edits::server_info(result, &self.exploration().names);
+    }
+
     fn exploration(&self) -> Arc<Exploration> {
         Arc::clone(
             &self
@@ -1385,16 +1356,9 @@ impl Shared {
 
     /// Sends to the client; a client that is gone loses the message (nothing waits for it).
     async fn send_client(&self, text: String) {
-        // A gateway translates for a client of the stateless revision: its servers speak the
-        // 2025 ones (docs/mcp-proxy.md#revisions).
-        let text = match &self.gateway {
-            Some(gateway) if gateway.serves_stateless() => match gateway.to_modern_client(text) {
-                Some(text) => text,
-                None => return,
-            },
-            _ => text,
-        };
-        let _ = self.to_client.send(text).await;
+        if let Some(text) = self.router.to_client(text) {
+            let _ = self.to_client.send(text).await;
+        }
     }
 
     /// Server `index`, if there is one.
@@ -1428,12 +1392,7 @@ impl Shared {
         let Some(member) = self.server(index) else {
             return false;
         };
-        // A gateway's servers joined at a 2025 revision: a request of a 2026-07-28 client
-        // reaches them without that revision's envelope, which such a connection refuses.
-        let text = match &self.gateway {
-            Some(gateway) if gateway.serves_stateless() => revision::without_envelope(text),
-            _ => text,
-        };
+        let text = self.router.to_server(text);
         let to_server = member
             .ports
             .read()

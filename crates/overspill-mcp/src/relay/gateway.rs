@@ -23,7 +23,6 @@ use tokio::sync::{oneshot, watch};
 use super::{
     Member, Pending, Relay, ServerPorts, ServerSettings, Trouble, UpstreamPorts, tool_name,
 };
-use crate::edits;
 use crate::message::{self, Id, Kind, METHOD_NOT_FOUND, Message};
 use crate::namespace::{NameTable, Namespace};
 use crate::revision::Revision;
@@ -266,7 +265,7 @@ impl Gateway {
 
     /// Delivers server `index`'s answer to one of the gateway's own requests. Whether it was
     /// one.
-    fn deliver(&self, index: usize, id: &Id, text: &str) -> bool {
+    pub(super) fn deliver(&self, index: usize, id: &Id, text: &str) -> bool {
         let ask = {
             let mut asks = self.asks.lock().unwrap_or_else(PoisonError::into_inner);
             match asks.get(id) {
@@ -368,8 +367,8 @@ impl Relay {
     fn gateway(&self) -> &Gateway {
         // Only called on a gateway's relay.
         self.0
-            .gateway
-            .as_ref()
+            .router
+            .gateway()
             .unwrap_or_else(|| unreachable!("a gateway method on a plain relay"))
     }
 
@@ -949,18 +948,6 @@ impl Relay {
                     self.report("error", text).await;
                 }
             }
-            "notifications/cancelled" => {
-                let Some(id) = message::cancelled_request(&message.text) else {
-                    return;
-                };
-                if self.modern_cancelled(&id) {
-                    return;
-                }
-                if let Some(owner) = self.0.owner(&id) {
-                    self.0.cancel(&id);
-                    self.0.send_server(owner, message.text).await;
-                }
-            }
             "notifications/progress" => {
                 // Progress on a server's request, under the token the gateway gave it: back to
                 // that server under its own.
@@ -1061,7 +1048,7 @@ impl Relay {
         };
         let requested = params.get("protocolVersion").and_then(Value::as_str);
         let mut result = self.merged(&joined, requested);
-        edits::server_info(&mut result, &self.0.exploration().names);
+        self.0.introduce(&mut result);
         gateway.state().version = result
             .get("protocolVersion")
             .and_then(Value::as_str)
@@ -1620,28 +1607,13 @@ impl Relay {
         }
     }
 
-    /// One message from server `index` of a gateway.
+    /// One message from server `index` of a gateway that is not the answer to a request (the
+    /// core takes those, [`Relay::server_message`]).
     pub(super) async fn gateway_server_message(&self, index: usize, message: Message) {
         let gateway = self.gateway();
         match &message.kind {
-            Kind::Response { id: Some(id), .. } => {
-                if gateway.deliver(index, id, &message.text) {
-                    return;
-                }
-                match self.0.take_answered(index, id) {
-                    Some(pending) if self.stateless_client() => {
-                        let id = id.clone();
-                        if let Some((pending, message)) =
-                            self.modern_answer(index, &id, pending, message)
-                        {
-                            self.answered(index, pending, message).await;
-                        }
-                    }
-                    Some(pending) => self.answered(index, pending, message).await,
-                    None => {
-                        tracing::warn!(server = %self.0.member(index).name, "the server answered a request nobody asked it")
-                    }
-                }
+            Kind::Response { id: Some(_), .. } => {
+                tracing::warn!(server = %self.0.member(index).name, "the server answered a request nobody asked it");
             }
             Kind::Response { id: None, .. } => {
                 tracing::warn!(server = %self.0.member(index).name, "the server could not read a message the gateway sent it");

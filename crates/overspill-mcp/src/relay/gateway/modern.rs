@@ -122,7 +122,7 @@ impl Relay {
     pub(super) async fn discover(&self, message: &Message) {
         let answers = self.joined_answers();
         let mut result = self.merged(&answers, None);
-        crate::edits::server_info(&mut result, &self.0.exploration().names);
+        self.0.introduce(&mut result);
         if let Some(fields) = result.as_object_mut() {
             fields.remove("protocolVersion");
             let versions: Vec<&str> = DISCOVER_VERSIONS.iter().map(|r| r.as_str()).collect();
@@ -198,7 +198,7 @@ impl Relay {
 
     /// The client cancelled request `id`: a subscription it opened ends (without an answer, as
     /// the revision says).
-    pub(super) fn modern_cancelled(&self, id: &Id) -> bool {
+    pub(in crate::relay) fn modern_cancelled(&self, id: &Id) -> bool {
         let mut modern = self.modern();
         let before = modern.subscriptions.len();
         modern
@@ -326,7 +326,7 @@ impl Relay {
     /// Server `index`'s answer to a call of a stateless client, as the client must get it:
     /// under the id of the retry it answers; `None` when it is kept for a retry still to come
     /// (the call is parked).
-    pub(super) fn modern_answer(
+    pub(in crate::relay) fn modern_answer(
         &self,
         index: usize,
         id: &Id,
