@@ -242,17 +242,12 @@ impl Runner<'_> {
             );
         }
         let mut built = BTreeMap::new();
-        for line in String::from_utf8_lossy(&output.stdout).lines() {
-            let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
-                continue;
-            };
-            if message["reason"] == "compiler-artifact"
-                && let (Some(name), Some(path)) = (
-                    message["target"]["name"].as_str(),
-                    message["executable"].as_str(),
-                )
+        for message in cargo_metadata::Message::parse_stream(output.stdout.as_slice()) {
+            let message = message.context("cargo's build messages could not be read")?;
+            if let cargo_metadata::Message::CompilerArtifact(artifact) = message
+                && let Some(executable) = artifact.executable
             {
-                built.insert(name.to_owned(), PathBuf::from(path));
+                built.insert(artifact.target.name, executable.into_std_path_buf());
             }
         }
         Ok(built)

@@ -6,6 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use anyhow::{Result, bail};
+use semver::VersionReq;
 
 use super::workspace::Workspace;
 
@@ -39,12 +40,9 @@ impl Version {
         format!("v{self}")
     }
 
-    /// Whether a requirement as cargo or a manifest writes it (`^0.1.0`, `=0.1.0`, `0.1.0`)
-    /// names exactly this version.
-    pub fn is_named_by(&self, requirement: &str) -> bool {
-        let Ok(requirement) = semver::VersionReq::parse(requirement) else {
-            return false;
-        };
+    /// Whether a requirement (`^0.1.0`, `=0.1.0`, `0.1.0` as a manifest writes it) names
+    /// exactly this version.
+    pub fn is_named_by(&self, requirement: &VersionReq) -> bool {
         let version = &self.0;
         match requirement.comparators.as_slice() {
             [only] => {
@@ -150,16 +148,16 @@ pub fn check(workspace: &Workspace) -> (Option<Version>, Vec<LockStepProblem>) {
         .as_ref()
         .map_or_else(|| "?".to_owned(), ToString::to_string);
     // Without a workspace version only the rules that need none are checked.
-    let misses = |requirement: &str| {
+    let misses = |requirement: Option<&VersionReq>| {
         version
             .as_ref()
-            .is_some_and(|v| !v.is_named_by(requirement))
+            .is_some_and(|v| !requirement.is_some_and(|r| v.is_named_by(r)))
     };
     let internal = workspace.publishable_names();
 
     for (dependency, requirement) in &workspace.internal_requirements {
         let requirement = requirement.as_deref().unwrap_or("");
-        if misses(requirement) {
+        if misses(VersionReq::parse(requirement).ok().as_ref()) {
             problems.push(LockStepProblem::Requirement {
                 where_: "Cargo.toml [workspace.dependencies]".to_owned(),
                 dependency: dependency.clone(),
@@ -174,10 +172,13 @@ pub fn check(workspace: &Workspace) -> (Option<Version>, Vec<LockStepProblem>) {
                 krate: package.name.clone(),
             });
         }
-        if version.is_some() && package.version != expected {
+        if version
+            .as_ref()
+            .is_some_and(|version| package.version != version.0)
+        {
             problems.push(LockStepProblem::Mismatch {
                 krate: package.name.clone(),
-                version: package.version.clone(),
+                version: package.version.to_string(),
                 workspace: expected.clone(),
             });
         }
@@ -193,12 +194,12 @@ pub fn check(workspace: &Workspace) -> (Option<Version>, Vec<LockStepProblem>) {
             }
             // A dev-dependency without a version is dropped by `cargo publish`; any
             // other internal requirement ships and must name the release.
-            let dropped = dependency.is_dev() && dependency.requirement == "*";
-            if !dropped && misses(&dependency.requirement) {
+            let dropped = dependency.is_dev() && dependency.requirement == VersionReq::STAR;
+            if !dropped && misses(Some(&dependency.requirement)) {
                 problems.push(LockStepProblem::Requirement {
                     where_: package.name.clone(),
                     dependency: dependency.name.clone(),
-                    requirement: display_requirement(&dependency.requirement),
+                    requirement: display_requirement(&dependency.requirement.to_string()),
                     workspace: expected.clone(),
                 });
             }

@@ -5,8 +5,9 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
-use serde::Deserialize;
+use anyhow::{Context, Result};
+use cargo_metadata::{DependencyKind, MetadataCommand};
+use semver::VersionReq;
 
 /// The workspace at one moment.
 #[derive(Debug, Clone)]
@@ -28,7 +29,7 @@ pub struct Workspace {
 #[derive(Debug, Clone)]
 pub struct Package {
     pub name: String,
-    pub version: String,
+    pub version: semver::Version,
     /// False for `publish = false`.
     pub publish: bool,
     /// The directory holding the crate's `Cargo.toml`.
@@ -48,21 +49,19 @@ pub struct Package {
 }
 
 /// One dependency edge as cargo resolves it.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct Dependency {
     /// The package name (renames already undone).
     pub name: String,
-    /// The requirement as cargo normalises it: `^0.1.0`, `=0.1.0`, `*` for none.
-    #[serde(rename = "req")]
-    pub requirement: String,
-    /// `None` for normal, `Some("dev")`, `Some("build")`.
-    pub kind: Option<String>,
+    /// The requirement (`*` for none: a path alone).
+    pub requirement: VersionReq,
+    pub kind: DependencyKind,
 }
 
 impl Dependency {
     /// Whether this is a dev-dependency.
     pub fn is_dev(&self) -> bool {
-        self.kind.as_deref() == Some("dev")
+        self.kind == DependencyKind::Development
     }
 }
 
@@ -70,35 +69,23 @@ impl Workspace {
     /// Reads the workspace whose root manifest is `root/Cargo.toml`.
     pub fn load(root: &Path) -> Result<Workspace> {
         let manifest = root.join("Cargo.toml");
-        let output = crate::cargo::command(root)
-            .args([
-                "metadata",
-                "--no-deps",
-                "--format-version",
-                "1",
-                "--manifest-path",
-            ])
-            .arg(&manifest)
-            .output()
-            .context("could not start `cargo metadata`")?;
-        if !output.status.success() {
-            bail!(
-                "`cargo metadata` failed for {}:\n{}",
-                manifest.display(),
-                String::from_utf8_lossy(&output.stderr).trim()
-            );
-        }
-        let metadata: Metadata = serde_json::from_slice(&output.stdout)
-            .context("`cargo metadata` printed JSON this xtask does not understand")?;
+        let metadata = MetadataCommand::new()
+            .cargo_path(crate::cargo::program())
+            .manifest_path(&manifest)
+            .current_dir(root)
+            .no_deps()
+            .exec()
+            .with_context(|| format!("reading the workspace of {}", manifest.display()))?;
         let root_text = fs::read_to_string(&manifest)
             .with_context(|| format!("reading {}", manifest.display()))?;
         let root_doc: toml::Table = toml::from_str(&root_text)
             .with_context(|| format!("parsing {}", manifest.display()))?;
 
-        let mut packages = Vec::new();
-        for raw in metadata.packages {
-            packages.push(raw.into_package()?);
-        }
+        let packages = metadata
+            .packages
+            .into_iter()
+            .map(package)
+            .collect::<Result<Vec<Package>>>()?;
         let publishable: BTreeSet<String> = packages
             .iter()
             .filter(|p| p.publish)
@@ -131,7 +118,7 @@ impl Workspace {
         }
         Ok(Workspace {
             root: root.to_path_buf(),
-            target_dir: metadata.target_directory,
+            target_dir: metadata.target_directory.into_std_path_buf(),
             version,
             internal_requirements,
             packages,
@@ -153,57 +140,42 @@ impl Workspace {
     }
 }
 
-#[derive(Deserialize)]
-struct Metadata {
-    packages: Vec<RawPackage>,
-    target_directory: PathBuf,
-}
-
-#[derive(Deserialize)]
-struct RawPackage {
-    name: String,
-    version: String,
-    /// `null` means any registry; `[]` means `publish = false`.
-    publish: Option<Vec<String>>,
-    manifest_path: PathBuf,
-    description: Option<String>,
-    license: Option<String>,
-    license_file: Option<String>,
-    repository: Option<String>,
-    readme: Option<String>,
-    keywords: Vec<String>,
-    categories: Vec<String>,
-    dependencies: Vec<Dependency>,
-}
-
-impl RawPackage {
-    fn into_package(self) -> Result<Package> {
-        let text = fs::read_to_string(&self.manifest_path)
-            .with_context(|| format!("reading {}", self.manifest_path.display()))?;
-        let doc: toml::Table = toml::from_str(&text)
-            .with_context(|| format!("parsing {}", self.manifest_path.display()))?;
-        let dir = self
-            .manifest_path
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
-        Ok(Package {
-            name: self.name,
-            version: self.version,
-            publish: self.publish.is_none_or(|registries| !registries.is_empty()),
-            dir,
-            description: self.description,
-            license: self.license,
-            license_file: self.license_file,
-            repository: self.repository,
-            readme: self.readme,
-            keywords: self.keywords,
-            categories: self.categories,
-            dependencies: self.dependencies,
-            inherits_version: inherits_version(&doc),
-            inherited_dependencies: inherited_dependencies(&doc),
-        })
-    }
+/// A member as `cargo metadata` describes it, with what only its manifest's text says.
+fn package(member: cargo_metadata::Package) -> Result<Package> {
+    let manifest = &member.manifest_path;
+    let text = fs::read_to_string(manifest).with_context(|| format!("reading {manifest}"))?;
+    let doc: toml::Table = toml::from_str(&text).with_context(|| format!("parsing {manifest}"))?;
+    let dir = manifest
+        .parent()
+        .map(|dir| dir.as_std_path().to_path_buf())
+        .unwrap_or_default();
+    Ok(Package {
+        name: member.name.to_string(),
+        version: member.version,
+        // `None` is any registry; `[]` is `publish = false`.
+        publish: member
+            .publish
+            .is_none_or(|registries| !registries.is_empty()),
+        dir,
+        description: member.description,
+        license: member.license,
+        license_file: member.license_file.map(|path| path.into_string()),
+        repository: member.repository,
+        readme: member.readme.map(|path| path.into_string()),
+        keywords: member.keywords,
+        categories: member.categories,
+        dependencies: member
+            .dependencies
+            .into_iter()
+            .map(|dependency| Dependency {
+                name: dependency.name,
+                requirement: dependency.req,
+                kind: dependency.kind,
+            })
+            .collect(),
+        inherits_version: inherits_version(&doc),
+        inherited_dependencies: inherited_dependencies(&doc),
+    })
 }
 
 fn inherits_version(doc: &toml::Table) -> bool {
@@ -258,7 +230,7 @@ pub mod test_support {
     pub fn package(name: &str, version: &str, deps: &[(&str, &str)]) -> Package {
         Package {
             name: name.to_owned(),
-            version: version.to_owned(),
+            version: version.parse().unwrap(),
             publish: true,
             dir: PathBuf::from("/nonexistent").join(name),
             description: Some(format!("The {name} crate.")),
@@ -272,8 +244,8 @@ pub mod test_support {
                 .iter()
                 .map(|(name, req)| Dependency {
                     name: (*name).to_owned(),
-                    requirement: (*req).to_owned(),
-                    kind: None,
+                    requirement: req.parse().unwrap(),
+                    kind: DependencyKind::Normal,
                 })
                 .collect(),
             inherits_version: true,
