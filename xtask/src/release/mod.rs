@@ -311,15 +311,12 @@ fn apply(workspace: &Workspace, current: &Version, target: &Version, plan: &Plan
     if let Plan::RenameUnreleased { .. } = plan {
         let path = root.join(changelog::FILE);
         let text = fs::read_to_string(&path)?;
-        let released = changelog::release(&text, target, &date::today_utc())
-            .map_err(|p| anyhow::anyhow!("{p}"))?;
+        let today = date::today_utc();
+        let released =
+            changelog::release(&text, target, &today).map_err(|p| anyhow::anyhow!("{p}"))?;
         fs::write(&path, released)?;
         changed.push(changelog::FILE);
-        println!(
-            "  dated {}: ## [{target}] - {}",
-            changelog::FILE,
-            date::today_utc()
-        );
+        println!("  dated {}: ## [{target}] - {today}", changelog::FILE);
     }
 
     if !changed.is_empty() {

@@ -1,3 +1,5 @@
+use std::time::{Duration, UNIX_EPOCH};
+
 use super::*;
 
 #[test]
@@ -30,4 +32,24 @@ fn parse_rejects_malformed_timestamps() {
         assert_eq!(parse_rfc3339(bad), None, "{bad}");
     }
     assert!(parse_rfc3339("2026-01-01T00:00:00Z").is_some());
+}
+
+#[test]
+fn format_truncates_to_milliseconds_and_clamps_the_past_to_the_epoch() {
+    let almost = UNIX_EPOCH + Duration::new(59, 999_999_999);
+    assert_eq!(format_rfc3339(almost), "1970-01-01T00:00:59.999Z");
+    let before = UNIX_EPOCH - Duration::from_secs(1);
+    assert_eq!(format_rfc3339(before), "1970-01-01T00:00:00.000Z");
+}
+
+#[test]
+fn parse_reads_a_fraction_of_one_to_nine_digits() {
+    let at = |nanos| Some(UNIX_EPOCH + Duration::new(1, nanos));
+    assert_eq!(parse_rfc3339("1970-01-01T00:00:01Z"), at(0));
+    assert_eq!(parse_rfc3339("1970-01-01T00:00:01.5Z"), at(500_000_000));
+    assert_eq!(
+        parse_rfc3339("1970-01-01T00:00:01.123456789Z"),
+        at(123_456_789)
+    );
+    assert_eq!(parse_rfc3339("1970-01-01T00:00:01.1234567891Z"), None);
 }
