@@ -65,11 +65,17 @@ fn a_manifest_without_a_workspace_version_makes_the_bump_fail() {
 }
 
 #[test]
-fn keys_that_merely_contain_version_are_left_alone() {
-    assert_eq!(find_version_key("rust-version = \"1.95\""), None);
-    assert_eq!(find_version_key("version = \"1\""), Some(0));
+fn keys_that_merely_contain_version_and_other_crates_are_left_alone() {
+    let root = "[workspace.package]\nversion = '0.1.0'\nrust-version = \"1.95\"\n\n\
+                [workspace.dependencies]\n\
+                tokens = { package = \"overspill-tokens\", path = \"p\", version = \"^0.1.0\" }\n\
+                other = { version = \"0.1.0\" } # not ours\n";
+    let out = bump_root_manifest(root, &internal(), &"1.0.0".parse().unwrap()).unwrap();
     assert_eq!(
-        set_version("x = { path = \"p\", version = \"0.1.0\" }\n", "1.0.0").unwrap(),
-        "x = { path = \"p\", version = \"1.0.0\" }\n"
+        out,
+        "[workspace.package]\nversion = \"1.0.0\"\nrust-version = \"1.95\"\n\n\
+         [workspace.dependencies]\n\
+         tokens = { package = \"overspill-tokens\", path = \"p\", version = \"^1.0.0\" }\n\
+         other = { version = \"0.1.0\" } # not ours\n"
     );
 }
