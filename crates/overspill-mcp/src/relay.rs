@@ -180,8 +180,13 @@ struct Member {
     retired: AtomicBool,
     /// The reload that retired it started a changed entry of the same name in its place.
     replaced: AtomicBool,
-    /// Its last `initialize` result (its capabilities, its instructions), once it answered one.
+    /// Its last `initialize` result (its capabilities, its instructions), once it answered one
+    /// (a server of the stateless revision: its `server/discover` result).
     initialized_with: Mutex<Option<Value>>,
+    /// For a gateway's server that speaks only the stateless revision (it refused
+    /// `initialize` and answered `server/discover`): the envelope each request it is sent
+    /// carries in its `_meta`. `None` for a server of a session.
+    envelope: Mutex<Option<Arc<Map<String, Value>>>>,
     /// What keeps it from answering, once something has.
     trouble: Mutex<Option<Trouble>>,
 }
@@ -224,6 +229,7 @@ impl Member {
             retired: AtomicBool::new(false),
             replaced: AtomicBool::new(false),
             initialized_with: Mutex::new(None),
+            envelope: Mutex::new(None),
             trouble: Mutex::new(settings.invalid.map(Trouble::Invalid)),
         }
     }
@@ -288,6 +294,22 @@ impl Member {
             .unwrap_or_else(PoisonError::into_inner)
             .stop
             .send(error);
+    }
+
+    /// The envelope its requests carry, when it speaks only the stateless revision.
+    fn envelope(&self) -> Option<Arc<Map<String, Value>>> {
+        self.envelope
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Whether it speaks only the stateless revision (2026-07-28).
+    fn is_stateless(&self) -> bool {
+        self.envelope
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
     }
 
     /// Whether it has never answered `initialize`.
@@ -1392,7 +1414,15 @@ impl Shared {
         let Some(member) = self.server(index) else {
             return false;
         };
-        let text = self.router.to_server(text);
+        let text = match member.envelope() {
+            // A gateway's server of the stateless revision: its envelope added, and what that
+            // revision removed is not sent.
+            Some(envelope) => match revision::for_stateless_server(text, &envelope) {
+                Some(text) => text,
+                None => return false,
+            },
+            None => self.router.to_server(text),
+        };
         let to_server = member
             .ports
             .read()

@@ -8,7 +8,9 @@
 //! rules apply to what the proxy answers itself and to what a gateway merges.
 
 use base64::Engine as _;
-use serde_json::Value;
+use serde_json::{Map, Value};
+
+use crate::message::{self, Kind};
 
 /// The `_meta` key that ties a 2026-07-28 notification to the `subscriptions/listen` request it
 /// belongs to (that request's id).
@@ -98,6 +100,76 @@ pub(crate) fn without_envelope(text: String) -> String {
 
 /// The prefix of the keys the specification reserves in `_meta` for the envelope.
 const ENVELOPE_PREFIX: &str = "io.modelcontextprotocol/";
+
+/// The envelope's key for the request's revision.
+pub(crate) const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+/// The envelope's key for the client's identity (`initialize`'s `clientInfo`).
+pub(crate) const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
+/// The envelope's key for the client's capabilities (`initialize`'s `capabilities`).
+pub(crate) const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// The 2026-07-28 envelope of a client that opened a session with `initialize` params `init`:
+/// what a gateway puts in the `_meta` of each request it sends a server of the stateless
+/// revision for that client (the revision, the client's identity and its capabilities).
+pub(crate) fn envelope(init: &Value) -> Map<String, Value> {
+    let mut envelope = Map::new();
+    envelope.insert(
+        PROTOCOL_VERSION_KEY.to_owned(),
+        Value::from(Revision::R2026_07_28.as_str()),
+    );
+    if let Some(info) = init.get("clientInfo") {
+        envelope.insert(CLIENT_INFO_KEY.to_owned(), info.clone());
+    }
+    envelope.insert(
+        CLIENT_CAPABILITIES_KEY.to_owned(),
+        init.get("capabilities")
+            .cloned()
+            .unwrap_or_else(|| Value::Object(Map::new())),
+    );
+    envelope
+}
+
+/// A message as a server that speaks only the stateless revision must get it: a request with
+/// the `envelope` keys its `_meta` lacks (a 2026-07-28 client's own are kept); `None` for a
+/// message that revision removed (`notifications/initialized`, `logging/setLevel`, …), which
+/// such a server must not be sent. Anything else, and text that does not parse, as it is.
+pub(crate) fn for_stateless_server(text: String, envelope: &Map<String, Value>) -> Option<String> {
+    let Ok((kind, _)) = message::head(&text) else {
+        return Some(text);
+    };
+    let method = match &kind {
+        Kind::Request { method, .. } | Kind::Notification { method } => method,
+        Kind::Response { .. } => return Some(text),
+    };
+    if removed_in_stateless(method) {
+        return None;
+    }
+    if matches!(kind, Kind::Notification { .. }) {
+        return Some(text);
+    }
+    let Ok(mut value) = serde_json::from_str::<Value>(&text) else {
+        return Some(text);
+    };
+    let Some(request) = value.as_object_mut() else {
+        return Some(text);
+    };
+    let params = request
+        .entry("params")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(params) = params.as_object_mut() else {
+        return Some(text);
+    };
+    let meta = params
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(meta) = meta.as_object_mut() else {
+        return Some(text);
+    };
+    for (key, field) in envelope {
+        meta.entry(key.as_str()).or_insert_with(|| field.clone());
+    }
+    Some(value.to_string())
+}
 
 /// The field of a request's params that `Mcp-Name` mirrors, for the methods that have one.
 pub(crate) fn named_by(method: &str) -> Option<&'static str> {
@@ -242,6 +314,22 @@ impl Revision {
         self >= Revision::R2026_07_28
     }
 
+    /// How the SSE streams answering a client of this revision are written
+    /// (docs/mcp-proxy.md#resuming-a-stream).
+    pub(crate) fn streaming(self) -> Streaming {
+        match self {
+            // A priming event's data is empty: the TypeScript and Python SDKs parsed it as a
+            // message and failed until their releases of 2025-11-25, and their clients of
+            // earlier revisions do not resume a POST stream.
+            Revision::R2024_11_05 | Revision::R2025_03_26 | Revision::R2025_06_18 => {
+                Streaming::Plain
+            }
+            Revision::R2025_11_25 => Streaming::Resumable,
+            // The revision supports no `Last-Event-ID`: closing a stream cancels its request.
+            Revision::R2026_07_28 => Streaming::Plain,
+        }
+    }
+
     /// `result`, as a complete result of this revision: 2026-07-28 requires `resultType`
     /// (`"complete"` unless the result already says otherwise); the earlier revisions have no
     /// such field, and the result is left as it is.
@@ -272,6 +360,17 @@ impl Revision {
         }
         self.complete(result)
     }
+}
+
+/// How the SSE streams of `--listen` are written for a client ([`Revision::streaming`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Streaming {
+    /// Events without ids, nothing kept for a client that loses its stream.
+    Plain,
+    /// SEP-1699 (2025-11-25): a priming event first (an id, empty data and the `retry` delay),
+    /// an id on every event, and the latest events kept for a client that resumes the stream
+    /// with a GET carrying `Last-Event-ID`.
+    Resumable,
 }
 
 /// A JSON-RPC response from a server of an earlier revision as a 2026-07-28 client must get it:

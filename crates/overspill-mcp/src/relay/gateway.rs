@@ -25,7 +25,7 @@ use super::{
 };
 use crate::message::{self, Id, Kind, METHOD_NOT_FOUND, Message};
 use crate::namespace::{NameTable, Namespace};
-use crate::revision::Revision;
+use crate::revision::{self, Revision};
 
 mod modern;
 
@@ -641,6 +641,7 @@ impl Relay {
         let level = gateway.state().level.clone();
         if let Some(level) = level
             && self.has(index, "logging")
+            && !member.is_stateless()
         {
             let _ = self
                 .ask(index, "logging/setLevel", json!({"level": level}))
@@ -678,16 +679,67 @@ impl Relay {
         Some(result)
     }
 
-    /// Initializes server `index` with the client's `params`; its result.
+    /// Initializes server `index` with the client's `params`; its result. A server that
+    /// refuses `initialize` is asked `server/discover` in the stateless revision: when it
+    /// speaks that revision, it joins so, and every request it is sent from then on carries
+    /// the envelope made from `params` (docs/mcp-proxy.md#revisions).
     async fn join(&self, index: usize, params: Value) -> Result<Value, Refusal> {
-        let result = self.ask(index, "initialize", params).await?;
-        *self
-            .0
-            .member(index)
+        let member = self.0.member(index);
+        *member
+            .envelope
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = None;
+        let result = match self.ask(index, "initialize", params.clone()).await {
+            Ok(result) => result,
+            Err(Refusal::Error(refused)) => self
+                .discover_server(index, &params)
+                .await
+                .ok_or(Refusal::Error(refused))?,
+            Err(other) => return Err(other),
+        };
+        *member
             .initialized_with
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Some(result.clone());
         Ok(result)
+    }
+
+    /// Asks server `index`, which refused `initialize`, `server/discover` in the stateless
+    /// revision for the client of `params`: its result when it speaks that revision (the
+    /// server is then marked so), else `None`.
+    async fn discover_server(&self, index: usize, params: &Value) -> Option<Value> {
+        let member = self.0.member(index);
+        // Set first: what the server is sent from now on carries it, the discovery too.
+        *member
+            .envelope
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(revision::envelope(params)));
+        let result = self
+            .ask(index, "server/discover", json!({}))
+            .await
+            .ok()
+            .filter(|result| {
+                result
+                    .get("supportedVersions")
+                    .and_then(Value::as_array)
+                    .is_some_and(|versions| {
+                        versions
+                            .iter()
+                            .any(|version| version.as_str() == Some(Revision::R2026_07_28.as_str()))
+                    })
+            });
+        match &result {
+            Some(_) => {
+                tracing::info!(server = %member.name, "the MCP server speaks only {}: it is sent that revision's requests", Revision::R2026_07_28.as_str())
+            }
+            None => {
+                *member
+                    .envelope
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = None
+            }
+        }
+        result
     }
 
     /// Server `index` did not join in its run `run`: that run is stopped, so that the server is
@@ -1429,6 +1481,7 @@ impl Relay {
         gateway.state().level = params.get("level").cloned();
         let servers: Vec<usize> = (0..self.count())
             .filter(|index| self.ready(*index) && self.has(*index, "logging"))
+            .filter(|index| !self.0.member(*index).is_stateless())
             .collect();
         join_all(servers.iter().map(|index| {
             let params = params.clone();

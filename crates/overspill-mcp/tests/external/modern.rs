@@ -61,9 +61,9 @@ impl Clients {
         ]
     }
 
-    /// The servers file of the gateway: `modern` (modern_server.py) and `everything`
-    /// (server-everything over stdio, a 2025-era server).
-    fn servers_file(&self) -> PathBuf {
+    /// The servers file of the gateway: `modern` (modern_server.py with `modern_flags`) and
+    /// `everything` (server-everything over stdio, a 2025-era server).
+    fn servers_file(&self, modern_flags: &[&str]) -> PathBuf {
         let everything = self
             .outside
             .prepared
@@ -72,7 +72,9 @@ impl Clients {
             "mcpServers": {
                 "modern": {
                     "command": self.python,
-                    "args": [self.fixtures.join("modern_server.py")],
+                    "args": std::iter::once(self.fixtures.join("modern_server.py").display().to_string())
+                        .chain(modern_flags.iter().map(|flag| (*flag).to_owned()))
+                        .collect::<Vec<String>>(),
                 },
                 "everything": { "command": "node", "args": [everything, "stdio"] },
             }
@@ -189,10 +191,30 @@ fn sdk_2x_clients_at_2026_07_28_pass_every_check_through_a_gateway_of_a_2026_and
         return;
     };
     let mut proxy = clients.overspill("gateway");
-    proxy.extend(["--servers".into(), clients.servers_file().into()]);
+    proxy.extend(["--servers".into(), clients.servers_file(&[]).into()]);
     let mut flags = vec!["--gateway".into()];
     flags.extend(command(proxy));
     clients.both("a gateway", &flags);
+}
+
+/// The gateway with a server that speaks only 2026-07-28 (modern_server.py
+/// `--stateless-only`, which refuses `initialize`) beside a 2025-era one: each is spoken to in
+/// its own revision (docs/mcp-proxy.md#revisions).
+#[test]
+fn sdk_2x_clients_at_2026_07_28_pass_every_check_through_a_gateway_of_a_2026_only_and_a_2025_server()
+ {
+    let Some(clients) = Clients::new("2026-07-28 clients through a gateway of a 2026-only server")
+    else {
+        return;
+    };
+    let mut proxy = clients.overspill("gateway-2026-only");
+    proxy.extend([
+        "--servers".into(),
+        clients.servers_file(&["--stateless-only"]).into(),
+    ]);
+    let mut flags = vec!["--gateway".into()];
+    flags.extend(command(proxy));
+    clients.both("a gateway of a 2026-only server", &flags);
 }
 
 /// The same gateway behind `overspill mcp --listen --servers FILE` (one process for the test).
@@ -201,7 +223,7 @@ fn sdk_2x_clients_at_2026_07_28_pass_every_check_through_a_gateway_behind_listen
     let Some(clients) = Clients::new("2026-07-28 clients through a gateway behind --listen") else {
         return;
     };
-    let rest = ["--servers".into(), clients.servers_file().into()];
+    let rest = ["--servers".into(), clients.servers_file(&[]).into()];
     let (_proxy, url) = clients.listen("listen-gateway", &rest);
     clients.both(
         "a gateway behind --listen",

@@ -417,8 +417,8 @@ fn init_params(text: &str) -> Value {
     let field = |name: &str| meta.and_then(|meta| meta.get(name)).cloned();
     json!({
         "protocolVersion": Revision::NEWEST_WITH_SESSIONS.as_str(),
-        "capabilities": field("io.modelcontextprotocol/clientCapabilities").unwrap_or(json!({})),
-        "clientInfo": field("io.modelcontextprotocol/clientInfo")
+        "capabilities": field(revision::CLIENT_CAPABILITIES_KEY).unwrap_or(json!({})),
+        "clientInfo": field(revision::CLIENT_INFO_KEY)
             .unwrap_or(json!({"name": "overspill-gateway", "version": env!("CARGO_PKG_VERSION")})),
     })
 }
