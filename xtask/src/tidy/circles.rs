@@ -8,6 +8,8 @@ use std::fs;
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use petgraph::algo::tarjan_scc;
+use petgraph::graphmap::DiGraphMap;
 
 use super::Problem;
 
@@ -15,7 +17,7 @@ use super::Problem;
 pub fn problems(krate: &str, src: &Path) -> Result<Vec<Problem>> {
     let modules = modules(src)?;
     let known: BTreeSet<&str> = modules.keys().map(String::as_str).collect();
-    let mut edges: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut uses: DiGraphMap<&str, ()> = DiGraphMap::new();
     for (module, file) in &modules {
         let text = fs::read_to_string(file).with_context(|| format!("reading {file}"))?;
         for target in references(module, &code_of(&text)) {
@@ -23,11 +25,11 @@ pub fn problems(krate: &str, src: &Path) -> Result<Vec<Problem>> {
                 continue;
             };
             if !related(module, found) {
-                edges.entry(module.as_str()).or_default().insert(found);
+                uses.add_edge(module.as_str(), found, ());
             }
         }
     }
-    Ok(cycles(&known, &edges)
+    Ok(circles(&uses)
         .into_iter()
         .map(|modules| Problem::ModuleCircle {
             krate: krate.to_owned(),
@@ -184,60 +186,19 @@ fn related(a: &str, b: &str) -> bool {
     within(a, b) || within(b, a)
 }
 
-/// The strongly connected groups of more than one module (Tarjan's algorithm), each sorted.
-fn cycles(nodes: &BTreeSet<&str>, edges: &BTreeMap<&str, BTreeSet<&str>>) -> Vec<Vec<String>> {
-    struct State<'a> {
-        index: BTreeMap<&'a str, usize>,
-        low: BTreeMap<&'a str, usize>,
-        stack: Vec<&'a str>,
-        on_stack: BTreeSet<&'a str>,
-        found: Vec<Vec<String>>,
-    }
-    fn visit<'a>(node: &'a str, edges: &BTreeMap<&'a str, BTreeSet<&'a str>>, s: &mut State<'a>) {
-        let next = s.index.len();
-        s.index.insert(node, next);
-        s.low.insert(node, next);
-        s.stack.push(node);
-        s.on_stack.insert(node);
-        for &to in edges.get(node).into_iter().flatten() {
-            if !s.index.contains_key(to) {
-                visit(to, edges, s);
-                let low = s.low[node].min(s.low[to]);
-                s.low.insert(node, low);
-            } else if s.on_stack.contains(to) {
-                let low = s.low[node].min(s.index[to]);
-                s.low.insert(node, low);
-            }
-        }
-        if s.low[node] == s.index[node] {
-            let mut group = Vec::new();
-            while let Some(top) = s.stack.pop() {
-                s.on_stack.remove(top);
-                group.push(top.to_owned());
-                if top == node {
-                    break;
-                }
-            }
-            if group.len() > 1 {
-                group.sort();
-                s.found.push(group);
-            }
-        }
-    }
-    let mut state = State {
-        index: BTreeMap::new(),
-        low: BTreeMap::new(),
-        stack: Vec::new(),
-        on_stack: BTreeSet::new(),
-        found: Vec::new(),
-    };
-    for &node in nodes {
-        if !state.index.contains_key(node) {
-            visit(node, edges, &mut state);
-        }
-    }
-    state.found.sort();
-    state.found
+/// The strongly connected groups of more than one module, each sorted, in order.
+fn circles(uses: &DiGraphMap<&str, ()>) -> Vec<Vec<String>> {
+    let mut found: Vec<Vec<String>> = tarjan_scc(uses)
+        .into_iter()
+        .filter(|group| group.len() > 1)
+        .map(|group| {
+            let mut group: Vec<String> = group.into_iter().map(str::to_owned).collect();
+            group.sort();
+            group
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 #[cfg(test)]
