@@ -9,6 +9,7 @@ use anyhow::{Context, Result, bail};
 
 mod circles;
 mod links;
+mod markdown;
 
 /// The allowed internal dependencies of each crate (docs/architecture.md#allowed-dependency-graph). A crate absent
 /// from this table is not a layered crate and is not checked.
@@ -57,8 +58,8 @@ pub const LAYERS: &[(&str, &[&str])] = &[
 /// The heading of docs/architecture.md whose table states `LAYERS` for readers.
 const LAYER_TABLE_HEADING: &str = "## Allowed dependency graph";
 
-/// The README heading whose first code block holds the test command.
-const TEST_HEADING: &str = "## Running the tests";
+/// The README section (a level-2 heading) whose first code block holds the test command.
+const TEST_SECTION: &str = "Running the tests";
 
 /// One thing tidy found wrong.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -277,23 +278,7 @@ pub fn layer_problems(krate: &str, allowed: &[&str], manifest: &str) -> Result<V
 /// under its `## Running the tests` heading.
 pub fn readme_test_command(root: &Path) -> Result<String> {
     let readme = fs::read_to_string(root.join("README.md")).context("reading README.md")?;
-    let Some(start) = readme.find(TEST_HEADING) else {
-        bail!("README.md has no `{TEST_HEADING}` section");
-    };
-    let mut in_block = false;
-    for line in readme[start..].lines().skip(1) {
-        if line.starts_with("## ") && !in_block {
-            break;
-        }
-        if line.starts_with("```") {
-            in_block = !in_block;
-            continue;
-        }
-        if in_block && !line.trim().is_empty() {
-            return Ok(line.trim().to_owned());
-        }
-    }
-    bail!("README.md's `{TEST_HEADING}` section has no code block with the command")
+    markdown::first_code_line(&readme, TEST_SECTION).context("README.md's test command")
 }
 
 /// Where docs/architecture.md's layer table (under `## Allowed dependency graph`) differs

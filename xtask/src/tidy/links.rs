@@ -1,7 +1,8 @@
 //! Docs are checked like code: every `docs/<page>.md` (with its `#anchor`) and every
-//! repository path that the docs, the READMEs and the code name must exist, every source file
-//! a doc names in backticks must be in the tree, and no code cites a specification outside the
-//! repository (docs/architecture.md, "Cross-cutting rules").
+//! repository path that the docs, the READMEs and the code name must exist, every Markdown link
+//! a doc writes must lead to a file (and heading) there is, every source file a doc names in
+//! backticks must be in the tree, and no code cites a specification outside the repository
+//! (docs/architecture.md, "Cross-cutting rules").
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -10,6 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use super::Problem;
+use super::markdown;
 
 /// The directories whose paths the docs and the code may name.
 const ROOTS: [&str; 7] = [
@@ -76,20 +78,13 @@ pub fn problems(root: &Path) -> Result<Vec<Problem>> {
                     });
                     continue;
                 };
-                if let Some(anchor) = anchor.filter(|_| target.ends_with(".md")) {
-                    let known = match anchors.get(&full) {
-                        Some(known) => known,
-                        None => {
-                            let page = fs::read_to_string(&full).unwrap_or_default();
-                            anchors.entry(full.clone()).or_insert(headings(&page))
-                        }
-                    };
-                    if !known.contains(anchor) {
-                        problems.insert(Problem::MissingAnchor {
-                            at: at.clone(),
-                            link: named.clone(),
-                        });
-                    }
+                if let Some(anchor) = anchor.filter(|_| target.ends_with(".md"))
+                    && !has_anchor(&mut anchors, &full, anchor)
+                {
+                    problems.insert(Problem::MissingAnchor {
+                        at: at.clone(),
+                        link: named.clone(),
+                    });
                 }
             }
             if is_doc {
@@ -103,8 +98,73 @@ pub fn problems(root: &Path) -> Result<Vec<Problem>> {
                 }
             }
         }
+        if is_doc {
+            problems.extend(link_problems(root, path, &file, text, &mut anchors));
+        }
     }
     Ok(problems.into_iter().collect())
+}
+
+/// The Markdown links of the page at `path` (shown as `file`) that lead to no file, or to no
+/// heading of a page: a destination is the page's own heading (`#logs`), a path from the page's
+/// directory (`tokens.md#…`), or one from the repository's root (`/docs/…`), as GitHub reads
+/// it. Links to other sites are not followed.
+fn link_problems(
+    root: &Path,
+    path: &Path,
+    file: &str,
+    text: &str,
+    anchors: &mut BTreeMap<PathBuf, BTreeSet<String>>,
+) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let dir = path.parent().unwrap_or(root);
+    for link in markdown::links(text) {
+        let destination = &link.destination;
+        let (target, anchor) = match destination.split_once('#') {
+            Some((target, anchor)) => (target, Some(anchor)),
+            None => (destination.as_str(), None),
+        };
+        if target.contains(':') {
+            continue; // https:, mailto:
+        }
+        let at = format!("{file}:{}", link.line);
+        let full = match target {
+            "" => path.to_path_buf(),
+            _ => match target.strip_prefix('/') {
+                Some(from_root) => root.join(from_root),
+                None => dir.join(target),
+            },
+        };
+        if !full.exists() {
+            problems.push(Problem::MissingPath {
+                at,
+                path: destination.clone(),
+            });
+            continue;
+        }
+        let page = target.is_empty() || target.ends_with(".md");
+        if let Some(anchor) = anchor.filter(|_| page)
+            && !has_anchor(anchors, &full, anchor)
+        {
+            problems.push(Problem::MissingAnchor {
+                at,
+                link: destination.clone(),
+            });
+        }
+    }
+    problems
+}
+
+/// Whether the page at `full` has a heading whose anchor is `anchor` (each page read once).
+fn has_anchor(
+    anchors: &mut BTreeMap<PathBuf, BTreeSet<String>>,
+    full: &Path,
+    anchor: &str,
+) -> bool {
+    anchors
+        .entry(full.to_path_buf())
+        .or_insert_with(|| markdown::anchors(&fs::read_to_string(full).unwrap_or_default()))
+        .contains(anchor)
 }
 
 /// The repository paths a line names: text starting with one of [`ROOTS`], up to a character
@@ -167,38 +227,6 @@ fn backticked_source_files(line: &str) -> Vec<String> {
 /// Whether `path` ends with the path `name` (whole components).
 fn ends_with_path(path: &str, name: &str) -> bool {
     path == name || path.ends_with(&format!("/{name}"))
-}
-
-/// The anchors of a Markdown page's headings, as GitHub makes them: lowercase, punctuation
-/// dropped (but `-` and `_`), spaces as `-`, a repeated one numbered (`-1`, `-2`).
-pub fn headings(page: &str) -> BTreeSet<String> {
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    let mut anchors = BTreeSet::new();
-    let mut fenced = false;
-    for line in page.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if fenced || !line.starts_with('#') {
-            continue;
-        }
-        let title = line.trim_start_matches('#').trim();
-        let slug: String = title
-            .to_lowercase()
-            .chars()
-            .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
-            .map(|c| if c == ' ' { '-' } else { c })
-            .collect();
-        let count = seen.entry(slug.clone()).or_default();
-        let anchor = match *count {
-            0 => slug.clone(),
-            n => format!("{slug}-{n}"),
-        };
-        *count += 1;
-        anchors.insert(anchor);
-    }
-    anchors
 }
 
 /// docs/*.md, README.md and every crate's README.md.

@@ -10,16 +10,6 @@ fn paths_are_read_up_to_their_last_character() {
 }
 
 #[test]
-fn anchors_are_made_as_github_makes_them() {
-    let page =
-        "# The MCP proxy: `overspill mcp`\n## Sessions\n```\n# not a heading\n```\n## Sessions\n";
-    let anchors = headings(page);
-    assert!(anchors.contains("the-mcp-proxy-overspill-mcp"));
-    assert!(anchors.contains("sessions") && anchors.contains("sessions-1"));
-    assert!(!anchors.contains("not-a-heading"));
-}
-
-#[test]
 fn a_missing_page_anchor_or_source_file_is_reported_with_where_it_is_named() {
     let root = tempfile::tempdir().unwrap();
     fs::create_dir_all(root.path().join("docs")).unwrap();
@@ -50,4 +40,40 @@ fn a_missing_page_anchor_or_source_file_is_reported_with_where_it_is_named() {
     assert!(found.iter().any(|p| p.contains("docs/b.md")));
     assert!(found.iter().any(|p| p.contains("stdio.rs")));
     assert!(found.iter().any(|p| p.contains("crates/a/src/lib.rs:1")));
+}
+
+#[test]
+fn a_markdown_link_is_read_from_its_page_and_reported_when_it_leads_nowhere() {
+    let root = tempfile::tempdir().unwrap();
+    fs::create_dir_all(root.path().join("docs")).unwrap();
+    fs::write(root.path().join("README.md"), "# R\n[a](docs/a.md#here)\n").unwrap();
+    fs::write(root.path().join("docs/b.md"), "# B\n## There\n").unwrap();
+    fs::write(
+        root.path().join("docs/a.md"),
+        "# A\n## Here\n[b](b.md#there), [own](#here), [site](https://example.org/x.md#y)\n\
+         [gone](c.md), [no heading](b.md#here), [own, missing](#there), [root](/docs/b.md)\n\
+         ```\n[not a link](nowhere.md)\n```\n",
+    )
+    .unwrap();
+    let found: Vec<String> = problems(root.path())
+        .unwrap()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(found.len(), 3, "{found:#?}");
+    assert!(
+        found
+            .iter()
+            .any(|p| p.contains("docs/a.md:4") && p.contains("`c.md`"))
+    );
+    assert!(
+        found
+            .iter()
+            .any(|p| p.contains("docs/a.md:4") && p.contains("b.md#here"))
+    );
+    assert!(
+        found
+            .iter()
+            .any(|p| p.contains("docs/a.md:4") && p.contains("#there"))
+    );
 }
