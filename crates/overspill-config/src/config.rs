@@ -56,6 +56,9 @@ pub struct Config {
     pub(crate) agent: AgentSettings,
     pub(crate) workers: BTreeMap<String, AgentSettings>,
     pub(crate) servers: BTreeMap<String, ServerRules>,
+    /// `[hooks.<client>.scratchpad]`: the thresholds of `overspill hook <client>`, by client.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) hooks: BTreeMap<String, ServerRules>,
     /// What a worker the file does not mention runs with: the agent's settings without its
     /// `mcp_filter` (a filter is never inherited). Derived from `agent` when loading.
     #[serde(skip)]
@@ -131,6 +134,13 @@ impl Config {
         self.servers
             .iter()
             .map(|(name, rules)| (name.as_str(), rules))
+    }
+
+    /// The thresholds of the agent's own tools for `overspill hook <client>`, if
+    /// `[hooks.<client>.scratchpad]` exists (docs/hooks.md#thresholds); `client` is one of
+    /// [`HOOK_CLIENTS`](crate::HOOK_CLIENTS). Without the table the hook uses its own defaults.
+    pub fn hook_rules(&self, client: &str) -> Option<&ServerRules> {
+        self.hooks.get(client)
     }
 
     /// Whether any agent or worker has its scratchpad enabled.

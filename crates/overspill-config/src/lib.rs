@@ -57,6 +57,7 @@ mod vars;
 pub use config::{Config, MemoryDir, MemoryDirSource};
 pub use error::ConfigError;
 pub use inventory::{ToolInventory, ToolListError};
+pub use load::HOOK_CLIENTS;
 pub use location::{KeyPath, Location};
 pub use pattern::{PatternError, ToolFilter, ToolPattern, reachable};
 pub use report::{CheckReport, CheckWarning};

@@ -3,9 +3,10 @@
 //! The walk reads only overspill's keys. Scratchpad tables (`[agent.scratchpad]`,
 //! a worker's `scratchpad`, each pattern entry) reject unknown keys; every
 //! other table belongs to the host framework and its other keys are ignored.
+//! `[hooks]` is overspill's alone: every key of it is checked.
 //! Errors come in the order the walk meets them: `memory_dir`, `[agent]`,
-//! `[orchestration]`, `[mcp]`, each table in file order, then the checks
-//! that need the merged settings.
+//! `[orchestration]`, `[mcp]`, `[hooks]`, each table in file order, then the
+//! checks that need the merged settings.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,6 +32,12 @@ const SCRATCHPAD_KEYS: &[&str] = &[
 ];
 /// The keys of a pattern entry.
 const ENTRY_KEYS: &[&str] = &["min_tokens"];
+/// The keys of a `[hooks.<client>]` table.
+const HOOK_KEYS: &[&str] = &["scratchpad"];
+
+/// The clients whose hooks overspill answers (`overspill hook <client>`): the keys `[hooks]`
+/// accepts.
+pub const HOOK_CLIENTS: &[&str] = &["claude-code"];
 
 const MIN_TOKENS: &str = "a non-negative integer (a token count such as 5120)";
 const CONTEXT_WINDOW: &str = "a positive integer (the model's context size in tokens)";
@@ -110,7 +117,18 @@ pub(crate) fn load(text: &str, file: Option<&Path>) -> Result<Config, ConfigErro
         None => BTreeMap::new(),
     };
 
-    merge_and_check(memory_dir, agent, workers, servers)
+    let hooks = match root.get_key_value("hooks") {
+        Some((_, value)) => hooks(
+            &doc,
+            &top.key("hooks"),
+            doc.table(&top.key("hooks"), value, TABLE)?,
+        )?,
+        None => BTreeMap::new(),
+    };
+
+    let mut config = merge_and_check(memory_dir, agent, workers, servers)?;
+    config.hooks = hooks;
+    Ok(config)
 }
 
 /// One agent's (or worker's) table, as written.
@@ -333,6 +351,35 @@ fn servers(
     Ok(servers)
 }
 
+/// `[hooks.<client>.scratchpad]` tables, read as a server's: the whole of `[hooks]` is
+/// overspill's, so an unknown client or key is an error (a typo must not switch a hook's
+/// thresholds back to its defaults unnoticed).
+fn hooks(
+    doc: &Doc<'_>,
+    path: &KeyPath,
+    table: &DeTable<'_>,
+) -> Result<BTreeMap<String, ServerRules>, ConfigError> {
+    doc.reject_unknown_keys(path, table, HOOK_CLIENTS, &|_| None)?;
+    let mut hooks = BTreeMap::new();
+    for (name, value) in entries(table) {
+        let client = path.key(name.get_ref());
+        let client_table = doc.table(
+            &client,
+            value,
+            "a table such as [hooks.claude-code.scratchpad]",
+        )?;
+        let scratchpad = client.key("scratchpad");
+        // A pattern written straight under [hooks.<client>] belongs one table down.
+        let misplaced = |_: &str| Some(format!("[{scratchpad}]"));
+        doc.reject_unknown_keys(&client, client_table, HOOK_KEYS, &misplaced)?;
+        if let Some((_, value)) = client_table.get_key_value("scratchpad") {
+            let rules = server_rules(doc, &scratchpad, value)?;
+            hooks.insert(name.get_ref().to_string(), rules);
+        }
+    }
+    Ok(hooks)
+}
+
 /// One server's pattern → `{ min_tokens }` table.
 fn server_rules(
     doc: &Doc<'_>,
@@ -436,6 +483,7 @@ fn merge_and_check(
         agent: agent_settings,
         workers: merged,
         servers,
+        hooks: BTreeMap::new(),
         unconfigured_worker,
     })
 }

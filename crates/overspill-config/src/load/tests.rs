@@ -2,7 +2,9 @@
 
 use std::path::Path;
 
-use crate::{Config, ConfigError, MemoryDirSource, PatternError, ScratchpadSettings};
+use crate::{
+    Config, ConfigError, DEFAULT_MIN_TOKENS, MemoryDirSource, PatternError, ScratchpadSettings,
+};
 
 fn load(text: &str) -> Config {
     match Config::from_toml_str(text) {
@@ -740,4 +742,61 @@ fn an_unreadable_file_is_a_read_error_naming_it() {
 fn error_columns_count_characters() {
     let err = error("[mcp.servers.\"é\".scratchpad]\n\"é\" = 1\n");
     assert_eq!(err.location().map(|at| (at.line, at.column)), Some((2, 7)));
+}
+
+#[test]
+fn hook_thresholds_are_read_as_a_servers_patterns() {
+    let config = load(
+        r#"
+[hooks.claude-code.scratchpad]
+"Bash" = { min_tokens = 2000 }
+"mcp__*" = {}
+"#,
+    );
+    let rules = config
+        .hook_rules("claude-code")
+        .expect("the table is there");
+    assert_eq!(
+        rules.resolve("Bash").map(|rule| rule.min_tokens),
+        Some(2000)
+    );
+    assert_eq!(
+        rules
+            .resolve("mcp__github__search")
+            .map(|rule| rule.min_tokens),
+        Some(DEFAULT_MIN_TOKENS)
+    );
+    assert!(rules.resolve("Read").is_none());
+    assert!(load("").hook_rules("claude-code").is_none());
+}
+
+#[test]
+fn an_unknown_hook_client_is_an_error_that_suggests_the_known_one() {
+    let err = error("[hooks.claude_code.scratchpad]\n\"Bash\" = {}\n");
+    let text = err.to_string();
+    assert!(
+        text.starts_with("line 1, column 8: hooks.claude_code: unknown key in [hooks]"),
+        "{text}"
+    );
+    assert!(text.contains("did you mean `claude-code`?"), "{text}");
+}
+
+#[test]
+fn a_pattern_straight_under_a_hook_client_says_where_it_belongs() {
+    let err = error("[hooks.claude-code]\n\"Bash\" = { min_tokens = 10 }\n");
+    let text = err.to_string();
+    assert!(
+        text.contains("hooks.claude-code.Bash: unknown key in [hooks.claude-code]; this key belongs in [hooks.claude-code.scratchpad]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_hook_threshold_is_checked_as_a_servers() {
+    let err = error("[hooks.claude-code.scratchpad]\n\"Read\" = 512\n");
+    assert!(
+        err.to_string()
+            .contains(r#"write "Read" = { min_tokens = 512 }"#),
+        "{err}"
+    );
 }
