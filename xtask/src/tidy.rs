@@ -6,6 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use walkdir::WalkDir;
 
 mod circles;
 mod links;
@@ -365,27 +366,25 @@ fn source_files(root: &Path, dir: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// Every file below `dir`, in path order, leaving out hidden directories and those `skipped`
-/// says to.
+/// says to. A symbolic link is listed, not followed.
 pub(crate) fn files_below(dir: &Path, skipped: impl Fn(&str) -> bool) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(at) = pending.pop() {
-        for entry in fs::read_dir(&at).with_context(|| format!("listing {}", at.display()))? {
-            let path = entry?.path();
-            let name = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default();
-            if path.is_dir() {
-                if !skipped(name) && !name.starts_with('.') {
-                    pending.push(path);
-                }
-            } else {
-                files.push(path);
-            }
+    let walk = WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| {
+            let name = entry.file_name().to_str().unwrap_or_default();
+            // `dir` itself may be hidden (a temporary directory); only what is below it is left out.
+            entry.depth() == 0
+                || !entry.file_type().is_dir()
+                || !(skipped(name) || name.starts_with('.'))
+        });
+    for entry in walk {
+        let entry = entry.with_context(|| format!("listing {}", dir.display()))?;
+        if !entry.file_type().is_dir() {
+            files.push(entry.into_path());
         }
     }
-    files.sort();
     Ok(files)
 }
 

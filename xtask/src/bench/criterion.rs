@@ -8,6 +8,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use serde::Deserialize;
+use walkdir::WalkDir;
 
 use super::scenarios::Measured;
 
@@ -35,29 +36,22 @@ struct Estimate {
     point_estimate: f64,
 }
 
-/// Every benchmark under `home`, by its full id, with its median time.
+/// Every benchmark under `home`, by its full id, with its median time: criterion keeps a
+/// run's figures in a `new` directory beside its `benchmark.json`.
 pub fn read(home: &Path) -> Result<BTreeMap<String, Measured>> {
     let mut measured = BTreeMap::new();
-    visit(home, &mut measured)?;
-    Ok(measured)
-}
-
-fn visit(dir: &Path, measured: &mut BTreeMap<String, Measured>) -> Result<()> {
-    let entries = fs::read_dir(dir).with_context(|| format!("could not list {}", dir.display()))?;
-    for entry in entries {
-        let path = entry?.path();
-        if !path.is_dir() {
-            continue;
-        }
-        let benchmark = path.join("benchmark.json");
-        if path.file_name().is_some_and(|n| n == "new") && benchmark.is_file() {
-            let (id, figure) = one(&path)?;
+    for entry in WalkDir::new(home) {
+        let entry = entry.with_context(|| format!("could not list {}", home.display()))?;
+        let path = entry.path();
+        if entry.file_type().is_dir()
+            && path.file_name().is_some_and(|n| n == "new")
+            && path.join("benchmark.json").is_file()
+        {
+            let (id, figure) = one(path)?;
             measured.insert(id, figure);
-        } else {
-            visit(&path, measured)?;
         }
     }
-    Ok(())
+    Ok(measured)
 }
 
 fn one(new: &Path) -> Result<(String, Measured)> {

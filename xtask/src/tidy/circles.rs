@@ -42,30 +42,22 @@ pub fn problems(krate: &str, src: &Path) -> Result<Vec<Problem>> {
 /// file that holds it. Test files (`tests.rs`, `*_tests.rs`) are left out.
 fn modules(src: &Path) -> Result<BTreeMap<String, String>> {
     let mut found = BTreeMap::new();
-    let mut pending = vec![src.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in fs::read_dir(&dir).with_context(|| format!("listing {}", dir.display()))? {
-            let path = entry?.path();
-            if path.is_dir() {
-                pending.push(path);
-                continue;
-            }
-            let Some(relative) = path.strip_prefix(src).ok().and_then(|p| p.to_str()) else {
-                continue;
-            };
-            let Some(stem) = relative.strip_suffix(".rs") else {
-                continue;
-            };
-            if stem == "tests" || stem.ends_with("/tests") || stem.ends_with("_tests") {
-                continue;
-            }
-            let stem = stem
-                .trim_end_matches("/mod")
-                .trim_start_matches("lib")
-                .trim_start_matches("main");
-            let module = stem.replace('/', "::");
-            found.insert(module, path.display().to_string());
+    for path in super::files_below(src, |_| false)? {
+        let Some(relative) = path.strip_prefix(src).ok().and_then(|p| p.to_str()) else {
+            continue;
+        };
+        let Some(stem) = relative.strip_suffix(".rs") else {
+            continue;
+        };
+        if stem == "tests" || stem.ends_with("/tests") || stem.ends_with("_tests") {
+            continue;
         }
+        let stem = stem
+            .trim_end_matches("/mod")
+            .trim_start_matches("lib")
+            .trim_start_matches("main");
+        let module = stem.replace('/', "::");
+        found.insert(module, path.display().to_string());
     }
     Ok(found)
 }
