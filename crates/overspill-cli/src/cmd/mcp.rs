@@ -374,12 +374,13 @@ fn listen(
     }
 }
 
-/// The flags a scratchpad is built from, owned (a `--listen` factory outlives the parse).
-struct PadArgs {
-    tool_prefix: Option<String>,
-    context_window: Option<u64>,
-    provider: Option<String>,
-    model: Option<String>,
+/// The flags a scratchpad is built from, owned (a `--listen` factory outlives the parse);
+/// `overspill run` and `overspill hook` build theirs from the same flags the same way.
+pub(crate) struct PadArgs {
+    pub(crate) tool_prefix: Option<String>,
+    pub(crate) context_window: Option<u64>,
+    pub(crate) provider: Option<String>,
+    pub(crate) model: Option<String>,
 }
 
 impl PadArgs {
@@ -394,7 +395,7 @@ impl PadArgs {
 
     /// A scratchpad's builder: these flags over the configuration, written in `dir` when given,
     /// else under the configuration's memory_dir.
-    fn builder(&self, config: Option<&Config>, dir: Option<&Path>) -> ScratchpadBuilder {
+    pub(crate) fn builder(&self, config: Option<&Config>, dir: Option<&Path>) -> ScratchpadBuilder {
         let mut builder = match config {
             // The proxy runs to intercept: [agent.scratchpad]'s `enabled` is an agent
             // framework's switch, off unless written (docs/mcp-proxy.md).
@@ -766,6 +767,14 @@ pub(crate) fn gateway_server_log(file: &Path, name: &str) -> Result<PathBuf, Str
 /// Server `name`'s log in the directory of logs `logs`.
 fn server_log(logs: &Path, name: &str) -> PathBuf {
     logs.join(format!("{}.log", file_name(name)))
+}
+
+/// Where the gateway of the servers file `file` stores its results when neither `--dir` nor
+/// `memory_dir` says: also where `overspill run --servers FILE` and `overspill hook --servers
+/// FILE` store theirs, so that the gateway's exploration tools read them
+/// (docs/hooks.md#one-scratchpad-per-agent).
+pub(crate) fn gateway_scratchpad(file: &Path) -> Result<PathBuf, String> {
+    Ok(gateway_base(file)?.join("scratchpad"))
 }
 
 /// `<state dir>/mcp/gateway-<file>-<hash>`: a gateway's place, named after its servers file

@@ -1,12 +1,15 @@
 //! One module per subcommand; each has an `Args` struct and a `run`.
 
+mod agent_pad;
 mod auth;
 mod config;
 mod count;
+mod hook;
 mod install;
 mod intercept;
 mod ls;
 mod mcp;
+mod run;
 mod status;
 mod tool;
 mod tools;
@@ -59,6 +62,12 @@ pub enum Command {
     /// Show how each MCP server behind overspill is doing: ✔ with its tools, or ✘ and why.
     #[command(after_help = status::EXAMPLES)]
     Status(status::StatusArgs),
+    /// Run a command; a large stdout or stderr is stored and its pointer printed instead.
+    #[command(after_help = run::EXAMPLES)]
+    Run(run::RunArgs),
+    /// Answer a client's tool hook: a large tool output is stored and replaced by its pointer.
+    #[command(after_help = hook::EXAMPLES)]
+    Hook(hook::HookArgs),
 }
 
 impl Command {
@@ -87,6 +96,8 @@ impl Command {
             Command::Install(args) => install::install(args),
             Command::Uninstall(args) => install::uninstall(args),
             Command::Status(args) => status::run(args),
+            Command::Run(args) => run::run(args),
+            Command::Hook(args) => hook::run(args),
         }
     }
 }

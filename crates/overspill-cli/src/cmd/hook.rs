@@ -1,0 +1,144 @@
+//! `overspill hook <client> [--servers FILE | --dir DIR] [--config FILE] [--provider P]
+//! [--model M]`: a client's tool hook (docs/hooks.md). It reads the hook's input on stdin and,
+//! when the tool's output is over its threshold, stores it in the agent's scratchpad and prints
+//! the answer that makes the client give the model the pointer instead, in the tool's own
+//! shape. Otherwise, and on anything it cannot read, it prints nothing and exits 0: a hook
+//! never breaks a tool call.
+
+mod claude_code;
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::panic::AssertUnwindSafe;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use serde_json::Value;
+
+use super::agent_pad::{AgentPad, PadFlags};
+
+pub const EXAMPLES: &str = "Reads the hook input on stdin; prints the client's answer with the \
+pointer (one JSON line) when the output is over its threshold, else nothing. Always exits 0: a \
+reason why an output passed unchanged goes to stderr (OVERSPILL_LOG=debug for every decision).\n\n\
+Examples (in Claude Code's settings.json, a PostToolUse hook with the matcher \
+\"Bash|Read|WebFetch|mcp__.*\"):\n  \
+overspill hook claude-code --servers ~/.config/overspill/clients/claude-code-1a2b3c4d.json \
+--provider anthropic\n  \
+overspill hook claude-code --dir ./pad < input.json";
+
+/// Arguments of `overspill hook`.
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// The client whose hook input is read.
+    client: Client,
+    #[command(flatten)]
+    pad: PadFlags,
+}
+
+/// The clients whose hooks overspill answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Client {
+    /// Claude Code's PostToolUse hook.
+    ClaudeCode,
+}
+
+impl Client {
+    /// Its name on the command line and in `[hooks.<client>.scratchpad]`.
+    fn name(self) -> &'static str {
+        match self {
+            Client::ClaudeCode => "claude-code",
+        }
+    }
+}
+
+/// The largest hook input, or file named by one, that is read: the proxy's limit for one
+/// message (docs/mcp-proxy.md#large-messages). Storing reads an output into memory once.
+const MAX_BYTES: u64 = 256 << 20;
+
+pub fn run(args: HookArgs) -> anyhow::Result<ExitCode> {
+    let client = args.client.name();
+    match std::panic::catch_unwind(AssertUnwindSafe(|| answer(&args))) {
+        Ok(Ok(Some(answer))) => {
+            let mut stdout = std::io::stdout().lock();
+            if let Err(error) = writeln!(stdout, "{answer}").and_then(|()| stdout.flush()) {
+                tracing::warn!("overspill hook {client}: cannot write the answer: {error}");
+            }
+        }
+        Ok(Ok(None)) => {}
+        Ok(Err(error)) => {
+            tracing::warn!(
+                "overspill hook {client}: {error:#}; the tool's output passes unchanged"
+            );
+        }
+        // The panic's message is already on stderr.
+        Err(_) => tracing::error!("overspill hook {client}: the tool's output passes unchanged"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The answer to print, `None` when the output passes unchanged.
+fn answer(args: &HookArgs) -> anyhow::Result<Option<Value>> {
+    let mut input = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_BYTES + 1)
+        .read_to_end(&mut input)
+        .context("cannot read the hook input")?;
+    anyhow::ensure!(
+        input.len() as u64 <= MAX_BYTES,
+        "the hook input is larger than {} MiB",
+        MAX_BYTES >> 20
+    );
+    let config = args.pad.config()?;
+    let rules = config
+        .as_ref()
+        .and_then(|config| config.hook_rules(args.client.name()));
+    let mut pad = AgentPad::new(&args.pad, config.as_ref());
+    match args.client {
+        Client::ClaudeCode => claude_code::answer(&input, rules, &mut pad),
+    }
+}
+
+/// A file a hook input names, opened only if it is a regular file (a FIFO or a device would
+/// never end), with its length.
+fn open_regular(path: &Path) -> anyhow::Result<(File, u64)> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Opening a FIFO for reading waits for a writer; this returns at once, and the check
+        // below refuses it.
+        let nonblock = i32::try_from(rustix::fs::OFlags::NONBLOCK.bits()).unwrap_or(0);
+        options.custom_flags(nonblock);
+    }
+    let file = options
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    let metadata = file
+        .metadata()
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    anyhow::ensure!(
+        metadata.is_file(),
+        "{} is not a regular file",
+        path.display()
+    );
+    Ok((file, metadata.len()))
+}
+
+/// The text of a file opened by [`open_regular`], up to [`MAX_BYTES`].
+fn read_text(file: File, path: &Path) -> anyhow::Result<String> {
+    let mut bytes = Vec::new();
+    file.take(MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    anyhow::ensure!(
+        bytes.len() as u64 <= MAX_BYTES,
+        "{} is larger than {} MiB",
+        path.display(),
+        MAX_BYTES >> 20
+    );
+    String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("{} is not UTF-8 text", path.display()))
+}
