@@ -1416,11 +1416,17 @@ impl Shared {
         };
         let text = match member.envelope() {
             // A gateway's server of the stateless revision: its envelope added, and what that
-            // revision removed is not sent.
-            Some(envelope) => match revision::for_stateless_server(text, &envelope) {
-                Some(text) => text,
-                None => return false,
-            },
+            // revision removed is not sent. A client of a session's request is kept, for the
+            // input such a server may ask for.
+            Some(envelope) => {
+                if let Some(gateway) = self.router.gateway() {
+                    gateway.keep_for_input(index, &text);
+                }
+                match revision::for_stateless_server(text, &envelope) {
+                    Some(text) => text,
+                    None => return false,
+                }
+            }
             None => self.router.to_server(text),
         };
         let to_server = member

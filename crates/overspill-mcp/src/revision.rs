@@ -10,8 +10,6 @@
 use base64::Engine as _;
 use serde_json::{Map, Value};
 
-use crate::message::{self, Kind};
-
 /// The `_meta` key that ties a 2026-07-28 notification to the `subscriptions/listen` request it
 /// belongs to (that request's id).
 pub(crate) const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
@@ -134,25 +132,22 @@ pub(crate) fn envelope(init: &Value) -> Map<String, Value> {
 /// message that revision removed (`notifications/initialized`, `logging/setLevel`, …), which
 /// such a server must not be sent. Anything else, and text that does not parse, as it is.
 pub(crate) fn for_stateless_server(text: String, envelope: &Map<String, Value>) -> Option<String> {
-    let Ok((kind, _)) = message::head(&text) else {
-        return Some(text);
-    };
-    let method = match &kind {
-        Kind::Request { method, .. } | Kind::Notification { method } => method,
-        Kind::Response { .. } => return Some(text),
-    };
-    if removed_in_stateless(method) {
-        return None;
-    }
-    if matches!(kind, Kind::Notification { .. }) {
-        return Some(text);
-    }
     let Ok(mut value) = serde_json::from_str::<Value>(&text) else {
         return Some(text);
     };
     let Some(request) = value.as_object_mut() else {
         return Some(text);
     };
+    // A response has no method; a notification has no id.
+    let Some(method) = request.get("method").and_then(Value::as_str) else {
+        return Some(text);
+    };
+    if removed_in_stateless(method) {
+        return None;
+    }
+    if !request.contains_key("id") {
+        return Some(text);
+    }
     let params = request
         .entry("params")
         .or_insert_with(|| Value::Object(Map::new()));

@@ -27,6 +27,7 @@ use crate::message::{self, Id, Kind, METHOD_NOT_FOUND, Message};
 use crate::namespace::{NameTable, Namespace};
 use crate::revision::{self, Revision};
 
+mod input;
 mod modern;
 
 /// The most pages of one server's list gathered for one client `tools/list` or `prompts/list`;
@@ -69,6 +70,9 @@ pub(super) struct Gateway {
     initializing: watch::Sender<bool>,
     /// What a client of the stateless revision needs kept ([`modern`]).
     modern: Mutex<modern::Modern>,
+    /// What a client of a session needs kept in front of servers of the stateless revision
+    /// ([`input`]).
+    input: Mutex<input::Input>,
     /// The client speaks the stateless revision (2026-07-28): the gateway joined its servers
     /// for it, and translates ([`modern`]). Read for every message either way.
     stateless: AtomicBool,
@@ -211,6 +215,7 @@ impl Gateway {
             state: Mutex::new(State::default()),
             initializing: watch::Sender::new(false),
             modern: Mutex::new(modern::Modern::default()),
+            input: Mutex::new(input::Input::default()),
             stateless: AtomicBool::new(false),
         }
     }
@@ -505,6 +510,7 @@ impl Relay {
             .forwarded()
             .retain(|_, forwarded| forwarded.server != index);
         gateway.progress().retain(|_, (server, _)| *server != index);
+        gateway.forget_input(index);
         if !was_alive {
             return;
         }
@@ -635,6 +641,9 @@ impl Relay {
             // It went while it joined: its next run joins again.
             return None;
         }
+        if member.is_stateless() {
+            self.listen_to(index).await;
+        }
         // The level the client set by now, read once the server is ready: one the client sets
         // later reaches it as it reaches every ready server, so that a server that joins late
         // misses none.
@@ -680,7 +689,7 @@ impl Relay {
     }
 
     /// Initializes server `index` with the client's `params`; its result. A server that
-    /// refuses `initialize` is asked `server/discover` in the stateless revision: when it
+    /// refuses `initialize` as one of the stateless revision would is asked `server/discover` in the stateless revision: when it
     /// speaks that revision, it joins so, and every request it is sent from then on carries
     /// the envelope made from `params` (docs/mcp-proxy.md#revisions).
     async fn join(&self, index: usize, params: Value) -> Result<Value, Refusal> {
@@ -691,7 +700,7 @@ impl Relay {
             .unwrap_or_else(PoisonError::into_inner) = None;
         let result = match self.ask(index, "initialize", params.clone()).await {
             Ok(result) => result,
-            Err(Refusal::Error(refused)) => self
+            Err(Refusal::Error(refused)) if refuses_sessions(&refused) => self
                 .discover_server(index, &params)
                 .await
                 .ok_or(Refusal::Error(refused))?,
@@ -795,6 +804,9 @@ impl Relay {
                     return;
                 };
                 let gateway = self.gateway();
+                if gateway.client_answered(key, &message.text) {
+                    return;
+                }
                 let target = gateway.forwarded().remove(key);
                 if let Some(forwarded) = target {
                     if let Some(token) = &forwarded.token {
@@ -1705,6 +1717,8 @@ impl Relay {
             }
             Kind::Notification { method } => {
                 let text = match method.as_str() {
+                    // The acknowledgment of the gateway's own subscription ([`Relay::listen_to`]).
+                    "notifications/subscriptions/acknowledged" => return,
                     "notifications/message" => tagged_log(message.text, &self.0.member(index).name),
                     "notifications/cancelled" => {
                         let params = message::params(&message.text);
@@ -1758,6 +1772,17 @@ impl Relay {
             }
         }
     }
+}
+
+/// Whether a server's `error` answer to `initialize` is one a server of the stateless revision
+/// only gives (it has no such method, or does not speak the session revisions the client
+/// asked for): such a server is then asked `server/discover`. Any other refusal (an internal
+/// error, an authorization failure) is the server's answer.
+fn refuses_sessions(error: &Value) -> bool {
+    matches!(
+        error.get("code").and_then(Value::as_i64),
+        Some(METHOD_NOT_FOUND | message::INVALID_PARAMS | revision::UNSUPPORTED_PROTOCOL_VERSION)
+    )
 }
 
 /// The string `field` of each item of the list `list` of a result (`uri` of `resources`).

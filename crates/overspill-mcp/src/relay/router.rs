@@ -189,7 +189,8 @@ impl Relay {
     }
 
     /// Server `index`'s answer to a client request, as the client's revision needs it;
-    /// `None` while a gateway keeps it for a 2026-07-28 client's retry still to come.
+    /// `None` while a gateway keeps it for a 2026-07-28 client's retry still to come, or asks
+    /// a client of a session for the input a 2026-07-28 server asked for.
     pub(super) fn as_the_client_needs(
         &self,
         index: usize,
@@ -200,6 +201,9 @@ impl Relay {
         match self.0.router.gateway() {
             Some(gateway) if gateway.serves_stateless() => {
                 self.modern_answer(index, id, pending, message)
+            }
+            Some(_) if self.0.member(index).is_stateless() => {
+                self.input_for_session_client(index, id, pending, message)
             }
             _ => Some((pending, message)),
         }

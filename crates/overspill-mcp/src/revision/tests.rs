@@ -140,3 +140,59 @@ fn a_response_of_an_earlier_server_is_completed_in_place_for_a_2026_07_28_client
     assert_eq!(completed_response("nope".to_owned(), true), "nope");
     assert!(is_cacheable("resources/read") && !is_cacheable("tools/call"));
 }
+
+#[test]
+fn only_a_2025_11_25_client_gets_resumable_streams_with_a_priming_event() {
+    for revision in Revision::ALL {
+        let expected = match revision {
+            Revision::R2025_11_25 => Streaming::Resumable,
+            _ => Streaming::Plain,
+        };
+        assert_eq!(revision.streaming(), expected, "{}", revision.as_str());
+    }
+}
+
+#[test]
+fn a_request_for_a_stateless_server_gets_the_envelope_it_lacks_and_keeps_its_own() {
+    let envelope = envelope(&json!({
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "client", "version": "1"},
+    }));
+    assert_eq!(envelope[PROTOCOL_VERSION_KEY], "2026-07-28");
+    assert_eq!(
+        envelope[CLIENT_CAPABILITIES_KEY],
+        json!({"elicitation": {}})
+    );
+    let bare = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_owned();
+    let sent: Value =
+        serde_json::from_str(&for_stateless_server(bare, &envelope).unwrap_or_default())
+            .unwrap_or_default();
+    assert_eq!(sent["params"]["_meta"][CLIENT_INFO_KEY]["name"], "client");
+    let own = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "t", "_meta": {CLIENT_INFO_KEY: {"name": "theirs"}, "progressToken": 7}}});
+    let sent: Value =
+        serde_json::from_str(&for_stateless_server(own.to_string(), &envelope).unwrap_or_default())
+            .unwrap_or_default();
+    let meta = &sent["params"]["_meta"];
+    assert_eq!(meta[CLIENT_INFO_KEY]["name"], "theirs");
+    assert_eq!(meta["progressToken"], 7);
+    assert_eq!(meta[PROTOCOL_VERSION_KEY], "2026-07-28");
+}
+
+#[test]
+fn what_the_stateless_revision_removed_is_not_sent_to_its_servers_and_notifications_pass_bare() {
+    let envelope = envelope(&json!({}));
+    for removed in [
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"info"}}"#,
+    ] {
+        assert_eq!(for_stateless_server(removed.to_owned(), &envelope), None);
+    }
+    let cancelled =
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+    assert_eq!(
+        for_stateless_server(cancelled.to_owned(), &envelope).as_deref(),
+        Some(cancelled)
+    );
+}

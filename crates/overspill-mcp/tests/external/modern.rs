@@ -199,7 +199,7 @@ fn sdk_2x_clients_at_2026_07_28_pass_every_check_through_a_gateway_of_a_2026_and
 
 /// The gateway with a server that speaks only 2026-07-28 (modern_server.py
 /// `--stateless-only`, which refuses `initialize`) beside a 2025-era one: each is spoken to in
-/// its own revision (docs/mcp-proxy.md#revisions).
+/// its own revision (docs/mcp-proxy.md#revisions), for clients of 2026-07-28 and of a session.
 #[test]
 fn sdk_2x_clients_at_2026_07_28_pass_every_check_through_a_gateway_of_a_2026_only_and_a_2025_server()
  {
@@ -212,7 +212,9 @@ fn sdk_2x_clients_at_2026_07_28_pass_every_check_through_a_gateway_of_a_2026_onl
         "--servers".into(),
         clients.servers_file(&["--stateless-only"]).into(),
     ]);
-    let mut flags = vec!["--gateway".into()];
+    // And a client of a session (each SDK's `legacy` mode) in front of it: the server's
+    // `input_required` reaches it as an `elicitation/create` request.
+    let mut flags = vec!["--gateway".into(), "--legacy".into()];
     flags.extend(command(proxy));
     clients.both("a gateway of a 2026-only server", &flags);
 }

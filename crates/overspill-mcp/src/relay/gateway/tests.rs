@@ -99,3 +99,17 @@ fn a_routed_request_carries_the_servers_own_name() {
     assert_eq!(routed["params"]["name"], "status");
     assert_eq!(routed["params"]["arguments"], json!({}));
 }
+
+#[test]
+fn only_a_refusal_a_stateless_server_gives_makes_the_gateway_ask_server_discover() {
+    assert!(refuses_sessions(
+        &json!({"code": -32601, "message": "no initialize"})
+    ));
+    assert!(refuses_sessions(
+        &json!({"code": -32022, "message": "unsupported"})
+    ));
+    assert!(!refuses_sessions(
+        &json!({"code": -32603, "message": "not today"})
+    ));
+    assert!(!refuses_sessions(&json!({"message": "no code"})));
+}
