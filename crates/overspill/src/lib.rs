@@ -77,7 +77,10 @@
 //! The facade composes; it owns no storage format, token rule, JSON path rule or tool logic
 //! of its own (an `overspill://` reference into JSON is resolved by explore, as `get_in`).
 //! Everything a host or the CLI needs is reachable from here, so nothing above this crate
-//! reaches around it into a lower layer. It is the only library crate with async code.
+//! reaches around it into a lower layer. The crates below it are synchronous and do not use
+//! tokio; its own async calls are behind the `tokio` feature and start no runtime. The crates
+//! above it are async: `overspill-mcp` runs on tokio, `overspill-rig` implements rig's async
+//! traits.
 
 pub use overspill_artifacts as artifacts;
 pub use overspill_budget as budget;

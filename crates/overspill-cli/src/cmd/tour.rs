@@ -142,22 +142,8 @@ pub fn run(args: TourArgs) -> anyhow::Result<ExitCode> {
         .find_map(|line| line.strip_prefix("file: "))
         .unwrap_or_default()
         .to_owned();
-    let mut extractions = 0;
     for (n, step) in STEPS.iter().enumerate() {
         heading(&mut out, style, n + 2, step.tool, step.why)?;
-        if !pad.handles(step.tool) {
-            // A build without this tool (the JSON tools while issue 8 is gated): say so.
-            writeln!(
-                out,
-                "{}",
-                style.dim(&format!(
-                    "`{}` is not available in this build; skipped",
-                    step.tool
-                ))
-            )?;
-            continue;
-        }
-        extractions += 1;
         let arguments = (step.arguments)(&file);
         writeln!(
             out,
@@ -196,12 +182,11 @@ pub fn run(args: TourArgs) -> anyhow::Result<ExitCode> {
         out,
         "{}",
         style.green(&format!(
-            "The model saw {} tokens (pointer {} + {} extraction{} {}) instead of the {} tokens \
+            "The model saw {} tokens (pointer {} + {} extractions {}) instead of the {} tokens \
              of the raw output: {} tokens saved ({:.1}% less).",
             thousands(seen),
             thousands(pointer_tokens),
-            extractions,
-            if extractions == 1 { "" } else { "s" },
+            STEPS.len(),
             thousands(extracted),
             thousands(raw_tokens),
             thousands(saved),
