@@ -38,13 +38,17 @@ use crate::health::{HEALTH_PATH, READY_PATH, Readiness, is_health_path};
 use crate::message::{self, Id, Kind, Message};
 use crate::metrics::{Ended, Refused};
 use crate::relay::Relay;
+use crate::revision::{PROTOCOL_VERSION_HEADER, Revision, Streaming};
 use crate::scratch::Scratch;
 use crate::session::{self, Wiring};
+use events::{EventId, Frame};
 use stateless::Agent;
-use streams::{Gone, PostStream, STREAM_QUEUE, Streams, route, sse, sse_until};
+use streams::{GetStreamOpen, Gone, Resumed, Streams, route, sse, sse_until};
 pub use tokens::{Issued, LineProblem, Principal, Tokens, TokensError};
 
 const SESSION_ID: &str = "mcp-session-id";
+/// The header with which a client resumes a stream: the id of the last event it received.
+const LAST_EVENT_ID: &str = "last-event-id";
 
 /// The hex digits of a session's id its log lines carry (48 of its 128 bits).
 const SESSION_LABEL_CHARS: usize = 12;
@@ -449,7 +453,10 @@ async fn respond(server: &Arc<Server>, request: axum::extract::Request) -> Respo
     match method {
         Method::POST => server.post(&principal, &headers, session, body).await,
         Method::GET => match server.session(&principal, session.as_deref()) {
-            Ok(session) => session.open_get(),
+            Ok(session) => match headers.get(LAST_EVENT_ID) {
+                Some(last) => session.resume(last),
+                None => session.open_get(client_revision(&headers, &[]).streaming()),
+            },
             Err(refused) => refused.into_response(),
         },
         Method::DELETE => match session {
@@ -626,8 +633,10 @@ impl Server {
         }
         if session.is_none() {
             // A retired `initialize` of the revision too: it is answered -32601 there.
-            if stateless::revision_of(headers, &messages).is_some() {
-                return self.post_stateless(principal, headers, messages).await;
+            if let Some(revision) = stateless::revision_of(headers, &messages) {
+                return self
+                    .post_stateless(principal, headers, messages, revision.streaming())
+                    .await;
             }
             let id = messages
                 .first()
@@ -636,7 +645,9 @@ impl Server {
                 // One server fronted as itself says which revisions it speaks, as it would
                 // directly; a gateway answers for its servers.
                 if self.options.namespace.is_none() {
-                    return self.post_stateless(principal, headers, messages).await;
+                    return self
+                        .post_stateless(principal, headers, messages, Streaming::Plain)
+                        .await;
                 }
                 return refused.into_response();
             }
@@ -674,7 +685,8 @@ impl Server {
             drop(turn);
             return StatusCode::ACCEPTED.into_response();
         }
-        let receiver = session.open_post(requests, progress, None);
+        let streaming = client_revision(headers, &messages).streaming();
+        let receiver = session.open_post(streaming, requests, progress, None);
         // The answers' stream goes back before the messages are all given to the relay, so
         // that answers flow while a large batch is still being fed: else they would fill this
         // stream's queue, then the relay's, before anyone reads them, and the session would
@@ -693,12 +705,14 @@ impl Server {
 
     /// One POST of the stateless revision: a single request, its headers checked against its
     /// body, served in its agent's context (opened at its first request) under an id of the
-    /// proxy's, answered on an SSE stream of its own (docs/mcp-proxy.md#stateless-requests).
+    /// proxy's, answered on an SSE stream of its own written as `streaming` says
+    /// (docs/mcp-proxy.md#stateless-requests).
     async fn post_stateless(
         self: &Arc<Self>,
         principal: &Principal,
         headers: &HeaderMap,
         mut messages: Vec<Message>,
+        streaming: Streaming,
     ) -> Response {
         let (Some(message), true) = (messages.pop(), messages.is_empty()) else {
             return refusal(
@@ -771,6 +785,7 @@ impl Server {
             ..message
         };
         let receiver = session.open_post(
+            streaming,
             HashSet::from([key.clone()]),
             message.head.progress.clone().into_iter().collect(),
             Some((key.clone(), original)),
@@ -889,12 +904,14 @@ impl Server {
             let options = self.options.clone();
             let key = key.clone();
             let this = Arc::clone(&session);
+            let closed = HttpSession::on_stream_closed(&session);
             tokio::spawn(async move {
                 let gone = async move {
                     let _ = closing.wait_for(|closed| *closed).await;
                 };
                 tokio::pin!(gone);
-                let ran = session::run_upstream(&options, &relay, upstream, gone).await;
+                let ran =
+                    session::run_upstream(&options, &relay, upstream, gone, Some(closed)).await;
                 // Why it ended is settled now: a DELETE or the reaper during the drain below
                 // does not make an upstream's end theirs.
                 let why = *this
@@ -1009,26 +1026,36 @@ impl Server {
 }
 
 impl HttpSession {
-    /// A POST's stream: what answers `waiting` (and progress of `progress`) comes on it;
-    /// `routed`, for a stateless request, the id it was given and the client's own.
+    /// What hears that the server closed a request's event stream before answering (SEP-1699
+    /// polling): the client's stream of that request closes too, when its client can resume it,
+    /// and the answer waits for the client to come back (docs/mcp-proxy.md#resuming-a-stream).
+    fn on_stream_closed(session: &Arc<HttpSession>) -> crate::remote::StreamClosed {
+        let session = Arc::downgrade(session);
+        Arc::new(move |id: &Value| {
+            if let (Some(session), Some(id)) = (session.upgrade(), Id::of(id)) {
+                session
+                    .streams
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .server_closed(&id);
+            }
+        })
+    }
+
+    /// A POST's stream, written as `streaming` says: what answers `waiting` (and progress of
+    /// `progress`) comes on it; `routed`, for a stateless request, the id it was given and the
+    /// client's own.
     fn open_post(
         &self,
+        streaming: Streaming,
         waiting: HashSet<Id>,
         progress: Vec<Value>,
         routed: Option<(Id, Value)>,
-    ) -> mpsc::Receiver<String> {
-        let (sender, receiver) = mpsc::channel(STREAM_QUEUE);
+    ) -> mpsc::Receiver<Frame> {
         self.streams
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .posts
-            .push(PostStream {
-                waiting,
-                progress,
-                sender,
-                routed,
-            });
-        receiver
+            .open_post(streaming, waiting, progress, routed)
     }
 
     /// Whether the session may be reclaimed: no stream open to its client (a POST stream
@@ -1068,11 +1095,10 @@ impl HttpSession {
             .unwrap_or_else(PoisonError::into_inner)
             .get_or_insert(why);
         let _ = self.close.send(true);
-        {
-            let mut streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
-            streams.posts.clear();
-            streams.get = None;
-        }
+        self.streams
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .close();
         let runner = self
             .upstream
             .lock()
@@ -1083,23 +1109,66 @@ impl HttpSession {
         }
     }
 
-    fn open_get(&self) -> Response {
-        let mut streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
-        if streams.get.as_ref().is_some_and(|get| !get.is_closed()) {
-            return refusal(
+    /// The session's GET stream, written as `streaming` says.
+    fn open_get(&self, streaming: Streaming) -> Response {
+        let opened = self
+            .streams
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .open_get(streaming);
+        match opened {
+            Ok(connection) => sse(connection),
+            Err(GetStreamOpen) => refusal(
                 StatusCode::CONFLICT,
-                "this session already has a GET stream open",
+                "this session already has a GET stream open: close it first, or resume it with \
+                 Last-Event-ID",
+            )
+            .into_response(),
+        }
+    }
+
+    /// A GET with `Last-Event-ID`: the stream of that event resumed, what came after it
+    /// replayed (docs/mcp-proxy.md#resuming-a-stream). A stream that has ended and has nothing
+    /// more for the client is 204.
+    fn resume(&self, last: &HeaderValue) -> Response {
+        let Some(after) = last.to_str().ok().and_then(EventId::parse) else {
+            return refusal(
+                StatusCode::BAD_REQUEST,
+                "the Last-Event-ID header is not an event id this proxy wrote: send the id of \
+                 the last event received, or open the GET stream without it",
             )
             .into_response();
+        };
+        let resumed = self
+            .streams
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .resume(after);
+        let missed = match &resumed {
+            Resumed::Open { missed, .. } | Resumed::Ended { missed, .. } => *missed,
+            Resumed::Unknown => 0,
+        };
+        if missed > 0 {
+            tracing::warn!(
+                session = %self.label,
+                event = %after,
+                missed,
+                "a resumed stream misses events the session no longer kept"
+            );
         }
-        // Room for the whole backlog (at most BACKLOG) before what comes next, in order.
-        let (sender, receiver) = mpsc::channel(STREAM_QUEUE + streams.backlog.len());
-        for text in streams.backlog.drain(..) {
-            let _ = sender.try_send(text);
+        match resumed {
+            Resumed::Open { connection, .. } => sse(connection),
+            Resumed::Ended { frames, .. } if frames.is_empty() => {
+                StatusCode::NO_CONTENT.into_response()
+            }
+            Resumed::Ended { frames, .. } => events::replayed(frames),
+            Resumed::Unknown => refusal(
+                StatusCode::BAD_REQUEST,
+                "the Last-Event-ID header names no stream of this session that can be resumed: \
+                 open the GET stream without it",
+            )
+            .into_response(),
         }
-        streams.get = Some(sender);
-        drop(streams);
-        sse(receiver)
     }
 }
 
@@ -1115,7 +1184,7 @@ const JSON_ANSWER_WITHIN: Duration = Duration::from_secs(20);
 /// or lacking a capability; [`revision::http_status`]), else an SSE stream that starts with
 /// what came first (progress) and ends with the answer. `guard` is held until the answer has
 /// gone out.
-async fn answer_stateless(mut receiver: mpsc::Receiver<String>, guard: Gone) -> Response {
+async fn answer_stateless(mut receiver: mpsc::Receiver<Frame>, guard: Gone) -> Response {
     let first = match tokio::time::timeout(JSON_ANSWER_WITHIN, receiver.recv()).await {
         Ok(Some(first)) => first,
         Ok(None) => {
@@ -1127,17 +1196,24 @@ async fn answer_stateless(mut receiver: mpsc::Receiver<String>, guard: Gone) -> 
         }
         Err(_) => return sse_until(None, receiver, Some(guard)),
     };
-    if let Ok((Kind::Response { error, .. }, _)) = message::head(&first) {
-        let status = if error {
-            crate::revision::http_status(&first)
-        } else {
-            200
-        };
-        let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-        drop(guard);
-        return (status, json_body(first)).into_response();
+    let answered = match &first {
+        Frame::Message { text, .. } => match message::head(text) {
+            Ok((Kind::Response { error: true, .. }, _)) => Some(crate::revision::http_status(text)),
+            Ok((Kind::Response { error: false, .. }, _)) => Some(200),
+            _ => None,
+        },
+        Frame::Priming(_) => None,
+    };
+    match (answered, first) {
+        (Some(status), Frame::Message { text, .. }) => {
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+            drop(guard);
+            // The stream's only holder: the answer is moved, not copied.
+            let text = Arc::try_unwrap(text).unwrap_or_else(|shared| shared.as_str().to_owned());
+            (status, json_body(text)).into_response()
+        }
+        (_, first) => sse_until(Some(first), receiver, Some(guard)),
     }
-    sse_until(Some(first), receiver, Some(guard))
 }
 
 /// Once the stream of the stateless request `key` of `session` is gone: if its answer had not
@@ -1301,6 +1377,31 @@ fn refusal(status: StatusCode, why: &str) -> Refusal {
     }
 }
 
+/// The revision a session's client speaks in a request with `headers` and `messages`: its
+/// `MCP-Protocol-Version`, else the one an `initialize` among the messages asks for, else
+/// 2025-03-26, whose clients send no header (the transport specification says to assume it).
+/// What matters is what the client can read, so an `initialize` is taken at its word even
+/// when the server settles on an older revision.
+fn client_revision(headers: &HeaderMap, messages: &[Message]) -> Revision {
+    let header = headers
+        .get(PROTOCOL_VERSION_HEADER)
+        .and_then(|value| value.to_str().ok())
+        .and_then(Revision::parse);
+    let asked = || {
+        messages.iter().find_map(|message| match &message.kind {
+            Kind::Request { method, .. } if method == "initialize" => {
+                let params = message::params(&message.text);
+                params
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .and_then(Revision::parse)
+            }
+            _ => None,
+        })
+    };
+    header.or_else(asked).unwrap_or(Revision::R2025_03_26)
+}
+
 fn json_body(text: String) -> ([(header::HeaderName, &'static str); 1], String) {
     ([(header::CONTENT_TYPE, "application/json")], text)
 }
@@ -1310,6 +1411,7 @@ pub fn is_loopback(address: &SocketAddr) -> bool {
     address.ip().is_loopback()
 }
 
+mod events;
 mod stateless;
 mod streams;
 #[cfg(test)]

@@ -234,22 +234,31 @@ struct Link {
     ended: AtomicBool,
     fatal: mpsc::UnboundedSender<ProxyError>,
     auth: Option<Authorizer>,
+    /// Told of each request whose event stream the server closed before answering.
+    closed: Option<StreamClosed>,
 }
 
+/// Told the id of a request (as the relay sent it upstream) whose event stream the server
+/// closed before answering, as a server that polls (SEP-1699) does: the proxy comes back for
+/// the answer with `Last-Event-ID`, and `--listen` closes its own client's stream of that
+/// request, when that client can come back for it too (docs/mcp-proxy.md#resuming-a-stream).
+pub(crate) type StreamClosed = Arc<dyn Fn(&Value) + Send + Sync>;
+
 /// Runs the session against the remote server until the client goes (`gone`) or the server
-/// ends it.
+/// ends it; `closed` hears of the streams the server closes before answering.
 pub(crate) async fn run(
     remote: &Remote,
     relay: &ServerEnd,
     ports: UpstreamPorts,
     gone: Pin<&mut impl Future<Output = ()>>,
+    closed: Option<StreamClosed>,
 ) -> Result<(), ProxyError> {
     let UpstreamPorts {
         mut queue,
         mut stopped,
     } = ports;
     let (fatal, mut failed) = mpsc::unbounded_channel();
-    let link = Arc::new(Link::new(remote, relay.clone(), fatal)?);
+    let link = Arc::new(Link::new(remote, relay.clone(), fatal, closed)?);
     let sender = {
         let link = Arc::clone(&link);
         tokio::spawn(async move {
@@ -292,6 +301,7 @@ impl Link {
         remote: &Remote,
         relay: ServerEnd,
         fatal: mpsc::UnboundedSender<ProxyError>,
+        closed: Option<StreamClosed>,
     ) -> Result<Link, ProxyError> {
         // reqwest is built without a compiled-in crypto provider: ring is this process's.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -346,6 +356,7 @@ impl Link {
             ended: AtomicBool::new(false),
             fatal,
             auth,
+            closed,
         })
     }
 
@@ -506,6 +517,12 @@ impl Link {
                 .relay_events(response, id.as_ref(), initialize, &mut place)
                 .await;
             if !answered && let Some(id) = &id {
+                // An event id first: the server means its client to come back (SEP-1699).
+                if place.last_event.is_some()
+                    && let Some(closed) = &self.closed
+                {
+                    closed(id);
+                }
                 answered = self.resume(id, initialize, &mut place).await;
             }
             if !answered && let Some(id) = &id {

@@ -108,7 +108,8 @@ fn invalid_reason(problem: &str) -> String {
 /// Runs the upstream servers of `options` for `relay` until the client goes (`gone`). The
 /// one server of a plain proxy ends the session when it goes, or when the relay stops it; a
 /// gateway's servers are each restarted when they fail, and follow the options' [`Reload`]
-/// (docs/mcp-proxy.md#several-servers).
+/// (docs/mcp-proxy.md#several-servers). `closed` hears of the event streams the one server of a
+/// plain proxy closes before answering (a gateway's requests carry ids of its own upstream).
 ///
 /// [`Reload`]: crate::Reload
 pub(crate) async fn run_upstream(
@@ -116,12 +117,13 @@ pub(crate) async fn run_upstream(
     relay: &Relay,
     upstream: Vec<(Server, UpstreamPorts)>,
     gone: Pin<&mut impl Future<Output = ()>>,
+    closed: Option<remote::StreamClosed>,
 ) -> Result<(), ProxyError> {
     if options.namespace.is_none() {
         let Some((server, ports)) = upstream.into_iter().next() else {
             return Ok(());
         };
-        return run_server(&server, &relay.server_end(0), ports, gone).await;
+        return run_server(&server, &relay.server_end(0), ports, gone, closed).await;
     }
     let (close, closing) = watch::channel(false);
     let mut running = Running {
@@ -221,12 +223,14 @@ impl Running {
     }
 }
 
-/// Runs one server's transport until the client goes or the server does.
+/// Runs one server's transport until the client goes or the server does; `closed` hears of
+/// the event streams a remote server closes before answering.
 async fn run_server(
     server: &Server,
     end: &ServerEnd,
     ports: UpstreamPorts,
     gone: Pin<&mut impl Future<Output = ()>>,
+    closed: Option<remote::StreamClosed>,
 ) -> Result<(), ProxyError> {
     let metrics = end.metrics();
     if let Some(metrics) = &metrics {
@@ -236,7 +240,7 @@ async fn run_server(
         Upstream::Command(command) => {
             child::run(command, server.log.as_deref(), end, ports, gone).await
         }
-        Upstream::Http(remote) => remote::run(remote, end, ports, gone).await,
+        Upstream::Http(remote) => remote::run(remote, end, ports, gone, closed).await,
         Upstream::Invalid(problem) => Err(ProxyError::InvalidEntry {
             server: server.name.clone(),
             problem: problem.clone(),
@@ -293,7 +297,7 @@ impl Member {
                 }
             };
             tokio::pin!(gone);
-            let outcome = run_server(&self.server, &end, this_run, gone).await;
+            let outcome = run_server(&self.server, &end, this_run, gone, None).await;
             if *self.closing.borrow() {
                 return;
             }
@@ -379,7 +383,7 @@ where
         let _ = (&mut reader).await;
     };
     tokio::pin!(gone);
-    let outcome = run_upstream(&options, &relay, upstream, gone).await;
+    let outcome = run_upstream(&options, &relay, upstream, gone, None).await;
     relay.drain().await;
     relay.log_usage("stdio");
     reader.abort();

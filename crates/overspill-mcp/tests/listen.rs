@@ -1398,7 +1398,406 @@ async fn a_2026_07_28_client_that_closes_its_stream_cancels_its_request() {
     proxy.stop().await;
 }
 
+// ---- Resumable streams (2025-11-25, SEP-1699) ----
+
+/// The revision whose clients get resumable streams.
+const POLLING: &str = "2025-11-25";
+
+impl Proxy {
+    /// A POST with the client's `MCP-Protocol-Version` (`version`), as the response came.
+    async fn post_at(
+        &self,
+        session: Option<&str>,
+        body: Value,
+        version: &str,
+    ) -> reqwest::Response {
+        let mut request = self
+            .http
+            .post(&self.url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", version)
+            .body(body.to_string());
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send().await.unwrap()
+    }
+
+    /// A session whose client speaks `version`: its id, and the events of its `initialize`.
+    async fn open_session_at(&self, version: &str) -> (String, Vec<sse_stream::Sse>) {
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": {},
+            "clientInfo": {"name": "polling-test", "version": "0"}}});
+        let response = self.post_at(None, initialize, version).await;
+        let session = response.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let events = events_until_end(response).await;
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let accepted = self.post_at(Some(&session), initialized, version).await;
+        assert_eq!(accepted.status().as_u16(), 202);
+        (session, events)
+    }
+
+    /// A GET of `session` at `version`, resuming after the event `last` when given.
+    async fn get_at(&self, session: &str, version: &str, last: Option<&str>) -> reqwest::Response {
+        let mut request = self
+            .http
+            .get(&self.url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", version);
+        if let Some(last) = last {
+            request = request.header("last-event-id", last);
+        }
+        request.send().await.unwrap()
+    }
+}
+
+/// Every SSE event (comments aside) of `response`, until its stream ends.
+async fn events_until_end(response: reqwest::Response) -> Vec<sse_stream::Sse> {
+    let mut events = sse_stream::SseByteStream::new(response.bytes_stream());
+    let mut all = Vec::new();
+    loop {
+        let next = tokio::time::timeout(Duration::from_secs(60), events.next())
+            .await
+            .expect("the stream never ended");
+        match next {
+            Some(Ok(event)) if event.data.is_some() || event.id.is_some() => all.push(event),
+            Some(Ok(_)) => {}
+            Some(Err(error)) => panic!("not an event stream: {error}"),
+            None => return all,
+        }
+    }
+}
+
+/// The next SSE event (comments aside) of `events`, within `wait`; `None` once it ends or
+/// stays quiet.
+async fn next_event<S>(events: &mut S, wait: Duration) -> Option<sse_stream::Sse>
+where
+    S: futures_util::Stream<Item = Result<sse_stream::Sse, sse_stream::Error>> + Unpin,
+{
+    loop {
+        match tokio::time::timeout(wait, events.next()).await {
+            Ok(Some(Ok(event))) if event.data.is_some() || event.id.is_some() => {
+                return Some(event);
+            }
+            Ok(Some(Ok(_))) => {}
+            _ => return None,
+        }
+    }
+}
+
+/// An event id as `--listen` writes it: its stream and its place there.
+fn place(id: &str) -> (u64, u64) {
+    let (stream, place) = id.split_once('-').expect("an id is <stream>-<place>");
+    (stream.parse().unwrap(), place.parse().unwrap())
+}
+
+/// The JSON message an event carries (none for a priming event).
+fn message_of(event: &sse_stream::Sse) -> Option<Value> {
+    let data = event.data.as_deref().filter(|data| !data.is_empty())?;
+    Some(serde_json::from_str(data).unwrap())
+}
+
+async fn a_2025_11_25_post_stream_opens_with_a_priming_event_and_a_retry_and_numbers_every_event() {
+    let proxy = start(Listen::default()).await;
+    let (session, initialized) = proxy.open_session_at(POLLING).await;
+    let priming = &initialized[0];
+    assert_eq!(priming.data.as_deref(), Some(""), "{initialized:?}");
+    assert_eq!(priming.retry, Some(1000));
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "name": "progress", "arguments": {}, "_meta": {"progressToken": "p-5"}}});
+    let response = proxy.post_at(Some(&session), call, POLLING).await;
+    assert_eq!(
+        response.headers()["x-accel-buffering"],
+        "no",
+        "a reverse proxy passes each event on as it comes"
+    );
+    let text = response.text().await.unwrap();
+    // The priming event comes first, exactly so: an id, the retry delay and an empty data line.
+    let (head, _) = text.split_once("\n\n").unwrap();
+    let (stream, _) = place(head.strip_prefix("id: ").unwrap().lines().next().unwrap());
+    assert_eq!(
+        head,
+        format!("id: {stream}-0\nretry: 1000\ndata: "),
+        "{text}"
+    );
+    let body = futures_util::stream::iter([Ok::<_, std::io::Error>(axum::body::Bytes::from(text))]);
+    let events: Vec<sse_stream::Sse> = sse_stream::SseByteStream::new(body)
+        .filter_map(|event| async move { event.ok().filter(|event| event.id.is_some()) })
+        .collect()
+        .await;
+    let places: Vec<(u64, u64)> = events
+        .iter()
+        .map(|event| place(event.id.as_deref().unwrap()))
+        .collect();
+    assert_eq!(
+        places,
+        [(stream, 0), (stream, 1), (stream, 2), (stream, 3)],
+        "every event has an id of its stream, in order: {events:?}"
+    );
+    let methods: Vec<String> = events[1..]
+        .iter()
+        .filter_map(message_of)
+        .map(|m| m["method"].as_str().unwrap_or("(response)").to_owned())
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "notifications/progress",
+            "notifications/progress",
+            "(response)"
+        ]
+    );
+    proxy.stop().await;
+}
+
+async fn a_client_that_lost_its_post_stream_resumes_it_with_last_event_id_and_gets_what_it_missed()
+{
+    let proxy = start(Listen::default()).await;
+    let (session, _) = proxy.open_session_at(POLLING).await;
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "name": "sleep", "arguments": {"ms": 1_500}, "_meta": {"progressToken": "p-9"}}});
+    let response = proxy.post_at(Some(&session), call, POLLING).await;
+    let mut events = sse_stream::SseByteStream::new(response.bytes_stream());
+    let priming = next_event(&mut events, Duration::from_secs(20))
+        .await
+        .and_then(|event| event.id)
+        .expect("a priming event");
+    // The connection goes before the answer: the client comes back with the priming event's id.
+    drop(events);
+    let resumed = proxy.get_at(&session, POLLING, Some(&priming)).await;
+    assert_eq!(resumed.status().as_u16(), 200);
+    let events = events_until_end(resumed).await;
+    let messages: Vec<Value> = events.iter().filter_map(message_of).collect();
+    assert_eq!(
+        messages[0]["params"]["progressToken"], "p-9",
+        "the progress sent meanwhile is replayed: {messages:?}"
+    );
+    let answer = messages.last().unwrap();
+    assert_eq!(answer["id"], 9, "{messages:?}");
+    assert_eq!(answer["result"]["content"][0]["text"], "slept");
+    let (stream, _) = place(&priming);
+    let places: Vec<(u64, u64)> = events
+        .iter()
+        .map(|event| place(event.id.as_deref().unwrap()))
+        .collect();
+    assert_eq!(places, [(stream, 1), (stream, 2)], "{events:?}");
+    // The stream has ended and its client had it all: nothing more.
+    let last = events.last().and_then(|event| event.id.clone()).unwrap();
+    let again = proxy.get_at(&session, POLLING, Some(&last)).await;
+    assert_eq!(again.status().as_u16(), 204);
+    // An id this proxy never wrote, or of a stream the session never had.
+    for foreign in ["not-an-id", "999-1"] {
+        let refused = proxy.get_at(&session, POLLING, Some(foreign)).await;
+        assert_eq!(refused.status().as_u16(), 400, "{foreign}");
+    }
+    proxy.stop().await;
+}
+
+async fn clients_of_2025_06_18_and_2026_07_28_get_no_priming_event_and_no_event_ids() {
+    let proxy = start(Listen::default()).await;
+    let (session, initialized) = proxy.open_session_at("2025-06-18").await;
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "name": "progress", "arguments": {}, "_meta": {"progressToken": "p-5"}}});
+    let text = proxy
+        .post_at(Some(&session), call, "2025-06-18")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        !text.contains("id:") && !text.contains("retry:") && !text.contains("data: \n"),
+        "{text}"
+    );
+    assert!(
+        initialized
+            .iter()
+            .all(|event| event.id.is_none() && message_of(event).is_some()),
+        "{initialized:?}"
+    );
+    proxy.stop().await;
+
+    // 2026-07-28 supports no Last-Event-ID: an answer that streams (progress first) has no ids.
+    let proxy = start_raw(Listen::default()).await;
+    let (body, headers) = modern(
+        json!(1),
+        "tools/call",
+        json!({"name": "progress", "arguments": {}}),
+    );
+    let mut body = body;
+    body["params"]["_meta"]["progressToken"] = json!("p-1");
+    let mut request = proxy
+        .http
+        .post(&proxy.url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(body.to_string());
+    for (name, value) in &headers {
+        request = request.header(name, value);
+    }
+    let response = request.send().await.unwrap();
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream")
+    );
+    let text = response.text().await.unwrap();
+    assert!(text.contains("notifications/progress"), "{text}");
+    assert!(
+        !text.contains("id:") && !text.contains("retry:") && !text.contains("data: \n"),
+        "{text}"
+    );
+    proxy.stop().await;
+}
+
+async fn a_session_keeps_only_its_latest_1024_events_for_a_client_that_resumes() {
+    let proxy = start(Listen::default()).await;
+    let (session, _) = proxy.open_session_at(POLLING).await;
+    let get = proxy.get_at(&session, POLLING, None).await;
+    assert_eq!(get.status().as_u16(), 200);
+    let mut live = sse_stream::SseByteStream::new(get.bytes_stream());
+    let priming = next_event(&mut live, Duration::from_secs(20))
+        .await
+        .and_then(|event| event.id)
+        .expect("a priming event");
+    // More events than a session keeps, all on the GET stream.
+    let count = 1_100;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "notify_later", "arguments": {"count": count}}});
+    let answered = events_until_end(proxy.post_at(Some(&session), call, POLLING).await).await;
+    assert!(answered.iter().filter_map(message_of).any(|m| m["id"] == 1));
+    let mut last = String::new();
+    for number in 0..count {
+        let event = next_event(&mut live, Duration::from_secs(20))
+            .await
+            .unwrap_or_else(|| panic!("note {number} never came"));
+        last = event.id.unwrap();
+    }
+    let (stream, newest) = place(&last);
+    assert_eq!(newest, count);
+    // Resumed from its very start: only the latest 1,024 are replayed, the newest last.
+    let resumed = proxy.get_at(&session, POLLING, Some(&priming)).await;
+    assert_eq!(resumed.status().as_u16(), 200);
+    let mut replayed = sse_stream::SseByteStream::new(resumed.bytes_stream());
+    let mut places = Vec::new();
+    while let Some(event) = next_event(&mut replayed, Duration::from_secs(2)).await {
+        places.push(place(event.id.as_deref().unwrap()));
+    }
+    let expected: Vec<(u64, u64)> = (count - 1_023..=count).map(|at| (stream, at)).collect();
+    assert_eq!(places.len(), expected.len(), "{places:?}");
+    assert_eq!(places, expected);
+    proxy.stop().await;
+}
+
+/// A Streamable HTTP server that polls (SEP-1699): a call of its one tool, `poll`, is
+/// answered on a stream it closes right after the priming event, and the answer goes to the
+/// GET that resumes that stream. Its URL.
+async fn polling_server() -> String {
+    use axum::http::{HeaderMap, Method, StatusCode, header};
+    use axum::response::IntoResponse;
+    let pending = Arc::new(std::sync::Mutex::new(Value::Null));
+    let handler = move |method: Method, headers: HeaderMap, body: String| {
+        let pending = Arc::clone(&pending);
+        async move {
+            let sse = |text: String| {
+                ([(header::CONTENT_TYPE, "text/event-stream")], text).into_response()
+            };
+            let json_answer = |id: &Value, result: Value| {
+                let body = json!({"jsonrpc": "2.0", "id": id, "result": result});
+                (
+                    [
+                        (header::CONTENT_TYPE, "application/json"),
+                        (
+                            header::HeaderName::from_static("mcp-session-id"),
+                            "polled-session",
+                        ),
+                    ],
+                    body.to_string(),
+                )
+                    .into_response()
+            };
+            if method == Method::GET {
+                return match headers.get("last-event-id") {
+                    Some(last) if last == "call-0" => {
+                        let id = pending.lock().unwrap().clone();
+                        let answer = json!({"jsonrpc": "2.0", "id": id, "result": {
+                            "content": [{"type": "text", "text": "polled"}]}});
+                        sse(format!("id: call-1\ndata: {answer}\n\n"))
+                    }
+                    _ => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+                };
+            }
+            if method != Method::POST {
+                return StatusCode::OK.into_response();
+            }
+            let message: Value = serde_json::from_str(&body).unwrap_or_default();
+            let id = message["id"].clone();
+            match message["method"].as_str() {
+                Some("initialize") => json_answer(
+                    &id,
+                    json!({"protocolVersion": POLLING, "capabilities": {"tools": {}},
+                           "serverInfo": {"name": "poller", "version": "0"}}),
+                ),
+                Some("tools/list") => json_answer(
+                    &id,
+                    json!({"tools": [{"name": "poll", "inputSchema": {"type": "object"}}]}),
+                ),
+                Some("tools/call") => {
+                    *pending.lock().unwrap() = id;
+                    sse("id: call-0\nretry: 100\ndata: \n\n".to_owned())
+                }
+                _ if id.is_null() => StatusCode::ACCEPTED.into_response(),
+                _ => json_answer(&id, json!({})),
+            }
+        }
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let router = axum::Router::new().route("/mcp", axum::routing::any(handler));
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    url
+}
+
+async fn a_url_server_that_closes_its_stream_before_answering_has_the_client_resume_it_too() {
+    let upstream = polling_server().await;
+    let options = overspill_mcp::ProxyOptions::remote(
+        "poller",
+        overspill_mcp::Remote::new(&upstream).unwrap(),
+    );
+    let proxy = start_serving(Listen::default(), None, options).await;
+    let (session, _) = proxy.open_session_at(POLLING).await;
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                      "params": {"name": "poll", "arguments": {}}});
+    let first = events_until_end(proxy.post_at(Some(&session), call, POLLING).await).await;
+    assert!(
+        first.iter().all(|event| message_of(event).is_none()),
+        "the client's stream closes after its priming event, as the server's did: {first:?}"
+    );
+    let priming = first[0].id.clone().unwrap();
+    let resumed = proxy.get_at(&session, POLLING, Some(&priming)).await;
+    assert_eq!(resumed.status().as_u16(), 200);
+    let messages: Vec<Value> = events_until_end(resumed)
+        .await
+        .iter()
+        .filter_map(message_of)
+        .collect();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert_eq!(messages[0]["id"], 3);
+    assert_eq!(messages[0]["result"]["content"][0]["text"], "polled");
+    proxy.stop().await;
+}
+
 cases!(
+    a_2025_11_25_post_stream_opens_with_a_priming_event_and_a_retry_and_numbers_every_event,
+    a_client_that_lost_its_post_stream_resumes_it_with_last_event_id_and_gets_what_it_missed,
+    clients_of_2025_06_18_and_2026_07_28_get_no_priming_event_and_no_event_ids,
+    a_session_keeps_only_its_latest_1024_events_for_a_client_that_resumes,
+    a_url_server_that_closes_its_stream_before_answering_has_the_client_resume_it_too,
     two_instances_sharing_a_directory_keep_one_budget_per_agent,
     an_argument_the_tool_mirrors_into_a_header_must_come_with_it,
     a_2026_07_28_client_that_closes_its_stream_cancels_its_request,

@@ -1,42 +1,79 @@
 //! Where a `--listen` session's messages to its client go: the POST streams (each ends after
-//! its requests' answers), the GET stream and the backlog; and the log line of each answered
-//! request (docs/mcp-proxy.md#logs).
+//! its requests' answers), the GET stream and the backlog; which stream a client resumes
+//! (docs/mcp-proxy.md#resuming-a-stream); and the log line of each answered request
+//! (docs/mcp-proxy.md#logs).
 
 use std::collections::{HashSet, VecDeque};
-use std::convert::Infallible;
 use std::sync::{Arc, PoisonError};
-use std::time::Duration;
 
-use axum::response::sse::{Event, KeepAlive, Sse};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::HttpSession;
+use super::events::{self, EventId, EventStream, Frame, Replay};
 use crate::message::{self, Id, Kind};
 use crate::relay::Answered;
+use crate::revision::Streaming;
 
 /// Server-initiated messages kept for a session with no stream open to take them.
 const BACKLOG: usize = 1024;
 
-/// Messages queued on one SSE stream before the session's router waits.
-pub(super) const STREAM_QUEUE: usize = 64;
+/// The most POST streams a session keeps for clients that lost their connection and may
+/// resume them; beyond it the oldest is forgotten (its answers take the way of a stream whose
+/// client went for good).
+const DETACHED: usize = 256;
 
 /// Where a session's outgoing messages go.
 #[derive(Default)]
 pub(super) struct Streams {
     /// POST streams, each with the requests it still waits to answer.
     pub(super) posts: Vec<PostStream>,
-    /// The GET stream, when open.
-    pub(super) get: Option<mpsc::Sender<String>>,
+    /// The GET stream, once opened (a resumable one stays while its client may resume it).
+    get: Option<EventStream>,
     /// Server-initiated messages waiting for a stream.
-    pub(super) backlog: VecDeque<String>,
+    backlog: VecDeque<String>,
+    /// The latest events of the resumable streams, for a client that resumes one.
+    replay: Replay,
 }
 
+/// What a client's `Last-Event-ID` resumes ([`Streams::resume`]).
+pub(super) enum Resumed {
+    /// A stream still open: a new connection carrying what came after the event, then what
+    /// comes next.
+    Open {
+        connection: mpsc::Receiver<Frame>,
+        missed: u64,
+    },
+    /// A stream that has ended: what came after the event and is still kept (nothing, when
+    /// the client had it all).
+    Ended { frames: Vec<Frame>, missed: u64 },
+    /// No stream of the session that a client can resume.
+    Unknown,
+}
+
+/// A second GET stream for a session that has one open ([`Streams::open_get`]).
+pub(super) struct GetStreamOpen;
+
 impl Streams {
-    /// Drops the POST streams whose client went away.
+    /// Drops the POST streams whose client went away and cannot come back for them (a plain
+    /// stream's); a resumable one stays until its requests are answered, for its client to
+    /// resume, [`DETACHED`] at most (the oldest forgotten first).
     pub(super) fn forget_closed_posts(&mut self) {
-        self.posts.retain(|post| !post.sender.is_closed());
+        self.posts
+            .retain(|post| post.events.connected() || post.events.resumable());
+        let mut detached = self
+            .posts
+            .iter()
+            .filter(|post| !post.events.connected())
+            .count();
+        self.posts.retain(|post| {
+            let forget = detached > DETACHED && !post.events.connected();
+            if forget {
+                detached -= 1;
+            }
+            !forget
+        });
     }
 
     /// The client cancelled `ids`: no answer comes for them, so a POST stream left with none
@@ -50,10 +87,114 @@ impl Streams {
         self.posts.retain(|post| !post.waiting.is_empty());
     }
 
-    /// Whether any stream to the client is still open.
+    /// Whether any stream to the client is still open, or waits for its client to resume it.
     pub(super) fn open(&mut self) -> bool {
         self.forget_closed_posts();
-        !self.posts.is_empty() || self.get.as_ref().is_some_and(|get| !get.is_closed())
+        !self.posts.is_empty() || self.get.as_ref().is_some_and(EventStream::connected)
+    }
+
+    /// The server closed the event stream of its request `id` before answering it, to have its
+    /// client come back for the answer: the client's stream of that request closes too when
+    /// its client can resume it (what comes meanwhile is kept for it); a plain one stays open.
+    pub(super) fn server_closed(&mut self, id: &Id) {
+        if let Some(post) = self
+            .posts
+            .iter_mut()
+            .find(|post| post.waiting.contains(id) && post.events.resumable())
+        {
+            post.events.disconnect();
+        }
+    }
+
+    /// Ends every stream (the session is closing).
+    pub(super) fn close(&mut self) {
+        self.posts.clear();
+        self.get = None;
+    }
+
+    /// A POST's stream, written as `streaming` says: what answers `waiting` (and progress of
+    /// `progress`) comes on it; `routed`, for a stateless request, the id it was given and the
+    /// client's own.
+    pub(super) fn open_post(
+        &mut self,
+        streaming: Streaming,
+        waiting: HashSet<Id>,
+        progress: Vec<Value>,
+        routed: Option<(Id, Value)>,
+    ) -> mpsc::Receiver<Frame> {
+        let (events, connection) = self.replay.open(streaming, 0);
+        self.posts.push(PostStream {
+            waiting,
+            progress,
+            events,
+            routed,
+        });
+        connection
+    }
+
+    /// The session's GET stream, written as `streaming` says, carrying first what waited in the
+    /// backlog, in order. `Err` while one is open.
+    pub(super) fn open_get(
+        &mut self,
+        streaming: Streaming,
+    ) -> Result<mpsc::Receiver<Frame>, GetStreamOpen> {
+        if self.get.as_ref().is_some_and(EventStream::connected) {
+            return Err(GetStreamOpen);
+        }
+        let (mut events, connection) = self.replay.open(streaming, self.backlog.len());
+        if let Some(sender) = events.connection() {
+            for text in self.backlog.drain(..) {
+                // Room was made for the whole backlog (at most BACKLOG).
+                let _ = sender.try_send(events.stamp(text, &mut self.replay));
+            }
+        }
+        self.get = Some(events);
+        Ok(connection)
+    }
+
+    /// The stream a client resumes after the event `after` (its `Last-Event-ID`): an open one
+    /// gets a new connection (replacing the one it had) that replays what came after the event,
+    /// and for the GET stream what waited in the backlog since; an ended one, what of it is
+    /// still kept.
+    pub(super) fn resume(&mut self, after: EventId) -> Resumed {
+        let Streams {
+            posts,
+            get,
+            backlog,
+            replay,
+        } = self;
+        let of_get = get.as_ref().map(EventStream::number) == Some(after.stream);
+        let open = match get {
+            Some(get) if of_get => Some(get),
+            _ => posts
+                .iter_mut()
+                .map(|post| &mut post.events)
+                .find(|events| events.number() == after.stream),
+        };
+        match open {
+            Some(events) if events.resumable() => {
+                let replayed = replay.after(after, Some(events.next_place()));
+                let mut frames = replayed.frames;
+                if of_get {
+                    for text in backlog.drain(..) {
+                        frames.push(events.stamp(text, replay));
+                    }
+                }
+                Resumed::Open {
+                    connection: events.reconnect(frames),
+                    missed: replayed.missed,
+                }
+            }
+            Some(_) => Resumed::Unknown,
+            None if replay.gave(after.stream) => {
+                let replayed = replay.after(after, None);
+                Resumed::Ended {
+                    frames: replayed.frames,
+                    missed: replayed.missed,
+                }
+            }
+            None => Resumed::Unknown,
+        }
     }
 }
 
@@ -64,10 +205,24 @@ pub(super) struct PostStream {
     /// The progress tokens those requests gave (`_meta.progressToken`): progress for them
     /// belongs on this stream.
     pub(super) progress: Vec<Value>,
-    pub(super) sender: mpsc::Sender<String>,
+    events: EventStream,
     /// For a stateless request: the id it was given on its way to the relay, and the client's
     /// own, which its answer (and a subscription's notifications) carry back.
     pub(super) routed: Option<(Id, Value)>,
+}
+
+/// A message on its way to a stream's connection.
+enum Delivery {
+    /// An event made under the streams' lock: its id given and, on a resumable stream, kept
+    /// for replay.
+    Ready(Frame),
+    /// A stateless request's answer or notification, which gets the client's own id back
+    /// first (outside the lock: an answer may be megabytes); its stream is plain.
+    Restore {
+        text: String,
+        original: Value,
+        answer: bool,
+    },
 }
 
 /// `text` as the client of a stateless request must see it (`original` is its own id): the
@@ -173,42 +328,71 @@ pub(super) async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<S
                 (None, None, None) if streams.posts.len() == 1 => Some(0),
                 (None, None, None) => None,
             };
+            let Streams {
+                posts,
+                get,
+                backlog,
+                replay,
+            } = &mut *streams;
             match own {
                 Some(at) => {
-                    let post = &mut streams.posts[at];
+                    let post = &mut posts[at];
                     if let Some((id, _)) = &answered {
                         post.waiting.remove(id);
                     }
-                    let sender = post.sender.clone();
-                    let original = post.routed.as_ref().map(|(_, original)| original.clone());
+                    let connection = post.events.connection();
+                    let delivery = match &post.routed {
+                        Some((_, original)) => Delivery::Restore {
+                            text,
+                            original: original.clone(),
+                            answer: answered.is_some(),
+                        },
+                        None => Delivery::Ready(post.events.stamp(text, replay)),
+                    };
                     if post.waiting.is_empty() {
-                        streams.posts.remove(at);
+                        posts.remove(at);
                     }
-                    Some((sender, text, original))
+                    Some((connection, delivery))
                 }
                 // An agent's requests come from clients that share nothing else: what belongs
                 // to none of their streams reaches none of them.
                 None if session.stateless => None,
-                None => match (&streams.get, streams.posts.last()) {
-                    (Some(get), _) if !get.is_closed() => Some((get.clone(), text, None)),
-                    (_, Some(post)) => Some((post.sender.clone(), text, None)),
-                    _ => {
-                        if streams.backlog.len() < BACKLOG {
-                            streams.backlog.push_back(text);
+                None => {
+                    let open = get.as_mut().filter(|get| get.connected()).or_else(|| {
+                        posts
+                            .iter_mut()
+                            .rev()
+                            .map(|post| &mut post.events)
+                            .find(|events| events.connected())
+                    });
+                    match open {
+                        Some(events) => Some((
+                            events.connection(),
+                            Delivery::Ready(events.stamp(text, replay)),
+                        )),
+                        None => {
+                            if backlog.len() < BACKLOG {
+                                backlog.push_back(text);
+                            }
+                            None
                         }
-                        None
                     }
-                },
+                }
             }
         };
         // A client that does not read its stream holds this send: the session's close ends it.
-        if let Some((sender, text, original)) = target {
-            let text = match original {
-                Some(original) => restored(text, &original, answered.is_some()),
-                None => text,
+        // A resumable stream without a connection has kept the event for its client's return.
+        if let Some((Some(connection), delivery)) = target {
+            let frame = match delivery {
+                Delivery::Ready(frame) => frame,
+                Delivery::Restore {
+                    text,
+                    original,
+                    answer,
+                } => Frame::plain(restored(text, &original, answer)),
             };
             tokio::select! {
-                sent = sender.send(text) => drop(sent),
+                sent = connection.send(frame) => drop(sent),
                 _ = closing.wait_for(|closed| *closed) => break,
             }
         }
@@ -237,9 +421,9 @@ fn log_request(session: &str, done: &Answered) {
     );
 }
 
-/// An SSE response carrying each message of `receiver` as one event.
-pub(super) fn sse(receiver: mpsc::Receiver<String>) -> Response {
-    sse_until(None, receiver, None)
+/// An SSE response carrying each event of `connection`.
+pub(super) fn sse(connection: mpsc::Receiver<Frame>) -> Response {
+    events::response(None, connection, ())
 }
 
 /// Tells its sender when dropped: held by what answers a request (its handler, then its
@@ -262,25 +446,15 @@ impl Drop for Gone {
     }
 }
 
-/// [`sse`] whose stream starts with `first` (a message already taken from `receiver`) and
+/// [`sse`] whose stream starts with `first` (an event already taken from `connection`) and
 /// holds `gone` until it is dropped (its last event sent, or its client gone).
 pub(super) fn sse_until(
-    first: Option<String>,
-    receiver: mpsc::Receiver<String>,
+    first: Option<Frame>,
+    connection: mpsc::Receiver<Frame>,
     gone: Option<Gone>,
 ) -> Response {
-    let state = (first, receiver, gone);
-    let events = futures_util::stream::unfold(state, |(first, mut receiver, gone)| async move {
-        let text = match first {
-            Some(text) => text,
-            None => receiver.recv().await?,
-        };
-        Some((
-            Ok::<_, Infallible>(Event::default().data(text)),
-            (None, receiver, gone),
-        ))
-    });
-    Sse::new(events)
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response()
+    events::response(first, connection, gone)
 }
+
+#[cfg(test)]
+mod tests;
