@@ -19,9 +19,10 @@ pub fn shared_data_dir() -> Option<PathBuf> {
 }
 
 /// One call of every exploration tool on a stored pod list named `file`, as `(tool, JSON
-/// arguments)`, in the order a model would explore.
+/// arguments)`, in the order a model would explore (`single_agent.rs` holds it to the
+/// registry's tools).
 pub fn every_tool_on_pods(file: &str) -> Vec<Call> {
-    let calls: [Call; 9] = [
+    vec![
         ("schema", format!(r#"{{"file": "{file}", "max_depth": 2}}"#)),
         (
             "item_schema",
@@ -55,6 +56,5 @@ pub fn every_tool_on_pods(file: &str) -> Vec<Call> {
             format!(r#"{{"file": "{file}", "start": 10, "end": 14}}"#),
         ),
         ("read", format!(r#"{{"file": "{file}"}}"#)),
-    ];
-    calls.to_vec()
+    ]
 }

@@ -31,13 +31,20 @@ fn every_exploration_tool_is_offered_and_answered() {
     let pad = Scratchpad::from_config(&config(memory.path()))
         .build()
         .unwrap();
+    let mut called = Vec::new();
     for (tool, _) in every_tool_on_pods("x.json") {
         assert!(pad.handles(tool), "{tool} is not offered");
+        called.push(tool);
     }
+    // A tool added to the registry needs its call here too.
+    let mut registered = overspill::explore::Registry::new().exploration_names();
+    called.sort_unstable();
+    registered.sort_unstable();
+    assert_eq!(called, registered);
 }
 
 /// Runs every tool this build offers; `every_exploration_tool_is_offered_and_answered` holds
-/// the build to all nine.
+/// the calls to the registry's tools.
 #[test]
 fn single_agent_intercepts_explores_with_every_tool_and_reports_usage() {
     let memory = tempfile::tempdir().unwrap();

@@ -2,8 +2,8 @@
 //! exported (docs/tools.md#4-definitions-and-export).
 //!
 //! An exploration tool's definition is made by the registry from the tool's own module: its
-//! [`crate::tool::Tool::NAME`], its description, and the schema derived from its `Args`
-//! ([`crate::args::schema`]). Every schema is a closed object (`additionalProperties: false`).
+//! [`crate::tool::Tool::NAME`], its description, its line in the system prompt, and the schema
+//! derived from its `Args` ([`crate::args::schema`]). Every schema is a closed object (`additionalProperties: false`).
 
 use serde_json::{Value, json};
 
@@ -14,6 +14,9 @@ pub struct Definition {
     pub name: &'static str,
     /// One paragraph, written for the model.
     pub description: &'static str,
+    /// The tool's line in the system prompt's list of exploration tools ([`crate::Tool::BLURB`]);
+    /// `None` for a host's tool, which the prompt does not list.
+    pub blurb: Option<&'static str>,
     /// Builds the JSON Schema of the arguments.
     pub parameters: fn() -> Value,
 }

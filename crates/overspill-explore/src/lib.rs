@@ -1,9 +1,10 @@
 //! The read-only exploration tools.
 //!
 //! `overspill-explore` owns the tools a model uses to look into a stored
-//! output (`head`, `slice`, `grep`, `schema`, `item_schema`, `get_in`,
-//! `iterate_over`, `read`, `query`), their definitions, schema inference,
-//! footers, error JSON and the pointer text (docs/facade.md#2-intercepting, docs/tools.md).
+//! output (windows of lines, regex search, JSON structure, paths and jq
+//! queries: the [`Registry`]'s list, each tool in docs/tools.md), their
+//! definitions, schema inference, footers, error JSON and the pointer text
+//! (docs/facade.md#2-intercepting).
 //!
 //! A host builds one [`ExploreContext`] per agent (read root, token counter,
 //! budget, file cache) and hands each tool call to a [`Registry`]. What comes

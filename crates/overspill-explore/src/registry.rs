@@ -122,10 +122,19 @@ impl Registry {
     /// The names of the exploration tools only: the tools that read a stored output, which a
     /// pointer offers.
     pub fn exploration_names(&self) -> Vec<&'static str> {
+        self.exploration_definitions()
+            .into_iter()
+            .map(|definition| definition.name)
+            .collect()
+    }
+
+    /// The definitions of the exploration tools only, in listing order: what the system
+    /// prompt lists, each with its [`Definition::blurb`].
+    pub fn exploration_definitions(&self) -> Vec<&'static Definition> {
         self.tools
             .iter()
             .filter(|t| matches!(t, Member::Exploration(_)))
-            .map(Member::name)
+            .map(|t| t.runnable().definition())
             .collect()
     }
 
@@ -495,6 +504,7 @@ impl<T: Tool> Entry<T> {
     const DEFINITION: &'static Definition = &Definition {
         name: T::NAME,
         description: T::DESCRIPTION,
+        blurb: Some(T::BLURB),
         parameters: args::owned_schema::<T::Args>,
     };
 }
@@ -565,6 +575,7 @@ impl<T: HostTool> Hosted<T> {
     const DEFINITION: &'static Definition = &Definition {
         name: T::NAME,
         description: T::DESCRIPTION,
+        blurb: None,
         parameters: args::owned_schema::<T::Args>,
     };
 }

@@ -17,8 +17,9 @@ use crate::call::Call;
 use crate::context::ExploreContext;
 use crate::error::ToolError;
 
-/// One exploration tool: its name, its description, its arguments (whose type is also its
-/// JSON Schema, [`crate::args::schema`]), its `run` and its smaller retry, in one module.
+/// One exploration tool: its name, its description, its line in the system prompt, its
+/// arguments (whose type is also its JSON Schema, [`crate::args::schema`]), its `run` and its
+/// smaller retry, in one module.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -37,6 +38,7 @@ use crate::error::ToolError;
 /// impl Tool for Wc {
 ///     const NAME: &'static str = "wc";
 ///     const DESCRIPTION: &'static str = "Count the lines of a stored output.";
+///     const BLURB: &'static str = "how many lines a file has";
 ///     type Args = Args;
 ///
 ///     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
@@ -61,6 +63,11 @@ pub trait Tool: 'static {
     /// One paragraph for the model: what the tool is for, when to reach for it, what it
     /// returns and how it pages.
     const DESCRIPTION: &'static str;
+
+    /// The tool's line in the system prompt's list of tools, after its name: what it shows, in
+    /// a few words and without a final full stop (`the first lines`). Required, so that a new
+    /// tool cannot be left out of the prompt.
+    const BLURB: &'static str;
 
     /// Whether the tool reads JSON only (on Markdown or text it could only answer `not_json`),
     /// so a pointer to such a file does not offer it.

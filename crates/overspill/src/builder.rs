@@ -400,7 +400,7 @@ impl ScratchpadBuilder {
                 artifacts::with_artifact_tools(Registry::none(), run.as_ref(), true)
             }
         };
-        let prompt = prompt::section(kind, &registry.exploration_names(), &self.tool_prefix);
+        let prompt = prompt::section(kind, &registry.exploration_definitions(), &self.tool_prefix);
 
         let role = match (kind, run) {
             (Kind::Coordinator, Some(run)) => {

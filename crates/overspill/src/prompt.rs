@@ -3,27 +3,12 @@
 //! Its text depends only on the tools exposed and the agent's role, so it is the same on every
 //! turn and its tokens are counted once, into the baseline (docs/budget.md).
 
+use crate::explore::Definition;
 use crate::role::Kind;
 
-/// One line per exploration tool, in the order given.
-fn blurb(tool: &str) -> Option<&'static str> {
-    Some(match tool {
-        "schema" => "the structure: keys, types, array lengths and line ranges. Start here",
-        "item_schema" => "the keys and types of an array's items, and how many items have each",
-        "iterate_over" => "chosen fields of each item of an array, a window at a time",
-        "get_in" => "the value at a path such as `$.items[3].status`",
-        "query" => "a jq filter over the file, results a window at a time",
-        "grep" => "the lines matching a regex, with context",
-        "head" => "the first lines",
-        "slice" => "the lines from `start` to `end`",
-        "read" => "a whole file that is small enough",
-        _ => return None,
-    })
-}
-
 /// The section for `role` when the exploration tools `tools` are exposed, their names behind
-/// `prefix`.
-pub(crate) fn section(role: Kind, tools: &[&str], prefix: &str) -> String {
+/// `prefix`: one line per tool, in the order given, with its [`Definition::blurb`].
+pub(crate) fn section(role: Kind, tools: &[&Definition], prefix: &str) -> String {
     if role == Kind::Coordinator {
         return "## Artifacts\n\
                 Workers do not see this conversation. To hand a worker content that is too \
@@ -41,9 +26,10 @@ pub(crate) fn section(role: Kind, tools: &[&str], prefix: &str) -> String {
          tools, passing the pointer's file name as `file`:\n",
     );
     for tool in tools {
-        match blurb(tool) {
-            Some(blurb) => out.push_str(&format!("- {prefix}{tool}: {blurb}.\n")),
-            None => out.push_str(&format!("- {prefix}{tool}\n")),
+        let name = tool.name;
+        match tool.blurb {
+            Some(blurb) => out.push_str(&format!("- {prefix}{name}: {blurb}.\n")),
+            None => out.push_str(&format!("- {prefix}{name}\n")),
         }
     }
     if role == Kind::Worker {

@@ -49,6 +49,7 @@ pub type Args = PagedAt<GetIn>;
 
 impl Tool for GetIn {
     const NAME: &'static str = "get_in";
+    const BLURB: &'static str = "the value at a path such as `$.items[3].status`";
     const DESCRIPTION: &'static str = "Return the JSON value at a path, pretty-printed with line numbers. Paths look \
             like `$.items[3].metadata.name`, `$[\"key.with.dots\"]`, or the bare form \
             `items.3.metadata.name`. A long string value (a log, an embedded document) is paged by \

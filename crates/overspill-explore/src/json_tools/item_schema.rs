@@ -30,6 +30,8 @@ pub type Args = PagedAt<ItemSchema>;
 
 impl Tool for ItemSchema {
     const NAME: &'static str = "item_schema";
+    const BLURB: &'static str =
+        "the keys and types of an array's items, and how many items have each";
     const DESCRIPTION: &'static str = "For a JSON array, list every key that appears in its items (nested keys \
             dotted, like `metadata.name`), with the value types seen and how many items have each \
             key. Use it to learn which fields exist and how consistently before choosing `fields` \

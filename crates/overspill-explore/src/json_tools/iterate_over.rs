@@ -60,6 +60,7 @@ pub struct Args {
 
 impl Tool for IterateOver {
     const NAME: &'static str = "iterate_over";
+    const BLURB: &'static str = "chosen fields of each item of an array, a window at a time";
     const DESCRIPTION: &'static str = "Walk the items of a JSON array and return one compact row per item holding \
             only the `fields` you name (a comma-separated list of sub-paths, e.g. \
             `metadata.name,status.phase`). Each row carries `_index`, the item's absolute position, \

@@ -56,6 +56,7 @@ pub struct Args {
 
 impl Tool for Query {
     const NAME: &'static str = "query";
+    const BLURB: &'static str = "a jq filter over the file, results a window at a time";
     const DESCRIPTION: &'static str = "Run a jq filter over a stored JSON output and return its results, one per \
             line, for questions the other tools answer only in several steps: counting \
             (`[.items[] | select(.status.phase == \"Failed\")] | length`), grouping, or projecting. \

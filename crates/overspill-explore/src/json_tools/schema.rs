@@ -49,6 +49,8 @@ fn default_max_depth() -> u64 {
 
 impl Tool for Schema {
     const NAME: &'static str = "schema";
+    const BLURB: &'static str =
+        "the structure: keys, types, array lengths and line ranges. Start here";
     const DESCRIPTION: &'static str = "Describe the structure of a stored output without its content: start here. \
             For JSON it shows the tree of keys with each value's kind and size (object with N keys, \
             array with N items, string length, number, boolean, null) and the line range each part \

@@ -69,6 +69,7 @@ fn default_max_matches() -> u64 {
 
 impl Tool for Grep {
     const NAME: &'static str = "grep";
+    const BLURB: &'static str = "the lines matching a regex, with context";
     const DESCRIPTION: &'static str = "Search a stored output for lines matching a pattern (Rust regex syntax; a \
             pattern that is not a valid regex is searched for as plain text, and the footer says \
             so). Matching lines are marked with `>` and shown with `context` lines around them \

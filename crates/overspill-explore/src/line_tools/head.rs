@@ -37,6 +37,7 @@ fn default_lines() -> u64 {
 
 impl Tool for Head {
     const NAME: &'static str = "head";
+    const BLURB: &'static str = "the first lines";
     const DESCRIPTION: &'static str = "Show the first lines of a stored output, each prefixed with its line number. \
             Use it to see what a text or log file looks like before searching it; for JSON, start \
             with `schema` instead. `lines` defaults to 50. A line too long for one call is cut, and a \

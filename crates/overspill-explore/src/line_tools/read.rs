@@ -39,6 +39,7 @@ pub struct Args {
 
 impl Tool for Read {
     const NAME: &'static str = "read";
+    const BLURB: &'static str = "a whole file that is small enough";
     const DESCRIPTION: &'static str = "Return a whole stored output, every line numbered. Only for files small enough \
             to fit your per-call limit and remaining budget: a larger file is refused at once with \
             its estimated size and a ready-to-run `head` call that fits. For anything big, prefer \

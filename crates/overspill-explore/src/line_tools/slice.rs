@@ -40,6 +40,7 @@ pub struct Args {
 
 impl Tool for Slice {
     const NAME: &'static str = "slice";
+    const BLURB: &'static str = "the lines from `start` to `end`";
     const DESCRIPTION: &'static str = "Show lines `start` to `end` of a stored output (1-based, both inclusive), each \
             prefixed with its line number. Use it to page through a file or to read the lines around \
             a `grep` hit or a `schema` line range such as [L120-L180]. `end` past the last line is \

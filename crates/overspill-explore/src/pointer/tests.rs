@@ -75,18 +75,13 @@ fn pointer_text_is_pinned() {
             tokens: None,
         })
         .unwrap();
+    // Every exploration tool but `query`, in the registry's order.
+    let tools = crate::Registry::new()
+        .without(&["query"])
+        .exploration_names();
     let text = Pointer::new("k8s_list_pods", &stored, 3_119, counter())
         .with_content(PODS)
-        .with_tools(&[
-            "schema",
-            "item_schema",
-            "iterate_over",
-            "get_in",
-            "grep",
-            "head",
-            "slice",
-            "read",
-        ])
+        .with_tools(&tools)
         .render();
     let name = &stored.file_name;
     assert_eq!(
@@ -96,9 +91,10 @@ fn pointer_text_is_pinned() {
                  file: {name}\n\
                  size: {} bytes · 3,119 tokens (o200k_base) · {} lines · json\n\
                  shape: object{{apiVersion, items: array[3] of object{{apiVersion, kind, metadata, spec, status}}, kind, metadata}}\n\
-                 Explore it with these tools, passing file=\"{name}\": schema, item_schema, iterate_over, get_in, grep, head, slice, read. Start with schema.",
+                 Explore it with these tools, passing file=\"{name}\": {}. Start with schema.",
             thousands(stored.bytes),
             thousands(stored.lines as u64),
+            tools.join(", "),
         )
     );
 }

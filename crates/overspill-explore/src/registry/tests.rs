@@ -107,6 +107,7 @@ fn fifty() -> u64 {
 impl Tool for Stubborn {
     const NAME: &'static str = "stubborn";
     const DESCRIPTION: &'static str = "Answers more than any call may take.";
+    const BLURB: &'static str = "more than any call may take";
     type Args = StubbornArgs;
 
     fn run(_: &ExploreContext, _: StubbornArgs) -> Result<Extraction, ToolError> {
@@ -308,6 +309,7 @@ struct NotedArgs {
 impl Tool for Noted {
     const NAME: &'static str = "noted";
     const DESCRIPTION: &'static str = "head, with a note.";
+    const BLURB: &'static str = "the first lines, with a note";
     type Args = NotedArgs;
 
     fn run(ctx: &ExploreContext, args: NotedArgs) -> Result<Extraction, ToolError> {
