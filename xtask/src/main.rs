@@ -1,8 +1,9 @@
 //! `cargo xtask`: the workspace's maintenance commands.
 //!
 //! - `cargo xtask ci`: what `.ci/run` checks (fmt, clippy `-D warnings`, tidy, the tests).
-//! - `cargo xtask tidy`: the layer graph of docs/architecture.md#allowed-dependency-graph, crate docs, and that `.ci/run`
-//!   still runs the README's test command.
+//! - `cargo xtask tidy`: what docs/architecture.md#what-cargo-xtask-tidy-checks lists: the layer
+//!   graph, module docs, paths and links the docs name, docs/tools.md against the tools'
+//!   definitions, and that `.ci/run` still runs the README's test command.
 //! - `cargo xtask bench [--quick]`: every performance scenario of docs/performance.md beside its
 //!   baseline in one run, as a PASS/FAIL table (docs/performance.md).
 //! - `cargo xtask dist [--target T]`: the binary and its npm, PyPI and tarball packages for one
@@ -38,7 +39,7 @@ struct Xtask {
 enum Task {
     /// Run cargo fmt --check, clippy -D warnings, tidy, then the README's test command
     Ci,
-    /// Check the layer graph, crate docs and .ci/run against the README
+    /// Check the layer graph, module docs, the docs' paths and links, docs/tools.md against the tools, and .ci/run against the README
     Tidy,
     Bench(bench::Options),
     Dist(dist::Options),

@@ -11,6 +11,7 @@ use walkdir::WalkDir;
 mod circles;
 mod links;
 mod markdown;
+mod tool_docs;
 
 /// The allowed internal dependencies of each crate (docs/architecture.md#allowed-dependency-graph). A crate absent
 /// from this table is not a layered crate and is not checked.
@@ -102,6 +103,23 @@ pub enum Problem {
     /// A module's unit tests are not where docs/architecture.md#where-tests-live puts them
     /// (`mod tests;` in the module, its body in the module's `tests.rs`): `what` says how.
     TestLayout { file: String, what: String },
+    /// An exploration tool of the registry has no section in docs/tools.md.
+    ToolSectionMissing { tool: String },
+    /// A tool section of docs/tools.md (a `###` heading opening with inline code, at `line`)
+    /// names no tool of the registry.
+    ToolSectionWithoutTool { line: usize, name: String },
+    /// A second section of docs/tools.md for `tool`, at `line`.
+    ToolSectionTwice { line: usize, tool: String },
+    /// A tool's section of docs/tools.md has no `| argument | default |` table.
+    ToolArgumentsMissing { tool: String },
+    /// A tool's table of arguments says otherwise than its definition about `argument`:
+    /// `doc` is its default cell (`None`: no row), `definition` what the schema says.
+    ToolArgumentDiffers {
+        tool: String,
+        argument: String,
+        doc: Option<String>,
+        definition: String,
+    },
 }
 
 impl fmt::Display for Problem {
@@ -179,6 +197,43 @@ impl fmt::Display for Problem {
                  name the field `error` and drop the attribute, or make the variant \
                  `#[error(transparent)]` (docs/architecture.md, Cross-cutting rules)"
             ),
+            Problem::ToolSectionMissing { tool } => write!(
+                f,
+                "docs/tools.md has no section for the tool `{tool}`; add a `### `{tool}`` heading \
+                 with its table of arguments (docs/architecture.md#what-cargo-xtask-tidy-checks)"
+            ),
+            Problem::ToolSectionWithoutTool { line, name } => write!(
+                f,
+                "docs/tools.md:{line}: the section `{name}` is about no tool of the registry; \
+                 name a tool there is, or do not open the heading with inline code"
+            ),
+            Problem::ToolSectionTwice { line, tool } => write!(
+                f,
+                "docs/tools.md:{line}: a second section for `{tool}`; keep one per tool"
+            ),
+            Problem::ToolArgumentsMissing { tool } => write!(
+                f,
+                "docs/tools.md: the section of `{tool}` has no `| argument | default | |` table; \
+                 list each of its arguments there"
+            ),
+            Problem::ToolArgumentDiffers {
+                tool,
+                argument,
+                doc,
+                definition,
+            } => match doc {
+                None => write!(
+                    f,
+                    "docs/tools.md: `{tool}`'s table has no row for `{argument}`, {definition} \
+                     of the tool; add it"
+                ),
+                Some(doc) => write!(
+                    f,
+                    "docs/tools.md: `{tool}`'s table gives `{argument}` the default `{doc}`, but \
+                     its definition says {definition}; make the doc say what the tool does \
+                     (docs/architecture.md#what-cargo-xtask-tidy-checks)"
+                ),
+            },
             Problem::TestLayout { file, what } => write!(
                 f,
                 "{file}: {what}; a module's unit tests are `#[cfg(test)] mod tests;` with their \
@@ -226,6 +281,7 @@ pub fn check(root: &Path) -> Result<Vec<Problem>> {
         }
     }
     problems.extend(links::problems(root)?);
+    problems.extend(tool_docs::problems(root)?);
     for krate in fs::read_dir(root.join("crates")).context("listing crates/")? {
         let dir = krate?.path();
         let name = dir

@@ -1,5 +1,6 @@
 //! The one reading of Markdown in tidy, pulldown-cmark's: the anchors of a page's headings as
-//! GitHub makes them, the links a page writes, and the command under a heading. A line scan
+//! GitHub makes them, the links a page writes, the command under a heading, and the tables
+//! under each heading. A line scan
 //! takes `#` in a code block for a heading and a link's text for part of its title; a CommonMark
 //! parser does not.
 
@@ -78,6 +79,84 @@ pub fn first_code_line(page: &str, title: &str) -> Result<String> {
         }
     }
     bail!("the `## {title}` section has no code block with the command")
+}
+
+/// A heading and the tables under it, before the next heading of any level.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    /// The heading's level.
+    pub level: HeadingLevel,
+    /// The inline code the heading opens with (`head` for `` ### `head`: the first lines ``),
+    /// if it opens with one.
+    pub opening_code: Option<String>,
+    /// The 1-based line the heading is on.
+    pub line: usize,
+    /// Each table's rows, its header row first; a cell is its text, inline code kept in
+    /// backticks (`` `file` ``).
+    pub tables: Vec<Vec<Vec<String>>>,
+}
+
+/// Every heading of a page with the tables under it, in order.
+pub fn sections(page: &str) -> Vec<Section> {
+    let mut found: Vec<Section> = Vec::new();
+    // Whether the text read goes to the open heading (and whether it has any yet), or to a cell.
+    let mut heading: Option<bool> = None;
+    let mut cell: Option<String> = None;
+    for (event, at) in Parser::new_ext(page, options()).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Heading { level, .. }) => {
+                found.push(Section {
+                    level,
+                    opening_code: None,
+                    line: page[..at.start].matches('\n').count() + 1,
+                    tables: Vec::new(),
+                });
+                heading = Some(false);
+            }
+            Event::End(TagEnd::Heading(_)) => heading = None,
+            Event::Code(code) if heading == Some(false) => {
+                if let Some(section) = found.last_mut() {
+                    section.opening_code = Some(code.into_string());
+                }
+                heading = Some(true);
+            }
+            Event::Text(_) | Event::Code(_) if heading.is_some() => heading = Some(true),
+            Event::Start(Tag::Table(_)) => {
+                if let Some(section) = found.last_mut() {
+                    section.tables.push(Vec::new());
+                }
+            }
+            Event::Start(Tag::TableHead | Tag::TableRow) => {
+                if let Some(table) = found.last_mut().and_then(|s| s.tables.last_mut()) {
+                    table.push(Vec::new());
+                }
+            }
+            Event::Start(Tag::TableCell) => cell = Some(String::new()),
+            Event::Text(text) => {
+                if let Some(cell) = &mut cell {
+                    cell.push_str(&text);
+                }
+            }
+            Event::Code(code) => {
+                if let Some(cell) = &mut cell {
+                    cell.push('`');
+                    cell.push_str(&code);
+                    cell.push('`');
+                }
+            }
+            Event::End(TagEnd::TableCell) => {
+                let row = found
+                    .last_mut()
+                    .and_then(|s| s.tables.last_mut())
+                    .and_then(|t| t.last_mut());
+                if let (Some(row), Some(text)) = (row, cell.take()) {
+                    row.push(text.trim().to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    found
 }
 
 /// What tidy reads of a page's blocks.

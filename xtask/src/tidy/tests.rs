@@ -99,6 +99,11 @@ fn tidy_fails_on_a_synthetic_workspace_with_a_broken_layer() {
         format!("## Allowed dependency graph\n\n| crate | may depend on |\n|---|---|\n{rows}"),
     )
     .unwrap();
+    fs::write(
+        root.join(tool_docs::TOOLS_PAGE),
+        tool_docs::sections_of(&tool_docs::registered()),
+    )
+    .unwrap();
     fs::create_dir_all(root.join(".ci")).unwrap();
     fs::write(
         root.join(".ci/run"),

@@ -46,3 +46,27 @@ fn the_first_code_line_of_a_section_is_found_or_its_absence_named() {
         .to_string();
     assert!(error.contains("has no code block"), "{error}");
 }
+
+#[test]
+fn sections_hold_their_opening_code_and_tables() {
+    let page = "# Tools\n\n### `head`: the first lines\n\n| argument | default | |\n|---|---|---|\n\
+                | `file` | required | |\n| `lines` | 50 | how many (`0` shows none) |\n\n\
+                ### JSON paths\n\nText `code` here.\n\n| form | meaning |\n|---|---|\n| `$` | all |\n";
+    let found = sections(page);
+    assert_eq!(found.len(), 3);
+    assert_eq!(found[1].opening_code.as_deref(), Some("head"));
+    assert_eq!(found[1].line, 3);
+    assert_eq!(
+        found[1].tables,
+        [vec![
+            vec!["argument", "default", ""],
+            vec!["`file`", "required", ""],
+            vec!["`lines`", "50", "how many (`0` shows none)"],
+        ]]
+    );
+    assert_eq!(found[2].opening_code, None);
+    assert_eq!(
+        found[2].tables,
+        [vec![vec!["form", "meaning"], vec!["`$`", "all"]]]
+    );
+}
