@@ -117,18 +117,35 @@ pub struct Bound {
     pub metrics: Option<SocketAddr>,
 }
 
+/// The defaults of [`Listen::default`], which are also `overspill mcp --listen`'s flags'
+/// (`--path`, `--max-sessions`, …): one definition each.
+impl Listen {
+    /// The endpoint's path.
+    pub const DEFAULT_PATH: &str = "/mcp";
+    /// The most client sessions at once.
+    pub const DEFAULT_MAX_SESSIONS: usize = 16;
+    /// How long a session may go without requests before it is closed: 30 minutes.
+    pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
+    /// The largest request body: 16 MiB.
+    pub const DEFAULT_MAX_BODY_BYTES: usize = 16 << 20;
+    /// How long the calls in flight may take to finish on the stop signal.
+    pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
+    /// How long new sessions are still taken on the stop signal: not at all.
+    pub const DEFAULT_DRAIN_DELAY: Duration = Duration::ZERO;
+}
+
 impl Default for Listen {
     fn default() -> Listen {
         Listen {
-            path: "/mcp".to_owned(),
+            path: Listen::DEFAULT_PATH.to_owned(),
             allowed_origins: Vec::new(),
             auth_token: None,
             auth_tokens: None,
-            max_sessions: 16,
-            session_idle: Duration::from_secs(30 * 60),
-            max_body_bytes: 16 << 20,
-            drain_timeout: Duration::from_secs(30),
-            drain_delay: Duration::ZERO,
+            max_sessions: Listen::DEFAULT_MAX_SESSIONS,
+            session_idle: Listen::DEFAULT_SESSION_IDLE,
+            max_body_bytes: Listen::DEFAULT_MAX_BODY_BYTES,
+            drain_timeout: Listen::DEFAULT_DRAIN_TIMEOUT,
+            drain_delay: Listen::DEFAULT_DRAIN_DELAY,
             metrics_address: None,
         }
     }

@@ -31,10 +31,6 @@ use crate::revision::{self, MCP_METHOD_HEADER, MCP_NAME_HEADER, PROTOCOL_VERSION
 pub(crate) const DIAGNOSTICS: &str =
     "the HTTP errors the proxy reports on its stderr and in these answers";
 
-/// The default time to connect.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// The default time an answer may go silent before the request fails.
-const READ_TIMEOUT: Duration = Duration::from_secs(300);
 /// How often a dropped GET stream is reopened before the proxy stops trying.
 const RECONNECTS: u32 = 5;
 /// How much of an HTTP error body an error message quotes.
@@ -65,6 +61,14 @@ struct OAuthUse {
 }
 
 impl Remote {
+    /// The time to connect unless [`Remote::with_connect_timeout`] says otherwise (`overspill
+    /// mcp --connect-timeout`'s default).
+    pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+    /// The time an answer may go silent before the request fails, unless
+    /// [`Remote::with_read_timeout`] says otherwise (`overspill mcp --read-timeout`'s default).
+    pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(300);
+
     /// The endpoint at `url` (`http` or `https`).
     ///
     /// # Errors
@@ -84,8 +88,8 @@ impl Remote {
         Ok(Remote {
             url: parsed,
             headers: Vec::new(),
-            connect_timeout: CONNECT_TIMEOUT,
-            read_timeout: READ_TIMEOUT,
+            connect_timeout: Remote::DEFAULT_CONNECT_TIMEOUT,
+            read_timeout: Remote::DEFAULT_READ_TIMEOUT,
             oauth: None,
         })
     }
@@ -119,14 +123,15 @@ impl Remote {
         Ok(self)
     }
 
-    /// The same endpoint with another time to connect (default 10 s).
+    /// The same endpoint with another time to connect than [`Remote::DEFAULT_CONNECT_TIMEOUT`].
     #[must_use]
     pub fn with_connect_timeout(mut self, timeout: Duration) -> Remote {
         self.connect_timeout = timeout;
         self
     }
 
-    /// The same endpoint with another time an answer may go silent (default 300 s).
+    /// The same endpoint with another time an answer may go silent than
+    /// [`Remote::DEFAULT_READ_TIMEOUT`].
     #[must_use]
     pub fn with_read_timeout(mut self, timeout: Duration) -> Remote {
         self.read_timeout = timeout;

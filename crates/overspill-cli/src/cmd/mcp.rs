@@ -17,9 +17,9 @@ use overspill::tokens::TokenCounter;
 use overspill::{BuildError, Scratchpad, ScratchpadBuilder};
 use overspill_mcp::oauth::{ClientIdentity, TokenStore};
 use overspill_mcp::{
-    DEFAULT_ANSWER_WITHIN, DEFAULT_MAX_LEN, DEFAULT_SEPARATOR, Listen, METRICS_PATH, Metrics,
-    Namespace, ProxyError, ProxyOptions, Reload, Remote, ScratchFactory, Server, Tokens, Upstream,
-    parse_header,
+    DEFAULT_ANSWER_WITHIN, DEFAULT_INIT_TIMEOUT, DEFAULT_MAX_LEN, DEFAULT_SEPARATOR, Listen,
+    METRICS_PATH, Metrics, Namespace, ProxyError, ProxyOptions, Reload, Remote, ScratchFactory,
+    Server, Tokens, Upstream, parse_header,
 };
 
 pub const EXAMPLES: &str = "Speaks MCP on stdin/stdout to the client and runs the real server as a \
@@ -82,7 +82,7 @@ pub struct McpArgs {
     model: Option<String>,
     /// Seconds the server may take to answer the client's `initialize` before the proxy
     /// answers with an error and exits 1.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_INIT_TIMEOUT.as_secs_f64())]
     init_timeout: f64,
     /// Seconds the gateway of several servers waits for them before it answers the client's
     /// `initialize` with those that answered; the others join when they answer, announced with
@@ -97,10 +97,20 @@ pub struct McpArgs {
     #[arg(long = "header", value_name = "'NAME: VALUE'", requires = "url")]
     headers: Vec<String>,
     /// Seconds to connect to the --url server.
-    #[arg(long, value_name = "SECS", default_value_t = 10.0, requires = "url")]
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = Remote::DEFAULT_CONNECT_TIMEOUT.as_secs_f64(),
+        requires = "url"
+    )]
     connect_timeout: f64,
     /// Seconds an answer from the --url server may go silent before the request fails.
-    #[arg(long, value_name = "SECS", default_value_t = 300.0, requires = "url")]
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = Remote::DEFAULT_READ_TIMEOUT.as_secs_f64(),
+        requires = "url"
+    )]
     read_timeout: f64,
     /// Sign in to the --url server itself (printing the URL on stderr, opening a browser)
     /// when there is no sign-in or it cannot be renewed, instead of telling the client to run
@@ -118,7 +128,7 @@ pub struct McpArgs {
     #[arg(long, value_name = "ADDR")]
     listen: Option<std::net::SocketAddr>,
     /// The HTTP endpoint's path.
-    #[arg(long, value_name = "PATH", default_value = "/mcp", requires = "listen")]
+    #[arg(long, value_name = "PATH", default_value = Listen::DEFAULT_PATH, requires = "listen")]
     path: String,
     /// An origin allowed besides this machine's (repeatable), e.g. https://app.example.com.
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen")]
@@ -138,27 +148,37 @@ pub struct McpArgs {
     )]
     auth_tokens: Option<PathBuf>,
     /// The most client sessions at once.
-    #[arg(long, value_name = "N", default_value_t = 16, requires = "listen")]
+    #[arg(long, value_name = "N", default_value_t = Listen::DEFAULT_MAX_SESSIONS, requires = "listen")]
     max_sessions: usize,
     /// Seconds after which a session without requests is closed.
     #[arg(
         long,
         value_name = "SECS",
-        default_value_t = 1800.0,
+        default_value_t = Listen::DEFAULT_SESSION_IDLE.as_secs_f64(),
         requires = "listen"
     )]
     session_idle: f64,
     /// The largest request body, in bytes.
-    #[arg(long, value_name = "N", default_value_t = 16 << 20, requires = "listen")]
+    #[arg(long, value_name = "N", default_value_t = Listen::DEFAULT_MAX_BODY_BYTES, requires = "listen")]
     max_body_bytes: usize,
     /// On SIGTERM or Ctrl-C, the seconds the calls in flight may take to finish (no new
     /// session is taken meanwhile, and /readyz answers 503) before the sessions close.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0, requires = "listen")]
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = Listen::DEFAULT_DRAIN_TIMEOUT.as_secs_f64(),
+        requires = "listen"
+    )]
     drain_timeout: f64,
     /// On SIGTERM or Ctrl-C, the seconds new sessions are still taken while /readyz already
     /// answers 503: behind a load balancer, as long as its health checks take to notice
     /// (docs/team.md).
-    #[arg(long, value_name = "SECS", default_value_t = 0.0, requires = "listen")]
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = Listen::DEFAULT_DRAIN_DELAY.as_secs_f64(),
+        requires = "listen"
+    )]
     drain_delay: f64,
     /// Serve Prometheus metrics at http://ADDR/metrics (e.g. 0.0.0.0:9464), a listener of
     /// their own that --auth-token-env does not cover (docs/mcp-proxy.md#metrics).
