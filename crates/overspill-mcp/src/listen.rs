@@ -816,8 +816,15 @@ impl Server {
         // A client that goes before the answer (the handler dropped, or the stream closed)
         // cancels the request (the revision has no other way to): the server is told, and its
         // late answer is dropped.
-        let (guard, gone) = Gone::new();
-        tokio::spawn(cancel_when_gone(Arc::clone(&session), key, gone));
+        let guard = {
+            let session = Arc::clone(&session);
+            Gone::new(move || {
+                // Dropped where no runtime runs (the proxy stopping): nothing is left to cancel.
+                if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                    runtime.spawn(cancel_if_waiting(session, key));
+                }
+            })
+        };
         answer_stateless(receiver, guard).await
     }
 
@@ -1224,7 +1231,7 @@ async fn answer_stateless(mut receiver: mpsc::Receiver<Frame>, guard: Gone) -> R
     match (answered, first) {
         (Some(status), Frame::Message { text, .. }) => {
             let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-            drop(guard);
+            guard.answered();
             // The stream's only holder: the answer is moved, not copied.
             let text = Arc::try_unwrap(text).unwrap_or_else(|shared| shared.as_str().to_owned());
             (status, json_body(text)).into_response()
@@ -1233,14 +1240,9 @@ async fn answer_stateless(mut receiver: mpsc::Receiver<Frame>, guard: Gone) -> R
     }
 }
 
-/// Once the stream of the stateless request `key` of `session` is gone: if its answer had not
-/// gone out, the request is cancelled as a client's `notifications/cancelled` would.
-async fn cancel_when_gone(
-    session: Arc<HttpSession>,
-    key: Id,
-    gone: tokio::sync::oneshot::Receiver<()>,
-) {
-    let _ = gone.await;
+/// The stream of the stateless request `key` of `session` went before its answer did: if the
+/// request still waits for one, it is cancelled as a client's `notifications/cancelled` would.
+async fn cancel_if_waiting(session: Arc<HttpSession>, key: Id) {
     // After the request itself has reached the relay.
     let _turn = session.feeding.lock().await;
     let waiting = {

@@ -426,22 +426,28 @@ pub(super) fn sse(connection: mpsc::Receiver<Frame>) -> Response {
     events::response(None, connection, ())
 }
 
-/// Tells its sender when dropped: held by what answers a request (its handler, then its
-/// response's stream), so that the request's end, or its client's going away, is known.
-pub(super) struct Gone(Option<tokio::sync::oneshot::Sender<()>>);
+/// Held by what answers a stateless request (its handler, then its response's stream): dropped
+/// before its answer went out (the client went away), it runs what it was given, once, as a
+/// task of its own; a request answered in full lets it go ([`Gone::answered`]) and nothing
+/// runs, so the common case costs no task.
+pub(super) struct Gone(Option<Box<dyn FnOnce() + Send>>);
 
 impl Gone {
-    /// A guard, and what hears it go.
-    pub(super) fn new() -> (Gone, tokio::sync::oneshot::Receiver<()>) {
-        let (sender, receiver) = tokio::sync::oneshot::channel();
-        (Gone(Some(sender)), receiver)
+    /// A guard that runs `when_gone` if it is dropped before [`Gone::answered`].
+    pub(super) fn new(when_gone: impl FnOnce() + Send + 'static) -> Gone {
+        Gone(Some(Box::new(when_gone)))
+    }
+
+    /// The request's answer went out whole: nothing is to be done.
+    pub(super) fn answered(mut self) {
+        self.0 = None;
     }
 }
 
 impl Drop for Gone {
     fn drop(&mut self) {
-        if let Some(sender) = self.0.take() {
-            let _ = sender.send(());
+        if let Some(when_gone) = self.0.take() {
+            when_gone();
         }
     }
 }

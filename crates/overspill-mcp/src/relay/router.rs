@@ -142,7 +142,9 @@ impl Relay {
     /// takes (the ledger, the methods a revision removed, cancellations).
     pub(super) async fn route_client(&self, message: Message) {
         if self.0.router.gateway().is_some() {
-            return self.gateway_client_message(message).await;
+            // Boxed: a gateway's routing is a large future, which would otherwise make every
+            // message's future (moved whole into each task that carries one) that large.
+            return Box::pin(self.gateway_client_message(message)).await;
         }
         let Kind::Request { id, method } = &message.kind else {
             self.0.send_server(0, message.text).await;
@@ -178,7 +180,8 @@ impl Relay {
                 offered,
             }),
             Router::Many(_) => {
-                let (server, tool) = self.route_tool(&offered).await?;
+                // Boxed for the same reason as a gateway's routing ([`Relay::route_client`]).
+                let (server, tool) = Box::pin(self.route_tool(&offered)).await?;
                 Ok(Call {
                     server,
                     tool,
