@@ -482,15 +482,17 @@ fn options(args: &McpArgs) -> Result<ProxyOptions, String> {
         .with_answer_within(seconds("--answer-within", args.answer_within)?);
     // A servers file may list overspill itself; a proxy that starts itself again and again
     // stops at a depth no real chain of proxies reaches (docs/mcp-proxy.md#servers-from-a-file).
+    // `depth` proxies started this one, so it would be proxy `depth + 1` of the chain.
     let depth: u32 = std::env::var(DEPTH_VAR)
         .ok()
         .and_then(|depth| depth.parse().ok())
         .unwrap_or(0);
     if depth >= MAX_DEPTH {
         return Err(format!(
-            "overspill mcp is {depth} proxies deep, each started by the one before: the server \
-             it is told to front starts overspill mcp again (check the --servers file and \
-             --name)"
+            "overspill mcp would be proxy {} of a chain, each started by the one before, which \
+             holds at most {MAX_DEPTH}: the server it is told to front starts overspill mcp \
+             again (check the --servers file and --name)",
+            depth.saturating_add(1)
         ));
     }
     // Only overspill itself is told: any other server sees the environment it would see
@@ -566,8 +568,10 @@ fn is_overspill(program: &str) -> bool {
 /// The variable a proxy sets for the server it starts: how many proxies deep that server is.
 const DEPTH_VAR: &str = "OVERSPILL_MCP_DEPTH";
 
-/// The deepest chain of proxies started by one another.
-const MAX_DEPTH: u32 = 8;
+/// The most proxies in a chain, each started by the one before: the proxy that would be one
+/// more refuses to start (docs/mcp-proxy.md#servers-from-a-file says so, and `doc_facts`
+/// holds it to this number).
+pub(super) const MAX_DEPTH: u32 = 8;
 
 /// The server of `--servers` (a client's JSON) or of the `--config` file's `[mcp.servers]`
 /// that `--name` picks (docs/mcp-proxy.md#servers-from-a-file), or without `--name` all of

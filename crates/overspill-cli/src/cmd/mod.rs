@@ -4,6 +4,8 @@ mod agent_pad;
 mod auth;
 mod config;
 mod count;
+#[cfg(test)]
+mod doc_facts;
 mod hook;
 mod install;
 mod intercept;
