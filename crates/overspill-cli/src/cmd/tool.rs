@@ -25,7 +25,7 @@ overspill tool head --dir ./pad --args '{\"file\": \"app.log\"}' --max-extractio
 /// Arguments of `overspill tool`.
 #[derive(Debug, Args)]
 pub struct ToolArgs {
-    /// The exploration tool: schema, item_schema, iterate_over, get_in, query, grep, head, slice or read.
+    /// The exploration tool, one of those `overspill tools` lists (schema, grep, head …).
     name: String,
     /// The scratchpad dir, which is the read root: a file name from a pointer resolves in it.
     #[arg(long, value_name = "DIR")]
