@@ -809,10 +809,17 @@ impl Server {
         );
         let turn = Arc::clone(&session.feeding).lock_owned().await;
         let relay = session.relay.clone();
-        tokio::spawn(async move {
+        let mut feeding = Box::pin(async move {
             relay.client_sent(vec![message]).await;
             drop(turn);
         });
+        // Fed here when the relay takes the request at once, as it does unless a queue is full:
+        // a task of its own would cost a wake-up on every call. What waits goes on as a task,
+        // so that this handler reads its answers meanwhile, and no client that goes away can
+        // cut the request's feeding short.
+        if futures_util::FutureExt::now_or_never(&mut feeding).is_none() {
+            tokio::spawn(feeding);
+        }
         // A client that goes before the answer (the handler dropped, or the stream closed)
         // cancels the request (the revision has no other way to): the server is told, and its
         // late answer is dropped.
