@@ -626,6 +626,55 @@ async fn a_subscription_is_acknowledged_and_told_of_a_server_that_joins_late() {
     assert!(names.contains("late__vendor"), "{listed}");
 }
 
+/// A client's `server/discover` probe is answered from the servers joined within a short
+/// while, not after `--answer-within` (Claude Code falls back to `initialize` when its probe
+/// takes over 3 s): a server that joins later comes to the subscription as a list change.
+async fn a_discover_probe_is_answered_before_a_slow_server_joins_and_it_comes_as_a_list_change() {
+    let mut session = answering_within(
+        vec![
+            member("a", &[]),
+            member("slow", &["--raw", "--init-delay", "8000"]),
+        ],
+        Duration::from_secs(30),
+    );
+    let discovered = session
+        .request(json!("d"), "server/discover", modern(json!({})))
+        .await;
+    assert_eq!(
+        discovered["result"]["resultType"], "complete",
+        "{discovered}"
+    );
+    let listen = json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen",
+        "params": modern(json!({"notifications": {"toolsListChanged": true}}))});
+    session.send(listen).await;
+    let first = session
+        .request(json!("l1"), "tools/list", modern(json!({})))
+        .await;
+    let names = first["result"]["tools"].to_string();
+    assert!(names.contains("a__small"), "{first}");
+    assert!(
+        !names.contains("slow__"),
+        "discover waited for the slow server: {first}"
+    );
+    let changed = wait_for(&mut session, "the slow server's list change", |message| {
+        message["method"] == "notifications/tools/list_changed"
+    })
+    .await;
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "sub",
+        "{changed}"
+    );
+    let listed = session
+        .request(json!("l2"), "tools/list", modern(json!({})))
+        .await;
+    assert!(
+        listed["result"]["tools"]
+            .to_string()
+            .contains("slow__vendor"),
+        "{listed}"
+    );
+}
+
 async fn reload_adds_removes_and_changes_servers_under_a_connected_client() {
     let reload = Reload::new(vec![member("a", &[]), member("b", &[])]);
     let options = ProxyOptions::gateway(Vec::new(), Namespace::default()).with_reload(&reload);
@@ -860,6 +909,7 @@ cases!(
     a_2026_07_28_client_discovers_the_gateway_and_gets_every_servers_tools_in_its_revision,
     a_2025_servers_elicitation_reaches_a_2026_07_28_client_as_input_required_and_its_retry_completes_the_call,
     a_subscription_is_acknowledged_and_told_of_a_server_that_joins_late,
+    a_discover_probe_is_answered_before_a_slow_server_joins_and_it_comes_as_a_list_change,
     a_server_that_never_answers_initialize_keeps_neither_the_answer_nor_the_others_tools,
     a_server_that_answers_initialize_after_the_deadline_is_offered_with_list_changed,
     a_call_to_a_server_that_is_not_there_names_it_why_its_log_and_overspill_status,

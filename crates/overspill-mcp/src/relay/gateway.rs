@@ -1108,7 +1108,7 @@ impl Relay {
         let joined = if joined_for_discover {
             self.joined_answers()
         } else {
-            self.join_servers().await
+            self.join_servers(self.0.answer_within).await
         };
         let requested = params.get("protocolVersion").and_then(Value::as_str);
         let mut result = self.merged(&joined, requested);
@@ -1138,13 +1138,13 @@ impl Relay {
     }
 
     /// Asks every running server to join with the client's `initialize` params (kept in the
-    /// state): the `initialize` results that came within `--answer-within`, or as soon as
-    /// every server answered, in the configured order. The others go on joining.
-    async fn join_servers(&self) -> Vec<(usize, Value)> {
+    /// state): the `initialize` results that came within `within` (`--answer-within`), or as
+    /// soon as every server answered, in the configured order. The others go on joining.
+    async fn join_servers(&self, within: Duration) -> Vec<(usize, Value)> {
         let servers: Vec<usize> = (0..self.count())
             .filter(|index| self.alive(*index))
             .collect();
-        let deadline = tokio::time::sleep(self.0.answer_within);
+        let deadline = tokio::time::sleep(within);
         tokio::pin!(deadline);
         let mut joined: Vec<(usize, Value)> = Vec::new();
         // Each joins on a task of its own, for the run that was asked (a late answer neither

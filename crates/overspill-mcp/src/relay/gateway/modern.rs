@@ -32,6 +32,12 @@ const DISCOVER_VERSIONS: [Revision; 4] = [
     Revision::R2025_03_26,
 ];
 
+/// How long the gateway waits for its servers to join before it answers a client's first
+/// request when that is `server/discover`: clients bound the probe (Claude Code 2.1.332 gives a
+/// stdio server 3 s, then falls back to `initialize`), so the answer comes from the servers
+/// joined by then (docs/mcp-proxy.md#revisions).
+const DISCOVER_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// What the gateway keeps of a stateless client.
 #[derive(Default)]
 pub(super) struct Modern {
@@ -110,8 +116,16 @@ impl Relay {
         let running = super::Initializing::start(self);
         let relay = self.clone();
         let message = message.clone();
+        // A client's `server/discover` probe has a bound of its own (Claude Code's: 3 s over
+        // stdio, then it falls back to `initialize`): it is answered from the servers joined
+        // within DISCOVER_WITHIN; the others join on and are announced as they come.
+        let within = if method == "server/discover" {
+            self.0.answer_within.min(DISCOVER_WITHIN)
+        } else {
+            self.0.answer_within
+        };
         self.0.job(move |_| async move {
-            relay.join_servers().await;
+            relay.join_servers(within).await;
             drop(running);
             relay.gateway_request_routed(message).await;
         });
