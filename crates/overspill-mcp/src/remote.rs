@@ -442,7 +442,8 @@ impl Link {
                     Err(error) => return self.sign_in_failed(id.as_ref(), error).await,
                 }
             } else if status == StatusCode::FORBIDDEN
-                && let Some(challenge) = challenge.filter(|c| c.contains("insufficient_scope"))
+                && let Some(challenge) =
+                    challenge.filter(|c| crate::oauth::asks_for_scope(c, &self.url))
             {
                 // Step-up: the server names the scopes this request needs (MCP
                 // authorization, scope challenge handling); signing in for them needs --oauth.

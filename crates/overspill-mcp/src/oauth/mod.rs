@@ -22,6 +22,7 @@ use oauth2::TokenResponse;
 
 pub(crate) use bearer::Authorizer;
 pub use login::{ClientIdentity, ClientSecret, Login, Notice, login, login_blocking};
+pub(crate) use probe::asks_for_scope;
 pub use store::TokenStore;
 
 /// The name overspill registers under with an authorization server, and gives itself to the

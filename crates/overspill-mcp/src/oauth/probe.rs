@@ -123,6 +123,13 @@ enum Asked {
     Initialize,
 }
 
+/// Whether a 403's `WWW-Authenticate` challenge is `insufficient_scope` (RFC 6750): the
+/// request needs a token for the scopes it names, which a sign-in for them gets. The
+/// challenge is read as a header, not searched for the word (a description may hold it).
+pub(crate) fn asks_for_scope(challenge: &str, base: &Url) -> bool {
+    WWWAuthenticateParams::parse(challenge, base).is_insufficient_scope()
+}
+
 /// What an answer to `asked` (its status, challenge and, for `server/discover`, the JSON-RPC
 /// message it carried) says, or `None` when it is not a 2026-07-28 answer to `server/discover`
 /// (the server is asked again with `initialize`).
@@ -145,7 +152,7 @@ fn verdict(
     }
     if status == StatusCode::FORBIDDEN
         && let Some(challenge) = challenge
-        && WWWAuthenticateParams::parse(challenge, base).is_insufficient_scope()
+        && asks_for_scope(challenge, base)
     {
         return Some(Probe::Refused(Some(challenge.to_owned())));
     }

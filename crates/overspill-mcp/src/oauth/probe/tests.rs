@@ -282,3 +282,17 @@ async fn a_modern_server_answering_over_sse_is_open_without_initialize() {
     assert_eq!(probe(&url).await.unwrap(), Probe::Open(200));
     assert_eq!(*seen.lock().unwrap(), ["POST server/discover 2026-07-28"]);
 }
+
+#[test]
+fn only_a_challenge_that_is_insufficient_scope_asks_for_scope_not_one_that_mentions_it() {
+    let base = Url::parse("https://mcp.example/mcp").unwrap();
+    assert!(asks_for_scope(
+        r#"Bearer error="insufficient_scope", scope="files:read files:write""#,
+        &base
+    ));
+    assert!(!asks_for_scope(
+        r#"Bearer error="invalid_token", error_description="not insufficient_scope: expired""#,
+        &base
+    ));
+    assert!(!asks_for_scope("Bearer", &base));
+}
