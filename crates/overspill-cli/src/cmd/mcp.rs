@@ -588,7 +588,7 @@ fn configured(args: &McpArgs) -> Result<ProxyOptions, String> {
         listed.names().chain(broken).collect::<Vec<_>>().join(", ")
     };
     let Some(name) = &args.name else {
-        return gateway(args, file, &listed);
+        return gateway(args, &listed);
     };
     // The one server asked for cannot start: there is nothing else to serve.
     if let Some(broken) = listed.broken().find(|broken| &broken.name == name) {
@@ -611,17 +611,14 @@ fn configured(args: &McpArgs) -> Result<ProxyOptions, String> {
 /// Every server of `listed` behind one gateway (each child's stderr then goes to a file of its
 /// own: [`logs_dir`]). An entry that cannot be started from is a member that never starts and
 /// says why (docs/mcp-proxy.md#when-a-server-fails); with no entry that can, there is nothing
-/// to serve, and the first one's error is the answer.
-fn gateway(args: &McpArgs, file: &Path, listed: &Upstreams) -> Result<ProxyOptions, String> {
-    if listed.is_empty() {
-        return Err(match listed.broken().next() {
-            Some(broken) => broken.error.to_string(),
-            None => format!(
-                "{} configures no server to start (an entry with a `command` or a `url`); give \
-                 the server after `--`, or --url",
-                file.display()
-            ),
-        });
+/// to serve, and the first one's error is the answer. An empty object of servers is a gateway
+/// of the exploration tools alone: what `overspill install` writes for a client with no server,
+/// so that its hooks' outputs can be explored (docs/hooks.md).
+fn gateway(args: &McpArgs, listed: &Upstreams) -> Result<ProxyOptions, String> {
+    if listed.is_empty()
+        && let Some(broken) = listed.broken().next()
+    {
+        return Err(broken.error.to_string());
     }
     let namespace =
         Namespace::new(&args.separator, args.max_name_len).map_err(|error| error.to_string())?;
