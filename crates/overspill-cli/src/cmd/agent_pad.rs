@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use clap::Args;
+use clap::{Args, FromArgMatches};
 use overspill::config::Config;
 use overspill::store::Layout;
 use overspill::tokens::TokenCounter;
@@ -14,8 +14,13 @@ use overspill::{Intercepted, Scratchpad, ToolOutput};
 
 use super::mcp::{PadArgs, gateway_scratchpad};
 
+/// The name `overspill install` gives the gateway's entry in a client's configuration. Its tools
+/// reach the model as the client names them (`mcp__overspill__grep` in Claude Code), so the hook
+/// knows the gateway's own results by it.
+pub const GATEWAY_ENTRY: &str = "overspill";
+
 /// The flags that say which agent's scratchpad to store in, and how it counts.
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
 pub struct PadFlags {
     /// The scratchpad dir itself: outputs are written straight into it.
     #[arg(long, value_name = "DIR")]
@@ -42,6 +47,65 @@ pub struct PadFlags {
 }
 
 impl PadFlags {
+    /// These flags as a gateway's command line has them: of `args`, the arguments after `mcp`
+    /// of a client's entry (`--servers FILE --answer-within 25 --provider anthropic …`), the
+    /// flags `overspill hook` and `run` share with `overspill mcp`, so that they store where that
+    /// gateway stores and count as it counts (docs/hooks.md#one-scratchpad-per-agent). Its other
+    /// flags are passed over, and nothing after `--` (the server's own command) is read.
+    pub fn of_gateway<'a>(args: impl IntoIterator<Item = &'a str>) -> PadFlags {
+        let command =
+            PadFlags::augment_args(clap::Command::new("overspill")).args_override_self(true);
+        let known: Vec<String> = command
+            .get_arguments()
+            .filter_map(clap::Arg::get_long)
+            .map(|long| format!("--{long}"))
+            .collect();
+        let mut kept = vec!["overspill".to_owned()];
+        let mut args = args.into_iter();
+        while let Some(arg) = args.next() {
+            if arg == "--" {
+                break;
+            }
+            let (flag, inline) = match arg.split_once('=') {
+                Some((flag, value)) => (flag, Some(value)),
+                None => (arg, None),
+            };
+            if !known.iter().any(|known| known == flag) {
+                continue;
+            }
+            // `--flag=value`, so that a value starting with `-` stays a value.
+            if let Some(value) = inline.or_else(|| args.next()) {
+                kept.push(format!("{flag}={value}"));
+            }
+        }
+        command
+            .try_get_matches_from(kept)
+            .ok()
+            .and_then(|matches| PadFlags::from_arg_matches(&matches).ok())
+            .unwrap_or_default()
+    }
+
+    /// The flags as command-line arguments (`--servers FILE --provider anthropic`), for the
+    /// command of a hook that goes with a gateway.
+    pub fn to_args(&self) -> Vec<String> {
+        let path = |path: &Option<PathBuf>| {
+            path.as_ref()
+                .map(|path| path.to_string_lossy().into_owned())
+        };
+        [
+            ("--dir", path(&self.dir)),
+            ("--servers", path(&self.servers)),
+            ("--config", path(&self.config)),
+            ("--provider", self.provider.clone()),
+            ("--model", self.model.clone()),
+            ("--tool-prefix", self.tool_prefix.clone()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, value)| Some([flag.to_owned(), value?]))
+        .flatten()
+        .collect()
+    }
+
     /// The configuration of `--config`, loaded and checked.
     ///
     /// # Errors
@@ -164,3 +228,6 @@ pub fn pointer(pad: &Scratchpad, server: &str, tool: &str, output: ToolOutput) -
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -23,7 +23,7 @@ pub const EXAMPLES: &str = "Reads the hook input on stdin; prints the client's a
 pointer (one JSON line) when the output is over its threshold, else nothing. Always exits 0: a \
 reason why an output passed unchanged goes to stderr (OVERSPILL_LOG=debug for every decision).\n\n\
 Examples (in Claude Code's settings.json, a PostToolUse hook with the matcher \
-\"Bash|Read|WebFetch|mcp__.*\"):\n  \
+\"^(Bash|Read|WebFetch|mcp__.*)$\", which `overspill install claude-code` writes):\n  \
 overspill hook claude-code --servers ~/.config/overspill/clients/claude-code-1a2b3c4d.json \
 --provider anthropic\n  \
 overspill hook claude-code --dir ./pad < input.json";
@@ -39,17 +39,40 @@ pub struct HookArgs {
 
 /// The clients whose hooks overspill answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Client {
+pub enum Client {
     /// Claude Code's PostToolUse hook.
     ClaudeCode,
 }
 
 impl Client {
     /// Its name on the command line and in `[hooks.<client>.scratchpad]`.
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Client::ClaudeCode => "claude-code",
         }
+    }
+
+    /// The hook's event in the client's settings.
+    pub fn event(self) -> &'static str {
+        match self {
+            Client::ClaudeCode => "PostToolUse",
+        }
+    }
+
+    /// The client's matcher of the tools whose output shape the hook knows.
+    pub fn matcher(self) -> &'static str {
+        match self {
+            Client::ClaudeCode => claude_code::MATCHER,
+        }
+    }
+
+    /// The arguments of the hook's command that goes with a gateway of `flags`: `hook <client>`
+    /// and the flags, so that it stores where that gateway explores
+    /// (docs/hooks.md#one-scratchpad-per-agent).
+    pub fn args(self, flags: &PadFlags) -> Vec<String> {
+        let mut args = vec!["hook".to_owned(), self.name().to_owned()];
+        args.extend(flags.to_args());
+        args
     }
 }
 

@@ -6,6 +6,7 @@ mod clients;
 mod edit;
 mod files;
 mod health;
+mod hooks;
 mod launch;
 mod record;
 mod rules;
@@ -20,13 +21,18 @@ use serde_json::{Map, Value, json};
 
 use clients::{CODEX_STARTUP_SECS, Format};
 pub use clients::{Client, Scope};
-use edit::{Entry, OURS, Original, Parsed, Restored};
+use edit::{Entry, Original, Parsed, Restored};
 pub use health::print_servers_file;
+use hooks::{Hook, Taken};
 use record::{Moved, Record};
+
+use super::agent_pad::GATEWAY_ENTRY;
 
 pub const INSTALL_EXAMPLES: &str = "Moves the client's MCP servers into a servers file of overspill's \
 and gives the client one `overspill` server in their place: one gateway in front of all of them, \
-one budget. `overspill uninstall <client>` puts the servers back, keeping what the client wrote since.\n\n\
+one budget. For Claude Code it also adds a PostToolUse hook, so that a large Bash, Read, WebFetch \
+or MCP output reaches the model as a pointer too (--no-hooks leaves it out). \
+`overspill uninstall <client>` puts the servers back, keeping what the client wrote since.\n\n\
 Examples:\n  \
 overspill install claude-code --dry-run   # what would change\n  \
 overspill install cursor                  # ~/.cursor/mcp.json\n  \
@@ -66,6 +72,10 @@ pub struct InstallArgs {
     /// Do not start the servers at the end to show how each one is doing.
     #[arg(long)]
     no_status: bool,
+    /// Do not add the tool hook that stores the client's own large tool outputs (Claude Code:
+    /// a PostToolUse hook in its settings; docs/hooks.md).
+    #[arg(long)]
+    no_hooks: bool,
 }
 
 #[derive(Debug, Args)]
@@ -153,12 +163,12 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
     let servers_file = record
         .as_ref()
         .map_or_else(|| places.servers.clone(), |record| record.servers.clone());
-    let ours_now = entries.iter().find(|entry| entry.name == OURS);
+    let ours_now = entries.iter().find(|entry| entry.name == GATEWAY_ENTRY);
     if let Some(ours) = ours_now
         && !starts_servers_file(&ours.entry, &servers_file)
     {
         bail!(
-            "{file} has a server named `{OURS}` that `overspill install` did not write; rename \
+            "{file} has a server named `{GATEWAY_ENTRY}` that `overspill install` did not write; rename \
              it (or remove it) and install again: nothing was changed"
         );
     }
@@ -170,7 +180,7 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         .map(|entry| (entry.name.as_str(), absolute(entry.entry.clone(), &base)))
         .collect();
     let mut staying: Vec<(String, String)> = Vec::new();
-    for entry in entries.iter().filter(|entry| entry.name != OURS) {
+    for entry in entries.iter().filter(|entry| entry.name != GATEWAY_ENTRY) {
         let why = entry.stays.clone().or_else(|| {
             earlier
                 .get(&entry.name)
@@ -189,7 +199,9 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
     }
     let candidates: Vec<String> = entries
         .iter()
-        .filter(|entry| entry.name != OURS && !staying.iter().any(|(name, _)| *name == entry.name))
+        .filter(|entry| {
+            entry.name != GATEWAY_ENTRY && !staying.iter().any(|(name, _)| *name == entry.name)
+        })
         .map(|entry| entry.name.clone())
         .collect();
     let namespace = overspill_mcp::Namespace::default();
@@ -208,7 +220,10 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         .filter(|entry| candidates.contains(&entry.name))
         .filter(|entry| !keyed.stays.iter().any(|(name, _)| *name == entry.name))
         .collect();
-    if moving.is_empty() && ours_now.is_none() {
+    // A client whose hooks overspill answers gets the entry even with no server to move: its
+    // exploration tools read what the hook stores (docs/hooks.md#what-install-writes).
+    let hooked = !args.no_hooks && hooks::answered(client);
+    if moving.is_empty() && ours_now.is_none() && !hooked {
         println!(
             "overspill install: nothing to do in {file}: no server there that overspill can front"
         );
@@ -242,17 +257,18 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    let program = match args.program {
-        Some(program) => program,
+    let native = || -> anyhow::Result<String> {
+        let (exe, on_path) = launch::this_binary()?;
+        launch::program(
+            &exe,
+            on_path.as_deref(),
+            overspill_mcp::data_dir().as_deref(),
+        )
+    };
+    let program = match &args.program {
+        Some(program) => program.clone(),
         None if args.dry_run => "overspill".to_owned(),
-        None => {
-            let (exe, on_path) = launch::this_binary()?;
-            launch::program(
-                &exe,
-                on_path.as_deref(),
-                overspill_mcp::data_dir().as_deref(),
-            )?
-        }
+        None => native()?,
     };
     let carried = carried_settings(client, servers.iter(), &moved);
     let fresh = ours_entry(client, &program, &servers_file, &carried.entry);
@@ -260,32 +276,70 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         Some(now) => kept_entry(&now.entry, &fresh),
         None => fresh,
     };
-    if moved.is_empty() {
-        // Installed already, and no server was added: the entry is brought up to date (the
-        // command after an upgrade), nothing else.
-        if ours_now.is_some_and(|now| now.entry == ours) {
-            println!(
-                "overspill install: nothing to do in {file}: overspill is installed there \
-                 already, and no server was added since"
-            );
-            return Ok(ExitCode::SUCCESS);
-        }
+    // The hook runs after every tool call, so it is this binary itself, never a launcher that
+    // `--program` names (docs/hooks.md#fast-enough-to-leave-on).
+    let hook = if hooked {
+        let program = match &args.program {
+            None => program.clone(),
+            Some(_) if args.dry_run => "overspill".to_owned(),
+            Some(_) => native()?,
+        };
+        Hook::of(client, args.target.scope, &places.config, &program, &ours)?
     } else {
+        None
+    };
+    // Read before anything changes: a settings file that cannot be read stops install here.
+    let hook_due = match &hook {
+        Some(hook) => !hook.is_in_place(&servers_file)?,
+        None => false,
+    };
+    if args.no_hooks
+        && let Some(earlier) = record.as_ref().and_then(|record| record.hook.as_ref())
+    {
+        println!(
+            "overspill install: the hook an earlier install added stays in {} (--no-hooks adds \
+             none; `overspill uninstall {}` takes it out)",
+            earlier.file.display(),
+            client.name()
+        );
+    }
+    let edit_entry = !moved.is_empty() || ours_now.is_none_or(|now| now.entry != ours);
+    if !edit_entry && !hook_due {
+        // Installed already, no server was added, the entry and the hook are up to date.
+        println!(
+            "overspill install: nothing to do in {file}: overspill is installed there \
+             already, and no server was added since"
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !moved.is_empty() {
         for note in &carried.notes {
             println!("overspill install: {note}");
         }
     }
     let names = moved.join(", ");
     if args.dry_run {
-        let rewritten = parse(client, &original, &file)?.rewritten(&moved, &ours);
-        parse(client, rewritten.as_bytes(), &file).map_err(|why| {
-            anyhow::anyhow!("overspill could not edit {file} cleanly ({why}); it is left as it is")
-        })?;
-        println!("overspill install --dry-run: would route through overspill: {names}");
-        println!(
-            "  {file} would start `{program} mcp --servers {}` as its server `{OURS}` in their place",
-            servers_file.display()
-        );
+        if edit_entry {
+            let rewritten = parse(client, &original, &file)?.rewritten(&moved, &ours);
+            parse(client, rewritten.as_bytes(), &file).map_err(|why| {
+                anyhow::anyhow!(
+                    "overspill could not edit {file} cleanly ({why}); it is left as it is"
+                )
+            })?;
+            println!(
+                "overspill install --dry-run: would route through overspill: {}",
+                if names.is_empty() {
+                    "no server"
+                } else {
+                    &names
+                }
+            );
+            println!(
+                "  {file} would start `{program} mcp --servers {}` as its server \
+                 `{GATEWAY_ENTRY}` in their place",
+                servers_file.display()
+            );
+        }
         for rule in &keyed.added {
             println!(
                 "  would add the permissions.{} rule `{}` to {}",
@@ -294,97 +348,178 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
                 rule.file.display()
             );
         }
+        if let Some(hook) = hook.as_ref().filter(|_| hook_due) {
+            println!(
+                "  would add the {} to {}",
+                hook.shown(),
+                hook.file().display()
+            );
+        }
         println!("  (nothing was changed)");
         return Ok(ExitCode::SUCCESS);
     }
     let servers_text = serde_json::to_string_pretty(&json!({ "mcpServers": servers }))?;
     let servers_before = files::read(&servers_file)?;
-    if !moved.is_empty() {
+    // The first install where there is no server writes an empty servers file: a gateway of
+    // the exploration tools alone, which servers added to it later join.
+    let write_servers = !moved.is_empty() || (record.is_none() && servers_before.is_none());
+    if write_servers {
         files::write_private(&servers_file, servers_text.as_bytes())?;
     }
-    // The client may write its file meanwhile (Claude Code does on every start): the edit is
-    // made on the file as it is at the moment of writing, and only if the servers moved are
-    // still as they were read (docs/clients.md#while-the-client-runs).
-    let expected: Vec<(String, Value)> = moving
-        .iter()
-        .map(|entry| (entry.name.clone(), entry.entry.clone()))
-        .collect();
-    let edited = files::edit(&config, |now| {
-        let Some(now) = now else {
-            bail!("{file} was removed while overspill edited it");
+    let mut kept = if edit_entry {
+        // The client may write its file meanwhile (Claude Code does on every start): the edit
+        // is made on the file as it is at the moment of writing, and only if the servers moved
+        // are still as they were read (docs/clients.md#while-the-client-runs).
+        let expected: Vec<(String, Value)> = moving
+            .iter()
+            .map(|entry| (entry.name.clone(), entry.entry.clone()))
+            .collect();
+        let edited = files::edit(&config, |now| {
+            let Some(now) = now else {
+                bail!("{file} was removed while overspill edited it");
+            };
+            let mut parsed = parse(client, now, &file)?;
+            let entries = parsed.entries();
+            for (name, entry) in &expected {
+                if !entries
+                    .iter()
+                    .any(|now| now.name == *name && now.entry == *entry)
+                {
+                    bail!(
+                        "`{name}` changed in {file} while overspill edited it; run `overspill \
+                         install {}` again",
+                        client.name()
+                    );
+                }
+            }
+            let rewritten = parsed.rewritten(&moved, &ours);
+            parse(client, rewritten.as_bytes(), &file).map_err(|why| {
+                anyhow::anyhow!("overspill could not edit {file} cleanly ({why})")
+            })?;
+            Ok(Some((rewritten.clone().into_bytes(), rewritten)))
+        });
+        let (rewritten, before) = match edited {
+            Ok((Some(rewritten), before)) => (rewritten, before.unwrap_or_default()),
+            Ok((None, _)) => bail!("{file} was left as it is"),
+            Err(error) => {
+                // Nothing changed: the servers file is as it was too.
+                match &servers_before {
+                    Some(bytes) => files::write_private(&servers_file, bytes)?,
+                    None => files::remove(&servers_file)?,
+                }
+                return Err(error.context(format!("nothing was changed; {file} is left as it is")));
+            }
         };
-        let mut parsed = parse(client, now, &file)?;
-        let entries = parsed.entries();
-        for (name, entry) in &expected {
-            if !entries
-                .iter()
-                .any(|now| now.name == *name && now.entry == *entry)
-            {
-                bail!(
-                    "`{name}` changed in {file} while overspill edited it; run `overspill \
-                     install {}` again",
-                    client.name()
-                );
-            }
+        // The backup is the file as it was just before the first install's edit, the client's
+        // last write included.
+        let first = record.is_none();
+        if first {
+            files::write_private(&places.backup, &before)?;
         }
-        let rewritten = parsed.rewritten(&moved, &ours);
-        parse(client, rewritten.as_bytes(), &file)
-            .map_err(|why| anyhow::anyhow!("overspill could not edit {file} cleanly ({why})"))?;
-        Ok(Some((rewritten.clone().into_bytes(), rewritten)))
-    });
-    let (rewritten, before) = match edited {
-        Ok((Some(rewritten), before)) => (rewritten, before.unwrap_or_default()),
-        Ok((None, _)) => bail!("{file} was left as it is"),
-        Err(error) => {
-            // Nothing changed: the servers file is as it was too.
-            match &servers_before {
-                Some(bytes) => files::write_private(&servers_file, bytes)?,
-                None => files::remove(&servers_file)?,
-            }
-            return Err(error.context(format!("nothing was changed; {file} is left as it is")));
-        }
-    };
-    // The backup is the file as it was just before the first install's edit, the client's
-    // last write included.
-    let first = record.is_none();
-    if first {
-        files::write_private(&places.backup, &before)?;
-    }
-    let servers_now = if moved.is_empty() {
-        servers_before
-    } else {
-        Some(servers_text.into_bytes())
-    };
-    let mut kept = Record {
-        client: client.name().to_owned(),
-        config: places.config.clone(),
-        servers: servers_file.clone(),
-        backup: record
-            .as_ref()
-            .map_or_else(|| places.backup.clone(), |record| record.backup.clone()),
-        installed_hash: overspill::store::content_hash(rewritten.as_bytes()),
-        servers_hash: servers_now.as_deref().map(overspill::store::content_hash),
-        backup_exact: first
-            || record
+        let servers_now = if write_servers {
+            Some(servers_text.into_bytes())
+        } else {
+            servers_before
+        };
+        Record {
+            client: client.name().to_owned(),
+            config: places.config.clone(),
+            servers: servers_file.clone(),
+            backup: record
                 .as_ref()
-                .is_some_and(|record| record.backup_exact && moved.is_empty()),
-        originals,
-        rules: record
-            .as_ref()
-            .map(|record| record.rules.clone())
-            .unwrap_or_default(),
+                .map_or_else(|| places.backup.clone(), |record| record.backup.clone()),
+            installed_hash: overspill::store::content_hash(rewritten.as_bytes()),
+            servers_hash: servers_now.as_deref().map(overspill::store::content_hash),
+            backup_exact: first
+                || record
+                    .as_ref()
+                    .is_some_and(|record| record.backup_exact && moved.is_empty()),
+            originals,
+            rules: record
+                .as_ref()
+                .map(|record| record.rules.clone())
+                .unwrap_or_default(),
+            hook: record.and_then(|record| record.hook),
+        }
+    } else {
+        // Only the hook is added; the client's file stays as it is.
+        record.unwrap_or_else(|| Record {
+            client: client.name().to_owned(),
+            config: places.config.clone(),
+            servers: servers_file.clone(),
+            backup: places.backup.clone(),
+            installed_hash: overspill::store::content_hash(&original),
+            servers_hash: servers_before
+                .as_deref()
+                .map(overspill::store::content_hash),
+            backup_exact: false,
+            ..Record::default()
+        })
     };
+    // The settings file may have been written since the last install: then uninstall takes
+    // only overspill's own out of it.
+    kept.hook = kept.hook.map(hooks::HookRecord::checked).transpose()?;
     kept.write(&places.record)?;
+    // The hook before the rules, which may go in the same file: the file as it was before
+    // install is the one the hook's edit was made on.
+    let added_hook = match hook.as_ref().filter(|_| hook_due) {
+        Some(hook) => {
+            let done = hook
+                .add(&servers_file, kept.hook.as_ref())
+                .with_context(|| {
+                    format!(
+                        "overspill is installed in {file}, but its hook could not be added to {}; \
+                         `overspill install {} --no-hooks` installs without it",
+                        hook.file().display(),
+                        client.name()
+                    )
+                })?;
+            kept.hook = Some(done);
+            kept.write(&places.record)?;
+            Some(hook)
+        }
+        None => None,
+    };
     let added = rules::add(&keyed.added)?;
     if !added.is_empty() {
         kept.rules.extend(added.iter().cloned());
+        if let Some(hook) = kept.hook.take() {
+            let touched = added.iter().any(|rule| rule.file == hook.file);
+            kept.hook = Some(if touched { hook.rehashed()? } else { hook });
+        }
         kept.write(&places.record)?;
     }
+    let say_hook = || {
+        if let Some(hook) = added_hook {
+            println!(
+                "  added the {} to {}: a large tool output of {}'s own reaches the model as a \
+                 pointer too",
+                hook.shown(),
+                hook.file().display(),
+                client.name()
+            );
+        }
+    };
     if moved.is_empty() {
-        println!(
-            "overspill install: {} starts overspill as `{program}` now",
-            client.name()
-        );
+        if !edit_entry {
+            println!(
+                "overspill install: {} is routed through overspill already",
+                client.name()
+            );
+        } else if ours_now.is_none() {
+            println!(
+                "overspill install: {} now starts overspill with no server behind it, for the \
+                 exploration tools (servers added to {} join it)",
+                client.name(),
+                servers_file.display()
+            );
+        } else {
+            println!(
+                "overspill install: {} starts overspill as `{program}` now",
+                client.name()
+            );
+        }
+        say_hook();
         return Ok(ExitCode::SUCCESS);
     }
     println!(
@@ -401,6 +536,7 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
             rule.file.display()
         );
     }
+    say_hook();
     println!(
         "  `overspill uninstall {}` puts the servers back; `overspill status {}` shows each one",
         client.name(),
@@ -525,6 +661,21 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<ExitCode> {
             record.servers.display(),
             record.backup.display()
         );
+    }
+    // The hook first: a hook left without its gateway would store where nothing explores.
+    if let Some(hook) = &record.hook {
+        let shown = hook.file.display();
+        match hooks::remove(hook, &record.servers)? {
+            Taken::AsBefore => println!(
+                "overspill uninstall: {shown} is as it was before `overspill install` (its hook \
+                 is gone)"
+            ),
+            Taken::Edited => println!(
+                "overspill uninstall: took overspill's hook out of {shown} (your own hooks and \
+                 what changed there since install are kept)"
+            ),
+            Taken::NotThere => {}
+        }
     }
     let servers_bytes = files::read(&record.servers)?;
     // The servers file as it is now; gone, the servers install moved, as it wrote them.

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::{open_regular, read_text};
-use crate::cmd::agent_pad::{self, AgentPad};
+use crate::cmd::agent_pad::{self, AgentPad, GATEWAY_ENTRY};
 
 /// The thresholds without a `[hooks.claude-code.scratchpad]` table (docs/hooks.md#thresholds).
 /// A file is read to be changed, and the model needs its exact lines: a Read passes whole up to
@@ -24,9 +24,9 @@ pub const DEFAULT_THRESHOLDS: &[(&str, u64)] = &[
     ("mcp__*", 5_120),
 ];
 
-/// The name `overspill install` gives its entry: that entry's tools are the gateway's, whose
-/// results it has already replaced (and its exploration results must reach the model).
-const GATEWAY_ENTRY: &str = "overspill";
+/// The tools whose output shape the hook knows, as Claude Code's hook matcher (a regular
+/// expression, whole names only): what `overspill install claude-code` writes.
+pub const MATCHER: &str = "^(Bash|Read|WebFetch|mcp__.*)$";
 
 /// What the hook reads of its input; other fields are ignored.
 #[derive(Debug, Deserialize)]
@@ -87,7 +87,7 @@ pub fn answer(
             },
             None => anyhow::bail!(
                 "overspill knows no output shape of `{name}` (it replaces Bash, Read, WebFetch \
-                 and MCP tools); give the hook the matcher \"Bash|Read|WebFetch|mcp__.*\""
+                 and MCP tools); give the hook the matcher \"{MATCHER}\""
             ),
         },
     };

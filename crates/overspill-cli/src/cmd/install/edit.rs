@@ -7,6 +7,7 @@ use jsonc_parser::cst::{CstInputValue, CstRootNode};
 use serde_json::{Map, Value};
 
 use super::clients::{Client, Format};
+use crate::cmd::agent_pad::GATEWAY_ENTRY;
 
 /// A client's configuration, parsed.
 pub struct Parsed {
@@ -139,24 +140,24 @@ impl Parsed {
                 let servers = root.object_value_or_set().object_value_or_set(key);
                 for property in servers.properties() {
                     let name = property.name().and_then(|name| name.decoded_value().ok());
-                    if name.is_some_and(|name| name == OURS || moved.contains(&name)) {
+                    if name.is_some_and(|name| name == GATEWAY_ENTRY || moved.contains(&name)) {
                         property.remove();
                     }
                 }
-                servers.append(OURS, input(ours));
+                servers.append(GATEWAY_ENTRY, input(ours));
                 root.to_string()
             }
             Doc::Toml(doc) => {
                 if let Some(servers) = servers_table(doc) {
                     let mut comments = String::new();
-                    for name in moved.iter().map(String::as_str).chain([OURS]) {
+                    for name in moved.iter().map(String::as_str).chain([GATEWAY_ENTRY]) {
                         if let Some(removed) = servers.remove(name) {
                             comments.push_str(&comments_above(&removed));
                         }
                     }
                     let mut table = codex_table(ours);
                     table.decor_mut().set_prefix(comments);
-                    servers.insert(OURS, toml_edit::Item::Table(table));
+                    servers.insert(GATEWAY_ENTRY, toml_edit::Item::Table(table));
                 }
                 doc.to_string()
             }
@@ -180,11 +181,11 @@ impl Parsed {
                     .map(|servers| servers.keys().cloned().collect())
                     .unwrap_or_default();
                 let object = root.object_value_or_set().object_value_or_set(key);
-                if let Some(property) = object.get(OURS) {
+                if let Some(property) = object.get(GATEWAY_ENTRY) {
                     property.remove();
                 }
                 for server in servers {
-                    if present.contains(&server.name) && server.name != OURS {
+                    if present.contains(&server.name) && server.name != GATEWAY_ENTRY {
                         continue;
                     }
                     let entry = match &server.original {
@@ -202,7 +203,7 @@ impl Parsed {
                     return Err("`mcp_servers` is not a table".to_owned());
                 };
                 let mut comments = String::new();
-                if let Some(ours) = table.remove(OURS) {
+                if let Some(ours) = table.remove(GATEWAY_ENTRY) {
                     comments = comments_above(&ours);
                 }
                 for server in servers {
@@ -369,9 +370,6 @@ pub const CODEX_TIMEOUTS: &[&str] = &[
     "startup_timeout_ms",
     "tool_timeout_sec",
 ];
-
-/// The name of overspill's own entry in a client's configuration.
-pub const OURS: &str = "overspill";
 
 /// The keys of a client's JSON entry that mean the same behind overspill's gateway (or that
 /// install carries to overspill's own entry: Gemini CLI's `timeout` and `trust`); an entry with
@@ -642,7 +640,7 @@ fn codex_table(ours: &Value) -> toml_edit::Table {
 }
 
 /// A JSON value as the syntax tree takes it.
-fn input(value: &Value) -> CstInputValue {
+pub(super) fn input(value: &Value) -> CstInputValue {
     match value {
         Value::Null => CstInputValue::Null,
         Value::Bool(flag) => CstInputValue::Bool(*flag),

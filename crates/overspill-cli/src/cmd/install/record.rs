@@ -1,7 +1,7 @@
 //! What `overspill install` did to one client file, kept in the state directory for
 //! `uninstall` (docs/clients.md#uninstall): the file's hash after install, the servers it
 //! moved (each as the client had it, and as the servers file got it), whether the backup is
-//! still the file as it was, and the permission rules it added.
+//! still the file as it was, the permission rules it added, and the hook.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::edit::Original;
 use super::files;
+use super::hooks::HookRecord;
 use super::rules::AddedRule;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -37,6 +38,9 @@ pub struct Record {
     /// Permission rules install added under the new names.
     #[serde(default)]
     pub rules: Vec<AddedRule>,
+    /// The tool hook install added beside the entry, and its settings file as it was.
+    #[serde(default)]
+    pub hook: Option<HookRecord>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

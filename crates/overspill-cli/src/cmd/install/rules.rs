@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::files;
+use crate::cmd::agent_pad::GATEWAY_ENTRY;
 
 /// The permission lists of a Claude Code settings file.
 const LISTS: [&str; 3] = ["allow", "ask", "deny"];
@@ -85,7 +86,7 @@ pub fn keyed(
                         Some((_, Some(offered))) => keyed.added.push(AddedRule {
                             file: file.clone(),
                             list: list.to_owned(),
-                            rule: format!("mcp__overspill__{offered}"),
+                            rule: format!("mcp__{GATEWAY_ENTRY}__{offered}"),
                         }),
                         Some((_, None)) => {
                             why.get_or_insert(format!(
@@ -99,7 +100,7 @@ pub fn keyed(
                             why.get_or_insert(format!(
                                 "a permissions.{list} rule in {} names the whole server \
                                  (`{rule}`), which cannot match its tools' names behind \
-                                 overspill (`mcp__overspill__{server}__<tool>`); write a rule \
+                                 overspill (`mcp__{GATEWAY_ENTRY}__{server}__<tool>`); write a rule \
                                  per tool to move it",
                                 file.display()
                             ));
@@ -121,7 +122,7 @@ pub fn keyed(
             {
                 why = Some(format!(
                     "a hook in {} matches its tools by name (`{matcher}`), which behind \
-                     overspill are `mcp__overspill__{server}__<tool>`",
+                     overspill are `mcp__{GATEWAY_ENTRY}__{server}__<tool>`",
                     file.display()
                 ));
             }
@@ -137,7 +138,7 @@ pub fn keyed(
         !keyed.stays.iter().any(|(server, _)| {
             added
                 .rule
-                .starts_with(&format!("mcp__overspill__{server}__"))
+                .starts_with(&format!("mcp__{GATEWAY_ENTRY}__{server}__"))
         })
     });
     keyed.added.dedup();
