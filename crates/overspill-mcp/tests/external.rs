@@ -169,6 +169,21 @@ fn claude_code_through_install_speaks_2026_07_28_to_the_gateway_and_explores_the
     run_agent_script(&outside, "modern_e2e.py", &[python.as_os_str()]);
 }
 
+/// Claude Code's own tools through the PostToolUse hook `overspill install claude-code` adds, in
+/// a home with no MCP server (tests/fixtures/agents/hooks_e2e.py): a 1.7 MB `cat` in Bash reaches
+/// the model as a pointer of at most 250 tokens, `query` through the installed entry finds the
+/// one Failed pod; a 200 KB Read is a pointer, `slice` of it gives the text an Edit then changes
+/// on disk; a 2 KB Read is unchanged; Claude Code's debug log has no schema error for the hook's
+/// outputs.
+#[test]
+fn claude_code_hook_from_install_gives_the_model_pointers_for_bash_and_read_and_edits_still_work() {
+    let Some(outside) = outside("Claude Code's own tools through the installed hook") else {
+        return;
+    };
+    let python = outside.prepared.join("venv/bin/python");
+    run_agent_script(&outside, "hooks_e2e.py", &[python.as_os_str()]);
+}
+
 /// Runs `tests/fixtures/agents/<script>` with the prepared Python, the proxy, the agents' and
 /// the MCP servers' node_modules and `more`, shows what it printed, and fails with it.
 fn run_agent_script(outside: &Outside, script: &str, more: &[&std::ffi::OsStr]) {
