@@ -1,7 +1,7 @@
 //! The few changes the scratchpad makes to what the client sees, each on a parsed JSON value
 //! so that everything it does not touch (unknown fields, `_meta`, key order) stays as it was.
 
-use overspill::ToolOutput;
+use overspill::mcp_result::{ResultType, ToolResult};
 use serde_json::{Map, Value};
 
 use crate::names::ToolNames;
@@ -42,15 +42,16 @@ pub(crate) fn server_info(result: &mut Value, names: &ToolNames) {
 }
 
 /// A tool result the proxy writes itself (an exploration tool's answer, or why a call could not
-/// be made) for a request of `revision` (`None`: a request of a session, whose revisions have
-/// no rules for it): `text` as the one text block, an error result when `is_error` (the model
-/// reads it; the call itself succeeded).
+/// be made), by the facade's one writer of results ([`ToolResult`]), for a request of
+/// `revision` (`None`: a request of a session, whose revisions have no `resultType`): `text` as
+/// the one text block, an error result when `is_error` (the model reads it; the call itself
+/// succeeded).
 pub(crate) fn tool_result(text: String, is_error: bool, revision: Option<Revision>) -> Value {
-    let result = ToolOutput::text(text).with_error(is_error).into_mcp();
-    match revision {
-        Some(revision) => revision.complete(result),
-        None => result,
-    }
+    let result_type = revision.map_or(ResultType::Implicit, Revision::result_type);
+    ToolResult::text(text)
+        .with_error(is_error)
+        .written_for(result_type)
+        .into_value()
 }
 
 #[cfg(test)]

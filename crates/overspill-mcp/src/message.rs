@@ -5,6 +5,8 @@
 //! nothing inside it is copied; a message the relay does not change is forwarded as its
 //! original text.
 
+use std::ops::Range;
+
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -330,18 +332,36 @@ pub(crate) fn with_id(text: String, id: &Value) -> String {
     let Ok(envelope) = serde_json::from_str::<Envelope>(&text) else {
         return text;
     };
-    let Some(old) = envelope.id else {
+    let Some(old) = envelope.id.map(|raw| span(&text, raw)) else {
         return text;
     };
-    // A borrowed `RawValue` is a slice of `text`: where it starts there is where the id is.
-    let start = old.get().as_ptr() as usize - text.as_ptr() as usize;
-    let end = start + old.get().len();
     let id = id.to_string();
-    let mut replaced = String::with_capacity(text.len() - (end - start) + id.len());
-    replaced.push_str(&text[..start]);
+    let mut replaced = String::with_capacity(text.len() - old.len() + id.len());
+    replaced.push_str(&text[..old.start]);
     replaced.push_str(&id);
-    replaced.push_str(&text[end..]);
+    replaced.push_str(&text[old.end..]);
     replaced
+}
+
+/// Where a response's `result` is in its text, so that a change to the result alone (a
+/// pointer in place of a tool result: `Scratchpad::intercept_mcp_text`) keeps the envelope as
+/// it was written. `None` for an error response, or text that is not a response.
+pub(crate) fn result_range(text: &str) -> Option<Range<usize>> {
+    let envelope = serde_json::from_str::<Envelope>(text).ok()?;
+    envelope.result.map(|raw| span(text, raw))
+}
+
+/// The task a response's result created (a task-augmented `tools/call`), by the tool-result
+/// contract (`overspill::mcp_result::created_task`).
+pub(crate) fn created_task(text: &str) -> Option<String> {
+    let result = result_range(text)?;
+    overspill::mcp_result::created_task(&text[result])
+}
+
+/// Where `raw`, a member read from `text` on a borrowed [`RawValue`], is in `text`.
+fn span(text: &str, raw: &RawValue) -> Range<usize> {
+    let start = raw.get().as_ptr() as usize - text.as_ptr() as usize;
+    start..start + raw.get().len()
 }
 
 /// The request a `notifications/cancelled` message (`text`) cancels: its `params.requestId`.

@@ -1038,7 +1038,7 @@ impl Relay {
         // A task handle is small: its `tasks/result` is the call's result, and a gateway
         // routes the task's requests to the server that made it.
         if message.text.len() <= DECIDE_INLINE_BYTES
-            && let Some(task) = overspill::mcp_result::created_task(&message.text)
+            && let Some(task) = message::created_task(&message.text)
         {
             shared
                 .tasks

@@ -8,6 +8,7 @@
 //! rules apply to what the proxy answers itself and to what a gateway merges.
 
 use base64::Engine as _;
+use overspill::mcp_result::ResultType;
 use serde_json::{Map, Value};
 
 /// The `_meta` key that ties a 2026-07-28 notification to the `subscriptions/listen` request it
@@ -325,18 +326,21 @@ impl Revision {
         }
     }
 
-    /// `result`, as a complete result of this revision: 2026-07-28 requires `resultType`
-    /// (`"complete"` unless the result already says otherwise); the earlier revisions have no
-    /// such field, and the result is left as it is.
-    pub(crate) fn complete(self, mut result: Value) -> Value {
-        if self.is_stateless()
-            && let Some(fields) = result.as_object_mut()
-        {
-            fields
-                .entry("resultType")
-                .or_insert_with(|| Value::String("complete".to_owned()));
+    /// Whether a complete result of this revision says so: 2026-07-28 requires `resultType`;
+    /// the earlier revisions have no such field. The facade writes it
+    /// ([`ResultType::complete`], `ToolResult::written_for`).
+    pub(crate) fn result_type(self) -> ResultType {
+        if self.is_stateless() {
+            ResultType::Stated
+        } else {
+            ResultType::Implicit
         }
-        result
+    }
+
+    /// `result`, as a complete result of this revision (`"resultType": "complete"` in
+    /// 2026-07-28 unless the result already says otherwise).
+    pub(crate) fn complete(self, result: Value) -> Value {
+        self.result_type().complete(result)
     }
 
     /// A list result (`tools/list`, `prompts/list`, `resources/list`, …) made by the proxy from

@@ -3,6 +3,8 @@
 use overspill::{Scratchpad, ScratchpadUsage, ToolFormat};
 use serde_json::Value;
 
+use crate::message;
+
 /// The scratchpad behind the proxy: one per client session, so one exploration budget.
 ///
 /// [`Scratchpad`] implements it; the proxy calls these methods on tokio's blocking pool, since
@@ -37,7 +39,7 @@ pub trait Scratch: Send + Sync + 'static {
 
     /// The response to send for `server`'s answer to a call of `tool` (a JSON-RPC response,
     /// as text): `response` itself when the result passes, else the response with the pointer
-    /// (see [`Scratchpad::intercept_mcp_response`]).
+    /// (see [`Scratchpad::intercept_mcp_text`]).
     fn intercept_response(&self, server: &str, tool: &str, response: String) -> String;
 
     /// Runs the exploration tool `tool` with `args` and returns what the model sees.
@@ -91,7 +93,9 @@ impl Scratch for Scratchpad {
     }
 
     fn intercept_response(&self, server: &str, tool: &str, response: String) -> String {
-        self.intercept_mcp_response(server, tool, response)
+        // The envelope is the relay's to read; the result in it is the facade's.
+        let result = message::result_range(&response);
+        self.intercept_mcp_text(server, tool, response, result)
     }
 
     fn call(&self, tool: &str, args: Value) -> String {

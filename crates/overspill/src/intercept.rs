@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::budget::{Budget, thousands};
 use crate::explore::{Pointer, Summary};
-use crate::mcp_result::Normalised;
+use crate::mcp_result::{Normalised, ToolResult};
 use crate::observe::Event;
 use crate::output::ToolOutput;
 use crate::session::Session;
@@ -57,7 +57,7 @@ impl Intercepted {
         match self {
             Intercepted::Inline(output) => output.into_mcp(),
             Intercepted::Pointer(text) | Intercepted::Failed(text) => {
-                ToolOutput::text(text).into_mcp()
+                ToolResult::text(text).into_value()
             }
         }
     }
@@ -69,7 +69,7 @@ impl Session {
         let decided = self.decide(
             server,
             tool,
-            output.is_error(),
+            output.must_pass(),
             output.min_tokens(),
             |footer| output.normalise(footer),
         );

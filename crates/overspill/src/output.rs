@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::mcp_result::{self, Normalised, strip_footer};
+use crate::mcp_result::{Normalised, Reading, ToolResult, strip_footer};
 
 /// One tool result, as the host received it: plain text, or an MCP `CallToolResult`.
 ///
@@ -99,33 +99,40 @@ impl ToolOutput {
     }
 
     /// The output as an MCP `CallToolResult`: an MCP output as it is, a text output as one text
-    /// block (with `isError` when it is an error).
+    /// block (with `isError` when it is an error), written by [`ToolResult`].
     pub fn into_mcp(self) -> Value {
         match self.content {
             Content::Mcp(value) => value,
-            Content::Text(text) => {
-                let mut result = serde_json::json!({"content": [{"type": "text", "text": text}]});
-                if self.is_error {
-                    result["isError"] = Value::Bool(true);
-                }
-                result
-            }
+            Content::Text(text) => ToolResult::text(text)
+                .with_error(self.is_error)
+                .into_value(),
         }
     }
 
-    /// The text to store, or why the output passes through (docs/facade.md#2-intercepting steps 3–4):
-    ///
-    /// - any block that is not text (an image, audio, a binary resource, a link) → pass through,
-    ///   so nothing the model should see is ever lost;
-    /// - `structuredContent` → that JSON, unless it only wraps the text (one key whose string
-    ///   value equals the joined text blocks), where the text is stored instead;
-    /// - otherwise the text blocks (and text resources) joined with `\n`; a single block is
-    ///   taken as it is, so a block holding JSON is stored as JSON;
-    /// - the host's persistence footer (`footer`), if present, is cut from the end of text.
+    /// Whether the output passes whatever its size (docs/facade.md#2-intercepting step 1): an
+    /// error, or an MCP result that is not final (a task handle, a request for input), by the
+    /// tool-result contract (`mcp_result.rs`).
+    pub(crate) fn must_pass(&self) -> bool {
+        match &self.content {
+            Content::Text(_) => self.is_error,
+            Content::Mcp(result) => match Reading::of_value(result) {
+                Some(reading) => !reading.with_error(self.is_error).is_final(),
+                None => self.is_error,
+            },
+        }
+    }
+
+    /// The text to store, or why the output passes through (docs/facade.md#2-intercepting
+    /// steps 3–4): a text output as it is, an MCP result by the tool-result contract
+    /// (`mcp_result.rs`); the host's persistence footer (`footer`), if present, is cut from
+    /// the end of text.
     pub(crate) fn normalise(&self, footer: Option<&str>) -> Normalised<'_> {
         match &self.content {
             Content::Text(text) => Normalised::Store(strip_footer(Cow::Borrowed(text), footer)),
-            Content::Mcp(result) => mcp_result::normalise(result, footer),
+            Content::Mcp(result) => match Reading::of_value(result) {
+                Some(reading) => reading.normalise(footer),
+                None => Normalised::PassThrough("not a CallToolResult object"),
+            },
         }
     }
 }

@@ -1,5 +1,6 @@
 //! [`Scratchpad`]: one agent's session — intercept, explore, account.
 
+use std::ops::Range;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
@@ -75,19 +76,43 @@ impl Scratchpad {
         self.inner.intercept(server, tool, output)
     }
 
-    /// [`intercept`](Scratchpad::intercept) for a relay that holds a JSON-RPC response to
-    /// `tools/call` (or `tasks/result`) as text: gives back the response to send. That is
-    /// `response` itself, unchanged, when the result passes (an error, a task handle, an
-    /// `input_required` result, images, or below its threshold); otherwise the response whose
-    /// result is one text block with the pointer (or the notice of a failed store), keeping the
-    /// result's other fields (`_meta`, extension fields) as written.
+    /// [`intercept`](Scratchpad::intercept) for a host that holds an MCP `CallToolResult` as
+    /// JSON text: `result` is where in `text` the result is (`0..text.len()` for a result
+    /// alone; a relay holding a JSON-RPC response gives its `result` member's range, or `None`
+    /// for a response that carries no result, which passes). Gives back the text to send:
+    /// `text` itself, unchanged, when the result passes (an error, a task handle, an
+    /// `input_required` result, images, or below its threshold); otherwise `text` with the
+    /// result replaced by one whose one text block is the pointer (or the notice of a failed
+    /// store), keeping the result's other fields (`_meta`, extension fields) as written. What
+    /// is around the result is never read, and goes out byte for byte.
     ///
     /// The result is read as text, so numbers no `f64` holds (`1e400`, 5,000 digits) pass byte
-    /// for byte and are stored as written. A response of 4 MiB or more whose result is one text
-    /// block has that text decoded in place, in `response`'s own buffer; should it pass, it is
-    /// written anew from its parts (the same JSON; string escapes may be spelled differently).
-    pub fn intercept_mcp_response(&self, server: &str, tool: &str, response: String) -> String {
-        mcp_result::respond(&self.inner, server, tool, response)
+    /// for byte and are stored as written. A text of 4 MiB or more whose result is one text
+    /// block with escapes has that block decoded in place, in `text`'s own buffer, once it is
+    /// to be stored; should it then pass, its text is written anew (the same JSON; string
+    /// escapes may be spelled differently).
+    ///
+    /// ```
+    /// use overspill::Scratchpad;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let pad = Scratchpad::builder().scratchpad_dir(dir.path()).context_window(128_000).intercept_all(50).build()?;
+    /// let log = "GET /api/pods 200 12ms\n".repeat(400);
+    /// let result = serde_json::json!({"content": [{"type": "text", "text": log}]}).to_string();
+    /// let response = format!(r#"{{"jsonrpc":"2.0","id":7,"result":{result}}}"#);
+    /// let start = response.find(r#"{"content""#).unwrap();
+    /// let sent = pad.intercept_mcp_text("web", "fetch_log", response.clone(), Some(start..response.len() - 1));
+    /// assert!(sent.starts_with(r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"[overspill]"#));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn intercept_mcp_text(
+        &self,
+        server: &str,
+        tool: &str,
+        text: String,
+        result: Option<Range<usize>>,
+    ) -> String {
+        mcp_result::respond(&self.inner, server, tool, text, result)
     }
 
     /// Runs the tool `tool` with `arguments` (JSON text) and returns exactly what the model

@@ -557,31 +557,25 @@ fn an_observer_hears_every_result_the_pad_judges_and_its_stored_tokens_are_the_u
         .build()
         .unwrap();
     let (big, _) = log(400);
-    let response = |result: serde_json::Value| {
-        json!({"jsonrpc": "2.0", "id": 1, "result": result}).to_string()
+    // A relay gives the range of the response's `result`; a JSON-RPC error has none.
+    let judge = |result: Option<serde_json::Value>| {
+        let Some(result) = result else {
+            let error = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "no"}});
+            return pad.intercept_mcp_text("web", "fetch", error.to_string(), None);
+        };
+        let head = r#"{"jsonrpc":"2.0","id":1,"result":"#;
+        let result = result.to_string();
+        let range = head.len()..head.len() + result.len();
+        pad.intercept_mcp_text("web", "fetch", format!("{head}{result}}}"), Some(range))
     };
     // Stored; then passed: an error result, a small one, a task handle, a JSON-RPC error.
-    let pointer = pad.intercept_mcp_response(
-        "web",
-        "fetch",
-        response(json!({"content": [{"type": "text", "text": big}]})),
-    );
-    pad.intercept_mcp_response(
-        "web",
-        "fetch",
-        response(json!({"content": [{"type": "text", "text": big}], "isError": true})),
-    );
-    pad.intercept_mcp_response("web", "fetch", response(json!({"content": []})));
-    pad.intercept_mcp_response(
-        "web",
-        "fetch",
-        response(json!({"task": {"taskId": "t1", "status": "working"}})),
-    );
-    pad.intercept_mcp_response(
-        "web",
-        "fetch",
-        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "no"}}).to_string(),
-    );
+    let pointer = judge(Some(json!({"content": [{"type": "text", "text": big}]})));
+    judge(Some(
+        json!({"content": [{"type": "text", "text": big}], "isError": true}),
+    ));
+    judge(Some(json!({"content": []})));
+    judge(Some(json!({"task": {"taskId": "t1", "status": "working"}})));
+    judge(None);
     let file = pointer
         .split("file: ")
         .nth(1)

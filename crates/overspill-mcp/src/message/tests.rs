@@ -168,6 +168,17 @@ fn with_id_replaces_only_the_id_wherever_it_stands() {
 }
 
 #[test]
+fn a_results_range_is_where_its_text_is_and_an_error_has_none() {
+    let text = r#"{"result" : {"task":{"taskId":"t-1"}} ,"id":"a","jsonrpc":"2.0"}"#;
+    let range = result_range(text).unwrap();
+    assert_eq!(&text[range], r#"{"task":{"taskId":"t-1"}}"#);
+    assert_eq!(created_task(text).as_deref(), Some("t-1"));
+    let error = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"no"}}"#;
+    assert_eq!(result_range(error), None);
+    assert_eq!(result_range("not json"), None);
+}
+
+#[test]
 fn a_requests_revision_progress_token_and_target_are_read_with_its_envelope() {
     let call = one(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t\u00e9","arguments":{"name":"inner"},"_meta":{"progressToken":"p-1","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#).unwrap();
     assert_eq!(call.revision, Some(Revision::R2026_07_28));

@@ -1,176 +1,134 @@
-//! A large tool result's one text block, taken out of the response it arrived in without a
-//! second copy: the JSON string is decoded in place, in the response's own buffer.
+//! A large tool result's one text block, decoded in place: in the buffer the result arrived in,
+//! without a second copy.
 //!
-//! Parsing a 60 MB result into a `serde_json::Value` holds the response, serde_json's unescape
-//! buffer and the string at once (about 3× the result); decoding in place holds it once. Only
-//! the shape interception cares about takes this path — one text content block and no
-//! structured content — and any doubt falls back to reading the response as text.
+//! Decoding a 60 MB JSON string the usual way holds the text it came in, serde_json's unescape
+//! buffer and the decoded string at once (about 3× the result); decoding in place holds it once.
+//! Only a result the rules would store as one escaped text block of a large text takes this path
+//! (a text without escapes is stored straight from the text it came in); the block is decoded
+//! only once the result is to be stored, so a result that passes before that goes out as it came.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
-use indexmap::IndexMap;
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{Normalised, is_final, replaced_response, response, strip_footer};
+use super::reading::Members;
+use super::{Normalised, Piece, kept, replacement, strip_footer};
 use crate::session::Session;
 
-/// Responses at least this long take the in-place path.
+/// Texts at least this long have their one text block decoded in place.
 pub(crate) const IN_PLACE_BYTES: usize = 4 << 20;
 
-/// A response whose one text block was decoded in place.
-pub(crate) struct Taken {
-    /// The response's id, as written.
-    id: Box<RawValue>,
-    /// The result's fields other than `content`, as written.
-    others: Vec<(String, Box<RawValue>)>,
-    /// The text block's fields other than `text`, as written.
-    block: Vec<(String, Box<RawValue>)>,
-    /// The block's text, decoded.
-    text: String,
+/// A text block to decode in place, and what the result that replaces it keeps.
+pub(crate) struct Plan {
+    /// The block's JSON string between its quotes, in the whole text.
+    body: Range<usize>,
+    /// The result's members, as written: the text they are in is decoded over.
+    kept: Vec<(String, Box<RawValue>)>,
 }
 
-/// The response's one text block decoded in place, or the response back when it is shorter
-/// than [`IN_PLACE_BYTES`] or not of that shape.
-pub(crate) fn take(response: String) -> Result<Taken, String> {
-    if response.len() < IN_PLACE_BYTES {
-        return Err(response);
-    }
-    let Some(plan) = plan(&response) else {
-        return Err(response);
-    };
-    let mut bytes = response.into_bytes();
-    let (start, end) = plan.text;
-    let length = overspill_json::unescape_in_place(&mut bytes[start..end]);
-    bytes.copy_within(start..start + length, 0);
-    bytes.truncate(length);
-    // The response was UTF-8 and its escapes were checked, so the text is too; should that
-    // ever not hold, the text is shown with replacement characters rather than lost.
-    let text = String::from_utf8(bytes)
-        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
-    Ok(Taken {
-        id: plan.id,
-        others: plan.others,
-        block: plan.block,
-        text,
-    })
-}
-
-impl Taken {
-    /// The response to send: the same result written anew when it passes, else the pointer's.
-    pub(crate) fn respond(self, inner: &Session, server: &str, tool: &str) -> String {
-        let field = |name: &str| {
-            self.others
-                .iter()
-                .find(|(key, _)| key == name)
-                .map(|(_, raw)| raw.get())
+impl Plan {
+    /// The plan for `pieces`, the text blocks of a result of `members` inside `whole`, when
+    /// `whole` is at least [`IN_PLACE_BYTES`] and they are one text with escapes that decode
+    /// in place.
+    pub(crate) fn of(whole: &str, pieces: &[Piece<'_>], members: &Members<'_>) -> Option<Plan> {
+        let [Piece::Escaped(raw)] = pieces else {
+            return None;
         };
-        // A result that is not final (an error, a task handle, a request for input) passes.
-        let passes = !is_final(field);
-        let decided = inner.decide(server, tool, passes, None, |footer| {
-            Normalised::Store(strip_footer(Cow::Borrowed(&self.text), footer))
-        });
-        if let Some(pointer) = decided.into_replacement() {
-            let kept = self
-                .others
-                .iter()
-                .map(|(key, raw)| (key.as_str(), raw.get()));
-            return replaced_response(self.id.get(), kept, &pointer);
+        if whole.len() < IN_PLACE_BYTES {
+            return None;
         }
-        self.written_anew()
+        let quoted = raw.get().as_bytes();
+        let body = quoted.get(1..quoted.len().checked_sub(1)?)?;
+        if !body.contains(&b'\\') || !overspill_json::escapes_decode(body) {
+            return None;
+        }
+        let start = offset(whole, raw.get())? + 1;
+        let kept = kept(members)
+            .map(|(key, raw)| (key.to_owned(), raw.to_owned()))
+            .collect();
+        Some(Plan {
+            body: start..start + body.len(),
+            kept,
+        })
     }
 
-    /// The response as it came, from its parts: the same JSON, though the text's escapes may
-    /// be spelled differently.
-    fn written_anew(self) -> String {
-        let mut block = String::from("{");
-        for (key, raw) in &self.block {
-            push_member(&mut block, key, raw.get());
+    /// `whole` as it goes out, its result (at `result`) decided: with the pointer's result in
+    /// its place when stored; as it came when it passed before the block was decoded; with the
+    /// block's text written anew (the same JSON; its escapes may be spelled differently) when
+    /// it passed after.
+    pub(crate) fn respond(
+        self,
+        inner: &Session,
+        server: &str,
+        tool: &str,
+        whole: String,
+        result: Range<usize>,
+    ) -> String {
+        let Plan { body, kept } = self;
+        let mut bytes = whole.into_bytes();
+        let mut decoded_end = None;
+        let decided = {
+            let (buffer, end) = (&mut bytes, &mut decoded_end);
+            let body = body.clone();
+            inner.decide(server, tool, false, None, move |footer| {
+                let text = decode(buffer, body, end);
+                match std::str::from_utf8(text) {
+                    Ok(text) => Normalised::Store(strip_footer(Cow::Borrowed(text), footer)),
+                    Err(_) => Normalised::PassThrough("a text block that is not UTF-8"),
+                }
+            })
+        };
+        let pointer = decided.into_replacement();
+        let kept = kept.iter().map(|(key, raw)| (key.as_str(), &**raw));
+        let mut out = Vec::new();
+        let replaced = pointer
+            .as_deref()
+            .and_then(|pointer| replacement(pointer, kept));
+        match (replaced, decoded_end) {
+            (Some(result_text), _) => {
+                out.reserve(result.start + result_text.len() + bytes.len() - result.end);
+                out.extend_from_slice(&bytes[..result.start]);
+                out.extend_from_slice(result_text.as_bytes());
+                out.extend_from_slice(&bytes[result.end..]);
+            }
+            (None, None) => out = bytes,
+            (None, Some(end)) => {
+                // The quotes around the body are where they were.
+                let (open, close) = (body.start - 1, body.end + 1);
+                out.reserve(bytes.len() + bytes.len() / 8);
+                out.extend_from_slice(&bytes[..open]);
+                push_json_string(&mut out, &bytes[body.start..end]);
+                out.extend_from_slice(&bytes[close..]);
+            }
         }
-        let text = serde_json::Value::String(self.text).to_string();
-        push_member(&mut block, "text", &text);
-        block.push('}');
-        let mut result = String::from("{");
-        push_member(&mut result, "content", &format!("[{block}]"));
-        for (key, raw) in &self.others {
-            push_member(&mut result, key, raw.get());
-        }
-        result.push('}');
-        response(self.id.get(), &result)
+        // The text was UTF-8 and its escapes were checked, so the output is too; should that
+        // ever not hold, it is shown with replacement characters rather than lost.
+        String::from_utf8(out)
+            .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
     }
 }
 
-/// Appends `"key":raw` to an object being written (after a comma unless it is the first).
-fn push_member(object: &mut String, key: &str, raw: &str) {
-    if !object.ends_with('{') {
-        object.push(',');
-    }
-    object.push_str(&serde_json::Value::from(key).to_string());
-    object.push(':');
-    object.push_str(raw);
+/// Decodes the JSON string body at `body` of `buffer` in place (unescaping only shrinks it),
+/// notes where the decoded text ends, and gives the decoded text.
+fn decode<'b>(buffer: &'b mut [u8], body: Range<usize>, end: &mut Option<usize>) -> &'b [u8] {
+    let start = body.start;
+    let length = overspill_json::unescape_in_place(&mut buffer[body]);
+    *end = Some(start + length);
+    &buffer[start..start + length]
 }
 
-/// What [`take`] found: the text's byte range inside the response (between the quotes), and
-/// the other parts as written.
-struct Plan {
-    id: Box<RawValue>,
-    text: (usize, usize),
-    block: Vec<(String, Box<RawValue>)>,
-    others: Vec<(String, Box<RawValue>)>,
-}
-
-fn plan(response: &str) -> Option<Plan> {
-    #[derive(Deserialize)]
-    struct Envelope<'a> {
-        #[serde(borrow)]
-        id: &'a RawValue,
-        #[serde(borrow)]
-        result: &'a RawValue,
+/// Writes `text` as a JSON string (quotes and escapes) at the end of `out`.
+fn push_json_string(out: &mut Vec<u8>, text: &[u8]) {
+    let text = String::from_utf8_lossy(text);
+    if serde_json::to_writer(&mut *out, &text).is_err() {
+        // Writing into a `Vec` does not fail; a value's text is the same JSON if it did.
+        out.extend_from_slice(
+            serde_json::Value::from(text.as_ref())
+                .to_string()
+                .as_bytes(),
+        );
     }
-    let envelope: Envelope = serde_json::from_str(response).ok()?;
-    let fields: IndexMap<String, &RawValue> = serde_json::from_str(envelope.result.get()).ok()?;
-    let mut others = Vec::new();
-    let mut content = None;
-    for (key, raw) in fields {
-        match key.as_str() {
-            "content" => content = Some(raw),
-            // The structured content is what gets stored: the text path.
-            "structuredContent" if raw.get().trim() != "null" => return None,
-            _ => others.push((key, raw.to_owned())),
-        }
-    }
-    let blocks: Vec<&RawValue> = serde_json::from_str(content?.get()).ok()?;
-    let [block] = blocks.as_slice() else {
-        return None;
-    };
-    let block: IndexMap<String, &RawValue> = serde_json::from_str(block.get()).ok()?;
-    if block.get("type").map(|raw| raw.get()) != Some("\"text\"") {
-        return None;
-    }
-    let mut rest = Vec::new();
-    let mut text = None;
-    for (key, raw) in block {
-        if key == "text" {
-            text = Some(raw);
-        } else {
-            rest.push((key, raw.to_owned()));
-        }
-    }
-    let text = text?.get();
-    let quoted = text.as_bytes();
-    if quoted.len() < 2
-        || quoted[0] != b'"'
-        || !overspill_json::escapes_decode(&quoted[1..quoted.len() - 1])
-    {
-        return None;
-    }
-    let start = offset(response, text)? + 1;
-    Some(Plan {
-        id: envelope.id.to_owned(),
-        text: (start, start + quoted.len() - 2),
-        block: rest,
-        others,
-    })
 }
 
 /// Where `part` (a slice of `whole`) starts in `whole`.

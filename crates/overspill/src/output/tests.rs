@@ -102,3 +102,22 @@ fn a_text_output_converts_to_a_call_tool_result() {
         json!({"content": [{"type": "text", "text": "boom"}], "isError": true})
     );
 }
+
+#[test]
+fn an_mcp_result_that_is_not_final_must_pass_as_an_error_does() {
+    let text = json!([{"type": "text", "text": "x".repeat(100)}]);
+    for result in [
+        json!({"content": text, "isError": true}),
+        json!({"content": text, "task": {"taskId": "t-1"}}),
+        json!({"content": text, "resultType": "input_required"}),
+    ] {
+        assert!(ToolOutput::mcp(result.clone()).must_pass(), "{result}");
+    }
+    let complete = json!({"content": text, "resultType": "complete"});
+    assert!(!ToolOutput::mcp(complete.clone()).must_pass());
+    // The host's word on whether it is an error comes first.
+    let flagged = json!({"content": text, "isError": true});
+    assert!(!ToolOutput::mcp(flagged).with_error(false).must_pass());
+    assert!(ToolOutput::mcp(complete).with_error(true).must_pass());
+    assert!(!ToolOutput::text("x").must_pass());
+}
