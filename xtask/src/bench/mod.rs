@@ -11,10 +11,13 @@
 //! 4. [`stateless`] measures a 2026-07-28 call through `overspill mcp --listen` itself, with the
 //!    `mcp_proxy` bench's servers and the release `overspill` (round trips, and each process's
 //!    CPU time per call).
-//! 5. [`scenarios::evaluate`] pairs each measurement with its baseline; the table is printed
+//! 5. [`hook`] times `overspill hook claude-code` with a small output, process start to exit,
+//!    against `cat` of the same input.
+//! 6. [`scenarios::evaluate`] pairs each measurement with its baseline; the table is printed
 //!    and written to `target/bench-report.md`.
 
 mod criterion;
+mod hook;
 mod hostile;
 mod scenarios;
 mod stateless;
@@ -137,6 +140,8 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     let binaries = stateless::Binaries::of(&runner.executables(PROXY_BENCH)?, PROXY_BENCH)?;
     let scratch = target.join("bench-report").join("stateless");
     measured.extend(stateless::measure(&binaries, &scratch, options.quick)?);
+    let scratch = target.join("bench-report").join("hook");
+    measured.extend(hook::measure(&binaries.overspill, &scratch, options.quick)?);
     let (hostile_rows, hostile_measured) = hostile::read(&runner.output(hostile::BENCH)?)?;
     measured.extend(hostile_measured);
     measured.extend(first_count(&runner.output(FIRST_COUNT_BENCH)?)?);

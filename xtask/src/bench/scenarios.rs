@@ -166,6 +166,14 @@ pub mod stateless {
     pub const CPU_PROXIED: &str = "stateless/2026-07-28 CPU per call, the --listen proxy";
 }
 
+/// The ids under which the hook's process times are recorded (`hook.rs`).
+pub mod hook {
+    /// Median start → exit of `overspill hook claude-code` given a small Bash output.
+    pub const SMALL_OUTPUT: &str = "hook/overspill hook claude-code, small Bash output";
+    /// Median start → exit of `cat` given the same input.
+    pub const CAT: &str = "hook/cat, the same input";
+}
+
 fn scenario(
     name: impl Into<String>,
     ours: String,
@@ -467,6 +475,15 @@ pub fn all(quick: bool, gnu_grep: bool) -> Vec<Scenario> {
             ));
         }
     }
+    // Issue 40: a hook runs after every tool call, so one that passes a small output must
+    // cost the agent next to nothing.
+    rows.push(scenario(
+        "overspill hook claude-code, small Bash output: process start → exit, p50 (baseline: \
+         cat of the same input)",
+        hook::SMALL_OUTPUT.to_owned(),
+        Some(hook::CAT.to_owned()),
+        Target::TimeAtMost(Duration::from_millis(15)),
+    ));
     // Packages without Rust (issue 30): sizes of `cargo xtask dist`'s files, and the first
     // count now that the OpenAI tables are built or cached instead of embedded.
     let size_rows = [
