@@ -5,11 +5,14 @@
 //! nothing inside it is copied; a message the relay does not change is forwarded as its
 //! original text.
 
-use std::ops::Range;
+pub(crate) mod envelope;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
+
+pub(crate) use envelope::result_range;
+use envelope::{Envelope, span};
 
 use crate::revision::Revision;
 
@@ -113,24 +116,6 @@ impl Invalid {
     }
 }
 
-/// The fields of an envelope that routing reads; the rest (params, result, `_meta`, unknown
-/// fields) stay unparsed in the original text.
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    #[serde(default, borrow)]
-    jsonrpc: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    id: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    method: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    result: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    error: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    params: Option<&'a RawValue>,
-}
-
 /// Reads one line of input: one message, or the messages of a batch (each on its own), or
 /// the error that answers it.
 pub(crate) fn parse(text: String) -> Vec<Result<Message, Invalid>> {
@@ -157,7 +142,7 @@ fn parse_batch(text: &str) -> Vec<Result<Message, Invalid>> {
 }
 
 fn parse_one(text: String) -> Result<Message, Invalid> {
-    let (kind, id, (revision, head)) = match serde_json::from_str::<Envelope>(&text) {
+    let (kind, id, (revision, head)) = match Envelope::read(&text) {
         Ok(envelope) => {
             let (kind, id) = route(&envelope)?;
             let (revision, head) = match kind {
@@ -216,10 +201,20 @@ fn read_params(params: &RawValue) -> (Option<Revision>, RequestHead) {
     (revision, head)
 }
 
+/// The method of a request or notification and what its params name (the revision's version
+/// as written, the tool, prompt or resource), read from its text without copying it: for a
+/// transport that mirrors them into headers. `None` for a message without both.
+pub(crate) fn method_head(text: &str) -> Option<(String, RequestHead)> {
+    let envelope = Envelope::read(text).ok()?;
+    let method = serde_json::from_str::<String>(envelope.method?.get()).ok()?;
+    let (_, head) = read_params(envelope.params?);
+    Some((method, head))
+}
+
 /// The kind and id of one message (not a batch), read without copying its text: for a
 /// transport that only needs to know where a message goes.
 pub(crate) fn head(text: &str) -> Result<(Kind, Value), Invalid> {
-    match serde_json::from_str::<Envelope>(text) {
+    match Envelope::read(text) {
         Ok(envelope) => route(&envelope),
         Err(error) => Err(not_parsed(text, &error)),
     }
@@ -329,7 +324,7 @@ pub(crate) fn result_response(id: &Value, result: &Value) -> String {
 /// text is cut out and the new one put in its place, so a 60 MB result is copied once, never
 /// parsed into values. Text without a readable id is returned as it was.
 pub(crate) fn with_id(text: String, id: &Value) -> String {
-    let Ok(envelope) = serde_json::from_str::<Envelope>(&text) else {
+    let Ok(envelope) = Envelope::read(&text) else {
         return text;
     };
     let Some(old) = envelope.id.map(|raw| span(&text, raw)) else {
@@ -343,25 +338,11 @@ pub(crate) fn with_id(text: String, id: &Value) -> String {
     replaced
 }
 
-/// Where a response's `result` is in its text, so that a change to the result alone (a
-/// pointer in place of a tool result: `Scratchpad::intercept_mcp_text`) keeps the envelope as
-/// it was written. `None` for an error response, or text that is not a response.
-pub(crate) fn result_range(text: &str) -> Option<Range<usize>> {
-    let envelope = serde_json::from_str::<Envelope>(text).ok()?;
-    envelope.result.map(|raw| span(text, raw))
-}
-
 /// The task a response's result created (a task-augmented `tools/call`), by the tool-result
 /// contract (`overspill::mcp_result::created_task`).
 pub(crate) fn created_task(text: &str) -> Option<String> {
     let result = result_range(text)?;
     overspill::mcp_result::created_task(&text[result])
-}
-
-/// Where `raw`, a member read from `text` on a borrowed [`RawValue`], is in `text`.
-fn span(text: &str, raw: &RawValue) -> Range<usize> {
-    let start = raw.get().as_ptr() as usize - text.as_ptr() as usize;
-    start..start + raw.get().len()
 }
 
 /// The request a `notifications/cancelled` message (`text`) cancels: its `params.requestId`.

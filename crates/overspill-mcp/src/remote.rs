@@ -866,49 +866,27 @@ fn stateless_headers(
     text: &str,
     schema_of: impl Fn(&str) -> Option<std::sync::Arc<Value>>,
 ) -> Vec<(HeaderName, HeaderValue)> {
-    #[derive(serde::Deserialize)]
-    struct Envelope<'a> {
-        #[serde(borrow)]
-        method: Option<std::borrow::Cow<'a, str>>,
-        #[serde(borrow)]
-        params: Option<Params<'a>>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Params<'a> {
-        #[serde(borrow)]
-        name: Option<std::borrow::Cow<'a, str>>,
-        #[serde(borrow)]
-        uri: Option<std::borrow::Cow<'a, str>>,
-        #[serde(borrow)]
-        arguments: Option<&'a serde_json::value::RawValue>,
-        #[serde(rename = "_meta", borrow)]
-        meta: Option<Meta<'a>>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Meta<'a> {
-        #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow)]
-        version: Option<std::borrow::Cow<'a, str>>,
-    }
-    let Ok(Envelope {
-        method: Some(method),
-        params: Some(params),
-    }) = serde_json::from_str::<Envelope<'_>>(text)
-    else {
+    let Some((method, head)) = message::method_head(text) else {
         return Vec::new();
     };
-    let Some(version) = params.meta.and_then(|meta| meta.version) else {
+    let Some(version) = head.version else {
         return Vec::new();
     };
-    let mirrored = match (method.as_ref(), &params.name, params.arguments) {
-        ("tools/call", Some(tool), Some(arguments)) => schema_of(tool)
-            .zip(serde_json::from_str::<Value>(arguments.get()).ok())
-            .map(|(schema, arguments)| revision::param_headers(&schema, &arguments))
+    let mirrored = match (method.as_str(), &head.name) {
+        ("tools/call", Some(tool)) => schema_of(tool)
+            .map(|schema| {
+                let arguments = message::params(text)
+                    .get_mut("arguments")
+                    .map(Value::take)
+                    .unwrap_or(Value::Null);
+                revision::param_headers(&schema, &arguments)
+            })
             .unwrap_or_default(),
         _ => Vec::new(),
     };
     let target = match revision::named_by(&method) {
-        Some("name") => params.name,
-        Some(_) => params.uri,
+        Some("name") => head.name,
+        Some(_) => head.uri,
         None => None,
     };
     let standard = [
@@ -923,7 +901,7 @@ fn stateless_headers(
         let text = if name == MCP_NAME_HEADER {
             revision::header_value(&value)
         } else {
-            value.into_owned()
+            value
         };
         Some((
             HeaderName::from_static(name),

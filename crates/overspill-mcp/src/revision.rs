@@ -11,6 +11,8 @@ use base64::Engine as _;
 use overspill::mcp_result::ResultType;
 use serde_json::{Map, Value};
 
+use crate::message::envelope;
+
 /// The `_meta` key that ties a 2026-07-28 notification to the `subscriptions/listen` request it
 /// belongs to (that request's id).
 pub(crate) const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
@@ -32,17 +34,9 @@ pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 /// (-32700, -32600, -32602, -32020 header mismatch, -32021 missing client capability, -32022
 /// unsupported version), 200 for any other error (a server's own failure is still an answer).
 pub(crate) fn http_status(error_response: &str) -> u16 {
-    #[derive(serde::Deserialize)]
-    struct Response {
-        error: Error,
-    }
-    #[derive(serde::Deserialize)]
-    struct Error {
-        code: i64,
-    }
-    match serde_json::from_str::<Response>(error_response).map(|response| response.error.code) {
-        Ok(-32601) => 404,
-        Ok(
+    match envelope::error_code(error_response) {
+        Some(-32601) => 404,
+        Some(
             -32700
             | -32600
             | -32602
@@ -382,11 +376,6 @@ pub(crate) enum Streaming {
 /// returned as it is.
 pub(crate) fn completed_response(text: String, cacheable: bool) -> String {
     #[derive(serde::Deserialize)]
-    struct Envelope<'a> {
-        #[serde(borrow)]
-        result: Option<&'a serde_json::value::RawValue>,
-    }
-    #[derive(serde::Deserialize)]
     struct Said {
         #[serde(rename = "resultType")]
         result_type: Option<serde::de::IgnoredAny>,
@@ -395,10 +384,10 @@ pub(crate) fn completed_response(text: String, cacheable: bool) -> String {
         #[serde(rename = "cacheScope")]
         cache_scope: Option<serde::de::IgnoredAny>,
     }
-    let Ok(Envelope { result: Some(raw) }) = serde_json::from_str::<Envelope>(&text) else {
+    let Some(result) = envelope::result_range(&text) else {
         return text;
     };
-    let Ok(said) = serde_json::from_str::<Said>(raw.get()) else {
+    let Ok(said) = serde_json::from_str::<Said>(&text[result.clone()]) else {
         return text;
     };
     let mut fields = Vec::new();
@@ -417,9 +406,9 @@ pub(crate) fn completed_response(text: String, cacheable: bool) -> String {
     if fields.is_empty() {
         return text;
     }
-    // The result is an object (it parsed as one): its `{` is where `raw` starts.
-    let open = raw.get().as_ptr() as usize - text.as_ptr() as usize + 1;
-    let empty = raw.get()[1..].trim_start().starts_with('}');
+    // The result is an object (it parsed as one): its `{` is where it starts.
+    let open = result.start + 1;
+    let empty = text[open..].trim_start().starts_with('}');
     let mut added = fields.join(",");
     if !empty {
         added.push(',');

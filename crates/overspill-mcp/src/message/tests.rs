@@ -179,6 +179,22 @@ fn a_results_range_is_where_its_text_is_and_an_error_has_none() {
 }
 
 #[test]
+fn an_error_responses_code_and_a_methods_head_are_read_from_the_envelope() {
+    let error = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}"#;
+    assert_eq!(envelope::error_code(error), Some(-32601));
+    assert_eq!(
+        envelope::error_code(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+        None
+    );
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"uri":"file:///a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let (method, head) = method_head(note).unwrap();
+    assert_eq!(method, "notifications/x");
+    assert_eq!(head.version.as_deref(), Some("2026-07-28"));
+    assert_eq!(head.uri.as_deref(), Some("file:///a"));
+    assert_eq!(method_head(r#"{"jsonrpc":"2.0","method":"ping"}"#), None);
+}
+
+#[test]
 fn a_requests_revision_progress_token_and_target_are_read_with_its_envelope() {
     let call = one(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t\u00e9","arguments":{"name":"inner"},"_meta":{"progressToken":"p-1","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#).unwrap();
     assert_eq!(call.revision, Some(Revision::R2026_07_28));
