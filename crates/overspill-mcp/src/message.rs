@@ -320,6 +320,15 @@ pub(crate) fn result_response(id: &Value, result: &Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string()
 }
 
+/// A JSON-RPC request (with `id`) or notification (`id: None`) of `method` with `params`.
+pub(crate) fn request(id: Option<&Value>, method: &str, params: &Value) -> String {
+    match id {
+        Some(id) => json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        None => json!({"jsonrpc": "2.0", "method": method, "params": params}),
+    }
+    .to_string()
+}
+
 /// A message's text with its `id` replaced by `id`, the rest exactly as it was: the old id's
 /// text is cut out and the new one put in its place, so a 60 MB result is copied once, never
 /// parsed into values. Text without a readable id is returned as it was.

@@ -13,6 +13,7 @@ use rmcp::transport::auth::WWWAuthenticateParams;
 use serde_json::{Value, json};
 
 use super::{CLIENT_NAME, OAuthError};
+use crate::message;
 use crate::revision::{
     HEADER_MISMATCH, MCP_METHOD_HEADER, MISSING_CLIENT_CAPABILITY, PROTOCOL_VERSION_HEADER,
     Revision, UNSUPPORTED_PROTOCOL_VERSION,
@@ -66,7 +67,7 @@ pub(super) async fn probe(url: &str) -> Result<Probe, OAuthError> {
         .header(ACCEPT, "application/json, text/event-stream")
         .header(PROTOCOL_VERSION_HEADER, modern)
         .header(MCP_METHOD_HEADER, "server/discover")
-        .body(discover_request().to_string())
+        .body(discover_request())
         .send()
         .await
         .map_err(unreachable)?;
@@ -93,7 +94,7 @@ pub(super) async fn probe(url: &str) -> Result<Probe, OAuthError> {
         .post(url)
         .header(CONTENT_TYPE, "application/json")
         .header(ACCEPT, "application/json, text/event-stream")
-        .body(initialize_request().to_string())
+        .body(initialize_request())
         .send()
         .await
         .map_err(unreachable)?;
@@ -256,33 +257,25 @@ fn is_response(message: &Value) -> bool {
 }
 
 /// `server/discover` with the 2026-07-28 `_meta` envelope.
-fn discover_request() -> Value {
-    json!({
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "server/discover",
-        "params": {
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": Revision::R2026_07_28.as_str(),
-                "io.modelcontextprotocol/clientInfo": client_info(),
-                "io.modelcontextprotocol/clientCapabilities": {}
-            }
+fn discover_request() -> String {
+    let params = json!({
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": Revision::R2026_07_28.as_str(),
+            "io.modelcontextprotocol/clientInfo": client_info(),
+            "io.modelcontextprotocol/clientCapabilities": {}
         }
-    })
+    });
+    message::request(Some(&json!(0)), "server/discover", &params)
 }
 
 /// `initialize` of the newest revision with sessions.
-fn initialize_request() -> Value {
-    json!({
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": Revision::NEWEST_WITH_SESSIONS.as_str(),
-            "capabilities": {},
-            "clientInfo": client_info()
-        }
-    })
+fn initialize_request() -> String {
+    let params = json!({
+        "protocolVersion": Revision::NEWEST_WITH_SESSIONS.as_str(),
+        "capabilities": {},
+        "clientInfo": client_info()
+    });
+    message::request(Some(&json!(0)), "initialize", &params)
 }
 
 fn client_info() -> Value {

@@ -145,7 +145,7 @@ fn the_first_response_of_a_stream_is_found_after_its_notifications() {
 
 #[test]
 fn server_discover_carries_the_2026_07_28_envelope() {
-    let request = discover_request();
+    let request: Value = serde_json::from_str(&discover_request()).unwrap();
     let meta = &request["params"]["_meta"];
     assert_eq!(request["method"], "server/discover");
     assert_eq!(
@@ -160,10 +160,9 @@ fn server_discover_carries_the_2026_07_28_envelope() {
         meta["io.modelcontextprotocol/clientCapabilities"],
         json!({})
     );
-    assert_eq!(
-        initialize_request()["params"]["protocolVersion"],
-        "2025-11-25"
-    );
+    let initialize: Value = serde_json::from_str(&initialize_request()).unwrap();
+    assert_eq!(initialize["params"]["protocolVersion"], "2025-11-25");
+    assert_eq!(initialize["jsonrpc"], "2.0");
 }
 
 /// What a test server saw: each request's HTTP method, JSON-RPC method and `MCP-Protocol-Version`.
