@@ -325,3 +325,106 @@ fn a_project_install_puts_the_hook_in_the_projects_local_settings() {
     assert_eq!(std::fs::read_to_string(&config).unwrap(), text);
     assert!(!local.exists());
 }
+
+/// The words of a hook's command line (install quotes only what needs it).
+fn command_words(handler: &Value) -> Vec<String> {
+    let line = handler["command"].as_str().unwrap();
+    line.split(' ')
+        .map(|w| w.trim_matches('\'').to_owned())
+        .collect()
+}
+
+#[test]
+fn install_codex_adds_a_pre_and_a_post_tool_use_hook_to_hooks_json_and_uninstall_keeps_the_users() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let codex = home.join(".codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    let config = codex.join("config.toml");
+    let config_text = "model = \"gpt-5\"\n";
+    std::fs::write(&config, config_text).unwrap();
+    let hooks = codex.join("hooks.json");
+    let users = json!({"hooks": {"PostToolUse": [
+        {"matcher": "^apply_patch$", "hooks": [{"type": "command", "command": "cargo fmt"}]}
+    ]}});
+    let users_text = format!("{}\n", serde_json::to_string_pretty(&users).unwrap());
+    std::fs::write(&hooks, &users_text).unwrap();
+    let run = |args: &[&str]| {
+        let out = installer(&home, args);
+        assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+        out
+    };
+    run(&["install", "codex", "--no-status"]);
+    let now = read_json(&hooks);
+    let pre = now["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(pre.len(), 1);
+    assert_eq!(pre[0]["matcher"], "^Bash$");
+    let words = command_words(&pre[0]["hooks"][0]);
+    assert_eq!(&words[1..3], ["hook", "codex"]);
+    let servers = after(
+        &words.iter().map(String::as_str).collect::<Vec<_>>(),
+        "--servers",
+    )
+    .unwrap()
+    .to_owned();
+    assert!(Path::new(&servers).exists(), "{servers}");
+    let post = now["hooks"]["PostToolUse"].as_array().unwrap();
+    assert_eq!(post.len(), 2);
+    assert_eq!(post[0], users["hooks"]["PostToolUse"][0]);
+    assert_eq!(post[1]["matcher"], "^mcp__.*$");
+    assert_eq!(post[1]["hooks"][0], pre[0]["hooks"][0]);
+
+    // Nothing else wrote it: as it was, byte for byte.
+    run(&["uninstall", "codex"]);
+    assert_eq!(std::fs::read_to_string(&hooks).unwrap(), users_text);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), config_text);
+
+    // A hook the user added after install stays, with theirs from before.
+    run(&["install", "codex", "--no-status"]);
+    let mut edited = read_json(&hooks);
+    let added = json!({"hooks": [{"type": "command", "command": "notify-send done"}]});
+    edited["hooks"]["Stop"] = json!([added]);
+    std::fs::write(&hooks, serde_json::to_string_pretty(&edited).unwrap()).unwrap();
+    run(&["uninstall", "codex"]);
+    let left = read_json(&hooks);
+    assert_eq!(
+        left,
+        json!({"hooks": {"PostToolUse": users["hooks"]["PostToolUse"], "Stop": [added]}})
+    );
+}
+
+#[test]
+fn install_gemini_cli_adds_a_before_tool_hook_to_its_settings_and_uninstall_restores_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".gemini")).unwrap();
+    let settings = home.join(".gemini/settings.json");
+    let before = format!(
+        "{}\n",
+        serde_json::to_string_pretty(&json!({
+            "mcpServers": {"numbers": numbers("hi")},
+            "ui": {"theme": "GitHub"},
+        }))
+        .unwrap()
+    );
+    std::fs::write(&settings, &before).unwrap();
+    let run = |args: &[&str]| {
+        let out = installer(&home, args);
+        assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+        out
+    };
+    run(&["install", "gemini-cli", "--no-status"]);
+    let now = read_json(&settings);
+    let groups = now["hooks"]["BeforeTool"].as_array().unwrap();
+    assert_eq!(groups.len(), 1);
+    assert_eq!(groups[0]["matcher"], "^run_shell_command$");
+    let words = command_words(&groups[0]["hooks"][0]);
+    assert_eq!(&words[1..3], ["hook", "gemini-cli"]);
+    assert!(now["mcpServers"]["overspill"].is_object());
+    run(&["uninstall", "gemini-cli"]);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), before);
+
+    // --no-hooks: the entry alone.
+    run(&["install", "gemini-cli", "--no-status", "--no-hooks"]);
+    assert!(read_json(&settings).get("hooks").is_none());
+}

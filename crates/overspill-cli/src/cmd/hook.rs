@@ -6,6 +6,9 @@
 //! never breaks a tool call.
 
 mod claude_code;
+mod codex;
+mod gemini_cli;
+mod shell;
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -42,6 +45,17 @@ pub struct HookArgs {
 pub enum Client {
     /// Claude Code's PostToolUse hook.
     ClaudeCode,
+    /// Codex's PreToolUse (a shell command) and PostToolUse (an MCP tool's output) hooks.
+    Codex,
+    /// Gemini CLI's BeforeTool hook (a shell command).
+    GeminiCli,
+}
+
+/// One hook of a client's settings: its event and the matcher of the tools it answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Event {
+    pub name: &'static str,
+    pub matcher: &'static str,
 }
 
 impl Client {
@@ -49,20 +63,33 @@ impl Client {
     pub fn name(self) -> &'static str {
         match self {
             Client::ClaudeCode => "claude-code",
+            Client::Codex => "codex",
+            Client::GeminiCli => "gemini-cli",
         }
     }
 
-    /// The hook's event in the client's settings.
-    pub fn event(self) -> &'static str {
+    /// The hooks install writes in the client's settings, each running `overspill hook
+    /// <client>`.
+    pub fn events(self) -> &'static [Event] {
         match self {
-            Client::ClaudeCode => "PostToolUse",
-        }
-    }
-
-    /// The client's matcher of the tools whose output shape the hook knows.
-    pub fn matcher(self) -> &'static str {
-        match self {
-            Client::ClaudeCode => claude_code::MATCHER,
+            Client::ClaudeCode => &[Event {
+                name: "PostToolUse",
+                matcher: claude_code::MATCHER,
+            }],
+            Client::Codex => &[
+                Event {
+                    name: "PreToolUse",
+                    matcher: codex::PRE_MATCHER,
+                },
+                Event {
+                    name: "PostToolUse",
+                    matcher: codex::POST_MATCHER,
+                },
+            ],
+            Client::GeminiCli => &[Event {
+                name: "BeforeTool",
+                matcher: gemini_cli::MATCHER,
+            }],
         }
     }
 
@@ -74,6 +101,16 @@ impl Client {
         args.extend(flags.to_args());
         args
     }
+}
+
+/// `program` and `args` as the one shell line Codex and Gemini CLI run a hook command as.
+pub fn command_line(program: &str, args: &[String]) -> String {
+    shell::command_line(program, args)
+}
+
+/// The words of a hook's command line, as [`command_line`] writes it.
+pub fn command_words(line: &str) -> Vec<String> {
+    shell::words(line)
 }
 
 /// The largest hook input, or file named by one, that is read: the proxy's limit for one
@@ -121,6 +158,8 @@ fn answer(args: &HookArgs) -> anyhow::Result<Option<Value>> {
     let mut pad = AgentPad::new(&args.pad, config.as_ref());
     match args.client {
         Client::ClaudeCode => claude_code::answer(&input, rules, &mut pad),
+        Client::Codex => codex::answer(&input, rules, &args.pad, &mut pad),
+        Client::GeminiCli => gemini_cli::answer(&input, rules, &args.pad),
     }
 }
 

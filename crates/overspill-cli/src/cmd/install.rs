@@ -30,8 +30,9 @@ use super::agent_pad::GATEWAY_ENTRY;
 
 pub const INSTALL_EXAMPLES: &str = "Moves the client's MCP servers into a servers file of overspill's \
 and gives the client one `overspill` server in their place: one gateway in front of all of them, \
-one budget. For Claude Code it also adds a PostToolUse hook, so that a large Bash, Read, WebFetch \
-or MCP output reaches the model as a pointer too (--no-hooks leaves it out). \
+one budget. For Claude Code, Codex and Gemini CLI it also adds their tool hooks, so that a large \
+shell output (and Claude Code's Read and WebFetch, and an MCP output of a server the client \
+reaches directly) reaches the model as a pointer too (--no-hooks leaves them out). \
 `overspill uninstall <client>` puts the servers back, keeping what the client wrote since.\n\n\
 Examples:\n  \
 overspill install claude-code --dry-run   # what would change\n  \
@@ -72,8 +73,9 @@ pub struct InstallArgs {
     /// Do not start the servers at the end to show how each one is doing.
     #[arg(long)]
     no_status: bool,
-    /// Do not add the tool hook that stores the client's own large tool outputs (Claude Code:
-    /// a PostToolUse hook in its settings; docs/hooks.md).
+    /// Do not add the tool hooks that store the client's own large tool outputs (Claude Code:
+    /// PostToolUse in its settings; Codex: PreToolUse and PostToolUse in hooks.json; Gemini
+    /// CLI: BeforeTool in its settings; docs/hooks.md).
     #[arg(long)]
     no_hooks: bool,
 }
@@ -498,6 +500,12 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
                 hook.file().display(),
                 client.name()
             );
+            if client == Client::Codex {
+                // Codex runs a new hook only once the user trusted it (docs/hooks.md#codex).
+                println!(
+                    "  Codex runs it once you trust it: open /hooks in Codex and trust                      overspill's hooks"
+                );
+            }
         }
     };
     if moved.is_empty() {

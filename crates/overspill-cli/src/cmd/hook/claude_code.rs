@@ -3,6 +3,7 @@
 //! the tool's own output schema and silently keeps the original when it does not match, so
 //! each shape here is the tool's, field for field (Claude Code 2.1.332).
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -91,14 +92,7 @@ pub fn answer(
             ),
         },
     };
-    let defaults;
-    let rules = match rules {
-        Some(rules) => rules,
-        None => {
-            defaults = default_rules().context("the default thresholds do not compile")?;
-            &defaults
-        }
-    };
+    let rules = rules_or(rules, DEFAULT_THRESHOLDS)?;
     let Some(min_tokens) = rules.resolve(name).map(|rule| rule.min_tokens) else {
         tracing::debug!(tool = name, "no threshold: passed");
         return Ok(None);
@@ -118,9 +112,24 @@ pub fn answer(
     }))
 }
 
-/// [`DEFAULT_THRESHOLDS`] as the rules a `[hooks.claude-code.scratchpad]` table would be.
-fn default_rules() -> Result<ServerRules, PatternError> {
-    let rules = DEFAULT_THRESHOLDS
+/// The configuration's thresholds of a client's hook, else its `defaults`.
+///
+/// # Errors
+/// The defaults do not compile (a bug, caught by each client's tests).
+pub(super) fn rules_or<'a>(
+    rules: Option<&'a ServerRules>,
+    defaults: &[(&str, u64)],
+) -> anyhow::Result<Cow<'a, ServerRules>> {
+    Ok(match rules {
+        Some(rules) => Cow::Borrowed(rules),
+        None => Cow::Owned(thresholds(defaults).context("the default thresholds do not compile")?),
+    })
+}
+
+/// A table of `(tool pattern, min_tokens)` as the rules a `[hooks.<client>.scratchpad]` table
+/// would be.
+fn thresholds(table: &[(&str, u64)]) -> Result<ServerRules, PatternError> {
+    let rules = table
         .iter()
         .map(|&(pattern, min_tokens)| Ok(Rule::new(ToolPattern::new(pattern)?, min_tokens)))
         .collect::<Result<Vec<_>, PatternError>>()?;
@@ -272,7 +281,7 @@ fn web_fetch(
 /// An MCP tool of a server not behind overspill: the result (a content array, a text, or a
 /// `CallToolResult`) is stored by the rules every MCP result is stored by, and replaced by a
 /// content array of one text block.
-fn mcp(
+pub(super) fn mcp(
     tool: &str,
     server: &str,
     response: &Value,

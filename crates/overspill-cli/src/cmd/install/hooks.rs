@@ -1,6 +1,8 @@
-//! The tool hook install adds beside its entry (docs/hooks.md#what-install-writes): in Claude
-//! Code's settings, a `PostToolUse` hook that runs `overspill hook claude-code` with the
-//! entry's own flags, so that what it stores is where the entry's gateway explores. Uninstall
+//! The tool hooks install adds beside its entry (docs/hooks.md#what-install-writes): in Claude
+//! Code's settings a `PostToolUse` hook, in Codex's `hooks.json` a `PreToolUse` and a
+//! `PostToolUse` hook, in Gemini CLI's settings a `BeforeTool` hook, each running `overspill
+//! hook <client>` with the entry's own flags, so that what it stores is where the entry's
+//! gateway explores. Uninstall
 //! takes it out by the rule of the entry: the file as it was, byte for byte, when nothing but
 //! install wrote it since; otherwise only overspill's own hook, whatever else the file holds.
 
@@ -24,7 +26,8 @@ pub struct Hook {
     client: hook::Client,
     /// The settings file it goes in.
     file: PathBuf,
-    /// Its handler: `{"type": "command", "command": <program>, "args": [...]}`.
+    /// Its handler: `{"type": "command", "command": <program>, "args": [...]}` (Claude Code),
+    /// or the command as one shell line (Codex and Gemini CLI read no `args`).
     handler: Value,
 }
 
@@ -59,6 +62,8 @@ pub fn answered(client: Client) -> bool {
 fn hook_client(client: Client) -> Option<hook::Client> {
     match client {
         Client::ClaudeCode => Some(hook::Client::ClaudeCode),
+        Client::Codex => Some(hook::Client::Codex),
+        Client::GeminiCli => Some(hook::Client::GeminiCli),
         _ => None,
     }
 }
@@ -82,23 +87,36 @@ impl Hook {
         let Some(hook_client) = hook_client(client) else {
             return Ok(None);
         };
-        let file = match scope {
-            Scope::User => overspill_mcp::home_dir()
+        let file = match (hook_client, scope) {
+            // Beside Codex's config.toml (user or project), as Codex looks for it.
+            (hook::Client::Codex, _) => {
+                config.parent().unwrap_or(Path::new(".")).join("hooks.json")
+            }
+            // Gemini CLI reads its hooks from the settings file that holds the entry.
+            (hook::Client::GeminiCli, _) => config.to_owned(),
+            (hook::Client::ClaudeCode, Scope::User) => overspill_mcp::home_dir()
                 .context("cannot find your home directory (HOME is not set)")?
                 .join(".claude")
                 .join("settings.json"),
-            Scope::Project => config
+            (hook::Client::ClaudeCode, Scope::Project) => config
                 .parent()
                 .unwrap_or(Path::new("."))
                 .join(".claude")
                 .join("settings.local.json"),
         };
         let flags = PadFlags::of_gateway(args_of(entry).skip_while(|arg| *arg != "mcp").skip(1));
-        let handler = json!({
-            "type": "command",
-            "command": program,
-            "args": hook_client.args(&flags),
-        });
+        let args = hook_client.args(&flags);
+        let handler = match hook_client {
+            hook::Client::ClaudeCode => json!({
+                "type": "command",
+                "command": program,
+                "args": args,
+            }),
+            hook::Client::Codex | hook::Client::GeminiCli => json!({
+                "type": "command",
+                "command": hook::command_line(program, &args),
+            }),
+        };
         Ok(Some(Hook {
             client: hook_client,
             file,
@@ -111,15 +129,17 @@ impl Hook {
         &self.file
     }
 
-    /// The event and command, as install prints them.
+    /// The events and command, as install prints them.
     pub fn shown(&self) -> String {
+        let events: Vec<&str> = self.client.events().iter().map(|e| e.name).collect();
+        let command = self.handler["command"].as_str().unwrap_or_default();
         let args: Vec<&str> = args_of(&self.handler).collect();
-        format!(
-            "{} hook `{} {}`",
-            self.client.event(),
-            self.handler["command"].as_str().unwrap_or_default(),
-            args.join(" ")
-        )
+        let shown = if args.is_empty() {
+            command.to_owned()
+        } else {
+            format!("{command} {}", args.join(" "))
+        };
+        format!("{} hook `{shown}`", events.join(" and "))
     }
 
     /// Whether the settings file has the hook as it would be written now (`servers` is the
@@ -133,12 +153,18 @@ impl Hook {
             return Ok(false);
         };
         let settings = Settings::parse(&self.file, &bytes)?;
-        let Some(groups) = settings.groups(&self.file, self.client.event())? else {
-            return Ok(false);
-        };
-        Ok(ours_in(&groups, self.client, servers)
-            .iter()
-            .any(|found| same_command(&found.value, &self.handler)))
+        for event in self.client.events() {
+            let Some(groups) = settings.groups(&self.file, event.name)? else {
+                return Ok(false);
+            };
+            let found = ours_in(&groups, self.client, servers)
+                .iter()
+                .any(|found| same_command(&found.value, &self.handler));
+            if !found {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// Adds the hook to the settings file as it is now, or brings overspill's hook there up to
@@ -155,51 +181,25 @@ impl Hook {
         }
         let (written, before) = files::edit(&real, |bytes| {
             let Some(bytes) = bytes else {
+                let events: serde_json::Map<String, Value> = self
+                    .client
+                    .events()
+                    .iter()
+                    .map(|event| (event.name.to_owned(), json!([self.group(event)])))
+                    .collect();
                 let text = format!(
                     "{}\n",
-                    serde_json::to_string_pretty(&json!({
-                        "hooks": {self.client.event(): [self.group()]}
-                    }))?
+                    serde_json::to_string_pretty(&json!({ "hooks": events }))?
                 );
                 return Ok(Some((text.clone().into_bytes(), text)));
             };
             let settings = Settings::parse(&self.file, bytes)?;
-            let event = self.client.event();
-            let groups = match settings.groups(&self.file, event)? {
-                Some(groups) => groups,
-                None => Groups {
-                    nodes: settings
-                        .root
-                        .object_value_or_set()
-                        .object_value_or_set("hooks")
-                        .array_value_or_set(event),
-                    values: Vec::new(),
-                },
-            };
-            let ours = ours_in(&groups, self.client, servers);
-            if ours
-                .iter()
-                .any(|found| same_command(&found.value, &self.handler))
-            {
-                return Ok(None);
+            let mut changed = false;
+            for event in self.client.events() {
+                changed |= self.add_to(&settings, event, servers)?;
             }
-            match ours.first() {
-                Some(Ours {
-                    handler: object, ..
-                }) => {
-                    for key in ["command", "args"] {
-                        let value = input(&self.handler[key]);
-                        match object.get(key) {
-                            Some(property) => property.set_value(value),
-                            None => {
-                                object.append(key, value);
-                            }
-                        }
-                    }
-                }
-                None => {
-                    groups.nodes.append(input(&self.group()));
-                }
+            if !changed {
+                return Ok(None);
             }
             let text = settings.root.to_string();
             Ok(Some((text.clone().into_bytes(), text)))
@@ -238,9 +238,58 @@ impl Hook {
         })
     }
 
-    /// The matcher group install adds: the tools the hook knows, and the handler.
-    fn group(&self) -> Value {
-        json!({"matcher": self.client.matcher(), "hooks": [self.handler]})
+    /// Adds the hook of `event` to `settings`, or brings overspill's there up to date; whether
+    /// anything changed.
+    fn add_to(
+        &self,
+        settings: &Settings,
+        event: &hook::Event,
+        servers: &Path,
+    ) -> anyhow::Result<bool> {
+        let groups = match settings.groups(&self.file, event.name)? {
+            Some(groups) => groups,
+            None => Groups {
+                nodes: settings
+                    .root
+                    .object_value_or_set()
+                    .object_value_or_set("hooks")
+                    .array_value_or_set(event.name),
+                values: Vec::new(),
+            },
+        };
+        let ours = ours_in(&groups, self.client, servers);
+        if ours
+            .iter()
+            .any(|found| same_command(&found.value, &self.handler))
+        {
+            return Ok(false);
+        }
+        match ours.first() {
+            Some(Ours {
+                handler: object, ..
+            }) => {
+                for key in ["command", "args"] {
+                    let Some(value) = self.handler.get(key) else {
+                        continue;
+                    };
+                    match object.get(key) {
+                        Some(property) => property.set_value(input(value)),
+                        None => {
+                            object.append(key, input(value));
+                        }
+                    }
+                }
+            }
+            None => {
+                groups.nodes.append(input(&self.group(event)));
+            }
+        }
+        Ok(true)
+    }
+
+    /// The matcher group install adds for `event`: the tools the hook knows, and the handler.
+    fn group(&self, event: &hook::Event) -> Value {
+        json!({"matcher": event.matcher, "hooks": [self.handler]})
     }
 }
 
@@ -301,11 +350,22 @@ pub fn remove(record: &HookRecord, servers: &Path) -> anyhow::Result<Taken> {
         let settings = Settings::parse(&record.file, bytes)?;
         let root = &settings.root;
         let mut removed = false;
-        for client in hook::Client::value_variants() {
-            let Some(groups) = settings.groups(&record.file, client.event())? else {
+        // Each event once: Claude Code's and Codex's PostToolUse are one list.
+        let mut events: Vec<&str> = hook::Client::value_variants()
+            .iter()
+            .flat_map(|client| client.events().iter().map(|event| event.name))
+            .collect();
+        events.sort_unstable();
+        events.dedup();
+        for event in events {
+            let Some(groups) = settings.groups(&record.file, event)? else {
                 continue;
             };
-            let ours = ours_in(&groups, *client, servers);
+            let ours: Vec<Ours> = hook::Client::value_variants()
+                .iter()
+                .filter(|client| client.events().iter().any(|e| e.name == event))
+                .flat_map(|client| ours_in(&groups, *client, servers))
+                .collect();
             for found in &ours {
                 found.handler.clone().remove();
             }
@@ -324,7 +384,7 @@ pub fn remove(record: &HookRecord, servers: &Path) -> anyhow::Result<Taken> {
             }
             removed |= !ours.is_empty();
             if !ours.is_empty() && groups.nodes.elements().is_empty() {
-                remove_property(root, &["hooks", client.event()]);
+                remove_property(root, &["hooks", event]);
             }
         }
         let hooks_left = root
@@ -442,7 +502,13 @@ fn ours_in(groups: &Groups, client: hook::Client, servers: &Path) -> Vec<Ours> {
 }
 
 fn is_ours(handler: &Value, client: hook::Client, servers: &Path) -> bool {
-    let args: Vec<&str> = args_of(handler).collect();
+    let words;
+    let mut args: Vec<&str> = args_of(handler).collect();
+    if args.is_empty() {
+        // A command line: its words after the program.
+        words = hook::command_words(handler.get("command").and_then(Value::as_str).unwrap_or(""));
+        args = words.iter().skip(1).map(String::as_str).collect();
+    }
     handler.get("type").and_then(Value::as_str) == Some("command")
         && args.starts_with(&["hook", client.name()])
         && args

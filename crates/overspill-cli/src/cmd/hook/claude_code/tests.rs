@@ -2,7 +2,7 @@ use super::*;
 
 #[test]
 fn the_default_thresholds_are_those_docs_hooks_md_gives() {
-    let rules = default_rules().unwrap();
+    let rules = thresholds(DEFAULT_THRESHOLDS).unwrap();
     let threshold = |tool: &str| rules.resolve(tool).map(|rule| rule.min_tokens);
     assert_eq!(threshold("Bash"), Some(5_120));
     assert_eq!(threshold("Read"), Some(10_000));

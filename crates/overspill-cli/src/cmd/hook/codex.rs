@@ -1,0 +1,120 @@
+//! Codex's hooks (docs/hooks.md#codex): what Codex 0.171 lets a hook change, read from its
+//! hook schemas (`pre-tool-use.command.output`, `post-tool-use.command.output`). A PostToolUse
+//! hook may replace only an MCP tool's output (`updatedMCPToolOutput`); a shell's output is cut
+//! by Codex to about 10 KiB whatever a hook answers, so the shell command is rewritten before it
+//! runs instead, by PreToolUse (`updatedInput`, which Codex takes only with
+//! `permissionDecision: "allow"`), to run under `overspill run`.
+
+use anyhow::Context;
+use overspill::config::ServerRules;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{claude_code, shell};
+use crate::cmd::agent_pad::{AgentPad, GATEWAY_ENTRY, PadFlags};
+
+/// The PreToolUse matcher: Codex names every shell tool (`shell`, `exec_command`,
+/// `local_shell`, …) `Bash` in a hook's input, with the command as `tool_input.command`.
+pub const PRE_MATCHER: &str = "^Bash$";
+
+/// The PostToolUse matcher: the tools of MCP servers (`mcp__<server>__<tool>`).
+pub const POST_MATCHER: &str = "^mcp__.*$";
+
+/// The thresholds without a `[hooks.codex.scratchpad]` table: a shell output and an MCP
+/// result, as Claude Code's (docs/hooks.md#thresholds).
+pub const DEFAULT_THRESHOLDS: &[(&str, u64)] = &[("Bash", 5_120), ("mcp__*", 5_120)];
+
+/// What the hook reads of Codex's input; other fields are ignored.
+#[derive(Debug, Deserialize)]
+struct Input {
+    hook_event_name: String,
+    tool_name: String,
+    #[serde(default)]
+    tool_input: Value,
+    #[serde(default)]
+    tool_response: Value,
+}
+
+/// The answer to print for `input`, `None` when the tool call goes on unchanged.
+///
+/// # Errors
+/// The input is not Codex's PreToolUse or PostToolUse JSON, a shell input has no command, or
+/// the scratchpad cannot be made.
+pub fn answer(
+    input: &[u8],
+    rules: Option<&ServerRules>,
+    flags: &PadFlags,
+    pad: &mut AgentPad<'_>,
+) -> anyhow::Result<Option<Value>> {
+    let input: Input =
+        serde_json::from_slice(input).context("the hook input is not Codex's hook JSON")?;
+    let name = input.tool_name.as_str();
+    let rules = claude_code::rules_or(rules, DEFAULT_THRESHOLDS)?;
+    match input.hook_event_name.as_str() {
+        "PreToolUse" if name == "Bash" => {
+            let Some(min_tokens) = rules.resolve("Bash").map(|rule| rule.min_tokens) else {
+                tracing::debug!("no threshold for Bash: the command runs as it is");
+                return Ok(None);
+            };
+            let command = input
+                .tool_input
+                .get("command")
+                .and_then(Value::as_str)
+                .context("Codex's Bash input has no `command` text")?;
+            let program = std::env::current_exe().context("cannot find overspill's own path")?;
+            let Some(wrapped) = shell::under_run(command, &program, flags, min_tokens, "Bash")
+            else {
+                return Ok(None);
+            };
+            // The input's other fields (workdir, timeout) are the tool's; only the command
+            // changes (Codex refuses a hook that changes the tool's environment).
+            let mut updated = input.tool_input.clone();
+            if let Some(fields) = updated.as_object_mut() {
+                fields.insert("command".into(), json!(wrapped));
+            }
+            Ok(Some(json!({"hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "allow",
+                "updatedInput": updated,
+            }})))
+        }
+        "PostToolUse" => {
+            let Some(rest) = name.strip_prefix("mcp__") else {
+                tracing::debug!(
+                    tool = name,
+                    "Codex replaces only an MCP tool's output: passed"
+                );
+                return Ok(None);
+            };
+            let server = rest.split("__").next().unwrap_or_default();
+            if server == GATEWAY_ENTRY {
+                tracing::debug!(tool = name, "a tool of overspill's own entry: passed");
+                return Ok(None);
+            }
+            let Some(min_tokens) = rules.resolve(name).map(|rule| rule.min_tokens) else {
+                tracing::debug!(tool = name, "no threshold: passed");
+                return Ok(None);
+            };
+            let Some(content) =
+                claude_code::mcp(name, server, &input.tool_response, min_tokens, pad)?
+            else {
+                return Ok(None);
+            };
+            Ok(Some(json!({"hookSpecificOutput": {
+                "hookEventName": "PostToolUse",
+                "updatedMCPToolOutput": {"content": content},
+            }})))
+        }
+        "PreToolUse" => {
+            tracing::debug!(tool = name, "only a shell command is rewritten: passed");
+            Ok(None)
+        }
+        other => anyhow::bail!(
+            "the hook input is of a {other} hook; overspill answers Codex's PreToolUse and \
+             PostToolUse"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests;

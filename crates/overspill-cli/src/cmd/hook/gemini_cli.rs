@@ -1,0 +1,80 @@
+//! Gemini CLI's hooks (docs/hooks.md#gemini-cli), as Gemini CLI 0.61 reads their answers
+//! (`DefaultHookOutput` and `BeforeToolHookOutput` in its bundle). Its AfterTool hook cannot
+//! replace a result: it may deny it, which the model gets as `Tool result blocked: <reason>` with
+//! an error, or add context after it. Its BeforeTool hook may change the tool's input
+//! (`hookSpecificOutput.tool_input`), so a shell command is rewritten to run under `overspill
+//! run`: its whole output is seen before Gemini CLI keeps only its head and tail, and the
+//! model gets the pointer as the command's own output.
+
+use anyhow::Context;
+use overspill::config::ServerRules;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{claude_code, shell};
+use crate::cmd::agent_pad::PadFlags;
+
+/// Gemini CLI's shell tool.
+const SHELL_TOOL: &str = "run_shell_command";
+
+/// The BeforeTool matcher install writes: the shell tool alone.
+pub const MATCHER: &str = "^run_shell_command$";
+
+/// The thresholds without a `[hooks.gemini-cli.scratchpad]` table (docs/hooks.md#thresholds).
+pub const DEFAULT_THRESHOLDS: &[(&str, u64)] = &[(SHELL_TOOL, 5_120)];
+
+/// What the hook reads of Gemini CLI's input; other fields are ignored.
+#[derive(Debug, Deserialize)]
+struct Input {
+    hook_event_name: String,
+    tool_name: String,
+    #[serde(default)]
+    tool_input: Value,
+}
+
+/// The answer to print for `input`, `None` when the tool call goes on unchanged.
+///
+/// # Errors
+/// The input is not Gemini CLI's BeforeTool JSON, or the shell input has no command.
+pub fn answer(
+    input: &[u8],
+    rules: Option<&ServerRules>,
+    flags: &PadFlags,
+) -> anyhow::Result<Option<Value>> {
+    let input: Input =
+        serde_json::from_slice(input).context("the hook input is not Gemini CLI's hook JSON")?;
+    anyhow::ensure!(
+        input.hook_event_name == "BeforeTool",
+        "the hook input is of a {} hook; overspill answers Gemini CLI's BeforeTool",
+        input.hook_event_name
+    );
+    if input.tool_name != SHELL_TOOL {
+        tracing::debug!(
+            tool = input.tool_name,
+            "only a shell command is rewritten: passed"
+        );
+        return Ok(None);
+    }
+    let rules = claude_code::rules_or(rules, DEFAULT_THRESHOLDS)?;
+    let Some(min_tokens) = rules.resolve(SHELL_TOOL).map(|rule| rule.min_tokens) else {
+        tracing::debug!("no threshold for {SHELL_TOOL}: the command runs as it is");
+        return Ok(None);
+    };
+    let command = input
+        .tool_input
+        .get("command")
+        .and_then(Value::as_str)
+        .context("Gemini CLI's run_shell_command input has no `command` text")?;
+    let program = std::env::current_exe().context("cannot find overspill's own path")?;
+    let Some(wrapped) = shell::under_run(command, &program, flags, min_tokens, SHELL_TOOL) else {
+        return Ok(None);
+    };
+    // Gemini CLI merges these fields into the tool's parameters.
+    Ok(Some(json!({"hookSpecificOutput": {
+        "hookEventName": "BeforeTool",
+        "tool_input": {"command": wrapped},
+    }})))
+}
+
+#[cfg(test)]
+mod tests;
