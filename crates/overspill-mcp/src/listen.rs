@@ -1266,9 +1266,12 @@ async fn cancel_if_waiting(session: Arc<HttpSession>, key: Id) {
     if !waiting {
         return;
     }
-    let note = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-        "params": {"requestId": key.value(), "reason": "the client closed the request's stream"}});
-    session.relay.client_says(note.to_string()).await;
+    let note = message::request(
+        None,
+        "notifications/cancelled",
+        &serde_json::json!({"requestId": key.value(), "reason": "the client closed the request's stream"}),
+    );
+    session.relay.client_says(note).await;
 }
 
 /// Closes sessions idle for longer than allowed (no request, no open stream, nothing in
@@ -1352,8 +1355,8 @@ impl IntoResponse for Refusal {
         if let Some(data) = data {
             error["data"] = data;
         }
-        let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error});
-        let mut response = (self.status, json_body(body.to_string())).into_response();
+        let body = message::error_object_response(&id, &error);
+        let mut response = (self.status, json_body(body)).into_response();
         if self.status == StatusCode::UNAUTHORIZED {
             response
                 .headers_mut()

@@ -312,7 +312,12 @@ fn invalid(id: Value, code: i64, message: impl Into<String>) -> Invalid {
 
 /// A JSON-RPC error response.
 pub(crate) fn error_response(id: &Value, code: i64, message: &str) -> String {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
+    error_object_response(id, &json!({"code": code, "message": message}))
+}
+
+/// A JSON-RPC error response carrying `error` (its code, message and data) as it is.
+pub(crate) fn error_object_response(id: &Value, error: &Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "error": error}).to_string()
 }
 
 /// A JSON-RPC result response.

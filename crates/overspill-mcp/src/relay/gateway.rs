@@ -411,8 +411,8 @@ impl Relay {
         };
         gateway.asks().insert(id.clone(), ask);
         // Recorded first, checked then: a server that goes now fails the ask in `withdraw`.
-        let text = json!({"jsonrpc": "2.0", "id": raw, "method": method, "params": params});
-        if !self.alive(index) || !self.0.send_server(index, text.to_string()).await {
+        let text = message::request(Some(&raw), method, &params);
+        if !self.alive(index) || !self.0.send_server(index, text).await {
             gateway.asks().remove(&id);
             return Err(Refusal::Gone("it is not running".to_owned()));
         }
@@ -426,17 +426,21 @@ impl Relay {
             Err(_) => {
                 gateway.asks().remove(&id);
                 // The server may still be working on it: tell it the answer is not wanted.
-                let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                                    "params": {"requestId": raw, "reason": "timed out"}});
-                self.0.send_server(index, cancel.to_string()).await;
+                let cancel = message::request(
+                    None,
+                    "notifications/cancelled",
+                    &json!({"requestId": raw, "reason": "timed out"}),
+                );
+                self.0.send_server(index, cancel).await;
                 Err(Refusal::Timeout)
             }
         }
     }
 
     async fn notify(&self, method: &str, params: Value) {
-        let text = json!({"jsonrpc": "2.0", "method": method, "params": params});
-        self.0.send_client(text.to_string()).await;
+        self.0
+            .send_client(message::request(None, method, &params))
+            .await;
     }
 
     /// Tells the client, in its log, something about a server: once it has initialized, and
@@ -634,8 +638,8 @@ impl Relay {
             state.initialized
         };
         if initialized {
-            let text = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-            self.0.send_server(index, text.to_string()).await;
+            let text = message::request(None, "notifications/initialized", &json!({}));
+            self.0.send_server(index, text).await;
         }
         if !member.joined(run) {
             // It went while it joined: its next run joins again.
@@ -1537,8 +1541,8 @@ impl Relay {
         }
         let text = match first_error {
             Some(Refusal::Error(error)) => {
-                let text = json!({"jsonrpc": "2.0", "id": message.id, "error": error});
-                return self.0.send_client(text.to_string()).await;
+                let text = message::error_object_response(&message.id, &error);
+                return self.0.send_client(text).await;
             }
             Some(other) => format!("no server of this gateway answered: {}", other.describe()),
             None => format!("no server of this gateway declares {capability}"),

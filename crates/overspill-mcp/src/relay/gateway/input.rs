@@ -140,13 +140,19 @@ impl Relay {
             for (key, request) in inputs {
                 let (id, raw) = gateway.next_id();
                 let (reply, answer) = oneshot::channel();
-                gateway.input().asked.insert(id, reply);
-                let mut text = json!({"jsonrpc": "2.0", "id": raw,
-                    "method": request.get("method").cloned().unwrap_or(Value::Null)});
-                if let Some(params) = request.get("params") {
-                    text["params"] = params.clone();
+                match request.get("method").and_then(Value::as_str) {
+                    Some(method) => {
+                        gateway.input().asked.insert(id, reply);
+                        let params = request.get("params").cloned().unwrap_or(json!({}));
+                        requests.push(message::request(Some(&raw), method, &params));
+                    }
+                    // An input request that names no method cannot be asked: it is refused.
+                    None => {
+                        let _ = reply.send(Err(
+                            json!({"message": format!("its input request `{key}` names no method")}),
+                        ));
+                    }
                 }
-                requests.push(text.to_string());
                 waiting.push((key.clone(), answer));
             }
         }
@@ -237,9 +243,9 @@ impl Relay {
                 reply,
             },
         );
-        let text = json!({"jsonrpc": "2.0", "id": raw, "method": "subscriptions/listen",
-            "params": {"notifications": {"toolsListChanged": true, "promptsListChanged": true,
-                                         "resourcesListChanged": true}}});
-        self.0.send_server(index, text.to_string()).await;
+        let wanted = json!({"notifications": {"toolsListChanged": true,
+            "promptsListChanged": true, "resourcesListChanged": true}});
+        let text = message::request(Some(&raw), "subscriptions/listen", &wanted);
+        self.0.send_server(index, text).await;
     }
 }

@@ -205,9 +205,12 @@ impl Relay {
             honoured.insert("resourceSubscriptions".to_owned(), json!(subscription.uris));
         }
         self.modern().subscriptions.push(subscription);
-        let acknowledged = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
-            "params": {"_meta": {revision::SUBSCRIPTION_ID: message.id}, "notifications": honoured}});
-        self.0.send_client(acknowledged.to_string()).await;
+        let acknowledged = message::request(
+            None,
+            "notifications/subscriptions/acknowledged",
+            &json!({"_meta": {revision::SUBSCRIPTION_ID: message.id}, "notifications": honoured}),
+        );
+        self.0.send_client(acknowledged).await;
     }
 
     /// The client cancelled request `id`: a subscription it opened ends (without an answer, as
@@ -249,8 +252,9 @@ impl Relay {
                 params = json!({});
             }
             params["_meta"] = json!({revision::SUBSCRIPTION_ID: id});
-            let text = json!({"jsonrpc": "2.0", "method": method, "params": params});
-            self.0.send_client(text.to_string()).await;
+            self.0
+                .send_client(message::request(None, method, &params))
+                .await;
         }
     }
 
