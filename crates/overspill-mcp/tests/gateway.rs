@@ -581,14 +581,9 @@ async fn a_2025_servers_elicitation_reaches_a_2026_07_28_client_as_input_require
     assert_eq!(reply["id"], "srv-1", "under its own request's id: {reply}");
 }
 
-async fn a_subscription_is_acknowledged_and_told_of_a_server_that_joins_late() {
-    let mut session = answering_within(
-        vec![
-            member("a", &[]),
-            member("late", &["--raw", "--init-delay", "3000"]),
-        ],
-        Duration::from_millis(500),
-    );
+/// A 2026-07-28 client's opening: `server/discover`, then `subscriptions/listen` (id `sub`) for
+/// tool list changes, acknowledged as asked.
+async fn discover_and_subscribe(session: &mut RawSession) {
     let discovered = session
         .request(json!("d"), "server/discover", modern(json!({})))
         .await;
@@ -599,7 +594,7 @@ async fn a_subscription_is_acknowledged_and_told_of_a_server_that_joins_late() {
     let listen = json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen",
         "params": modern(json!({"notifications": {"toolsListChanged": true}}))});
     session.send(listen).await;
-    let acknowledged = wait_for(&mut session, "the acknowledgement", |message| {
+    let acknowledged = wait_for(session, "the acknowledgement", |message| {
         message["method"] == "notifications/subscriptions/acknowledged"
     })
     .await;
@@ -611,6 +606,17 @@ async fn a_subscription_is_acknowledged_and_told_of_a_server_that_joins_late() {
         acknowledged["params"]["notifications"],
         json!({"toolsListChanged": true})
     );
+}
+
+async fn a_subscription_is_acknowledged_and_told_of_a_server_that_joins_late() {
+    let mut session = answering_within(
+        vec![
+            member("a", &[]),
+            member("late", &["--raw", "--init-delay", "3000"]),
+        ],
+        Duration::from_millis(500),
+    );
+    discover_and_subscribe(&mut session).await;
     let changed = wait_for(&mut session, "the list change", |message| {
         message["method"] == "notifications/tools/list_changed"
     })
@@ -637,16 +643,7 @@ async fn a_discover_probe_is_answered_before_a_slow_server_joins_and_it_comes_as
         ],
         Duration::from_secs(30),
     );
-    let discovered = session
-        .request(json!("d"), "server/discover", modern(json!({})))
-        .await;
-    assert_eq!(
-        discovered["result"]["resultType"], "complete",
-        "{discovered}"
-    );
-    let listen = json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen",
-        "params": modern(json!({"notifications": {"toolsListChanged": true}}))});
-    session.send(listen).await;
+    discover_and_subscribe(&mut session).await;
     let first = session
         .request(json!("l1"), "tools/list", modern(json!({})))
         .await;
