@@ -1,7 +1,7 @@
 //! `overspill hook codex` and `overspill hook gemini-cli` (docs/hooks.md#codex,
 //! docs/hooks.md#gemini-cli): a shell command rewritten to run under `overspill run`, whose
-//! large output then reaches the model as the pointer; Codex's MCP results replaced in the shape
-//! of `updatedMCPToolOutput`; bad input passes with its reason on stderr.
+//! large output then reaches the model as the pointer; Codex's MCP results replaced by the
+//! pointer as a block's reason; bad input passes with its reason on stderr.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -115,7 +115,7 @@ fn codex_pre_tool_use_runs_the_shell_command_under_overspill_run_and_its_large_o
 }
 
 #[test]
-fn codex_post_tool_use_replaces_a_large_mcp_result_and_leaves_the_rest() {
+fn codex_post_tool_use_gives_a_large_mcp_result_as_the_pointer_and_leaves_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let pad = dir.path().join("pad");
     let issues: Vec<Value> = (0..2_000)
@@ -129,19 +129,13 @@ fn codex_post_tool_use_replaces_a_large_mcp_result_and_leaves_the_rest() {
         Some(large.clone()),
     );
     let answer: Value = serde_json::from_str(&stdout(&hook("codex", &pad, &input))).unwrap();
-    let specific = &answer["hookSpecificOutput"];
-    assert_eq!(specific["hookEventName"], "PostToolUse");
-    let content = specific["updatedMCPToolOutput"]["content"]
-        .as_array()
-        .unwrap();
-    assert_eq!(content.len(), 1);
-    assert_eq!(content[0]["type"], "text");
+    assert_eq!(answer["decision"], "block");
+    let pointer = answer["reason"].as_str().unwrap();
     assert!(
-        content[0]["text"]
-            .as_str()
-            .unwrap()
-            .contains("search_issues")
+        pointer.starts_with("[overspill]") && pointer.contains("search_issues"),
+        "{pointer}"
     );
+    assert!(!pointer.contains("Crash when syncing shard 1999"));
 
     // overspill's own tools, a small result, a shell's output: nothing.
     for (tool, response) in [

@@ -184,6 +184,21 @@ fn claude_code_hook_from_install_gives_the_model_pointers_for_bash_and_read_and_
     run_agent_script(&outside, "hooks_e2e.py", &[python.as_os_str()]);
 }
 
+/// Codex 0.171 and Gemini CLI 0.61 through the hooks `overspill install` adds, each against the
+/// scripted model with and without them (tests/fixtures/agents/shell_hooks_e2e.py): a 1.2 MB
+/// `cat` in the client's shell tool reaches the model as a pointer (Codex's PreToolUse and
+/// Gemini CLI's BeforeTool rewrite it to run under `overspill run`), a large `get-env` of a
+/// server Codex reaches directly as a pointer (PostToolUse), and `query` through the installed
+/// entry finds the Failed pods; it prints what the model received before and after, in tokens.
+#[test]
+fn codex_and_gemini_cli_hooks_from_install_give_the_model_pointers_for_shell_and_mcp_outputs() {
+    let Some(outside) = outside("Codex's and Gemini CLI's own tools through the installed hooks")
+    else {
+        return;
+    };
+    run_agent_script(&outside, "shell_hooks_e2e.py", &[]);
+}
+
 /// Runs `tests/fixtures/agents/<script>` with the prepared Python, the proxy, the agents' and
 /// the MCP servers' node_modules and `more`, shows what it printed, and fails with it.
 fn run_agent_script(outside: &Outside, script: &str, more: &[&std::ffi::OsStr]) {

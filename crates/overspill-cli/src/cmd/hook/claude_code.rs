@@ -278,16 +278,32 @@ fn web_fetch(
     Ok(Some(shape))
 }
 
-/// An MCP tool of a server not behind overspill: the result (a content array, a text, or a
-/// `CallToolResult`) is stored by the rules every MCP result is stored by, and replaced by a
+/// An MCP tool of a server not behind overspill: the pointer to its stored result, as a
 /// content array of one text block.
-pub(super) fn mcp(
+fn mcp(
     tool: &str,
     server: &str,
     response: &Value,
     min_tokens: u64,
     pad: &mut AgentPad<'_>,
 ) -> anyhow::Result<Option<Value>> {
+    let Some(pointer) = mcp_pointer(tool, server, response, min_tokens, pad)? else {
+        return Ok(None);
+    };
+    let result = ToolOutput::text(pointer).into_mcp();
+    Ok(result.get("content").cloned())
+}
+
+/// The pointer that replaces the result of an MCP tool of a server not behind overspill, `None`
+/// when it passes: the result (a content array, a text, or a `CallToolResult`) is stored by the
+/// rules every MCP result is stored by (docs/facade.md#2-intercepting).
+pub(super) fn mcp_pointer(
+    tool: &str,
+    server: &str,
+    response: &Value,
+    min_tokens: u64,
+    pad: &mut AgentPad<'_>,
+) -> anyhow::Result<Option<String>> {
     // What is stored is at most the result's JSON text: its text unescaped, or its
     // structuredContent as written.
     if (response.to_string().len() as u64) < min_tokens {
@@ -300,12 +316,12 @@ pub(super) fn mcp(
         _ => anyhow::bail!("the tool_response of `{tool}` is neither a text nor an MCP result"),
     };
     let pad = pad.get()?;
-    let Some(pointer) = agent_pad::pointer(pad, server, tool, output.with_min_tokens(min_tokens))
-    else {
-        return Ok(None);
-    };
-    let result = ToolOutput::text(pointer).into_mcp();
-    Ok(result.get("content").cloned())
+    Ok(agent_pad::pointer(
+        pad,
+        server,
+        tool,
+        output.with_min_tokens(min_tokens),
+    ))
 }
 
 /// The pointer that replaces `text`, `None` when it passes: fewer bytes than the threshold

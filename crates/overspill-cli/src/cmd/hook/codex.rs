@@ -1,7 +1,8 @@
 //! Codex's hooks (docs/hooks.md#codex): what Codex 0.171 lets a hook change, read from its
-//! hook schemas (`pre-tool-use.command.output`, `post-tool-use.command.output`). A PostToolUse
-//! hook may replace only an MCP tool's output (`updatedMCPToolOutput`); a shell's output is cut
-//! by Codex to about 10 KiB whatever a hook answers, so the shell command is rewritten before it
+//! hook schemas (`pre-tool-use.command.output`, `post-tool-use.command.output`) and measured. A
+//! PostToolUse hook may block a result with a reason, which the model then gets in the output's
+//! place (its `updatedMCPToolOutput` fails in every shape); a shell's output is cut by Codex to
+//! about 10 KiB whatever a hook answers after it, so the shell command is rewritten before it
 //! runs instead, by PreToolUse (`updatedInput`, which Codex takes only with
 //! `permissionDecision: "allow"`), to run under `overspill run`.
 
@@ -95,15 +96,15 @@ pub fn answer(
                 tracing::debug!(tool = name, "no threshold: passed");
                 return Ok(None);
             };
-            let Some(content) =
-                claude_code::mcp(name, server, &input.tool_response, min_tokens, pad)?
+            let Some(pointer) =
+                claude_code::mcp_pointer(name, server, &input.tool_response, min_tokens, pad)?
             else {
                 return Ok(None);
             };
-            Ok(Some(json!({"hookSpecificOutput": {
-                "hookEventName": "PostToolUse",
-                "updatedMCPToolOutput": {"content": content},
-            }})))
+            // Codex 0.171 fails every `updatedMCPToolOutput` (a result, a content array, a
+            // text: "PostToolUse Failed", the output kept); a block's reason is what the model
+            // gets in the output's place (docs/hooks.md#codex).
+            Ok(Some(json!({"decision": "block", "reason": pointer})))
         }
         "PreToolUse" => {
             tracing::debug!(tool = name, "only a shell command is rewritten: passed");
