@@ -96,14 +96,9 @@ impl JsonShape {
                 }
                 out.push("{");
                 for (i, (key, value)) in keys.iter().enumerate() {
-                    let separator = if i == 0 { "" } else { ", " };
-                    if !out.fits(separator.len() + key.chars().count().min(40) + 1) {
-                        out.push_forced(&format!("{separator}…"));
-                        out.exhausted = true;
+                    if !out.push_key(i, key) {
                         break;
                     }
-                    out.push(separator);
-                    out.push(&short_key(key));
                     if value.worth_expanding(depth + 1) {
                         out.push(": ");
                         value.write(out, depth + 1);
@@ -145,14 +140,9 @@ impl Items {
             }
             out.push("object{");
             for (k, key) in self.keys.iter().enumerate() {
-                let separator = if k == 0 { "" } else { ", " };
-                if !out.fits(separator.len() + key.chars().count().min(40) + 1) {
-                    out.push_forced(&format!("{separator}…"));
-                    out.exhausted = true;
+                if !out.push_key(k, key) {
                     break;
                 }
-                out.push(separator);
-                out.push(&short_key(key));
             }
             if !out.exhausted && self.more_keys {
                 out.push_forced(", …");
@@ -186,6 +176,20 @@ impl Budgeted {
         }
         self.out.push_str(text);
         self.left -= chars;
+    }
+
+    /// The key at `index` of a key list, after its separator; when it does not fit, `…`
+    /// instead, the budget spent, and `false`.
+    fn push_key(&mut self, index: usize, key: &str) -> bool {
+        let separator = if index == 0 { "" } else { ", " };
+        if !self.fits(separator.len() + key.chars().count().min(40) + 1) {
+            self.push_forced(&format!("{separator}…"));
+            self.exhausted = true;
+            return false;
+        }
+        self.push(separator);
+        self.push(&short_key(key));
+        true
     }
 
     fn push_forced(&mut self, text: &str) {

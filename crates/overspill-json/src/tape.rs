@@ -247,30 +247,27 @@ impl<'a> NodeRef<'a> {
         }
     }
 
-    /// The items of an array (nothing for any other kind).
-    pub fn items(&self) -> Items<'a> {
-        let remaining = if self.kind() == Kind::Array {
+    /// The first child of this value and how many there are, when it is of `kind` (none
+    /// otherwise): where [`NodeRef::items`] and [`NodeRef::entries`] start.
+    fn children(&self, kind: Kind) -> (NodeRef<'a>, u32) {
+        let remaining = if self.kind() == kind {
             self.container().len
         } else {
             0
         };
-        Items {
-            next: self.at(self.id + 1),
-            remaining,
-        }
+        (self.at(self.id + 1), remaining)
+    }
+
+    /// The items of an array (nothing for any other kind).
+    pub fn items(&self) -> Items<'a> {
+        let (next, remaining) = self.children(Kind::Array);
+        Items { next, remaining }
     }
 
     /// The entries of an object, key first (nothing for any other kind).
     pub fn entries(&self) -> Entries<'a> {
-        let remaining = if self.kind() == Kind::Object {
-            self.container().len
-        } else {
-            0
-        };
-        Entries {
-            next: self.at(self.id + 1),
-            remaining,
-        }
+        let (next, remaining) = self.children(Kind::Object);
+        Entries { next, remaining }
     }
 
     /// The item at `index` of an array.

@@ -27,26 +27,8 @@ pub(crate) const EACH_OPTIONAL: &str = "__overspill_each_opt";
 /// The two iteration natives, each usable as a path (`path(.[])`) and in an update.
 pub(crate) fn natives() -> Vec<Fun<Data>> {
     vec![
-        (
-            EACH,
-            v(0),
-            Native::new(|cv| items(cv.1, Opt::Essential))
-                .with_paths(|cv| {
-                    let (value, path) = cv.1;
-                    items_at(value, path, |path, key| path.cons(key), Opt::Essential)
-                })
-                .with_update(|cv, f| box_once(cv.1.map_values(Opt::Essential, f))),
-        ),
-        (
-            EACH_OPTIONAL,
-            v(0),
-            Native::new(|cv| items(cv.1, Opt::Optional))
-                .with_paths(|cv| {
-                    let (value, path) = cv.1;
-                    items_at(value, path, |path, key| path.cons(key), Opt::Optional)
-                })
-                .with_update(|cv, f| box_once(cv.1.map_values(Opt::Optional, f))),
-        ),
+        each::<false>(EACH),
+        each::<true>(EACH_OPTIONAL),
         (
             "keys_unsorted",
             v(0),
@@ -64,6 +46,28 @@ pub(crate) fn natives() -> Vec<Fun<Data>> {
             }),
         ),
     ]
+}
+
+/// The native `name` for `.[]`, or for `.[]?` when `OPTIONAL`: a const parameter, since jaq
+/// takes its natives as function pointers, which cannot capture the option.
+fn each<const OPTIONAL: bool>(name: &'static str) -> Fun<Data> {
+    fn opt<const OPTIONAL: bool>() -> Opt {
+        if OPTIONAL {
+            Opt::Optional
+        } else {
+            Opt::Essential
+        }
+    }
+    (
+        name,
+        v(0),
+        Native::new(|cv| items(cv.1, opt::<OPTIONAL>()))
+            .with_paths(|cv| {
+                let (value, path) = cv.1;
+                items_at(value, path, |path, key| path.cons(key), opt::<OPTIONAL>())
+            })
+            .with_update(|cv, f| box_once(cv.1.map_values(opt::<OPTIONAL>(), f))),
+    )
 }
 
 /// `pair(key, value)` for each item of an array (its index as the key) or entry of an

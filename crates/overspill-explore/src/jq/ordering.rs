@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 
 use jaq_core::box_iter::{BoxIter, box_once};
 use jaq_core::native::{Fun, v};
-use jaq_core::{Bind, Error, Exn, Native, ValX};
+use jaq_core::{Bind, Ctx, Error, Exn, Native, ValX};
 use jaq_json::Val;
 
 use jaq_json::Rc;
@@ -48,8 +48,7 @@ pub(crate) fn natives() -> Vec<Fun<Data>> {
             "sort_by",
             f(),
             Native::new(|mut cv| {
-                let (f, fc) = cv.0.pop_fun();
-                let key = move |x: Val| f.run((fc.clone(), x)).collect::<Result<Vec<_>, _>>();
+                let key = key_argument(&mut cv.0);
                 let result = into_vec(cv.1).and_then(|items| {
                     fits_value(items.len() as u64 * 16).map_err(tripped)?;
                     let mut meter = Meter::default();
@@ -67,8 +66,7 @@ pub(crate) fn natives() -> Vec<Fun<Data>> {
             "group_by",
             f(),
             Native::new(|mut cv| {
-                let (f, fc) = cv.0.pop_fun();
-                let key = move |x: Val| f.run((fc.clone(), x)).collect::<Result<Vec<_>, _>>();
+                let key = key_argument(&mut cv.0);
                 let result = into_vec(cv.1).and_then(|items| {
                     let mut meter = Meter::default();
                     let keyed = keyed(&items, key, &mut meter)?;
@@ -78,30 +76,8 @@ pub(crate) fn natives() -> Vec<Fun<Data>> {
                 box_once(result)
             }),
         ),
-        (
-            "min_by_or_empty",
-            f(),
-            Native::new(|mut cv| {
-                let (f, fc) = cv.0.pop_fun();
-                let key = move |x: Val| f.run((fc.clone(), x)).collect::<Result<Vec<_>, _>>();
-                // jaq keeps the first of equal minima.
-                let result =
-                    into_vec(cv.1).and_then(|items| extreme(&items, key, |best, y| y < best));
-                Box::new(result.transpose().into_iter())
-            }),
-        ),
-        (
-            "max_by_or_empty",
-            f(),
-            Native::new(|mut cv| {
-                let (f, fc) = cv.0.pop_fun();
-                let key = move |x: Val| f.run((fc.clone(), x)).collect::<Result<Vec<_>, _>>();
-                // jaq keeps the last of equal maxima.
-                let result =
-                    into_vec(cv.1).and_then(|items| extreme(&items, key, |best, y| y >= best));
-                Box::new(result.transpose().into_iter())
-            }),
-        ),
+        by_or_empty::<false>("min_by_or_empty"),
+        by_or_empty::<true>("max_by_or_empty"),
         (
             "contains",
             v(1),
@@ -124,6 +100,28 @@ pub(crate) fn natives() -> Vec<Fun<Data>> {
             }),
         ),
     ]
+}
+
+/// `min_by_or_empty` or, when `MAX`, `max_by_or_empty`, named `name` (a const parameter: jaq
+/// takes its natives as function pointers, which cannot capture which of the two).
+fn by_or_empty<const MAX: bool>(name: &'static str) -> Fun<Data> {
+    (
+        name,
+        Box::from([Bind::Fun(())]),
+        Native::new(|mut cv| {
+            let key = key_argument(&mut cv.0);
+            // jaq keeps the first of equal minima and the last of equal maxima.
+            let replaces = |best: &Key, y: &Key| if MAX { y >= best } else { y < best };
+            let result = into_vec(cv.1).and_then(|items| extreme(&items, key, replaces));
+            Box::new(result.transpose().into_iter())
+        }),
+    )
+}
+
+/// The filter argument of `sort_by(f)` and its kin, popped from `ctx`, as the key of a value.
+fn key_argument<'a>(ctx: &mut Ctx<'a, Data>) -> impl Fn(Val) -> Result<Key, Exn<'a, Val>> + 'a {
+    let (f, fc) = ctx.pop_fun();
+    move |x: Val| f.run((fc.clone(), x)).collect::<Result<Vec<_>, _>>()
 }
 
 /// A native's result: its value, or the halt of a tripped limit.
