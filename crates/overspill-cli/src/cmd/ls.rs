@@ -28,12 +28,7 @@ pub struct LsArgs {
 
 pub fn run(args: LsArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
-    if !args.dir.is_dir() {
-        anyhow::bail!(
-            "{} is not a directory; pass a scratchpad dir",
-            args.dir.display()
-        );
-    }
+    super::existing_dir(&args.dir, "pass a scratchpad dir")?;
     let stored = Store::open(&args.dir)?.list()?;
     // The dir is the tools' read root (as for `overspill tool --dir`): each listed file is
     // opened as they open it, so a file they refuse is marked with their reason.

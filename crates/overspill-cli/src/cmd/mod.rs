@@ -122,6 +122,14 @@ impl ModelArgs {
     }
 }
 
+/// An error unless `dir` is a directory; `hint` says which one to pass instead.
+pub fn existing_dir(dir: &std::path::Path, hint: &str) -> anyhow::Result<()> {
+    if !dir.is_dir() {
+        anyhow::bail!("{} is not a directory; {hint}", dir.display());
+    }
+    Ok(())
+}
+
 /// Exit status 2: bad command-line usage (what clap uses too).
 pub fn usage_error(message: impl std::fmt::Display) -> ExitCode {
     tell!("overspill: {message}");

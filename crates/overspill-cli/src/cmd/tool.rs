@@ -48,12 +48,10 @@ pub struct ToolArgs {
 
 pub fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
-    if !args.dir.is_dir() {
-        anyhow::bail!(
-            "{} is not a directory; pass the scratchpad dir that `overspill intercept --dir` wrote to",
-            args.dir.display()
-        );
-    }
+    super::existing_dir(
+        &args.dir,
+        "pass the scratchpad dir that `overspill intercept --dir` wrote to",
+    )?;
     let built = Scratchpad::builder()
         .scratchpad_dir(&args.dir)
         .provider(args.model.provider.as_str())
