@@ -154,8 +154,14 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
             ),
         }
     }
-    let tarball = archive::write(root, &version, platform, &binary, &out)?;
-    let npm_packages = npm::write(root, &version, platform, &binary, &out.join("npm"))?;
+    let built = Built {
+        root,
+        version: &version,
+        platform,
+        binary: &binary,
+    };
+    let tarball = archive::write(&built, &out)?;
+    let npm_packages = npm::write(&built, &out.join("npm"))?;
 
     let mut files = vec![tarball];
     files.extend(files_in(&out.join("pypi"))?);
@@ -193,6 +199,17 @@ pub fn target_dir(root: &Path) -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
     std::path::absolute(&dir).unwrap_or(dir)
+}
+
+/// The binary a package carries and where it comes from: what each package writer reads.
+#[derive(Debug, Clone, Copy)]
+struct Built<'a> {
+    /// The workspace root.
+    root: &'a Path,
+    version: &'a str,
+    platform: &'a Platform,
+    /// The binary built for `platform`.
+    binary: &'a Path,
 }
 
 /// Builds the wheel with maturin (which builds the binary), and returns the binary it built.

@@ -351,110 +351,121 @@ pub fn all(quick: bool, gnu_grep: bool) -> Vec<Scenario> {
         ));
     }
 
-    rows.push(scenario(
-        "MCP proxy: tools/call round trip, median of 2,000",
-        mcp::ROUND_TRIP_PROXIED.to_owned(),
-        Some(mcp::ROUND_TRIP_DIRECT.to_owned()),
-        Target::AddedAtMost(Duration::from_micros(200)),
-    ));
-    rows.push(scenario(
-        "MCP proxy: 60 MB text result, server's last byte → pointer",
-        mcp::AFTER_LAST_BYTE.to_owned(),
-        Some(mcp::COUNT_WRITE.to_owned()),
-        Target::RatioAtMost(1.5),
-    ));
-    rows.push(scenario(
-        "MCP proxy: 60 MB text result, request → pointer (baseline: the result directly)",
-        mcp::REQUEST_TO_POINTER.to_owned(),
-        Some(mcp::REQUEST_DIRECTLY.to_owned()),
-        Target::Info,
-    ));
-    rows.push(scenario(
-        "MCP proxy peak memory, 60 MB text result",
-        mcp::PEAK_RSS.to_owned(),
-        Some(mcp::RESULT_BYTES.to_owned()),
-        Target::MemoryAtMost {
-            times: 3.0,
-            of: "the result",
-        },
-    ));
-    rows.push(scenario(
-        "MCP proxy peak memory, 200 KB text result (what does not grow with the result)",
-        mcp::SMALL_PEAK_RSS.to_owned(),
-        None,
-        Target::Info,
-    ));
-    // The HTTP transports (issue 20): the baseline is the same server served over HTTP.
-    rows.push(scenario(
-        "MCP proxy over HTTP (--listen): tools/call round trip, median of 2,000",
-        mcp::HTTP_ROUND_TRIP_PROXIED.to_owned(),
-        Some(mcp::HTTP_ROUND_TRIP_DIRECT.to_owned()),
-        Target::AddedAtMost(Duration::from_micros(500)),
-    ));
-    // Issue 32: what counting each call costs (baseline: the same proxy without --metrics,
-    // its round trips alternating with these).
-    rows.push(scenario(
-        "MCP proxy over HTTP (--listen --metrics): tools/call round trip, what the metrics add",
-        mcp::HTTP_ROUND_TRIP_COUNTED.to_owned(),
-        Some(mcp::HTTP_ROUND_TRIP_PROXIED.to_owned()),
-        Target::AddedAtMost(Duration::from_micros(5)),
-    ));
-    // Information only: two processes sharing the machine's cores with the clients cannot
-    // reach half the rate of one; the CPU row below holds the proxy's cost per call instead.
-    rows.push(scenario(
-        "MCP proxy over HTTP (--listen): tools/call per second, 4 clients",
-        mcp::HTTP_RATE_PROXIED.to_owned(),
-        Some(mcp::HTTP_RATE_DIRECT.to_owned()),
-        Target::Info,
-    ));
-    // Issue 39: a call of the 2026-07-28 revision, without a session, through --listen.
-    rows.push(scenario(
-        "MCP proxy over HTTP (--listen): 2026-07-28 tools/call round trip, median of 2,000",
-        stateless::ROUND_TRIP_PROXIED.to_owned(),
-        Some(stateless::ROUND_TRIP_DIRECT.to_owned()),
-        Target::AddedAtMost(Duration::from_micros(100)),
-    ));
-    rows.push(scenario(
-        "MCP proxy over HTTP (--listen): 2026-07-28 tools/call, the proxy's CPU per call, \
-         4 clients (baseline: the server's own)",
-        stateless::CPU_PROXIED.to_owned(),
-        Some(stateless::CPU_DIRECT.to_owned()),
-        Target::RatioAtMost(2.0),
-    ));
-    rows.push(scenario(
-        "MCP proxy, server over HTTP (--url): 60 MB text result, server's last byte → pointer",
-        mcp::URL_AFTER_LAST_BYTE.to_owned(),
-        Some(mcp::URL_COUNT_WRITE.to_owned()),
-        Target::RatioAtMost(1.5),
-    ));
-    rows.push(scenario(
-        "MCP proxy peak memory, server over HTTP (--url), 60 MB text result",
-        mcp::URL_PEAK_RSS.to_owned(),
-        Some(mcp::RESULT_BYTES.to_owned()),
-        Target::MemoryAtMost {
-            times: 3.0,
-            of: "the result",
-        },
-    ));
-    // One gateway in front of five servers (issue 29).
-    rows.push(scenario(
-        "MCP gateway, 5 servers: tools/list tokens (baseline: 5 single-server proxies)",
-        mcp::GATEWAY_TOOLS.to_owned(),
-        Some(mcp::PROXIES_TOOLS.to_owned()),
-        Target::FewerAtLeast(3.0),
-    ));
-    rows.push(scenario(
-        "MCP gateway, 5 servers: tools/call round trip (baseline: the single-server proxy)",
-        mcp::GATEWAY_ROUND_TRIP.to_owned(),
-        Some(mcp::GATEWAY_PROXY_ROUND_TRIP.to_owned()),
-        Target::AddedAtMost(Duration::from_micros(100)),
-    ));
-    rows.push(scenario(
-        "MCP gateway: startup with 5 servers of 300 ms each (baseline: one of them alone)",
-        mcp::GATEWAY_STARTUP.to_owned(),
-        Some(mcp::GATEWAY_STARTUP_ONE.to_owned()),
-        Target::RatioAtMost(1.2),
-    ));
+    // The MCP proxy and gateway: (name, ours, baseline, target).
+    let proxy_rows = [
+        (
+            "MCP proxy: tools/call round trip, median of 2,000",
+            mcp::ROUND_TRIP_PROXIED,
+            Some(mcp::ROUND_TRIP_DIRECT),
+            Target::AddedAtMost(Duration::from_micros(200)),
+        ),
+        (
+            "MCP proxy: 60 MB text result, server's last byte → pointer",
+            mcp::AFTER_LAST_BYTE,
+            Some(mcp::COUNT_WRITE),
+            Target::RatioAtMost(1.5),
+        ),
+        (
+            "MCP proxy: 60 MB text result, request → pointer (baseline: the result directly)",
+            mcp::REQUEST_TO_POINTER,
+            Some(mcp::REQUEST_DIRECTLY),
+            Target::Info,
+        ),
+        (
+            "MCP proxy peak memory, 60 MB text result",
+            mcp::PEAK_RSS,
+            Some(mcp::RESULT_BYTES),
+            Target::MemoryAtMost {
+                times: 3.0,
+                of: "the result",
+            },
+        ),
+        (
+            "MCP proxy peak memory, 200 KB text result (what does not grow with the result)",
+            mcp::SMALL_PEAK_RSS,
+            None,
+            Target::Info,
+        ),
+        // The HTTP transports (issue 20): the baseline is the same server served over HTTP.
+        (
+            "MCP proxy over HTTP (--listen): tools/call round trip, median of 2,000",
+            mcp::HTTP_ROUND_TRIP_PROXIED,
+            Some(mcp::HTTP_ROUND_TRIP_DIRECT),
+            Target::AddedAtMost(Duration::from_micros(500)),
+        ),
+        // Issue 32: what counting each call costs (baseline: the same proxy without --metrics,
+        // its round trips alternating with these).
+        (
+            "MCP proxy over HTTP (--listen --metrics): tools/call round trip, what the metrics add",
+            mcp::HTTP_ROUND_TRIP_COUNTED,
+            Some(mcp::HTTP_ROUND_TRIP_PROXIED),
+            Target::AddedAtMost(Duration::from_micros(5)),
+        ),
+        // Information only: two processes sharing the machine's cores with the clients cannot
+        // reach half the rate of one; the CPU row below holds the proxy's cost per call instead.
+        (
+            "MCP proxy over HTTP (--listen): tools/call per second, 4 clients",
+            mcp::HTTP_RATE_PROXIED,
+            Some(mcp::HTTP_RATE_DIRECT),
+            Target::Info,
+        ),
+        // Issue 39: a call of the 2026-07-28 revision, without a session, through --listen.
+        (
+            "MCP proxy over HTTP (--listen): 2026-07-28 tools/call round trip, median of 2,000",
+            stateless::ROUND_TRIP_PROXIED,
+            Some(stateless::ROUND_TRIP_DIRECT),
+            Target::AddedAtMost(Duration::from_micros(100)),
+        ),
+        (
+            "MCP proxy over HTTP (--listen): 2026-07-28 tools/call, the proxy's CPU per call, \
+             4 clients (baseline: the server's own)",
+            stateless::CPU_PROXIED,
+            Some(stateless::CPU_DIRECT),
+            Target::RatioAtMost(2.0),
+        ),
+        (
+            "MCP proxy, server over HTTP (--url): 60 MB text result, server's last byte → pointer",
+            mcp::URL_AFTER_LAST_BYTE,
+            Some(mcp::URL_COUNT_WRITE),
+            Target::RatioAtMost(1.5),
+        ),
+        (
+            "MCP proxy peak memory, server over HTTP (--url), 60 MB text result",
+            mcp::URL_PEAK_RSS,
+            Some(mcp::RESULT_BYTES),
+            Target::MemoryAtMost {
+                times: 3.0,
+                of: "the result",
+            },
+        ),
+        // One gateway in front of five servers (issue 29).
+        (
+            "MCP gateway, 5 servers: tools/list tokens (baseline: 5 single-server proxies)",
+            mcp::GATEWAY_TOOLS,
+            Some(mcp::PROXIES_TOOLS),
+            Target::FewerAtLeast(3.0),
+        ),
+        (
+            "MCP gateway, 5 servers: tools/call round trip (baseline: the single-server proxy)",
+            mcp::GATEWAY_ROUND_TRIP,
+            Some(mcp::GATEWAY_PROXY_ROUND_TRIP),
+            Target::AddedAtMost(Duration::from_micros(100)),
+        ),
+        (
+            "MCP gateway: startup with 5 servers of 300 ms each (baseline: one of them alone)",
+            mcp::GATEWAY_STARTUP,
+            Some(mcp::GATEWAY_STARTUP_ONE),
+            Target::RatioAtMost(1.2),
+        ),
+    ];
+    for (name, ours, baseline, target) in proxy_rows {
+        rows.push(scenario(
+            name,
+            ours.to_owned(),
+            baseline.map(str::to_owned),
+            target,
+        ));
+    }
     // Issue 38: nothing before the first answer waits for the token tables.
     for (method, [direct, cold, warm]) in ["initialize", "server/discover"]
         .into_iter()

@@ -12,7 +12,7 @@ use flate2::Compression;
 use flate2::write::GzEncoder;
 use sha2::{Digest, Sha256};
 
-use super::Platform;
+use super::Built;
 
 /// The files beside the binary in the archive, from the workspace root, with the name each has
 /// there: the README, the changelog, overspill's licences, and the notices and licences of the
@@ -62,27 +62,22 @@ pub fn name(version: &str, target: &str) -> String {
 }
 
 /// Writes `<out>/overspill-<version>-<target>.tar.gz` and its `.sha256`; returns the archive.
-pub fn write(
-    root: &Path,
-    version: &str,
-    platform: &Platform,
-    binary: &Path,
-    out: &Path,
-) -> Result<PathBuf> {
-    let name = name(version, platform.target);
+pub fn write(built: &Built<'_>, out: &Path) -> Result<PathBuf> {
+    let name = name(built.version, built.platform.target);
     let path = out.join(format!("{name}.tar.gz"));
-    let mtime = commit_time(root);
+    let mtime = commit_time(built.root);
     let file = File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
     let mut archive = tar::Builder::new(GzEncoder::new(file, Compression::best()));
     append(
         &mut archive,
-        &format!("{name}/{}", platform.executable()),
-        &fs::read(binary)?,
+        &format!("{name}/{}", built.platform.executable()),
+        &fs::read(built.binary)?,
         0o755,
         mtime,
     )?;
     for (from, to) in BESIDE {
-        let bytes = fs::read(root.join(from)).with_context(|| format!("cannot read {from}"))?;
+        let bytes =
+            fs::read(built.root.join(from)).with_context(|| format!("cannot read {from}"))?;
         append(&mut archive, &format!("{name}/{to}"), &bytes, 0o644, mtime)?;
     }
     archive.into_inner()?.finish()?.flush()?;

@@ -11,41 +11,38 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
-use super::{PLATFORMS, Platform};
+use super::{Built, PLATFORMS, Platform};
 
 /// The npm scope of the platform packages.
 pub const SCOPE: &str = "@overspill";
 
 /// Packs the launcher and `platform`'s package into `out`; returns the two `.tgz` files.
-pub fn write(
-    root: &Path,
-    version: &str,
-    platform: &Platform,
-    binary: &Path,
-    out: &Path,
-) -> Result<Vec<PathBuf>> {
+pub fn write(built: &Built<'_>, out: &Path) -> Result<Vec<PathBuf>> {
     let staging = out.join("staging");
     let launcher = staging.join("overspill");
     fs::create_dir_all(launcher.join("bin"))?;
     fs::copy(
-        root.join("packaging/npm/overspill.js"),
+        built.root.join("packaging/npm/overspill.js"),
         launcher.join("bin/overspill.js"),
     )
     .context("cannot copy packaging/npm/overspill.js")?;
     make_executable(&launcher.join("bin/overspill.js"))?;
-    write_common(root, &launcher, false)?;
-    write_json(&launcher.join("package.json"), &launcher_manifest(version))?;
+    write_common(built.root, &launcher, false)?;
+    write_json(
+        &launcher.join("package.json"),
+        &launcher_manifest(built.version),
+    )?;
 
-    let native = staging.join(platform.npm_name);
+    let native = staging.join(built.platform.npm_name);
     fs::create_dir_all(native.join("bin"))?;
-    let installed = native.join("bin").join(platform.executable());
-    fs::copy(binary, &installed)
-        .with_context(|| format!("cannot copy {} into the package", binary.display()))?;
+    let installed = native.join("bin").join(built.platform.executable());
+    fs::copy(built.binary, &installed)
+        .with_context(|| format!("cannot copy {} into the package", built.binary.display()))?;
     make_executable(&installed)?;
-    write_common(root, &native, true)?;
+    write_common(built.root, &native, true)?;
     write_json(
         &native.join("package.json"),
-        &platform_manifest(version, platform),
+        &platform_manifest(built.version, built.platform),
     )?;
 
     let packed = vec![pack(&launcher, out)?, pack(&native, out)?];
