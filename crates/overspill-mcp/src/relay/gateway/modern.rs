@@ -32,10 +32,10 @@ const DISCOVER_VERSIONS: [Revision; 4] = [
     Revision::R2025_03_26,
 ];
 
-/// How long the gateway waits for its servers to join before it answers a client's first
-/// request when that is `server/discover`: clients bound the probe (Claude Code 2.1.332 gives a
-/// stdio server 3 s, then falls back to `initialize`), so the answer comes from the servers
-/// joined by then (docs/mcp-proxy.md#revisions).
+/// How long a client's first request waits for the servers to join when it is
+/// `server/discover`: clients bound the probe (Claude Code 2.1.332 gives a stdio server 3 s,
+/// then falls back to `initialize`), so the answer comes from the servers joined by then
+/// (docs/mcp-proxy.md#revisions).
 const DISCOVER_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// What the gateway keeps of a stateless client.
@@ -114,21 +114,30 @@ impl Relay {
             return false;
         }
         let running = super::Initializing::start(self);
-        let relay = self.clone();
-        let message = message.clone();
         // A client's `server/discover` probe has a bound of its own (Claude Code's: 3 s over
-        // stdio, then it falls back to `initialize`): it is answered from the servers joined
-        // within DISCOVER_WITHIN; the others join on and are announced as they come.
-        let within = if method == "server/discover" {
-            self.0.answer_within.min(DISCOVER_WITHIN)
-        } else {
-            self.0.answer_within
-        };
+        // stdio, then it falls back to `initialize`): it is answered once the servers joined,
+        // or after DISCOVER_WITHIN from those joined by then. What the client sends next waits
+        // for the join as before (up to `--answer-within`), so its lists hold every server.
+        let discover = method == "server/discover";
+        let relay = self.clone();
+        let first = message.clone();
         self.0.job(move |_| async move {
-            relay.join_servers(within).await;
+            relay.join_servers(relay.0.answer_within).await;
             drop(running);
-            relay.gateway_request_routed(message).await;
+            if !discover {
+                relay.gateway_request_routed(first).await;
+            }
         });
+        if discover {
+            let relay = self.clone();
+            let probe = message.clone();
+            self.0.job(move |_| async move {
+                let mut initializing = relay.gateway().initializing.subscribe();
+                let joined = initializing.wait_for(|running| !running);
+                let _ = tokio::time::timeout(DISCOVER_WITHIN, joined).await;
+                relay.gateway_request_routed(probe).await;
+            });
+        }
         true
     }
 
