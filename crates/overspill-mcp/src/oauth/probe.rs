@@ -61,13 +61,9 @@ pub(super) async fn probe(url: &str) -> Result<Probe, OAuthError> {
         .map_err(unreachable)?;
 
     let modern = Revision::R2026_07_28.as_str();
-    let response = http
-        .post(url)
-        .header(CONTENT_TYPE, "application/json")
-        .header(ACCEPT, "application/json, text/event-stream")
+    let response = post(&http, url, discover_request())
         .header(PROTOCOL_VERSION_HEADER, modern)
         .header(MCP_METHOD_HEADER, "server/discover")
-        .body(discover_request())
         .send()
         .await
         .map_err(unreachable)?;
@@ -90,11 +86,7 @@ pub(super) async fn probe(url: &str) -> Result<Probe, OAuthError> {
     }
 
     tracing::debug!(?status, "not a 2026-07-28 answer; probing with initialize");
-    let response = http
-        .post(url)
-        .header(CONTENT_TYPE, "application/json")
-        .header(ACCEPT, "application/json, text/event-stream")
-        .body(initialize_request())
+    let response = post(&http, url, initialize_request())
         .send()
         .await
         .map_err(unreachable)?;
@@ -254,6 +246,15 @@ fn first_response(stream: &str) -> Option<Value> {
 
 fn is_response(message: &Value) -> bool {
     message.get("result").is_some() || message.get("error").is_some()
+}
+
+/// A POST of the JSON-RPC message `body` to `url`, accepting what a Streamable HTTP server
+/// may answer with.
+fn post(http: &reqwest::Client, url: &str, body: String) -> reqwest::RequestBuilder {
+    http.post(url)
+        .header(CONTENT_TYPE, "application/json")
+        .header(ACCEPT, "application/json, text/event-stream")
+        .body(body)
 }
 
 /// `server/discover` with the 2026-07-28 `_meta` envelope.
