@@ -74,7 +74,23 @@ fn hook_in(cache: &Path, args: &[&str], input: &str) -> Output {
 
 /// [`hook_in`] with the machine's usual table cache.
 fn hook(args: &[&str], input: &str) -> Output {
-    support::run(&[&["hook", "claude-code"], args].concat(), input)
+    let state = std::env::temp_dir().join("overspill-hook-tests-state");
+    hook_with_state(args, input, &state)
+}
+
+/// [`hook`] with `state` as overspill's state directory's parent (`XDG_STATE_HOME`), where the
+/// hook's log is: never the user's own.
+fn hook_with_state(args: &[&str], input: &str, state: &std::path::Path) -> Output {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_overspill"))
+        .args([&["hook", "claude-code"], args].concat())
+        .env("XDG_STATE_HOME", state)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
 }
 
 /// The `updatedToolOutput` of a hook's answer, checked to be the whole of its one line.
@@ -534,5 +550,27 @@ fn hook_counts_a_reads_content_before_it_makes_the_scratchpad() {
     assert!(
         !pad.exists(),
         "a scratchpad was made for a Read below its threshold"
+    );
+}
+
+#[test]
+fn hook_says_why_an_output_passed_in_its_log_too_which_the_client_does_not_hide() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let pad = dir.path().join("pad");
+    let out = hook_with_state(
+        &["--dir", path(&pad)],
+        "{\"hook_event_name\": \"PostToolUse\", ",
+        &state,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    let log = std::fs::read_to_string(state.join("overspill").join("hooks.log")).unwrap();
+    assert_eq!(log.lines().count(), 1, "{log}");
+    assert!(
+        log.contains(
+            "overspill hook claude-code: the hook input is not Claude Code's PostToolUse JSON"
+        ),
+        "{log}"
     );
 }

@@ -128,14 +128,57 @@ pub fn run(args: HookArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(Ok(None)) => {}
         Ok(Err(error)) => {
-            tracing::warn!(
-                "overspill hook {client}: {error:#}; the tool's output passes unchanged"
+            note(
+                client,
+                &format!("{error:#}; the tool's output passes unchanged"),
             );
         }
         // The panic's message is already on stderr.
-        Err(_) => tracing::error!("overspill hook {client}: the tool's output passes unchanged"),
+        Err(_) => note(
+            client,
+            "it failed inside; the tool's output passes unchanged",
+        ),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The file in overspill's state directory where a hook says why an output passed unchanged:
+/// the clients keep a hook's stderr out of sight (Claude Code shows it only in its debug log).
+pub const LOG_FILE: &str = "hooks.log";
+
+/// The size past which the log starts again, the previous one kept as `hooks.log.1`.
+const LOG_LIMIT: u64 = 1 << 20;
+
+/// Says why the hook of `client` let an output pass: on stderr, and in [`LOG_FILE`]. A log
+/// that cannot be written is no reason to fail the tool call either.
+fn note(client: &str, why: &str) {
+    tracing::warn!("overspill hook {client}: {why}");
+    let Some(dir) = overspill_mcp::state_dir() else {
+        return;
+    };
+    let line = format!(
+        "{} overspill hook {client}: {why}\n",
+        jiff::Timestamp::now()
+    );
+    if let Err(error) = append_to_log(&dir, &line) {
+        tracing::warn!(
+            "overspill hook {client}: cannot write {}: {error}",
+            dir.join(LOG_FILE).display()
+        );
+    }
+}
+
+fn append_to_log(dir: &Path, line: &str) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(LOG_FILE);
+    if std::fs::metadata(&path).is_ok_and(|metadata| metadata.len() > LOG_LIMIT) {
+        std::fs::rename(&path, dir.join(format!("{LOG_FILE}.1")))?;
+    }
+    let mut log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)?;
+    log.write_all(line.as_bytes())
 }
 
 /// The answer to print, `None` when the output passes unchanged.
