@@ -73,19 +73,16 @@ pub fn answer(
         input.hook_event_name
     );
     let name = input.tool_name.as_str();
-    let gateway = format!("mcp__{GATEWAY_ENTRY}__");
-    if name.starts_with(&gateway) {
-        tracing::debug!(tool = name, "a tool of overspill's own entry: passed");
-        return Ok(None);
-    }
     let tool = match name {
         "Bash" => Tool::Bash,
         "Read" => Tool::Read,
         "WebFetch" => Tool::WebFetch,
-        _ => match name.strip_prefix("mcp__") {
-            Some(rest) => Tool::Mcp {
-                server: rest.split("__").next().unwrap_or_default(),
-            },
+        _ => match mcp_server(name) {
+            Some(GATEWAY_ENTRY) => {
+                tracing::debug!(tool = name, "a tool of overspill's own entry: passed");
+                return Ok(None);
+            }
+            Some(server) => Tool::Mcp { server },
             None => anyhow::bail!(
                 "overspill knows no output shape of `{name}` (it replaces Bash, Read, WebFetch \
                  and MCP tools); give the hook the matcher \"{MATCHER}\""
@@ -110,6 +107,13 @@ pub fn answer(
             "updatedToolOutput": output,
         }})
     }))
+}
+
+/// The MCP server of a tool named as the clients name a server's tools
+/// (`mcp__<server>__<tool>`); `None` for a tool of the client's own.
+pub(super) fn mcp_server(tool: &str) -> Option<&str> {
+    let rest = tool.strip_prefix("mcp__")?;
+    Some(rest.split("__").next().unwrap_or_default())
 }
 
 /// The configuration's thresholds of a client's hook, else its `defaults`.

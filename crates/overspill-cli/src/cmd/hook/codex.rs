@@ -53,17 +53,8 @@ pub fn answer(
     let rules = claude_code::rules_or(rules, DEFAULT_THRESHOLDS)?;
     match input.hook_event_name.as_str() {
         "PreToolUse" if name == "Bash" => {
-            let Some(min_tokens) = rules.resolve("Bash").map(|rule| rule.min_tokens) else {
-                tracing::debug!("no threshold for Bash: the command runs as it is");
-                return Ok(None);
-            };
-            let command = input
-                .tool_input
-                .get("command")
-                .and_then(Value::as_str)
-                .context("Codex's Bash input has no `command` text")?;
-            let program = std::env::current_exe().context("cannot find overspill's own path")?;
-            let Some(wrapped) = shell::under_run(command, &program, flags, min_tokens, "Bash")
+            let Some(wrapped) =
+                shell::wrapped_command("Codex", name, &input.tool_input, &rules, flags)?
             else {
                 return Ok(None);
             };
@@ -80,14 +71,13 @@ pub fn answer(
             }})))
         }
         "PostToolUse" => {
-            let Some(rest) = name.strip_prefix("mcp__") else {
+            let Some(server) = claude_code::mcp_server(name) else {
                 tracing::debug!(
                     tool = name,
                     "Codex replaces only an MCP tool's output: passed"
                 );
                 return Ok(None);
             };
-            let server = rest.split("__").next().unwrap_or_default();
             if server == GATEWAY_ENTRY {
                 tracing::debug!(tool = name, "a tool of overspill's own entry: passed");
                 return Ok(None);

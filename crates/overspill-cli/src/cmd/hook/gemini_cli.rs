@@ -56,17 +56,9 @@ pub fn answer(
         return Ok(None);
     }
     let rules = claude_code::rules_or(rules, DEFAULT_THRESHOLDS)?;
-    let Some(min_tokens) = rules.resolve(SHELL_TOOL).map(|rule| rule.min_tokens) else {
-        tracing::debug!("no threshold for {SHELL_TOOL}: the command runs as it is");
-        return Ok(None);
-    };
-    let command = input
-        .tool_input
-        .get("command")
-        .and_then(Value::as_str)
-        .context("Gemini CLI's run_shell_command input has no `command` text")?;
-    let program = std::env::current_exe().context("cannot find overspill's own path")?;
-    let Some(wrapped) = shell::under_run(command, &program, flags, min_tokens, SHELL_TOOL) else {
+    let Some(wrapped) =
+        shell::wrapped_command("Gemini CLI", SHELL_TOOL, &input.tool_input, &rules, flags)?
+    else {
         return Ok(None);
     };
     // Gemini CLI merges these fields into the tool's parameters.

@@ -6,7 +6,36 @@
 
 use std::path::Path;
 
+use anyhow::Context;
+use overspill::config::ServerRules;
+use serde_json::Value;
+
 use crate::cmd::agent_pad::PadFlags;
+
+/// The command of `client`'s shell tool `tool`, whose input is `tool_input`, as it runs under
+/// `overspill run` with the threshold `rules` give `tool`; `None` when it runs as it is (no
+/// threshold, already under `overspill run`, or empty).
+///
+/// # Errors
+/// The input has no `command` text, or overspill's own path cannot be found.
+pub fn wrapped_command(
+    client: &str,
+    tool: &str,
+    tool_input: &Value,
+    rules: &ServerRules,
+    flags: &PadFlags,
+) -> anyhow::Result<Option<String>> {
+    let Some(min_tokens) = rules.resolve(tool).map(|rule| rule.min_tokens) else {
+        tracing::debug!("no threshold for {tool}: the command runs as it is");
+        return Ok(None);
+    };
+    let command = tool_input
+        .get("command")
+        .and_then(Value::as_str)
+        .with_context(|| format!("{client}'s {tool} input has no `command` text"))?;
+    let program = std::env::current_exe().context("cannot find overspill's own path")?;
+    Ok(under_run(command, &program, flags, min_tokens, tool))
+}
 
 /// `command` as it runs under `overspill run`: `program` (this binary) with the agent's
 /// scratchpad `flags`, the threshold `min_tokens`, and `tool` as the name the pointer gives the
