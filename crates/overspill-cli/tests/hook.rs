@@ -54,43 +54,29 @@ fn pods(lines: usize) -> String {
 /// Runs `overspill hook claude-code` with `args` on `input`, with its token tables kept in
 /// `cache` (so that a test can see whether they were built).
 fn hook_in(cache: &Path, args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_overspill"))
-        .args(["hook", "claude-code"])
-        .args(args)
-        .env("OVERSPILL_CACHE_DIR", cache)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    let state = shared_state();
+    let env = [
+        ("OVERSPILL_CACHE_DIR", cache),
+        ("XDG_STATE_HOME", state.as_path()),
+    ];
+    support::run_with_env(&[&["hook", "claude-code"], args].concat(), input, &env)
 }
 
 /// [`hook_in`] with the machine's usual table cache.
 fn hook(args: &[&str], input: &str) -> Output {
-    let state = std::env::temp_dir().join("overspill-hook-tests-state");
-    hook_with_state(args, input, &state)
+    hook_with_state(args, input, &shared_state())
+}
+
+/// The state directory's parent the tests whose hook log nobody reads share.
+fn shared_state() -> std::path::PathBuf {
+    std::env::temp_dir().join("overspill-hook-tests-state")
 }
 
 /// [`hook`] with `state` as overspill's state directory's parent (`XDG_STATE_HOME`), where the
 /// hook's log is: never the user's own.
-fn hook_with_state(args: &[&str], input: &str, state: &std::path::Path) -> Output {
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_overspill"))
-        .args([&["hook", "claude-code"], args].concat())
-        .env("XDG_STATE_HOME", state)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
+fn hook_with_state(args: &[&str], input: &str, state: &Path) -> Output {
+    let env = [("XDG_STATE_HOME", state)];
+    support::run_with_env(&[&["hook", "claude-code"], args].concat(), input, &env)
 }
 
 /// The `updatedToolOutput` of a hook's answer, checked to be the whole of its one line.

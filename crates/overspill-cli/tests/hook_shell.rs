@@ -5,9 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
@@ -17,21 +16,13 @@ use support::{path, stderr, stdout};
 
 /// Runs `overspill hook <client> --dir <dir>` on `input`.
 fn hook(client: &str, dir: &Path, input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_overspill"))
-        .args(["hook", client, "--dir", path(dir)])
-        .env("OVERSPILL_CACHE_DIR", dir.join("cache"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let cache = dir.join("cache");
+    let state = dir.join("state");
+    let env = [
+        ("OVERSPILL_CACHE_DIR", cache.as_path()),
+        ("XDG_STATE_HOME", &state),
+    ];
+    let out = support::run_with_env(&["hook", client, "--dir", path(dir)], input, &env);
     assert!(out.status.success(), "{}", stderr(&out));
     out
 }

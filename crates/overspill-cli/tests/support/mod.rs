@@ -11,8 +11,14 @@ use std::process::{Child, Command, Output, Stdio};
 /// piped. A child that fails on its arguments exits without reading: that is not the test's
 /// error.
 pub fn spawn(args: &[&str], stdin: &str) -> Child {
+    spawn_with_env(args, stdin, &[])
+}
+
+/// [`spawn`] with the variables `env` set.
+pub fn spawn_with_env(args: &[&str], stdin: &str, env: &[(&str, &Path)]) -> Child {
     let mut child = Command::new(env!("CARGO_BIN_EXE_overspill"))
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -27,6 +33,11 @@ pub fn spawn(args: &[&str], stdin: &str) -> Child {
 /// Runs the binary with `args` and `stdin` to its end.
 pub fn run(args: &[&str], stdin: &str) -> Output {
     spawn(args, stdin).wait_with_output().unwrap()
+}
+
+/// [`run`] with the variables `env` set.
+pub fn run_with_env(args: &[&str], stdin: &str, env: &[(&str, &Path)]) -> Output {
+    spawn_with_env(args, stdin, env).wait_with_output().unwrap()
 }
 
 pub fn stdout(out: &Output) -> String {
