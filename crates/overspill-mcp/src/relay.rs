@@ -1409,25 +1409,14 @@ impl Shared {
             .collect()
     }
 
-    /// Queues `text` for server `index`; `false` when its transport is gone.
+    /// Queues `text` for server `index`, as its revision needs it ([`Router::to_server`]);
+    /// `false` when its transport is gone, or its revision has no such message.
     async fn send_server(&self, index: usize, text: String) -> bool {
         let Some(member) = self.server(index) else {
             return false;
         };
-        let text = match member.envelope() {
-            // A gateway's server of the stateless revision: its envelope added, and what that
-            // revision removed is not sent. A client of a session's request is kept, for the
-            // input such a server may ask for.
-            Some(envelope) => {
-                if let Some(gateway) = self.router.gateway() {
-                    gateway.keep_for_input(index, &text);
-                }
-                match revision::for_stateless_server(text, &envelope) {
-                    Some(text) => text,
-                    None => return false,
-                }
-            }
-            None => self.router.to_server(text),
+        let Some(text) = self.router.to_server(index, &member, text) else {
+            return false;
         };
         let to_server = member
             .ports

@@ -126,13 +126,23 @@ impl Router {
         }
     }
 
-    /// A message on its way to a server, as the server's revision needs it: a gateway's
-    /// servers joined at a 2025 revision, and such a connection refuses the envelope of a
-    /// 2026-07-28 client's request.
-    pub(super) fn to_server(&self, text: String) -> String {
-        match self.gateway() {
-            Some(gateway) if gateway.serves_stateless() => revision::without_envelope(text),
-            _ => text,
+    /// A message on its way to server `index` (`member`), as the server's revision needs it;
+    /// `None` for one it must not get. A gateway's server of the stateless revision gets the
+    /// envelope in each request and nothing that revision removed, and a client of a session's
+    /// request to it is kept, for the input such a server may ask for; a gateway's server of a
+    /// 2025 revision gets a 2026-07-28 client's requests without their envelope, which such a
+    /// connection refuses. The one server gets the client's messages as they were sent.
+    pub(super) fn to_server(&self, index: usize, member: &Member, text: String) -> Option<String> {
+        let Some(gateway) = self.gateway() else {
+            return Some(text);
+        };
+        match member.envelope() {
+            Some(envelope) => {
+                gateway.keep_for_input(index, &text);
+                revision::for_stateless_server(text, &envelope)
+            }
+            None if gateway.serves_stateless() => Some(revision::without_envelope(text)),
+            None => Some(text),
         }
     }
 }
