@@ -76,6 +76,20 @@ impl Gateway {
     }
 }
 
+/// A client's request to a server of the stateless revision that asked for input: sent again
+/// once the client gave it.
+struct Retry {
+    /// The server.
+    index: usize,
+    /// The request's id, and as the client wrote it.
+    id: Id,
+    raw: Value,
+    /// What the relay does with its answer.
+    pending: Pending,
+    /// The request as the client sent it.
+    request: String,
+}
+
 impl Relay {
     /// Server `index`'s answer to the client request `id`, for a client of a session: `None`
     /// when the server asked for input, which is then asked of the client, and the request
@@ -106,10 +120,16 @@ impl Relay {
         let Some((_, request)) = sent else {
             return Some((pending, message));
         };
+        let retry = Retry {
+            index,
+            id: id.clone(),
+            raw: message.id,
+            pending,
+            request,
+        };
         // Held weakly while the client is asked: a session that ends meanwhile is let go of,
         // and its waiters with it.
         let session = Arc::downgrade(&self.0);
-        let id = id.clone();
         tokio::spawn(async move {
             let Some(relay) = session.upgrade().map(Relay) else {
                 return;
@@ -120,9 +140,7 @@ impl Relay {
             let Some(relay) = session.upgrade().map(Relay) else {
                 return;
             };
-            relay
-                .supply_input(index, id, message.id, pending, request, &result, responses)
-                .await;
+            relay.supply_input(retry, &result, responses).await;
         });
         None
     }
@@ -173,20 +191,23 @@ impl Relay {
         }
     }
 
-    /// Sends the client's request `request` (id `id`, `raw` as written) to server `index`
-    /// again with the client's `responses` to the input `asked` of it, or answers the client
-    /// with why it cannot.
-    #[allow(clippy::too_many_arguments)]
+    /// Sends the client's request of `retry` to its server again with the client's
+    /// `responses` to the input `asked` of it, or answers the client with why it cannot.
     async fn supply_input(
         &self,
-        index: usize,
-        id: Id,
-        raw: Value,
-        pending: Pending,
-        request: String,
+        retry: Retry,
         asked: &Value,
         responses: Result<Map<String, Value>, Value>,
     ) {
+        let Retry {
+            index,
+            id,
+            raw,
+            pending,
+            request,
+        } = retry;
+        let server = self.0.member(index).name.clone();
+        let refused = |why: String| message::error_response(&raw, message::INTERNAL_ERROR, &why);
         let responses = match responses {
             Ok(responses) => responses,
             Err(error) => {
@@ -195,22 +216,20 @@ impl Relay {
                     .and_then(Value::as_str)
                     .unwrap_or("no reason given");
                 let text = format!(
-                    "the MCP server `{}` asked for the client's input, and the client refused: \
-                     {why}",
-                    self.0.member(index).name
+                    "the MCP server `{server}` asked for the client's input, and the client \
+                     refused: {why}"
                 );
-                return self
-                    .0
-                    .send_client(message::error_response(
-                        &raw,
-                        message::INTERNAL_ERROR,
-                        &text,
-                    ))
-                    .await;
+                return self.0.send_client(refused(text)).await;
             }
         };
+        // It was read when it was sent; a request that cannot be read again is answered, so
+        // that the client does not wait for it forever.
         let Ok(mut value) = serde_json::from_str::<Value>(&request) else {
-            return;
+            let text = format!(
+                "the MCP server `{server}` asked for the client's input, and the request could \
+                 not be sent again"
+            );
+            return self.0.send_client(refused(text)).await;
         };
         if let Some(params) = value
             .as_object_mut()
