@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod support;
@@ -33,22 +33,19 @@ fn wait_for(file: &Path) {
     }
 }
 
+/// `overspill run --dir <pad> <flags> -- <command>`, with nothing on its standard input.
+fn run_in(pad: &Path, flags: &[&str], command: &[&str]) -> Output {
+    run(
+        &[&["run", "--dir", path(pad)], flags, &["--"], command].concat(),
+        "",
+    )
+}
+
 #[test]
 fn run_of_a_two_megabyte_output_prints_the_pointer_and_exits_0() {
     let dir = tempfile::tempdir().unwrap();
     let pad = dir.path().join("pad");
-    let out = run(
-        &[
-            "run",
-            "--dir",
-            path(&pad),
-            "--",
-            "python3",
-            "-c",
-            "print('x'*2_000_000)",
-        ],
-        "",
-    );
+    let out = run_in(&pad, &[], &["python3", "-c", "print('x'*2_000_000)"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let pointer = stdout(&out);
     assert!(
@@ -66,18 +63,8 @@ fn run_of_a_two_megabyte_output_prints_the_pointer_and_exits_0() {
 fn run_passes_a_failing_commands_status_and_small_outputs_unchanged_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
     let pad = dir.path().join("pad");
-    let out = run(
-        &[
-            "run",
-            "--dir",
-            path(&pad),
-            "--",
-            "sh",
-            "-c",
-            "printf 'out\\tno newline'; printf 'err: \\001 bad' >&2; exit 3",
-        ],
-        "",
-    );
+    let command = "printf 'out\\tno newline'; printf 'err: \\001 bad' >&2; exit 3";
+    let out = run_in(&pad, &[], &["sh", "-c", command]);
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(out.stdout, b"out\tno newline");
     assert_eq!(out.stderr, b"err: \x01 bad");
@@ -89,21 +76,10 @@ fn run_passes_a_failing_commands_status_and_small_outputs_unchanged_byte_for_byt
 fn run_keeps_stderr_apart_and_stores_only_the_large_stream() {
     let dir = tempfile::tempdir().unwrap();
     let pad = dir.path().join("pad");
-    let out = run(
-        &[
-            "run",
-            "--dir",
-            path(&pad),
-            "--min-tokens",
-            "200",
-            "--tool",
-            "build",
-            "--",
-            "sh",
-            "-c",
-            "echo small; seq 1 2000 >&2",
-        ],
-        "",
+    let out = run_in(
+        &pad,
+        &["--min-tokens", "200", "--tool", "build"],
+        &["sh", "-c", "echo small; seq 1 2000 >&2"],
     );
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(stdout(&out), "small\n");
