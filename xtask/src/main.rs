@@ -3,7 +3,8 @@
 //! - `cargo xtask ci`: what `.ci/run` checks (fmt, clippy `-D warnings`, tidy, the tests).
 //! - `cargo xtask tidy`: what docs/architecture.md#what-cargo-xtask-tidy-checks lists: the layer
 //!   graph, module docs, paths and links the docs name, docs/tools.md against the tools'
-//!   definitions, and that `.ci/run` still runs the README's test command.
+//!   definitions, the flags' defaults the docs state against the binary's (`overspill
+//!   doc-facts`, which it builds), and that `.ci/run` still runs the README's test command.
 //! - `cargo xtask bench [--quick]`: every performance scenario of docs/performance.md beside its
 //!   baseline in one run, as a PASS/FAIL table (docs/performance.md).
 //! - `cargo xtask dist [--target T]`: the binary and its npm, PyPI and tarball packages for one
@@ -39,7 +40,7 @@ struct Xtask {
 enum Task {
     /// Run cargo fmt --check, clippy -D warnings, tidy, then the README's test command
     Ci,
-    /// Check the layer graph, module docs, the docs' paths and links, docs/tools.md against the tools, and .ci/run against the README
+    /// Check the layer graph, module docs, the docs' paths and links, docs/tools.md against the tools, the docs' flag defaults against the binary's, and .ci/run against the README
     Tidy,
     Bench(bench::Options),
     Dist(dist::Options),
@@ -71,7 +72,7 @@ fn workspace_root() -> Result<PathBuf> {
 }
 
 fn run_tidy(root: &Path) -> Result<()> {
-    let problems = tidy::check(root)?;
+    let problems = tidy::check(root, &tidy::Facts::of_binary(root)?)?;
     if problems.is_empty() {
         println!("tidy: ok");
         return Ok(());

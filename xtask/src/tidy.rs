@@ -9,9 +9,12 @@ use anyhow::{Context, Result, bail};
 use walkdir::WalkDir;
 
 mod circles;
+mod flag_docs;
 mod links;
 mod markdown;
 mod tool_docs;
+
+pub use flag_docs::{Facts, FlagDisagreement};
 
 /// The allowed internal dependencies of each crate (docs/architecture.md#allowed-dependency-graph). A crate absent
 /// from this table is not a layered crate and is not checked.
@@ -120,6 +123,15 @@ pub enum Problem {
         doc: Option<String>,
         definition: String,
     },
+    /// A page of docs/ (`at`: page and line) states a default for `flag` that the binary's
+    /// definition of it does not bear out.
+    FlagDocDiffers {
+        at: String,
+        flag: String,
+        what: FlagDisagreement,
+    },
+    /// docs/mcp-proxy.md does not say that a chain holds at most `max_depth` proxies.
+    ChainLimitUnstated { max_depth: u32 },
 }
 
 impl fmt::Display for Problem {
@@ -234,6 +246,39 @@ impl fmt::Display for Problem {
                      (docs/architecture.md#what-cargo-xtask-tidy-checks)"
                 ),
             },
+            Problem::FlagDocDiffers { at, flag, what } => {
+                write!(f, "{at}: ")?;
+                match what {
+                    FlagDisagreement::NoCommand { command } => write!(
+                        f,
+                        "names the command `overspill {command}`, which does not exist"
+                    )?,
+                    FlagDisagreement::NoFlag { command, stated } => write!(
+                        f,
+                        "states the default {stated} for `{flag}`, which `{command}` does not have"
+                    )?,
+                    FlagDisagreement::RowStatesNone { defaults } => write!(
+                        f,
+                        "the row of `{flag}` states no default, and its definition's is `{}`",
+                        defaults.join("` or `")
+                    )?,
+                    FlagDisagreement::Differs { stated, defaults } => write!(
+                        f,
+                        "states the default {stated} for `{flag}`, and its definition's is `{}`",
+                        defaults.join("` or `")
+                    )?,
+                }
+                write!(
+                    f,
+                    "; make the doc say what the code does \
+                     (docs/architecture.md#what-cargo-xtask-tidy-checks)"
+                )
+            }
+            Problem::ChainLimitUnstated { max_depth } => write!(
+                f,
+                "docs/mcp-proxy.md does not say that a chain holds at most {max_depth} proxies, \
+                 the depth at which `overspill mcp` refuses to start; make the doc say it"
+            ),
             Problem::TestLayout { file, what } => write!(
                 f,
                 "{file}: {what}; a module's unit tests are `#[cfg(test)] mod tests;` with their \
@@ -243,8 +288,9 @@ impl fmt::Display for Problem {
     }
 }
 
-/// Runs every check over the workspace at `root`.
-pub fn check(root: &Path) -> Result<Vec<Problem>> {
+/// Runs every check over the workspace at `root`, whose binary defines what `facts` says
+/// ([`Facts::of_binary`]).
+pub fn check(root: &Path, facts: &Facts) -> Result<Vec<Problem>> {
     let mut problems = Vec::new();
     for (krate, allowed) in LAYERS {
         let dir = root.join("crates").join(krate);
@@ -281,7 +327,7 @@ pub fn check(root: &Path) -> Result<Vec<Problem>> {
         }
     }
     problems.extend(links::problems(root)?);
-    problems.extend(tool_docs::problems(root)?);
+    problems.extend(doc_fact_problems(root, facts)?);
     for krate in fs::read_dir(root.join("crates")).context("listing crates/")? {
         let dir = krate?.path();
         let name = dir
@@ -298,6 +344,14 @@ pub fn check(root: &Path) -> Result<Vec<Problem>> {
     if !ci.lines().any(|line| runs_command(line, &command)) {
         problems.push(Problem::CiSkipsTests { command });
     }
+    Ok(problems)
+}
+
+/// Where docs/ under `root` states what the code does not: docs/tools.md against the tools'
+/// definitions, the flags' defaults and the chain's limit against `facts`.
+pub fn doc_fact_problems(root: &Path, facts: &Facts) -> Result<Vec<Problem>> {
+    let mut problems = tool_docs::problems(root)?;
+    problems.extend(flag_docs::problems(root, facts)?);
     Ok(problems)
 }
 

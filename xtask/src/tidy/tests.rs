@@ -104,6 +104,7 @@ fn tidy_fails_on_a_synthetic_workspace_with_a_broken_layer() {
         tool_docs::sections_of(&tool_docs::registered()),
     )
     .unwrap();
+    fs::write(root.join("docs/mcp-proxy.md"), "at most 8 proxies\n").unwrap();
     fs::create_dir_all(root.join(".ci")).unwrap();
     fs::write(
         root.join(".ci/run"),
@@ -111,7 +112,16 @@ fn tidy_fails_on_a_synthetic_workspace_with_a_broken_layer() {
     )
     .unwrap();
 
-    let problems = check(root).unwrap();
+    // A binary of one command and no flags: this workspace states none.
+    let facts = Facts {
+        max_depth: 8,
+        command: flag_docs::CommandFacts {
+            name: "overspill".into(),
+            flags: Default::default(),
+            subcommands: Vec::new(),
+        },
+    };
+    let problems = check(root, &facts).unwrap();
     let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
     assert!(
         text.iter()
@@ -149,9 +159,59 @@ fn readme_test_command_is_the_first_line_of_the_block() {
 #[test]
 fn this_workspace_is_tidy() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let problems = check(root).unwrap();
+    let problems = check(root, flag_docs::binary_facts()).unwrap();
     let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
     assert!(problems.is_empty(), "{text:#?}");
+}
+
+/// The acceptance of issue 42: in a copy of docs/, a default changed in docs/mcp-proxy.md
+/// (`--read-timeout`'s) and a tool's section removed from docs/tools.md (`grep`'s) each fail
+/// tidy's check of the docs' facts, against the binary's own flags and the registry's tools,
+/// with a message that names the flag and the tool.
+#[test]
+fn a_copy_of_the_docs_with_a_changed_default_and_a_removed_tool_section_fails_tidy() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let copy = tempfile::tempdir().unwrap();
+    for page in files_below(&root.join("docs"), |_| false).unwrap() {
+        let relative = page.strip_prefix(root).unwrap();
+        let mut text = fs::read_to_string(&page).unwrap();
+        if relative == Path::new("docs/mcp-proxy.md") {
+            text = text.replacen("`--read-timeout` (300 s", "`--read-timeout` (30 s", 1);
+        } else if relative == Path::new(tool_docs::TOOLS_PAGE) {
+            let start = text.find("### `grep`").unwrap();
+            let end = start + text[start..].find("\n### ").unwrap() + 1;
+            text.replace_range(start..end, "");
+        }
+        fs::create_dir_all(copy.path().join(relative).parent().unwrap()).unwrap();
+        fs::write(copy.path().join(relative), text).unwrap();
+    }
+    let problems = doc_fact_problems(copy.path(), flag_docs::binary_facts()).unwrap();
+    let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    assert_eq!(problems.len(), 2, "{text:#?}");
+    assert_eq!(
+        problems[0],
+        Problem::ToolSectionMissing {
+            tool: "grep".into()
+        }
+    );
+    assert!(
+        text[0].contains("no section for the tool `grep`"),
+        "{text:#?}"
+    );
+    assert!(
+        matches!(&problems[1], Problem::FlagDocDiffers { at, flag, .. }
+            if at.starts_with("docs/mcp-proxy.md:") && flag == "--read-timeout"),
+        "{text:#?}"
+    );
+    assert!(
+        text[1].contains("the default 30 for `--read-timeout`, and its definition's is `300`"),
+        "{text:#?}"
+    );
+    // The docs as they are pass.
+    assert_eq!(
+        doc_fact_problems(root, flag_docs::binary_facts()).unwrap(),
+        []
+    );
 }
 
 const TABLE: &str = "# A\n\n## Allowed dependency graph (docs/architecture.md#allowed-dependency-graph)\n\n| crate | may depend on (internal) |\n|---|---|\n| `overspill-tokens` | — |\n| `overspill-json` | — |\n| `overspill-store` | json |\n\n## Next\n| `overspill-x` | y |\n";

@@ -569,8 +569,8 @@ fn is_overspill(program: &str) -> bool {
 const DEPTH_VAR: &str = "OVERSPILL_MCP_DEPTH";
 
 /// The most proxies in a chain, each started by the one before: the proxy that would be one
-/// more refuses to start (docs/mcp-proxy.md#servers-from-a-file says so, and `doc_facts`
-/// holds it to this number).
+/// more refuses to start (docs/mcp-proxy.md#servers-from-a-file says so, and `cargo xtask
+/// tidy` holds it to this number through `overspill doc-facts`).
 pub(super) const MAX_DEPTH: u32 = 8;
 
 /// The server of `--servers` (a client's JSON) or of the `--config` file's `[mcp.servers]`

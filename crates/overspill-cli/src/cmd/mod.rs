@@ -4,7 +4,6 @@ mod agent_pad;
 mod auth;
 mod config;
 mod count;
-#[cfg(test)]
 mod doc_facts;
 mod hook;
 mod install;
@@ -70,6 +69,10 @@ pub enum Command {
     /// Answer a client's tool hook: a large tool output is stored and replaced by its pointer.
     #[command(after_help = hook::EXAMPLES)]
     Hook(hook::HookArgs),
+    /// Print what the command line defines (flags, defaults, limits) as JSON, for `cargo xtask
+    /// tidy` to hold the docs to.
+    #[command(hide = true)]
+    DocFacts(doc_facts::DocFactsArgs),
 }
 
 impl Command {
@@ -100,6 +103,7 @@ impl Command {
             Command::Status(args) => status::run(args),
             Command::Run(args) => run::run(args),
             Command::Hook(args) => hook::run(args),
+            Command::DocFacts(args) => doc_facts::run(args),
         }
     }
 }
