@@ -65,6 +65,7 @@ pub use listen::{
     Bound, Issued, LineProblem, Listen, Principal, ScratchFactory, ScratchFor, Tokens, TokensError,
     is_loopback, listen_blocking, serve_http,
 };
+pub use message::request;
 pub use metrics::{METRICS_PATH, Metrics};
 pub use names::ToolNames;
 pub use namespace::{

@@ -325,8 +325,15 @@ pub(crate) fn result_response(id: &Value, result: &Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string()
 }
 
-/// A JSON-RPC request (with `id`) or notification (`id: None`) of `method` with `params`.
-pub(crate) fn request(id: Option<&Value>, method: &str, params: &Value) -> String {
+/// A JSON-RPC request (with `id`) or notification (`id: None`) of `method` with `params`, as
+/// one line of text: every request and notification overspill writes, the relay's and a host's
+/// that speaks to a server itself (`overspill status`), is written here.
+///
+/// ```
+/// let text = overspill_mcp::request(None, "notifications/initialized", &serde_json::json!({}));
+/// assert_eq!(text, r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}"#);
+/// ```
+pub fn request(id: Option<&Value>, method: &str, params: &Value) -> String {
     match id {
         Some(id) => json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
         None => json!({"jsonrpc": "2.0", "method": method, "params": params}),

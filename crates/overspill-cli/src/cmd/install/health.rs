@@ -135,12 +135,13 @@ fn check(exe: &Path, file: &Path, name: &str, limit: Duration) -> Health {
             }
         }
     });
+    let initialize = json!({
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "overspill-status", "version": env!("CARGO_PKG_VERSION")}});
     let requests = [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "overspill-status", "version": env!("CARGO_PKG_VERSION")}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        overspill_mcp::request(Some(&json!(1)), "initialize", &initialize),
+        overspill_mcp::request(None, "notifications/initialized", &json!({})),
+        overspill_mcp::request(Some(&json!(2)), "tools/list", &json!({})),
     ];
     for request in requests {
         if writeln!(stdin, "{request}").is_err() {
