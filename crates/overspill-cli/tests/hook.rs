@@ -212,6 +212,79 @@ fn hook_replaces_a_large_read_by_a_pointer_to_the_whole_file_in_reads_own_shape(
     assert_eq!(stored, source);
 }
 
+/// A package lock of `packages` packages, 4-space indented as an editor may leave a JSON file,
+/// each `engines` on one line: not the store's 2-space layout.
+fn lock_file(packages: usize) -> String {
+    let packages: Vec<String> = (0..packages)
+        .map(|i| {
+            format!(
+                "        \"node_modules/pkg-{i:04}\": {{\n            \"version\": \"1.{}.{}\",\n            \"resolved\": \"https://registry.npmjs.org/pkg-{i:04}/-/pkg-{i:04}-1.{}.{}.tgz\",\n            \"integrity\": \"sha512-{i:04}Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5d2FsZG8=\",\n            \"engines\": {{ \"node\": \">=18\" }}\n        }}",
+                i % 20,
+                i % 7,
+                i % 20,
+                i % 7
+            )
+        })
+        .collect();
+    format!(
+        "{{\n    \"name\": \"payments-web\",\n    \"lockfileVersion\": 3,\n    \"packages\": {{\n{}\n    }}\n}}\n",
+        packages.join(",\n")
+    )
+}
+
+#[test]
+fn hook_stores_a_read_json_file_as_written_so_its_lines_and_slices_are_the_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = dir.path().join("pad");
+    let lock = lock_file(600);
+    let file = dir.path().join("package-lock.json");
+    std::fs::write(&file, &lock).unwrap();
+    let lines = lock.lines().count();
+    let response = json!({"type": "text", "file": {
+        "filePath": file, "content": lock, "numLines": lines, "startLine": 1, "totalLines": lines,
+    }});
+    let input = input("Read", json!({"file_path": file}), response);
+    let output = updated(&hook(&["--dir", path(&pad)], &input));
+    let pointer = output["file"]["content"].as_str().unwrap();
+    let name = file_of(pointer);
+    assert!(name.ends_with(".json"), "{pointer}");
+    // Byte for byte the file: not re-indented to the store's 2 spaces.
+    let stored = std::fs::read(pad.join(name)).unwrap();
+    assert!(
+        stored == lock.as_bytes(),
+        "the stored file is not the file as written; it starts {:?}",
+        String::from_utf8_lossy(&stored[..stored.len().min(120)])
+    );
+
+    // What slice shows of it is the file's lines at the file's numbers: an Edit's old text.
+    let (start, end) = (1_201, 1_214);
+    let args = json!({"file": name, "start": start, "end": end}).to_string();
+    let out = support::run(&["tool", "slice", "--dir", path(&pad), "--args", &args], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let shown: Vec<(usize, String)> = stdout(&out)
+        .lines()
+        .take_while(|line| !line.starts_with("--- slice"))
+        .map(|line| {
+            let (number, text) = line.split_once(": ").unwrap();
+            (number.trim().parse().unwrap(), text.to_owned())
+        })
+        .collect();
+    let expected: Vec<(usize, String)> = lock
+        .lines()
+        .enumerate()
+        .skip(start - 1)
+        .take(end - start + 1)
+        .map(|(i, line)| (i + 1, line.to_owned()))
+        .collect();
+    assert_eq!(shown, expected);
+    assert!(
+        shown
+            .iter()
+            .any(|(_, text)| text == "            \"engines\": { \"node\": \">=18\" }"),
+        "{shown:?}"
+    );
+}
+
 #[test]
 fn hook_leaves_a_small_read_untouched() {
     let dir = tempfile::tempdir().unwrap();

@@ -33,12 +33,16 @@ const COMPANIONS_LISTED: usize = 8;
 ///
 /// ```
 /// use overspill_explore::Pointer;
-/// use overspill_store::{Output, Store};
+/// use overspill_store::{Output, Store, TextLayout};
 ///
 /// let dir = tempfile::tempdir()?;
 /// let store = Store::open(dir.path())?;
 /// let content = r#"{"kind": "PodList", "items": [{"metadata": {}, "status": {}}]}"#;
-/// let stored = store.write_output(&Output { tool: "k8s_list_pods", server: None, content, tokens: None })?;
+/// let output = Output {
+///     tool: "k8s_list_pods", server: None, content, tokens: None,
+///     text_layout: TextLayout::Reindented,
+/// };
+/// let stored = store.write_output(&output)?;
 ///
 /// let counter = overspill_tokens::o200k();
 /// let tokens = counter.count(content) as u64;

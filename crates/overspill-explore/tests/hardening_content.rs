@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use overspill_budget::{Budget, BudgetSettings};
 use overspill_explore::{ExploreContext, Registry};
-use overspill_store::{Output, ReadRoot, Store};
+use overspill_store::{Output, ReadRoot, Store, TextLayout};
 use serde_json::{Map, Value, json};
 
 /// The per-call cap of every context here.
@@ -166,6 +166,7 @@ fn json_nested_100_000_deep_as_the_store_writes_it_is_explored_without_overflow(
             server: None,
             content: &content,
             tokens: None,
+            text_layout: TextLayout::Reindented,
         })
         .unwrap();
     let deep_object = format!("{}1{}", "{\"a\":".repeat(100_000), "}".repeat(100_000));
@@ -252,6 +253,7 @@ fn a_json_object_with_1_000_000_keys_is_explored_within_the_cap() {
             server: None,
             content: &text,
             tokens: None,
+            text_layout: TextLayout::Reindented,
         })
         .unwrap();
     fs::rename(&stored.path, dir.path().join("wide_pretty.json")).unwrap();

@@ -9,7 +9,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use overspill_benchdata::{MB, Shape, bench_bytes};
-use overspill_store::{Format, Output, Store};
+use overspill_store::{Format, Output, Store, TextLayout};
 
 fn bench_write(c: &mut Criterion) {
     let path = overspill_benchdata::ensure(Shape::PodsCompact, bench_bytes(10 * MB)).unwrap();
@@ -41,6 +41,7 @@ fn bench_write(c: &mut Criterion) {
                     server: None,
                     content: &content,
                     tokens: None,
+                    text_layout: TextLayout::Reindented,
                 })
                 .unwrap();
             std::fs::remove_file(&stored.path).unwrap();
@@ -54,6 +55,7 @@ fn bench_write(c: &mut Criterion) {
                     server: None,
                     content: &content,
                     tokens: None,
+                    text_layout: TextLayout::Reindented,
                 })
                 .unwrap()
         })

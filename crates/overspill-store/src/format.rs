@@ -25,7 +25,8 @@ const MARKDOWN_PROBE_LINES: usize = 50;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
-    /// A JSON object or array (stored pretty-printed).
+    /// A JSON object or array (stored re-indented, unless laid out
+    /// [`AsGiven`](crate::TextLayout::AsGiven)).
     Json,
     /// Text with an ATX heading among its first 50 lines.
     Markdown,

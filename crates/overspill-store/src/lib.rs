@@ -1,13 +1,13 @@
 //! Where tool outputs live on disk.
 //!
 //! `overspill-store` owns the scratchpad and artifact directory layout ([`Layout`]),
-//! content-addressed atomic writes of intercepted outputs ([`Store`]), format detection
-//! ([`Format`]), and the read root ([`ReadRoot`]): the one validation every read goes through
+//! content-addressed atomic writes of intercepted outputs ([`Store`]), re-indented JSON or text
+//! as given ([`TextLayout`]), format detection ([`Format`]), and the read root ([`ReadRoot`]): the one validation every read goes through
 //! (docs/storage.md), which hands out open files ([`RootFile`]), never paths to reopen.
 //! `docs/storage.md` describes the on-disk result.
 //!
 //! ```
-//! use overspill_store::{Layout, Output, Store};
+//! use overspill_store::{Layout, Output, Store, TextLayout};
 //!
 //! let memory = tempfile::tempdir()?;
 //! let layout = Layout::single_agent(memory.path());
@@ -18,6 +18,7 @@
 //!     server: Some("k8s"),
 //!     content: r#"{"kind":"PodList","items":[{"name":"web-1"}]}"#,
 //!     tokens: None,
+//!     text_layout: TextLayout::Reindented,
 //! })?;
 //!
 //! // The model later asks for the file by the name its pointer gave.
@@ -61,4 +62,4 @@ pub use read_root::ReadRoot;
 pub use relative::relative_ref;
 pub use retention::{DEFAULT_MAX_SESSION_RUNS, RunStarted};
 pub use root_file::RootFile;
-pub use store::{Output, Store, Stored};
+pub use store::{Output, Store, Stored, TextLayout};

@@ -22,11 +22,15 @@ const MAX_RECORD_BYTES: u64 = 1 << 20;
 /// (every write is atomic and content-addressed).
 ///
 /// ```
-/// use overspill_store::{Format, Output, Store};
+/// use overspill_store::{Format, Output, Store, TextLayout};
 ///
 /// let dir = tempfile::tempdir()?;
 /// let store = Store::open(dir.path().join("scratchpad"))?;
-/// let output = Output { tool: "k8s.list_pods", server: Some("k8s"), content: r#"{"items":[1,2]}"#, tokens: None };
+/// let content = r#"{"items":[1,2]}"#;
+/// let output = Output {
+///     tool: "k8s.list_pods", server: Some("k8s"), content, tokens: None,
+///     text_layout: TextLayout::Reindented,
+/// };
 ///
 /// let stored = store.write_output(&output)?;
 /// assert!(stored.file_name.starts_with("k8s_list_pods-") && stored.file_name.ends_with(".json"));
@@ -55,6 +59,40 @@ pub struct Output<'a> {
     pub content: &'a str,
     /// Its token count, if the caller measured one.
     pub tokens: Option<TokenTally>,
+    /// How its text is laid out in the file: JSON re-indented (the default), or as given.
+    pub text_layout: TextLayout,
+}
+
+/// How an output's text is laid out in its stored file (docs/storage.md#what-is-written). The
+/// format is detected the same way in both, and so are companions: only the file's text
+/// differs.
+///
+/// ```
+/// use overspill_store::{Format, Output, Store, TextLayout};
+///
+/// let dir = tempfile::tempdir()?;
+/// let store = Store::open(dir.path())?;
+/// let file = "{\n    \"name\": \"web\",\n    \"ports\": [80, 443]\n}\n";
+/// let output = Output {
+///     tool: "Read", server: None, content: file, tokens: None,
+///     text_layout: TextLayout::AsGiven,
+/// };
+///
+/// let stored = store.write_output(&output)?;
+/// assert_eq!(std::fs::read_to_string(&stored.path)?, file);
+/// assert_eq!((stored.format, stored.lines), (Format::Json, 4));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum TextLayout {
+    /// A JSON object or array re-indented with 2 spaces, one member or element per line, every
+    /// token as given: what line tools read best, whatever layout the tool chose. Any other
+    /// text as given.
+    #[default]
+    Reindented,
+    /// Byte for byte as given, JSON too: for a text whose lines must stay the caller's, such as
+    /// a file the model edits with text it copied from the stored one.
+    AsGiven,
 }
 
 /// What [`Store::write_output`] stored.
@@ -66,7 +104,7 @@ pub struct Stored {
     pub path: PathBuf,
     /// The detected format.
     pub format: Format,
-    /// Bytes in the stored file (after pretty-printing, for JSON).
+    /// Bytes in the stored file (after re-indenting, for JSON laid out [`TextLayout::Reindented`]).
     pub bytes: u64,
     /// Lines in the stored file.
     pub lines: usize,
@@ -96,8 +134,9 @@ impl Store {
         &self.dir
     }
 
-    /// Stores `output`: detects its format, pretty-prints JSON, names the file by tool and
-    /// content hash, writes it and its companions atomically, and records its metadata.
+    /// Stores `output`: detects its format, re-indents JSON (unless `output.text_layout` is
+    /// [`TextLayout::AsGiven`]), names the file by tool and content hash, writes it and its
+    /// companions atomically, and records its metadata.
     ///
     /// Writing an output that is already stored changes nothing on disk and reports
     /// `already_existed`. Companions are written before the output, and the metadata record
@@ -115,7 +154,7 @@ impl Store {
     /// without the metadata record (so `output.tokens` is not read). Until
     /// [`Store::record_metadata`] runs, [`Store::list`] does not show the output.
     pub fn write_content(&self, output: &Output<'_>) -> Result<Stored, StoreError> {
-        let prepared = prepare(output.content);
+        let prepared = prepare(output.content, output.text_layout);
         let stem = format!(
             "{}-{}",
             sanitize_name(output.tool, "output"),
@@ -249,15 +288,21 @@ struct Prepared<'a> {
     members: Option<Vec<(std::ops::Range<usize>, std::ops::Range<usize>)>>,
 }
 
-/// Detects the format and produces the stored text in one pass over JSON.
-fn prepare(content: &str) -> Prepared<'_> {
+/// Detects the format and produces the stored text in one pass over JSON. Text laid out as
+/// given goes through the same pass, which finds its companions: their ranges are into
+/// `content`, so an output has the same companions in either layout.
+fn prepare(content: &str, layout: TextLayout) -> Prepared<'_> {
     if let Some(open @ (b'{' | b'[')) = first_token_byte(content) {
         match reindent(content) {
             Reindent::Pretty(pretty) => {
                 let members = (open == b'{').then_some(pretty.top_level_strings);
+                let text = match layout {
+                    TextLayout::Reindented => Cow::Owned(pretty.text),
+                    TextLayout::AsGiven => Cow::Borrowed(content),
+                };
                 return Prepared {
                     format: Format::Json,
-                    text: Cow::Owned(pretty.text),
+                    text,
                     members,
                 };
             }

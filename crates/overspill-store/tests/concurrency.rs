@@ -8,7 +8,7 @@ use std::fs;
 use std::path::Path;
 use std::sync::Barrier;
 
-use overspill_store::{Format, METADATA_DIR, Output, Store, Stored};
+use overspill_store::{Format, METADATA_DIR, Output, Store, Stored, TextLayout};
 
 const THREADS: usize = 8;
 const OUTPUTS_PER_THREAD: usize = 200;
@@ -70,6 +70,7 @@ fn eight_threads_writing_200_outputs_each_lose_nothing_and_share_identical_files
                                     server: None,
                                     content: &text,
                                     tokens: None,
+                                    text_layout: TextLayout::Reindented,
                                 })
                                 .unwrap();
                             (i, stored)
@@ -153,6 +154,7 @@ fn a_reader_polling_a_name_never_sees_a_partial_file() {
                     server: None,
                     content: c,
                     tokens: None,
+                    text_layout: TextLayout::Reindented,
                 })
                 .unwrap();
             (s.file_name, fs::read(s.path).unwrap())
@@ -171,6 +173,7 @@ fn a_reader_polling_a_name_never_sees_a_partial_file() {
                         server: None,
                         content: c,
                         tokens: None,
+                        text_layout: TextLayout::Reindented,
                     })
                     .unwrap();
             }
@@ -220,6 +223,7 @@ fn a_reader_through_the_read_root_never_meets_a_hard_link_refusal_while_writers_
                     server: None,
                     content: c,
                     tokens: None,
+                    text_layout: TextLayout::Reindented,
                 })
                 .unwrap()
                 .file_name
@@ -242,6 +246,7 @@ fn a_reader_through_the_read_root_never_meets_a_hard_link_refusal_while_writers_
                             server: None,
                             content: c,
                             tokens: None,
+                            text_layout: TextLayout::Reindented,
                         })
                         .unwrap();
                 }

@@ -17,7 +17,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use overspill_store::{HASH_HEX_CHARS, METADATA_DIR, Output, RESERVED_PREFIX, Store, content_hash};
+use overspill_store::{
+    HASH_HEX_CHARS, METADATA_DIR, Output, RESERVED_PREFIX, Store, TextLayout, content_hash,
+};
 
 /// Set in the child's environment: the directory to write into.
 const CHILD_DIR: &str = "OVERSPILL_HARDENING_CRASH_DIR";
@@ -54,6 +56,7 @@ fn crash_child_writes_outputs_until_killed() {
                 server: None,
                 content: &content,
                 tokens: None,
+                text_layout: TextLayout::Reindented,
             })
             .unwrap();
         i += 1;
@@ -153,6 +156,7 @@ fn a_writer_killed_mid_write_leaves_only_complete_files_under_final_names() {
             server: None,
             content: "after the crash\n",
             tokens: None,
+            text_layout: TextLayout::Reindented,
         })
         .unwrap();
     assert_eq!(

@@ -19,7 +19,7 @@ use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use overspill_store::{Output, PathError, ReadRoot, Store};
+use overspill_store::{Output, PathError, ReadRoot, Store, TextLayout};
 
 /// `root/` with `f.txt` and `d/g.txt`, beside `outside/` whose files hold `secret`.
 fn tree() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
@@ -127,6 +127,7 @@ fn a_hard_link_to_a_metadata_record_is_refused_under_its_own_name_and_the_record
             server: Some("k8s"),
             content: "{\"items\": []}",
             tokens: None,
+            text_layout: TextLayout::Reindented,
         })
         .unwrap();
     let record = format!(".overspill-meta/{}.json", stored.file_name);
@@ -157,6 +158,7 @@ fn a_stored_output_linked_elsewhere_is_refused_listed_and_replaced_by_the_next_w
         server: None,
         content: "line 1\nline 2\n",
         tokens: None,
+        text_layout: TextLayout::Reindented,
     };
     let stored = store.write_output(&output).unwrap();
     fs::hard_link(&stored.path, backup.join(&stored.file_name)).unwrap();
@@ -251,6 +253,7 @@ fn list_skips_a_fifo_a_socket_and_a_device_planted_as_metadata_records_without_w
             server: Some("k8s"),
             content: "{\"items\": []}",
             tokens: None,
+            text_layout: TextLayout::Reindented,
         })
         .unwrap();
     let meta = tmp.path().join(".overspill-meta");

@@ -7,7 +7,7 @@ use std::fs;
 use std::path::Path;
 
 use overspill_store::{
-    Format, METADATA_DIR, Output, PathError, ReadRoot, Store, TokenTally, content_hash,
+    Format, METADATA_DIR, Output, PathError, ReadRoot, Store, TextLayout, TokenTally, content_hash,
 };
 
 fn output<'a>(tool: &'a str, content: &'a str) -> Output<'a> {
@@ -16,6 +16,7 @@ fn output<'a>(tool: &'a str, content: &'a str) -> Output<'a> {
         server: None,
         content,
         tokens: None,
+        text_layout: TextLayout::Reindented,
     }
 }
 
@@ -162,6 +163,83 @@ fn deeply_nested_json_is_stored_as_given_and_still_called_json() {
     assert_eq!(fs::read_to_string(&stored.path).unwrap(), deep);
 }
 
+/// `content` of `tool`, to be stored byte for byte.
+fn as_given<'a>(tool: &'a str, content: &'a str) -> Output<'a> {
+    Output {
+        text_layout: TextLayout::AsGiven,
+        ..output(tool, content)
+    }
+}
+
+#[test]
+fn minified_json_stored_as_given_keeps_its_bytes_and_lines_and_is_still_json() {
+    let manifest = r#"{"name":"payments-api","version":"2.4.1","private":true,"scripts":{"build":"tsc -p .","test":"vitest run"},"dependencies":{"express":"^4.19.2","pg":"^8.11.5","zod":"^3.23.8"}}"#;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+
+    let given = store.write_output(&as_given("Read", manifest)).unwrap();
+    assert_eq!(fs::read(&given.path).unwrap(), manifest.as_bytes());
+    assert_eq!(given.format, Format::Json);
+    assert_eq!((given.lines, given.bytes), (1, manifest.len() as u64));
+    assert_eq!(
+        given.file_name,
+        format!("Read-{}.json", content_hash(manifest.as_bytes()))
+    );
+    let meta = store.metadata(&given.file_name).unwrap();
+    assert_eq!((meta.lines, meta.format), (1, Format::Json));
+
+    // The default still re-indents: another file, one member per line.
+    let reindented = store.write_output(&output("Read", manifest)).unwrap();
+    assert_ne!(reindented.file_name, given.file_name);
+    let text = fs::read_to_string(&reindented.path).unwrap();
+    assert!(
+        text.starts_with("{\n  \"name\": \"payments-api\",\n"),
+        "{text}"
+    );
+    assert_eq!(reindented.lines, 14);
+}
+
+#[test]
+fn json_indented_its_own_way_and_stored_as_given_keeps_every_line() {
+    let config = "{\n\t\"listen\": \":8080\",\n\t\"upstreams\": [ \"10.0.0.1\", \"10.0.0.2\" ],\r\n\t\"tls\": { \"cert\": \"/etc/tls/cert.pem\" }\n}";
+    let dir = tempfile::tempdir().unwrap();
+    let stored = Store::open(dir.path())
+        .unwrap()
+        .write_output(&as_given("Read", config))
+        .unwrap();
+    assert_eq!(stored.format, Format::Json);
+    assert_eq!(fs::read_to_string(&stored.path).unwrap(), config);
+    assert_eq!(stored.lines, config.lines().count());
+}
+
+#[test]
+fn json_stored_as_given_has_the_companions_it_would_have_reindented() {
+    let report: String = std::iter::once("# Incident 4411\n".to_owned())
+        .chain((1..12).map(|i| format!("- 10:{i:02} api-7f9c8d6b5 restarted\n")))
+        .collect();
+    let content =
+        serde_json::to_string(&serde_json::json!({"status": "resolved", "report": report}))
+            .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let given = store.write_output(&as_given("t", &content)).unwrap();
+    let reindented = store.write_output(&output("t", &content)).unwrap();
+    let keys = |stored: &overspill_store::Stored| -> Vec<(String, Format, usize)> {
+        stored
+            .companions
+            .iter()
+            .map(|c| (c.key.clone(), c.format, c.lines))
+            .collect()
+    };
+    assert_eq!(keys(&given), [("report".to_owned(), Format::Markdown, 12)]);
+    assert_eq!(keys(&given), keys(&reindented));
+    let stem = given.file_name.trim_end_matches(".json");
+    assert_eq!(
+        fs::read_to_string(dir.path().join(format!("{stem}.report.md"))).unwrap(),
+        report
+    );
+}
+
 #[test]
 fn companions_are_written_beside_the_output_and_reported() {
     let report: String = std::iter::once("# Report\n".to_owned())
@@ -224,6 +302,7 @@ fn metadata_records_every_field_and_list_returns_them_oldest_first() {
             server: Some("k8s"),
             content: "# H\nbody\n",
             tokens: Some(tally.clone()),
+            text_layout: TextLayout::Reindented,
         })
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(3));

@@ -5,11 +5,12 @@ use std::sync::Arc;
 
 use crate::budget::{Budget, thousands};
 use crate::explore::{Pointer, Summary};
+use crate::handling::Handling;
 use crate::mcp_result::{Normalised, ToolResult};
 use crate::observe::Event;
 use crate::output::ToolOutput;
 use crate::session::Session;
-use crate::store::{Output, Store, StoreError, TokenTally};
+use crate::store::{Output, Store, StoreError, TextLayout, TokenTally};
 use crate::tokens::TokenCounter;
 
 /// What the host passes on to the model in place of a tool output. `T` is what comes back
@@ -66,13 +67,9 @@ impl Intercepted {
 impl Session {
     /// [`Session::decide`] for an output the host holds as a [`ToolOutput`], handed back inline.
     pub(crate) fn intercept(&self, server: &str, tool: &str, output: ToolOutput) -> Intercepted {
-        let decided = self.decide(
-            server,
-            tool,
-            output.must_pass(),
-            output.min_tokens(),
-            |footer| output.normalise(footer),
-        );
+        let decided = self.decide(server, tool, output.handling(), |footer| {
+            output.normalise(footer)
+        });
         match decided {
             Intercepted::Inline(()) => Intercepted::Inline(output),
             Intercepted::Pointer(text) => Intercepted::Pointer(text),
@@ -81,19 +78,19 @@ impl Session {
     }
 
     /// The interception rules, in order (docs/configuration.md, "Thresholds"; docs/storage.md):
-    /// an error result passes, a tool without a threshold passes (`min_tokens`, the output's
-    /// own, comes first), the content is normalised by `normalise` (given the host's
-    /// persistence footer), an output below its threshold passes, anything else is stored and
-    /// pointed to. The host's observer hears which.
+    /// an error result passes (`handling.must_pass`), a tool without a threshold passes
+    /// (`handling.min_tokens`, the output's own, comes first), the content is normalised by
+    /// `normalise` (given the host's persistence footer), an output below its threshold passes,
+    /// anything else is stored (laid out as `handling.text_layout` says) and pointed to. The
+    /// host's observer hears which.
     pub(crate) fn decide<'a>(
         &self,
         server: &str,
         tool: &str,
-        must_pass: bool,
-        min_tokens: Option<u64>,
+        handling: Handling,
         normalise: impl FnOnce(Option<&str>) -> Normalised<'a>,
     ) -> Intercepted<()> {
-        match self.to_store(server, tool, must_pass, min_tokens, normalise) {
+        match self.to_store(server, tool, handling, normalise) {
             Some(held) => self.store_and_point(server, tool, held),
             None => {
                 self.passed(server, tool);
@@ -113,10 +110,14 @@ impl Session {
         &self,
         server: &str,
         tool: &str,
-        must_pass: bool,
-        min_tokens: Option<u64>,
+        handling: Handling,
         normalise: impl FnOnce(Option<&str>) -> Normalised<'a>,
     ) -> Option<Held<'_, 'a>> {
+        let Handling {
+            must_pass,
+            min_tokens,
+            text_layout,
+        } = handling;
         // 1. Errors (and what is not a final result) are never diverted.
         if must_pass {
             return None;
@@ -144,6 +145,7 @@ impl Session {
             store,
             budget,
             text,
+            text_layout,
         })
     }
 
@@ -154,6 +156,7 @@ impl Session {
             store,
             budget,
             text,
+            text_layout,
         } = held;
         // 6. Store, count, point.
         let mut output = Output {
@@ -161,6 +164,7 @@ impl Session {
             server: (!server.is_empty()).then_some(server),
             content: &text,
             tokens: None,
+            text_layout,
         };
         // The pointer's summary is one more parse of a JSON output: it runs beside the count.
         let (tokens, written) = count_while(self.counter, &text, || {
@@ -206,11 +210,13 @@ impl Session {
     }
 }
 
-/// An output over its threshold, with where it goes: the session's store and budget.
+/// An output over its threshold, with where it goes: the session's store and budget, laid out
+/// as the host asked.
 struct Held<'s, 'a> {
     store: &'s Store,
     budget: &'s Arc<Budget>,
     text: Cow<'a, str>,
+    text_layout: TextLayout,
 }
 
 /// Outputs at least this large are counted on a second thread while their content is written:

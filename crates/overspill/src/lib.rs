@@ -95,6 +95,7 @@ mod asynchronous;
 mod builder;
 mod error;
 mod format;
+mod handling;
 mod intercept;
 pub mod mcp_result;
 mod observe;

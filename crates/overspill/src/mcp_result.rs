@@ -26,6 +26,7 @@ use serde_json::value::RawValue;
 
 pub use write::{ResultType, ToolResult};
 
+use crate::handling::Handling;
 use crate::session::Session;
 use reading::Members;
 
@@ -339,7 +340,7 @@ fn judge(inner: &Session, server: &str, tool: &str, whole: &str, range: Range<us
     {
         return Judged::InPlace(plan);
     }
-    let decided = inner.decide(server, tool, false, None, |footer| match stored {
+    let decided = inner.decide(server, tool, Handling::default(), |footer| match stored {
         Ok(stored) => stored.into_text(footer),
         Err(why) => Normalised::PassThrough(why),
     });

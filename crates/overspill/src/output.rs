@@ -4,7 +4,9 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use crate::handling::Handling;
 use crate::mcp_result::{Normalised, Reading, ToolResult, strip_footer};
+use crate::store::TextLayout;
 
 /// One tool result, as the host received it: plain text, or an MCP `CallToolResult`.
 ///
@@ -27,6 +29,7 @@ pub struct ToolOutput {
     content: Content,
     is_error: bool,
     min_tokens: Option<u64>,
+    text_layout: TextLayout,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +45,7 @@ impl ToolOutput {
             content: Content::Text(text.into()),
             is_error: false,
             min_tokens: None,
+            text_layout: TextLayout::Reindented,
         }
     }
 
@@ -53,6 +57,7 @@ impl ToolOutput {
             content: Content::Mcp(result),
             is_error,
             min_tokens: None,
+            text_layout: TextLayout::Reindented,
         }
     }
 
@@ -72,6 +77,26 @@ impl ToolOutput {
         self
     }
 
+    /// The same output, stored byte for byte as written if it is intercepted: a JSON object or
+    /// array is not re-indented (it is still JSON to the exploration tools), so the stored
+    /// file's lines are the output's own. For a text the model will change with text it copies
+    /// from the stored file, such as a file it read to edit (docs/storage.md#what-is-written).
+    ///
+    /// ```
+    /// use overspill::ToolOutput;
+    /// use overspill::store::TextLayout;
+    ///
+    /// let file = "{\"name\":\"payments-api\",\"version\":\"2.4.1\"}";
+    /// assert_eq!(ToolOutput::text(file).text_layout(), TextLayout::Reindented);
+    /// let read = ToolOutput::text(file).stored_as_written();
+    /// assert_eq!(read.text_layout(), TextLayout::AsGiven);
+    /// ```
+    #[must_use]
+    pub fn stored_as_written(mut self) -> ToolOutput {
+        self.text_layout = TextLayout::AsGiven;
+        self
+    }
+
     /// Whether this is an error result.
     pub fn is_error(&self) -> bool {
         self.is_error
@@ -80,6 +105,12 @@ impl ToolOutput {
     /// The per-call threshold, if one was set.
     pub fn min_tokens(&self) -> Option<u64> {
         self.min_tokens
+    }
+
+    /// How the output's text is laid out if it is stored: re-indented JSON unless
+    /// [`ToolOutput::stored_as_written`] was asked.
+    pub fn text_layout(&self) -> TextLayout {
+        self.text_layout
     }
 
     /// The text, for a plain-text output.
@@ -109,10 +140,19 @@ impl ToolOutput {
         }
     }
 
+    /// What the host asked of this output besides its content, as interception reads it.
+    pub(crate) fn handling(&self) -> Handling {
+        Handling {
+            must_pass: self.must_pass(),
+            min_tokens: self.min_tokens,
+            text_layout: self.text_layout,
+        }
+    }
+
     /// Whether the output passes whatever its size (docs/facade.md#2-intercepting step 1): an
     /// error, or an MCP result that is not final (a task handle, a request for input), by the
     /// tool-result contract (`mcp_result.rs`).
-    pub(crate) fn must_pass(&self) -> bool {
+    fn must_pass(&self) -> bool {
         match &self.content {
             Content::Text(_) => self.is_error,
             Content::Mcp(result) => match Reading::of_value(result) {

@@ -140,6 +140,65 @@ fn identical_output_twice_gives_the_identical_pointer_and_one_stored_file() {
     assert_eq!(intercepted_tokens(&pad), 2 * tokens);
 }
 
+/// A deployment manifest as an editor leaves it: 4-space indentation, short arrays on one line.
+fn manifest(services: usize) -> String {
+    let services: Vec<String> = (0..services)
+        .map(|i| {
+            format!(
+                "        \"svc-{i:03}\": {{\n            \"image\": \"registry.local/svc-{i:03}:1.{}.0\",\n            \"ports\": [8080, 9090],\n            \"replicas\": {}\n        }}",
+                i % 9,
+                1 + i % 3
+            )
+        })
+        .collect();
+    format!(
+        "{{\n    \"version\": 3,\n    \"services\": {{\n{}\n    }}\n}}\n",
+        services.join(",\n")
+    )
+}
+
+#[test]
+fn an_output_stored_as_written_is_the_stored_file_byte_for_byte_and_still_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = k8s_pad(dir.path(), 100);
+    let file = manifest(60);
+    let got = pad.intercept(
+        "k8s",
+        "k8s_get_manifest",
+        ToolOutput::text(file.clone()).stored_as_written(),
+    );
+    let pointer = got.replacement().unwrap();
+    assert!(got.is_pointer(), "{pointer}");
+    let files = stored_files(dir.path());
+    assert_eq!(files.len(), 1);
+    assert!(files[0].ends_with(".json"), "{files:?}");
+    assert_eq!(
+        std::fs::read(dir.path().join(&files[0])).unwrap(),
+        file.as_bytes()
+    );
+    // The JSON tools read it with the file's own line numbers.
+    let found = pad.call(
+        "get_in",
+        &json!({"file": files[0], "path": "services.svc-042.replicas"}).to_string(),
+    );
+    let line = file
+        .lines()
+        .position(|l| l.contains("\"svc-042\""))
+        .unwrap()
+        + 4;
+    assert!(found.starts_with(&format!("{line}: 1\n")), "{found}");
+
+    // Without it, the same text is stored re-indented: another file.
+    pad.intercept("k8s", "k8s_get_manifest", ToolOutput::text(file.clone()));
+    let files = stored_files(dir.path());
+    assert_eq!(files.len(), 2);
+    assert!(
+        files
+            .iter()
+            .any(|name| std::fs::read(dir.path().join(name)).unwrap() != file.as_bytes())
+    );
+}
+
 #[test]
 fn mcp_result_with_structured_content_stores_that_json() {
     let dir = tempfile::tempdir().unwrap();

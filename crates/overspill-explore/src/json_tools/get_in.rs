@@ -10,9 +10,9 @@
 //! ```
 //!
 //! Each line carries the number of the file line its content comes from, so the numbers
-//! match `slice` on the stored (pretty-printed) file. A string value is shown decoded, one
-//! of its lines per numbered line, `offset`/`limit` choosing which (default the first
-//! [`DEFAULT_STRING_LINES`]): `(string, lines 1-100 of 340)`. Nesting deeper than 64
+//! match `slice` on the stored file, re-indented or as given. A string value is shown
+//! decoded, one of its lines per numbered line, `offset`/`limit` choosing which (default the
+//! first [`DEFAULT_STRING_LINES`]): `(string, lines 1-100 of 340)`. Nesting deeper than 64
 //! levels, and strings inside a value longer than [`INNER_STRING`], are cut with the path
 //! that reads on.
 

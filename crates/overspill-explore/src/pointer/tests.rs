@@ -1,4 +1,4 @@
-use overspill_store::{Output, Store};
+use overspill_store::{Output, Store, TextLayout};
 
 use super::*;
 use crate::test_support::{counter, pods_json};
@@ -17,6 +17,7 @@ fn pointer_for(tool: &str, content: &str) -> String {
             server: None,
             content,
             tokens: None,
+            text_layout: TextLayout::Reindented,
         })
         .unwrap();
     let tokens = counter().count(content) as u64;
@@ -46,6 +47,7 @@ fn a_summary_computed_beforehand_renders_the_same_pointer() {
                 server: None,
                 content,
                 tokens: None,
+                text_layout: TextLayout::Reindented,
             })
             .unwrap();
         let pointer = || Pointer::new("t", &stored, 1_000, counter());
@@ -73,6 +75,7 @@ fn pointer_text_is_pinned() {
             server: Some("k8s"),
             content: PODS,
             tokens: None,
+            text_layout: TextLayout::Reindented,
         })
         .unwrap();
     // Every exploration tool but `query`, in the registry's order.
@@ -143,6 +146,7 @@ fn the_reference_line_names_the_file_and_keeps_the_tools_line_last() {
             server: None,
             content: &content,
             tokens: None,
+            text_layout: TextLayout::Reindented,
         })
         .unwrap();
     let counter = overspill_tokens::o200k();
@@ -302,6 +306,7 @@ fn pointer_names_only_the_tools_the_host_exposes() {
             server: None,
             content: "a\nb\n",
             tokens: None,
+            text_layout: TextLayout::Reindented,
         })
         .unwrap();
     let text = Pointer::new("x", &stored, 2, counter())
@@ -325,6 +330,7 @@ fn pointer_names_the_tools_with_the_hosts_prefix() {
             server: None,
             content: "{}",
             tokens: None,
+            text_layout: TextLayout::Reindented,
         })
         .unwrap();
     let text = Pointer::new("x", &stored, 2, counter())

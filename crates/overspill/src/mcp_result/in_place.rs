@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 
 use super::reading::Members;
 use super::{Normalised, Piece, kept, replacement, strip_footer};
+use crate::handling::Handling;
 use crate::session::Session;
 
 /// Texts at least this long have their one text block decoded in place.
@@ -71,7 +72,7 @@ impl Plan {
         let decided = {
             let (buffer, end) = (&mut bytes, &mut decoded_end);
             let body = body.clone();
-            inner.decide(server, tool, false, None, move |footer| {
+            inner.decide(server, tool, Handling::default(), move |footer| {
                 let text = decode(buffer, body, end);
                 match std::str::from_utf8(text) {
                     Ok(text) => Normalised::Store(strip_footer(Cow::Borrowed(text), footer)),

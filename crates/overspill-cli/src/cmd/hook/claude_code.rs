@@ -211,7 +211,9 @@ fn bash(
 
 /// Read: `{type: "text", file: {filePath, content, numLines, startLine, totalLines}}`. The
 /// decision is on what the model would get (`content`, which Claude Code may have cut), the
-/// whole file is stored, so that a line number the model reads with `slice` is the file's.
+/// whole file is stored as written (a JSON file too, not re-indented), so that a line number
+/// the model reads with `slice` is the file's, and the text it copies from there for an Edit is
+/// (docs/hooks.md#claude-code).
 fn read(input: &Input, min_tokens: u64, pad: &mut AgentPad<'_>) -> anyhow::Result<Option<Value>> {
     let response = &input.tool_response;
     if response.get("type").and_then(Value::as_str) != Some("text") {
@@ -247,7 +249,10 @@ fn read(input: &Input, min_tokens: u64, pad: &mut AgentPad<'_>) -> anyhow::Resul
     let whole = read_text(opened, &path)?;
     let total_lines = whole.lines().count();
     // Over the threshold already, by what the model would get: stored whatever its count.
-    let Some(pointer) = store(pad, "", "Read", whole, 0)? else {
+    let output = ToolOutput::text(whole)
+        .with_min_tokens(0)
+        .stored_as_written();
+    let Some(pointer) = agent_pad::pointer(pad.get()?, "", "Read", output) else {
         return Ok(None);
     };
     Ok(Some(json!({
