@@ -2,7 +2,9 @@
 //! servers through one overspill gateway, and put the client's configuration back
 //! (docs/clients.md).
 
+mod carried;
 mod clients;
+mod codex;
 mod edit;
 mod files;
 mod health;
@@ -10,6 +12,7 @@ mod hooks;
 mod launch;
 mod record;
 mod rules;
+mod stays;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -19,7 +22,8 @@ use anyhow::{Context, bail};
 use clap::Args;
 use serde_json::{Map, Value, json};
 
-use clients::{CODEX_STARTUP_SECS, Format};
+use carried::{CARRIED, Carried};
+use clients::Format;
 pub use clients::{Client, Scope};
 use edit::{Entry, Original, Parsed, Restored};
 pub use health::print_servers_file;
@@ -208,11 +212,10 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         .collect();
     let namespace = overspill_mcp::Namespace::default();
     let offered = |server: &str, tool: &str| plain_name(&namespace, server, tool);
-    let keyed = rules::keyed(
-        &client.rule_files(args.target.scope, &places.config, &original),
-        &candidates,
-        &offered,
-    )?;
+    let rule_files = client.profile().rule_files.map_or_else(Vec::new, |files| {
+        files(args.target.scope, &places.config, &original)
+    });
+    let keyed = rules::keyed(&rule_files, &candidates, &offered)?;
     staying.extend(keyed.stays.iter().cloned());
     for (name, why) in &staying {
         println!("overspill install: `{name}` stays in {file}: {why}");
@@ -500,11 +503,8 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
                 hook.file().display(),
                 client.name()
             );
-            if client == Client::Codex {
-                // Codex runs a new hook only once the user trusted it (docs/hooks.md#codex).
-                println!(
-                    "  Codex runs it once you trust it: open /hooks in Codex and trust                      overspill's hooks"
-                );
+            if let Some(note) = client.profile().hook_note {
+                println!("  {note}");
             }
         }
     };
@@ -554,7 +554,7 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     println!();
-    print_servers_file(&servers_file, client.answer_within())?;
+    print_servers_file(&servers_file, client.profile().answer_within)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -819,7 +819,7 @@ fn plain_name(namespace: &overspill_mcp::Namespace, server: &str, tool: &str) ->
 /// The `${VAR}`s of an entry that are not set now (a default, `${VAR:-x}`, makes one set).
 fn unset_vars(entry: &Value) -> Vec<String> {
     let mut unset: Vec<String> = Vec::new();
-    for text in edit::strings_of(entry) {
+    for text in stays::strings_of(entry) {
         // Each unset one ends the expansion: it is noted and taken as set, and the text read
         // again for the next.
         loop {
@@ -839,87 +839,19 @@ fn unset_vars(entry: &Value) -> Vec<String> {
     unset
 }
 
-/// What the moved servers' own settings become: keys of overspill's entry that serve them
-/// all (the longest time limit), and a note for each setting that only the client applies.
-struct Carried {
-    entry: Map<String, Value>,
-    notes: Vec<String>,
-}
-
 /// The settings of the servers in the servers file that the client applied itself, carried
-/// to overspill's entry (docs/clients.md#settings-of-moved-servers): Gemini CLI's `timeout`
-/// (the longest, at least 10 minutes) and `trust` (only when every server is trusted),
-/// Codex's `startup_timeout_sec` and `tool_timeout_sec` (the longest). The entries keep them
-/// in the servers file, so that uninstall puts them back.
+/// to overspill's entry, by the client's row (docs/clients.md#settings-of-moved-servers).
 fn carried_settings<'a>(
     client: Client,
     servers: impl Iterator<Item = (&'a String, &'a Value)>,
     moved: &[String],
 ) -> Carried {
     let servers: Vec<(&String, &Value)> = servers.collect();
-    let mut entry = Map::new();
-    let mut notes = Vec::new();
-    let longest = |key: &str| {
-        servers
-            .iter()
-            .filter_map(|(_, server)| server.get(key)?.as_f64())
-            .fold(None, |most: Option<f64>, value| {
-                Some(most.map_or(value, |most| most.max(value)))
-            })
-    };
-    match client {
-        Client::GeminiCli => {
-            let timeout = longest("timeout").map_or(GEMINI_TIMEOUT_MS, |ms| {
-                (ms.ceil() as u64).max(GEMINI_TIMEOUT_MS)
-            });
-            entry.insert("timeout".to_owned(), json!(timeout));
-            let trusted =
-                |server: &Value| server.get("trust").and_then(Value::as_bool) == Some(true);
-            if !servers.is_empty() && servers.iter().all(|(_, server)| trusted(server)) {
-                entry.insert("trust".to_owned(), json!(true));
-            } else {
-                for (name, _) in servers
-                    .iter()
-                    .filter(|(name, server)| trusted(server) && moved.contains(name))
-                {
-                    notes.push(format!(
-                        "`{name}` is trusted (`\"trust\": true`, kept in the servers file), but \
-                         the servers behind overspill are not all: Gemini CLI asks before its \
-                         tools run, as it does for the others"
-                    ));
-                }
-            }
-        }
-        Client::Codex => {
-            let startup = longest("startup_timeout_sec")
-                .into_iter()
-                .chain(longest("startup_timeout_ms").map(|ms| ms / 1000.0))
-                .fold(CODEX_STARTUP_SECS as f64, f64::max);
-            entry.insert(
-                "startup_timeout_sec".to_owned(),
-                json!(startup.ceil() as u64),
-            );
-            if let Some(tool) = longest("tool_timeout_sec") {
-                entry.insert("tool_timeout_sec".to_owned(), json!(tool.ceil() as u64));
-            }
-        }
-        _ => {}
+    match client.profile().carried {
+        Some(carry) => carry(&servers, moved),
+        None => Carried::default(),
     }
-    Carried { entry, notes }
 }
-
-/// The keys of overspill's entry that install decides from the servers behind it.
-const CARRIED: &[&str] = &[
-    "timeout",
-    "trust",
-    "startup_timeout_sec",
-    "startup_timeout_ms",
-    "tool_timeout_sec",
-];
-
-/// Gemini CLI's own time limit for a server's requests, 10 minutes: overspill's entry gets at
-/// least that, since `gemini mcp list` otherwise gives a server 5 s to connect.
-const GEMINI_TIMEOUT_MS: u64 = 600_000;
 
 /// Overspill's entry in the client's file: the program, the gateway of `servers` answering
 /// within the client's patience and counting as the client's model does, and the settings
@@ -930,8 +862,9 @@ fn ours_entry(
     servers: &Path,
     carried: &Map<String, Value>,
 ) -> Value {
+    let profile = client.profile();
     let mut ours = Map::new();
-    if let Format::Json { typed: true, .. } = client.format() {
+    if let Format::Json { typed: true, .. } = profile.format {
         ours.insert("type".to_owned(), json!("stdio"));
     }
     ours.insert("command".to_owned(), json!(program));
@@ -940,9 +873,9 @@ fn ours_entry(
         "--servers".to_owned(),
         servers.to_string_lossy().into_owned(),
         "--answer-within".to_owned(),
-        client.answer_within().to_string(),
+        profile.answer_within.to_string(),
     ];
-    args.extend(client.model_flags().iter().map(|flag| (*flag).to_owned()));
+    args.extend(profile.model_flags.iter().map(|flag| (*flag).to_owned()));
     ours.insert("args".to_owned(), json!(args));
     ours.extend(carried.clone());
     Value::Object(ours)

@@ -1,9 +1,15 @@
-//! The MCP clients `overspill install` knows: where each keeps its MCP servers, in which
-//! format, and what it calls them (docs/clients.md).
+//! The MCP clients `overspill install` knows, in one table: each client's row
+//! ([`Client::profile`]) says where it keeps its MCP servers, in which format, what of them stays
+//! with it, and how overspill's entry is written for it (docs/clients.md#one-row-per-client).
+//! A seventh client is a variant of [`Client`] and its row here; what a row names (a format,
+//! the settings it carries) is written once, in the module of its concern.
 
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
+use serde_json::Value;
+
+use super::carried::{self, CODEX_STARTUP_SECS, Carried};
 
 /// An MCP client whose configuration `overspill install` edits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -22,9 +28,66 @@ pub enum Client {
     GeminiCli,
 }
 
-/// The seconds install gives Codex to start overspill (`startup_timeout_sec`; Codex's own
-/// default is 10).
-pub const CODEX_STARTUP_SECS: u64 = 60;
+/// What install knows of one client: its row of the table.
+#[derive(Debug)]
+pub struct Profile {
+    /// The name the command line uses (`claude-code`).
+    pub name: &'static str,
+    /// Where the user's file of MCP servers is.
+    pub user_file: Place,
+    /// Where a project's is, below the project's directory; `None` when the client keeps its
+    /// servers in the user's configuration only.
+    pub project_file: Option<&'static [&'static str]>,
+    /// How the file is written, and so how its servers are read and what of them stays for
+    /// every client of that format (`stays.rs` for JSON, `codex.rs` for Codex's TOML).
+    pub format: Format,
+    /// Whether the client reads an entry's `url` as a Server-Sent Events endpoint (Gemini CLI:
+    /// its Streamable HTTP one is `httpUrl`), so that such a server stays with it.
+    pub url_is_sse: bool,
+    /// The moved servers' settings that the client applies itself, carried to overspill's
+    /// entry (docs/clients.md#settings-of-moved-servers); `None`: nothing is.
+    pub carried: Option<CarriedBy>,
+    /// Seconds the gateway may take to answer the client's first request: below the time the
+    /// client gives a server to connect (Claude Code: 30 s; Codex: the `startup_timeout_sec`
+    /// install writes; the others: at least 30 s), so that one slow server never takes the
+    /// others down; a server that joins later is announced with `list_changed`
+    /// (docs/clients.md#what-install-does).
+    pub answer_within: u64,
+    /// The `overspill mcp` flags that count tokens as the client's model does and size the
+    /// budget by its context window; none where the client runs models of several makers
+    /// (Cursor, VS Code), which leaves overspill's default (docs/tokens.md).
+    pub model_flags: &'static [&'static str],
+    /// The files whose permission rules name a server or its tools, which install keeps in
+    /// step with the servers it moves (docs/clients.md#permission-rules-and-hooks); `None`:
+    /// the client has no such rules.
+    pub rule_files: Option<RuleFiles>,
+    /// What the user does before the client runs a hook install added, said after adding it.
+    pub hook_note: Option<&'static str>,
+}
+
+/// How a client's settings are carried from the servers behind overspill (all of them, and
+/// the names of those moved now) to overspill's entry.
+pub type CarriedBy = fn(&[(&String, &Value)], &[String]) -> Carried;
+
+/// The rule files of a client's file `config` (its text `text`) in a scope.
+pub type RuleFiles = fn(Scope, &Path, &[u8]) -> Vec<PathBuf>;
+
+/// Where a client's user file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// Below the home directory.
+    Home(&'static [&'static str]),
+    /// Below the platform's configuration directory (`~/.config`, `Application Support`,
+    /// `%APPDATA%`).
+    PlatformConfig(&'static [&'static str]),
+    /// `file` in the directory the variable `var` names, when it is set and not empty; else
+    /// below the home directory as `home`.
+    VarElseHome {
+        var: &'static str,
+        file: &'static str,
+        home: &'static [&'static str],
+    },
+}
 
 /// Whose configuration: the user's, or the project's in the working directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -50,143 +113,183 @@ pub enum Format {
     CodexToml,
 }
 
+/// The `mcpServers` object most clients keep their servers in.
+const MCP_SERVERS: Format = Format::Json {
+    key: "mcpServers",
+    typed: false,
+};
+
 impl Client {
+    /// The client's row of the table.
+    pub fn profile(self) -> &'static Profile {
+        match self {
+            Client::ClaudeCode => &Profile {
+                name: "claude-code",
+                user_file: Place::Home(&[".claude.json"]),
+                project_file: Some(&[".mcp.json"]),
+                format: MCP_SERVERS,
+                url_is_sse: false,
+                carried: None,
+                answer_within: 25,
+                model_flags: &["--provider", "anthropic", "--context-window", "200000"],
+                rule_files: Some(claude_code_rule_files),
+                hook_note: None,
+            },
+            Client::ClaudeDesktop => &Profile {
+                name: "claude-desktop",
+                user_file: Place::PlatformConfig(&["Claude", "claude_desktop_config.json"]),
+                project_file: None,
+                format: MCP_SERVERS,
+                url_is_sse: false,
+                carried: None,
+                answer_within: 25,
+                model_flags: &["--provider", "anthropic", "--context-window", "200000"],
+                rule_files: None,
+                hook_note: None,
+            },
+            Client::Cursor => &Profile {
+                name: "cursor",
+                user_file: Place::Home(&[".cursor", "mcp.json"]),
+                project_file: Some(&[".cursor", "mcp.json"]),
+                format: MCP_SERVERS,
+                url_is_sse: false,
+                carried: None,
+                answer_within: 25,
+                model_flags: &[],
+                rule_files: None,
+                hook_note: None,
+            },
+            Client::Vscode => &Profile {
+                name: "vscode",
+                user_file: Place::PlatformConfig(&["Code", "User", "mcp.json"]),
+                project_file: Some(&[".vscode", "mcp.json"]),
+                format: Format::Json {
+                    key: "servers",
+                    typed: true,
+                },
+                url_is_sse: false,
+                carried: None,
+                answer_within: 25,
+                model_flags: &[],
+                rule_files: None,
+                hook_note: None,
+            },
+            Client::Codex => &Profile {
+                name: "codex",
+                user_file: Place::VarElseHome {
+                    var: "CODEX_HOME",
+                    file: "config.toml",
+                    home: &[".codex", "config.toml"],
+                },
+                project_file: None,
+                format: Format::CodexToml,
+                url_is_sse: false,
+                carried: Some(carried::codex),
+                answer_within: CODEX_STARTUP_SECS - 10,
+                model_flags: &[
+                    "--provider",
+                    "openai",
+                    "--model",
+                    "gpt-5",
+                    "--context-window",
+                    "400000",
+                ],
+                rule_files: None,
+                // Codex runs a new hook only once the user trusted it (docs/hooks.md#codex).
+                hook_note: Some(
+                    "Codex runs it once you trust it: open /hooks in Codex and trust                      overspill's hooks",
+                ),
+            },
+            Client::GeminiCli => &Profile {
+                name: "gemini-cli",
+                user_file: Place::Home(&[".gemini", "settings.json"]),
+                project_file: Some(&[".gemini", "settings.json"]),
+                format: MCP_SERVERS,
+                url_is_sse: true,
+                carried: Some(carried::gemini_cli),
+                answer_within: 25,
+                model_flags: &["--provider", "gemini", "--context-window", "1048576"],
+                rule_files: None,
+                hook_note: None,
+            },
+        }
+    }
+
     /// The name the command line uses (`claude-code`).
     pub fn name(self) -> &'static str {
-        match self {
-            Client::ClaudeCode => "claude-code",
-            Client::ClaudeDesktop => "claude-desktop",
-            Client::Cursor => "cursor",
-            Client::Vscode => "vscode",
-            Client::Codex => "codex",
-            Client::GeminiCli => "gemini-cli",
-        }
-    }
-
-    pub fn format(self) -> Format {
-        match self {
-            Client::Vscode => Format::Json {
-                key: "servers",
-                typed: true,
-            },
-            Client::Codex => Format::CodexToml,
-            _ => Format::Json {
-                key: "mcpServers",
-                typed: false,
-            },
-        }
-    }
-
-    /// Seconds the gateway may take to answer the client's first request: below the time the
-    /// client gives a server to connect (Claude Code: 30 s; Codex: the `startup_timeout_sec`
-    /// install writes; the others: at least 30 s), so that one slow server never takes the
-    /// others down; a server that joins later is announced with `list_changed`
-    /// (docs/clients.md#what-install-does).
-    pub fn answer_within(self) -> u64 {
-        match self {
-            Client::Codex => CODEX_STARTUP_SECS - 10,
-            _ => 25,
-        }
-    }
-
-    /// The `overspill mcp` flags that count tokens as the client's model does and size the
-    /// budget by its context window; none where the client runs models of several makers
-    /// (Cursor, VS Code), which leaves overspill's default (docs/tokens.md).
-    pub fn model_flags(self) -> &'static [&'static str] {
-        match self {
-            Client::ClaudeCode | Client::ClaudeDesktop => {
-                &["--provider", "anthropic", "--context-window", "200000"]
-            }
-            Client::GeminiCli => &["--provider", "gemini", "--context-window", "1048576"],
-            Client::Codex => &[
-                "--provider",
-                "openai",
-                "--model",
-                "gpt-5",
-                "--context-window",
-                "400000",
-            ],
-            Client::Cursor | Client::Vscode => &[],
-        }
-    }
-
-    /// The files whose settings name a server or its tools (docs/clients.md#permission-rules-and-hooks):
-    /// for Claude Code, its user settings, the client file itself (per-project lists of
-    /// disabled servers), and the settings of each project it knows (`projects` in
-    /// `~/.claude.json`; with `--scope project`, the one beside `.mcp.json`). Empty for other
-    /// clients. `text` is the client file.
-    pub fn rule_files(self, scope: Scope, config: &Path, text: &[u8]) -> Vec<PathBuf> {
-        if self != Client::ClaudeCode {
-            return Vec::new();
-        }
-        let mut files: Vec<PathBuf> = overspill_mcp::home_dir()
-            .map(|home| home.join(".claude").join("settings.json"))
-            .into_iter()
-            .collect();
-        files.push(config.to_owned());
-        let mut projects: Vec<PathBuf> = serde_json::from_slice::<serde_json::Value>(text)
-            .ok()
-            .and_then(|value| value.get("projects")?.as_object().cloned())
-            .into_iter()
-            .flatten()
-            .map(|(dir, _)| PathBuf::from(dir))
-            .filter(|dir| dir.is_absolute())
-            .collect();
-        if scope == Scope::Project {
-            projects.push(config.parent().unwrap_or(Path::new(".")).to_owned());
-        }
-        for project in projects {
-            let settings = project.join(".claude");
-            files.push(settings.join("settings.json"));
-            files.push(settings.join("settings.local.json"));
-        }
-        files.dedup();
-        files
-    }
-
-    /// Whether the client names a Server-Sent Events endpoint `url` (Gemini CLI: its
-    /// Streamable HTTP one is `httpUrl`), so that a `url` entry is one overspill cannot front.
-    pub fn url_is_sse(self) -> bool {
-        self == Client::GeminiCli
+        self.profile().name
     }
 
     /// The client's configuration file for `scope`, `project` being the working directory.
     /// `Err` says why there is none (a scope the client does not have, no home directory).
     pub fn config_path(self, scope: Scope, project: &Path) -> Result<PathBuf, String> {
+        let profile = self.profile();
         let home = || {
             overspill_mcp::home_dir().ok_or_else(|| {
                 "cannot find your home directory (HOME is not set): give --config-file".to_owned()
             })
         };
-        let config = || {
-            overspill_mcp::platform_config_dir().ok_or_else(|| {
-                "cannot find your configuration directory: give --config-file".to_owned()
-            })
-        };
-        let no_project = || {
-            Err(format!(
-                "{} keeps its MCP servers in your user configuration only: leave out --scope \
-                 project",
-                self.name()
-            ))
-        };
-        Ok(match (self, scope) {
-            (Client::ClaudeCode, Scope::User) => home()?.join(".claude.json"),
-            (Client::ClaudeCode, Scope::Project) => project.join(".mcp.json"),
-            (Client::ClaudeDesktop, Scope::User) => {
-                config()?.join("Claude").join("claude_desktop_config.json")
-            }
-            (Client::ClaudeDesktop | Client::Codex, Scope::Project) => return no_project(),
-            (Client::Cursor, Scope::User) => home()?.join(".cursor").join("mcp.json"),
-            (Client::Cursor, Scope::Project) => project.join(".cursor").join("mcp.json"),
-            (Client::Vscode, Scope::User) => config()?.join("Code").join("User").join("mcp.json"),
-            (Client::Vscode, Scope::Project) => project.join(".vscode").join("mcp.json"),
-            (Client::Codex, Scope::User) => match std::env::var_os("CODEX_HOME") {
-                Some(dir) if !dir.is_empty() => PathBuf::from(dir).join("config.toml"),
-                _ => home()?.join(".codex").join("config.toml"),
+        let below =
+            |dir: PathBuf, parts: &[&str]| parts.iter().fold(dir, |dir, part| dir.join(part));
+        match scope {
+            Scope::Project => match profile.project_file {
+                Some(parts) => Ok(below(project.to_owned(), parts)),
+                None => Err(format!(
+                    "{} keeps its MCP servers in your user configuration only: leave out --scope \
+                     project",
+                    profile.name
+                )),
             },
-            (Client::GeminiCli, Scope::User) => home()?.join(".gemini").join("settings.json"),
-            (Client::GeminiCli, Scope::Project) => project.join(".gemini").join("settings.json"),
-        })
+            Scope::User => Ok(match profile.user_file {
+                Place::Home(parts) => below(home()?, parts),
+                Place::PlatformConfig(parts) => {
+                    let config = overspill_mcp::platform_config_dir().ok_or_else(|| {
+                        "cannot find your configuration directory: give --config-file".to_owned()
+                    })?;
+                    below(config, parts)
+                }
+                Place::VarElseHome {
+                    var,
+                    file,
+                    home: parts,
+                } => match std::env::var_os(var) {
+                    Some(dir) if !dir.is_empty() => PathBuf::from(dir).join(file),
+                    _ => below(home()?, parts),
+                },
+            }),
+        }
     }
 }
+
+/// Claude Code's rule files: its user settings, the client file itself (per-project lists of
+/// disabled servers), and the settings of each project it knows (`projects` in
+/// `~/.claude.json`; with `--scope project`, the one beside `.mcp.json`). `text` is the client
+/// file.
+fn claude_code_rule_files(scope: Scope, config: &Path, text: &[u8]) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = overspill_mcp::home_dir()
+        .map(|home| home.join(".claude").join("settings.json"))
+        .into_iter()
+        .collect();
+    files.push(config.to_owned());
+    let mut projects: Vec<PathBuf> = serde_json::from_slice::<Value>(text)
+        .ok()
+        .and_then(|value| value.get("projects")?.as_object().cloned())
+        .into_iter()
+        .flatten()
+        .map(|(dir, _)| PathBuf::from(dir))
+        .filter(|dir| dir.is_absolute())
+        .collect();
+    if scope == Scope::Project {
+        projects.push(config.parent().unwrap_or(Path::new(".")).to_owned());
+    }
+    for project in projects {
+        let settings = project.join(".claude");
+        files.push(settings.join("settings.json"));
+        files.push(settings.join("settings.local.json"));
+    }
+    files.dedup();
+    files
+}
+
+#[cfg(test)]
+mod tests;
