@@ -197,7 +197,8 @@ impl Client {
                 rule_files: None,
                 // Codex runs a new hook only once the user trusted it (docs/hooks.md#codex).
                 hook_note: Some(
-                    "Codex runs it once you trust it: open /hooks in Codex and trust                      overspill's hooks",
+                    "Codex runs it once you trust it: open /hooks in Codex and trust overspill's \
+                     hooks",
                 ),
             },
             Client::GeminiCli => &Profile {

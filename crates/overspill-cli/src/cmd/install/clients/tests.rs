@@ -44,3 +44,11 @@ fn only_a_client_that_keeps_permission_rules_has_rule_files() {
         .collect();
     assert_eq!(with_rules, ["claude-code"]);
 }
+
+#[test]
+fn the_note_after_adding_codexs_hook_reads_as_one_sentence() {
+    assert_eq!(
+        Client::Codex.profile().hook_note,
+        Some("Codex runs it once you trust it: open /hooks in Codex and trust overspill's hooks")
+    );
+}
