@@ -789,18 +789,7 @@ impl Server {
                 .into_response();
         };
         let original = message.id.clone();
-        let message = Message {
-            text: message::with_id(message.text, &routed),
-            kind: match message.kind {
-                Kind::Request { method, .. } => Kind::Request {
-                    id: key.clone(),
-                    method,
-                },
-                other => other,
-            },
-            id: routed,
-            ..message
-        };
+        let message = message.with_id(routed);
         let receiver = session.open_post(
             streaming,
             HashSet::from([key.clone()]),
@@ -1227,23 +1216,13 @@ async fn answer_stateless(mut receiver: mpsc::Receiver<Frame>, guard: Gone) -> R
         }
         Err(_) => return sse_until(None, receiver, Some(guard)),
     };
-    let answered = match &first {
-        Frame::Message { text, .. } => match message::head(text) {
-            Ok((Kind::Response { error: true, .. }, _)) => Some(crate::revision::http_status(text)),
-            Ok((Kind::Response { error: false, .. }, _)) => Some(200),
-            _ => None,
-        },
-        Frame::Priming(_) => None,
-    };
-    match (answered, first) {
-        (Some(status), Frame::Message { text, .. }) => {
+    match first {
+        Frame::Answer { text, status } => {
             let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
             guard.answered();
-            // The stream's only holder: the answer is moved, not copied.
-            let text = Arc::try_unwrap(text).unwrap_or_else(|shared| shared.as_str().to_owned());
             (status, json_body(text)).into_response()
         }
-        (_, first) => sse_until(Some(first), receiver, Some(guard)),
+        first => sse_until(Some(first), receiver, Some(guard)),
     }
 }
 

@@ -7,6 +7,8 @@
 
 pub(crate) mod envelope;
 
+use std::ops::Range;
+
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -73,7 +75,8 @@ pub(crate) enum Kind {
 /// One message: its text as received and its routing head.
 #[derive(Debug, Clone)]
 pub(crate) struct Message {
-    /// The message's JSON text, unchanged.
+    /// The message's JSON text, unchanged. A new text is given with [`Message::with_id`] or
+    /// [`Message::set_text`], which keep what was read of it true.
     pub(crate) text: String,
     pub(crate) kind: Kind,
     /// The id as it was written (for answers the relay writes itself).
@@ -84,6 +87,89 @@ pub(crate) struct Message {
     /// What routing reads of a request's params, read with its envelope: the progress token
     /// it gave, and what it names (`params.name`, or `params.uri`).
     pub(crate) head: RequestHead,
+    /// Where parts of `text` are, found when the envelope was read: so that replacing the id,
+    /// or reading a call's arguments, does not parse the message again.
+    places: Places,
+}
+
+/// Where the id and a request's `params.arguments` are in a message's text (`None`: absent, or
+/// not known since the text was replaced).
+#[derive(Debug, Clone, Default)]
+struct Places {
+    id: Option<Range<usize>>,
+    arguments: Option<Range<usize>>,
+}
+
+impl Message {
+    /// The message with its id replaced by `id` (in its text, its [`Kind`] and
+    /// [`Message::id`]), the rest of its text exactly as it was: the old id's text is cut out
+    /// and the new one put in its place, at the place read with the envelope.
+    pub(crate) fn with_id(self, id: Value) -> Message {
+        let Message {
+            text,
+            kind,
+            revision,
+            head,
+            places,
+            ..
+        } = self;
+        let written = id.to_string();
+        let (text, places) = match places.id.filter(|old| text.get(old.clone()).is_some()) {
+            Some(old) => {
+                let shift = |range: Range<usize>| {
+                    if range.start >= old.end {
+                        (range.start + written.len() - old.len())
+                            ..(range.end + written.len() - old.len())
+                    } else {
+                        range
+                    }
+                };
+                let places = Places {
+                    id: Some(old.start..old.start + written.len()),
+                    arguments: places.arguments.map(shift),
+                };
+                (splice(&text, old, &written), places)
+            }
+            None => (with_id(text, &id), Places::default()),
+        };
+        let key = Id::of(&id);
+        let kind = match (kind, key) {
+            (Kind::Request { method, .. }, Some(key)) => Kind::Request { id: key, method },
+            (Kind::Response { error, .. }, key) => Kind::Response { id: key, error },
+            (kind, _) => kind,
+        };
+        Message {
+            text,
+            kind,
+            id,
+            revision,
+            head,
+            places,
+        }
+    }
+
+    /// Gives the message a new text (the same message, changed by the caller: a tool renamed,
+    /// a reference rewritten); the places read in the old text are forgotten.
+    pub(crate) fn set_text(&mut self, text: String) {
+        self.text = text;
+        self.places = Places::default();
+    }
+
+    /// A request's `params.arguments` as written (any JSON; `None` when absent), read with the
+    /// envelope, or read again when the text was replaced since.
+    pub(crate) fn arguments(&self) -> Option<&str> {
+        if let Some(place) = &self.places.arguments {
+            return self.text.get(place.clone());
+        }
+        let envelope = Envelope::read(&self.text).ok()?;
+        #[derive(Deserialize)]
+        struct Params<'a> {
+            #[serde(default, borrow)]
+            arguments: Option<&'a RawValue>,
+        }
+        let params = serde_json::from_str::<Params>(envelope.params?.get()).ok()?;
+        params.arguments.map(RawValue::get)
+    }
 }
 
 /// What routing reads of a request's params (empty for any other message).
@@ -142,31 +228,47 @@ fn parse_batch(text: &str) -> Vec<Result<Message, Invalid>> {
 }
 
 fn parse_one(text: String) -> Result<Message, Invalid> {
-    let (kind, id, (revision, head)) = match Envelope::read(&text) {
-        Ok(envelope) => {
-            let (kind, id) = route(&envelope)?;
-            let (revision, head) = match kind {
+    read(text).map_err(|(_, invalid)| *invalid)
+}
+
+/// One message (not a batch), read for routing; when it cannot be, its text back with the
+/// error that answers it.
+pub(crate) fn read(text: String) -> Result<Message, (String, Box<Invalid>)> {
+    let read = match Envelope::read(&text) {
+        Ok(envelope) => route(&envelope).map(|(kind, id)| {
+            let (revision, head, arguments) = match kind {
                 Kind::Request { .. } => envelope.params.map(read_params).unwrap_or_default(),
-                _ => (None, RequestHead::default()),
+                _ => (None, RequestHead::default(), None),
             };
-            (kind, id, (revision, head))
-        }
-        Err(error) => return Err(not_parsed(&text, &error)),
+            let places = Places {
+                id: envelope.id.map(|raw| span(&text, raw)),
+                arguments: arguments.map(|raw| span(&text, raw)),
+            };
+            (kind, id, revision, head, places)
+        }),
+        Err(error) => Err(not_parsed(&text, &error)),
     };
-    Ok(Message {
-        text,
-        kind,
-        id,
-        revision,
-        head,
-    })
+    match read {
+        Ok((kind, id, revision, head, places)) => Ok(Message {
+            text,
+            kind,
+            id,
+            revision,
+            head,
+            places,
+        }),
+        Err(invalid) => Err((text, Box::new(invalid))),
+    }
 }
 
 /// What a request's params say for routing, in one reading: the revision its `_meta` names,
-/// its progress token, and what it names. Params that are not an object say nothing.
-fn read_params(params: &RawValue) -> (Option<Revision>, RequestHead) {
+/// its progress token, what it names, and its `arguments` as written. Params that are not an
+/// object say nothing.
+fn read_params(params: &RawValue) -> (Option<Revision>, RequestHead, Option<&RawValue>) {
     #[derive(Deserialize)]
     struct Params<'a> {
+        #[serde(default, borrow)]
+        arguments: Option<&'a RawValue>,
         #[serde(rename = "_meta", borrow)]
         meta: Option<Meta<'a>>,
         #[serde(borrow)]
@@ -182,7 +284,7 @@ fn read_params(params: &RawValue) -> (Option<Revision>, RequestHead) {
         progress: Option<Value>,
     }
     let Ok(params) = serde_json::from_str::<Params>(params.get()) else {
-        return (None, RequestHead::default());
+        return (None, RequestHead::default(), None);
     };
     let (version, progress) = match params.meta {
         Some(meta) => (
@@ -198,7 +300,7 @@ fn read_params(params: &RawValue) -> (Option<Revision>, RequestHead) {
         name: params.name.map(std::borrow::Cow::into_owned),
         uri: params.uri.map(std::borrow::Cow::into_owned),
     };
-    (revision, head)
+    (revision, head, params.arguments)
 }
 
 /// The method of a request or notification and what its params name (the revision's version
@@ -207,7 +309,7 @@ fn read_params(params: &RawValue) -> (Option<Revision>, RequestHead) {
 pub(crate) fn method_head(text: &str) -> Option<(String, RequestHead)> {
     let envelope = Envelope::read(text).ok()?;
     let method = serde_json::from_str::<String>(envelope.method?.get()).ok()?;
-    let (_, head) = read_params(envelope.params?);
+    let (_, head, _) = read_params(envelope.params?);
     Some((method, head))
 }
 
@@ -351,19 +453,16 @@ pub(crate) fn with_id(text: String, id: &Value) -> String {
     let Some(old) = envelope.id.map(|raw| span(&text, raw)) else {
         return text;
     };
-    let id = id.to_string();
-    let mut replaced = String::with_capacity(text.len() - old.len() + id.len());
-    replaced.push_str(&text[..old.start]);
-    replaced.push_str(&id);
-    replaced.push_str(&text[old.end..]);
-    replaced
+    splice(&text, old, &id.to_string())
 }
 
-/// The task a response's result created (a task-augmented `tools/call`), by the tool-result
-/// contract (`overspill::mcp_result::created_task`).
-pub(crate) fn created_task(text: &str) -> Option<String> {
-    let result = result_range(text)?;
-    overspill::mcp_result::created_task(&text[result])
+/// `text` with the bytes at `place` replaced by `new`.
+fn splice(text: &str, place: Range<usize>, new: &str) -> String {
+    let mut replaced = String::with_capacity(text.len() - place.len() + new.len());
+    replaced.push_str(&text[..place.start]);
+    replaced.push_str(new);
+    replaced.push_str(&text[place.end..]);
+    replaced
 }
 
 /// The request a `notifications/cancelled` message (`text`) cancels: its `params.requestId`.

@@ -24,8 +24,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio::sync::{Semaphore, mpsc};
 
@@ -464,19 +462,6 @@ impl Drop for Busy {
     }
 }
 
-/// The arguments of `tools/call` params (its name is read with its envelope).
-#[derive(Deserialize)]
-struct CallParams<'a> {
-    #[serde(default, borrow)]
-    arguments: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize)]
-struct RawParams<'a> {
-    #[serde(default, borrow)]
-    params: Option<&'a RawValue>,
-}
-
 impl Relay {
     /// A relay for one session over `scratch`.
     ///
@@ -880,17 +865,14 @@ impl Relay {
     /// anything else goes upstream as sent.
     async fn tools_call(&self, message: Message) {
         let shared = &self.0;
-        let params = serde_json::from_str::<RawParams>(&message.text)
-            .ok()
-            .and_then(|raw| raw.params);
-        let parsed = params.and_then(|raw| serde_json::from_str::<CallParams>(raw.get()).ok());
+        // Read with the envelope: `params` an object with `name` a string, or neither is known.
         let name = message.head.name.clone();
         if let Kind::Request { id, .. } = &message.kind
             && let Some(name) = &name
         {
             shared.note_tool(id, name);
         }
-        let Some((params, name)) = parsed.zip(name) else {
+        let Some(name) = name else {
             return shared
                 .send_client(message::error_response(
                     &message.id,
@@ -900,7 +882,7 @@ impl Relay {
                 .await;
         };
         if let Some(local) = shared.exploration().names.local(&name) {
-            return match exploration_arguments(params.arguments) {
+            return match exploration_arguments(message.arguments()) {
                 Ok(arguments) => {
                     self.explore(message.id, message.revision, local.to_owned(), arguments);
                 }
@@ -915,9 +897,9 @@ impl Relay {
                 }
             };
         }
-        let references = params
-            .arguments
-            .is_some_and(|raw| raw.get().contains("overspill://"));
+        let references = message
+            .arguments()
+            .is_some_and(|arguments| arguments.contains("overspill://"));
         let Kind::Request { id, .. } = &message.kind else {
             return;
         };
@@ -1035,10 +1017,14 @@ impl Relay {
         let shared = &self.0;
         let member = shared.member(index);
         let server = &member.name;
+        // Where the result is, read here for a small answer (once, for what follows), on the
+        // blocking pool with the decision for a large one.
+        let small = message.text.len() <= DECIDE_INLINE_BYTES;
+        let read = small.then(|| message::result_range(&message.text));
         // A task handle is small: its `tasks/result` is the call's result, and a gateway
         // routes the task's requests to the server that made it.
-        if message.text.len() <= DECIDE_INLINE_BYTES
-            && let Some(task) = message::created_task(&message.text)
+        if let Some(Some(result)) = &read
+            && let Some(task) = overspill::mcp_result::created_task(&message.text[result.clone()])
         {
             shared
                 .tasks
@@ -1055,13 +1041,14 @@ impl Relay {
         }
         // A small result is decided here: counting it takes microseconds, less than handing it
         // to a job and a blocking thread and back (the cost of every small call otherwise).
-        if message.text.len() <= DECIDE_INLINE_BYTES {
+        if let Some(result) = &read {
             // Unless the counter's tables are still being built: a count would wait for them
             // here, holding up what the server sends next (docs/tokens.md#the-first-answer-does-not-wait).
             if shared.scratch.counter_ready() {
-                let text = shared
-                    .scratch
-                    .intercept_response(server, &tool, message.text);
+                let text =
+                    shared
+                        .scratch
+                        .intercept_response(server, &tool, message.text, result.clone());
                 return shared.send_client(text).await;
             }
         }
@@ -1071,7 +1058,8 @@ impl Relay {
             let id = message.id;
             let text = message.text;
             let decided = tokio::task::spawn_blocking(move || {
-                scratch.intercept_response(&server, &tool, text)
+                let result = read.unwrap_or_else(|| message::result_range(&text));
+                scratch.intercept_response(&server, &tool, text, result)
             })
             .await;
             // The client is answered whatever happened: a call it waits on forever keeps its
@@ -1448,11 +1436,11 @@ impl Shared {
 
 /// The arguments of an exploration call as the tool takes them: an object (absent or `null`
 /// counts as `{}`).
-fn exploration_arguments(raw: Option<&RawValue>) -> Result<Value, String> {
-    let Some(raw) = raw else {
+fn exploration_arguments(written: Option<&str>) -> Result<Value, String> {
+    let Some(written) = written else {
         return Ok(Value::Object(Map::new()));
     };
-    match serde_json::from_str::<Value>(raw.get()) {
+    match serde_json::from_str::<Value>(written) {
         Ok(Value::Null) => Ok(Value::Object(Map::new())),
         Ok(value @ Value::Object(_)) => Ok(value),
         Ok(_) => Err("`arguments` must be an object, e.g. {\"file\": \"…\"}".to_owned()),

@@ -1,9 +1,10 @@
 //! What the proxy needs from a scratchpad session, and the facade's [`Scratchpad`] providing it.
 
+use std::ops::Range;
+
 use overspill::{Scratchpad, ScratchpadUsage, ToolFormat};
 use serde_json::Value;
 
-use crate::message;
 
 /// The scratchpad behind the proxy: one per client session, so one exploration budget.
 ///
@@ -38,9 +39,16 @@ pub trait Scratch: Send + Sync + 'static {
     }
 
     /// The response to send for `server`'s answer to a call of `tool` (a JSON-RPC response,
-    /// as text): `response` itself when the result passes, else the response with the pointer
-    /// (see [`Scratchpad::intercept_mcp_text`]).
-    fn intercept_response(&self, server: &str, tool: &str, response: String) -> String;
+    /// as text, whose `result` is at `result` as the relay read its envelope; `None` for an
+    /// error response): `response` itself when the result passes, else the response with the
+    /// pointer (see [`Scratchpad::intercept_mcp_text`]).
+    fn intercept_response(
+        &self,
+        server: &str,
+        tool: &str,
+        response: String,
+        result: Option<Range<usize>>,
+    ) -> String;
 
     /// Runs the exploration tool `tool` with `args` and returns what the model sees.
     fn call(&self, tool: &str, args: Value) -> String;
@@ -92,9 +100,14 @@ impl Scratch for Scratchpad {
         self.counter().is_prepared()
     }
 
-    fn intercept_response(&self, server: &str, tool: &str, response: String) -> String {
+    fn intercept_response(
+        &self,
+        server: &str,
+        tool: &str,
+        response: String,
+        result: Option<Range<usize>>,
+    ) -> String {
         // The envelope is the relay's to read; the result in it is the facade's.
-        let result = message::result_range(&response);
         self.intercept_mcp_text(server, tool, response, result)
     }
 

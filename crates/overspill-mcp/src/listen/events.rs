@@ -77,6 +77,10 @@ pub(super) enum Frame {
         id: Option<EventId>,
         text: Arc<String>,
     },
+    /// The answer to a stateless request, on its plain stream: sent as a plain message's event,
+    /// or, when it is the first thing to go, as the response's JSON body with `status`
+    /// (docs/mcp-proxy.md#stateless-requests).
+    Answer { text: String, status: u16 },
 }
 
 impl Frame {
@@ -98,27 +102,31 @@ impl Frame {
                 "id: {id}\nretry: {}\ndata: \n\n",
                 RETRY.as_millis()
             )),
-            Frame::Message { id, text } => {
-                let mut out = Vec::with_capacity(text.len() + 32);
-                if let Some(id) = id {
-                    out.extend_from_slice(format!("id: {id}\n").as_bytes());
-                }
-                let mut rest = text.as_bytes();
-                loop {
-                    out.extend_from_slice(b"data: ");
-                    match memchr::memchr2(b'\n', b'\r', rest) {
-                        Some(end) => {
-                            out.extend_from_slice(&rest[..end]);
-                            out.push(b'\n');
-                            rest = &rest[end + 1..];
-                        }
-                        None => {
-                            out.extend_from_slice(rest);
-                            out.extend_from_slice(b"\n\n");
-                            return Bytes::from(out);
-                        }
-                    }
-                }
+            Frame::Message { id, text } => encode_message(id.as_ref(), text),
+            Frame::Answer { text, .. } => encode_message(None, text),
+        }
+    }
+}
+
+/// A message's event: its id, then its data line by line.
+fn encode_message(id: Option<&EventId>, text: &str) -> Bytes {
+    let mut out = Vec::with_capacity(text.len() + 32);
+    if let Some(id) = id {
+        out.extend_from_slice(format!("id: {id}\n").as_bytes());
+    }
+    let mut rest = text.as_bytes();
+    loop {
+        out.extend_from_slice(b"data: ");
+        match memchr::memchr2(b'\n', b'\r', rest) {
+            Some(end) => {
+                out.extend_from_slice(&rest[..end]);
+                out.push(b'\n');
+                rest = &rest[end + 1..];
+            }
+            None => {
+                out.extend_from_slice(rest);
+                out.extend_from_slice(b"\n\n");
+                return Bytes::from(out);
             }
         }
     }

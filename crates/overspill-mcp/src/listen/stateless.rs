@@ -8,7 +8,6 @@
 //! ended after `--session-idle` without a request; its stored results are its principal's.
 
 use axum::http::{HeaderMap, StatusCode};
-use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -216,17 +215,9 @@ pub(super) fn check_params(
     let Some(schema) = schema else {
         return Ok(());
     };
-    #[derive(Deserialize)]
-    struct Body {
-        params: Option<Params>,
-    }
-    #[derive(Deserialize)]
-    struct Params {
-        arguments: Option<Value>,
-    }
-    let arguments = serde_json::from_str::<Body>(&message.text)
-        .ok()
-        .and_then(|body| body.params?.arguments)
+    let arguments = message
+        .arguments()
+        .and_then(|written| serde_json::from_str::<Value>(written).ok())
         .unwrap_or(Value::Null);
     for (name, expected) in revision::param_headers(schema, &arguments) {
         let given = headers

@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 
 use super::HttpSession;
 use super::events::{self, EventId, EventStream, Frame, Replay};
-use crate::message::{self, Id, Kind};
+use crate::message::{self, Id, Kind, Message};
 use crate::relay::Answered;
 use crate::revision::Streaming;
 
@@ -219,19 +219,40 @@ enum Delivery {
     /// A stateless request's answer or notification, which gets the client's own id back
     /// first (outside the lock: an answer may be megabytes); its stream is plain.
     Restore {
-        text: String,
+        message: Box<Result<Message, String>>,
         original: Value,
-        answer: bool,
     },
 }
 
-/// `text` as the client of a stateless request must see it (`original` is its own id): the
-/// request's `answer`, or a notification of its subscription
-/// (`_meta["io.modelcontextprotocol/subscriptionId"]`), with the client's id in place of the
-/// proxy's. Done outside the streams' lock: an answer may be megabytes.
-fn restored(text: String, original: &Value, answer: bool) -> String {
-    if answer {
-        return message::with_id(text, original);
+/// `message` as the client of a stateless request must see it (`original` is its own id):
+/// the request's answer (with the HTTP status it is sent with as a JSON body), or a
+/// notification of its subscription (`_meta["io.modelcontextprotocol/subscriptionId"]`), with
+/// the client's id in place of the proxy's. Done outside the streams' lock: an answer may be
+/// megabytes.
+fn restored(message: Result<Message, String>, original: Value) -> Frame {
+    let text = match message {
+        Ok(message) => match message.kind {
+            Kind::Response { error, .. } => {
+                let text = message.with_id(original).text;
+                let status = if error {
+                    crate::revision::http_status(&text)
+                } else {
+                    200
+                };
+                return Frame::Answer { text, status };
+            }
+            _ => message.text,
+        },
+        Err(text) => text,
+    };
+    Frame::plain(notification_restored(text, &original))
+}
+
+/// A notification of a subscription with the client's id (`original`) in place of the
+/// proxy's; any other message as it is.
+fn notification_restored(text: String, original: &Value) -> String {
+    if !text.contains(crate::revision::SUBSCRIPTION_ID) {
+        return text;
     }
     match serde_json::from_str::<Value>(&text) {
         Ok(mut value) => match value.pointer_mut(SUBSCRIPTION_POINTER) {
@@ -296,18 +317,26 @@ pub(super) async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<S
             },
             _ = closing.wait_for(|closed| *closed) => break,
         };
-        let (answered, progress, subscription) = match message::head(&text) {
-            Ok((
-                Kind::Response {
-                    id: Some(id),
-                    error,
-                },
-                _,
-            )) => (Some((id, error)), None, None),
-            Ok((Kind::Notification { method }, _)) if method == "notifications/progress" => {
-                (None, progress_token(&text), None)
-            }
-            Ok((Kind::Notification { .. }, _)) => (None, None, subscription_of(&text)),
+        let read = message::read(text).map_err(|(text, _)| text);
+        let (answered, progress, subscription) = match &read {
+            Ok(Message {
+                kind:
+                    Kind::Response {
+                        id: Some(id),
+                        error,
+                    },
+                ..
+            }) => (Some((id.clone(), *error)), None, None),
+            Ok(Message {
+                kind: Kind::Notification { method },
+                text,
+                ..
+            }) if method == "notifications/progress" => (None, progress_token(text), None),
+            Ok(Message {
+                kind: Kind::Notification { .. },
+                text,
+                ..
+            }) => (None, None, subscription_of(text)),
             _ => (None, None, None),
         };
         let target = {
@@ -343,11 +372,10 @@ pub(super) async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<S
                     let connection = post.events.connection();
                     let delivery = match &post.routed {
                         Some((_, original)) => Delivery::Restore {
-                            text,
+                            message: Box::new(read),
                             original: original.clone(),
-                            answer: answered.is_some(),
                         },
-                        None => Delivery::Ready(post.events.stamp(text, replay)),
+                        None => Delivery::Ready(post.events.stamp(text_of(read), replay)),
                     };
                     if post.waiting.is_empty() {
                         posts.remove(at);
@@ -368,11 +396,11 @@ pub(super) async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<S
                     match open {
                         Some(events) => Some((
                             events.connection(),
-                            Delivery::Ready(events.stamp(text, replay)),
+                            Delivery::Ready(events.stamp(text_of(read), replay)),
                         )),
                         None => {
                             if backlog.len() < BACKLOG {
-                                backlog.push_back(text);
+                                backlog.push_back(text_of(read));
                             }
                             None
                         }
@@ -385,11 +413,7 @@ pub(super) async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<S
         if let Some((Some(connection), delivery)) = target {
             let frame = match delivery {
                 Delivery::Ready(frame) => frame,
-                Delivery::Restore {
-                    text,
-                    original,
-                    answer,
-                } => Frame::plain(restored(text, &original, answer)),
+                Delivery::Restore { message, original } => restored(*message, original),
             };
             tokio::select! {
                 sent = connection.send(frame) => drop(sent),
@@ -403,6 +427,14 @@ pub(super) async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<S
         }
     }
     session.relay.unanswered();
+}
+
+/// The text of a message as read by [`message::read`], whether it could be or not.
+fn text_of(read: Result<Message, String>) -> String {
+    match read {
+        Ok(message) => message.text,
+        Err(text) => text,
+    }
 }
 
 /// The one log line of an answered request (docs/mcp-proxy.md#logs): the session, the method,

@@ -171,8 +171,11 @@ fn with_id_replaces_only_the_id_wherever_it_stands() {
 fn a_results_range_is_where_its_text_is_and_an_error_has_none() {
     let text = r#"{"result" : {"task":{"taskId":"t-1"}} ,"id":"a","jsonrpc":"2.0"}"#;
     let range = result_range(text).unwrap();
-    assert_eq!(&text[range], r#"{"task":{"taskId":"t-1"}}"#);
-    assert_eq!(created_task(text).as_deref(), Some("t-1"));
+    assert_eq!(&text[range.clone()], r#"{"task":{"taskId":"t-1"}}"#);
+    assert_eq!(
+        overspill::mcp_result::created_task(&text[range]).as_deref(),
+        Some("t-1")
+    );
     let error = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"no"}}"#;
     assert_eq!(result_range(error), None);
     assert_eq!(result_range("not json"), None);
@@ -213,4 +216,69 @@ fn a_requests_revision_progress_token_and_target_are_read_with_its_envelope() {
     assert_eq!(listed.head, RequestHead::default());
     let answer = one(r#"{"jsonrpc":"2.0","id":3,"result":{"name":"n"}}"#).unwrap();
     assert_eq!(answer.head, RequestHead::default());
+}
+
+#[test]
+fn a_new_id_goes_where_the_old_one_was_and_the_arguments_are_still_found_after_it() {
+    let text = r#"{"jsonrpc":"2.0","id":"a-long-client-id","method":"tools/call","params":{"name":"t","arguments":{"q":"x y"}}}"#;
+    let message = parse_one(text.to_owned()).unwrap();
+    assert_eq!(message.arguments(), Some(r#"{"q":"x y"}"#));
+    for id in [
+        json!(7),
+        json!("a-longer-id-of-the-proxy's-own"),
+        json!(123_456_789),
+    ] {
+        let moved = message.clone().with_id(id.clone());
+        let value: Value = serde_json::from_str(&moved.text).unwrap();
+        assert_eq!(value["id"], id);
+        assert_eq!(value["params"]["arguments"], json!({"q": "x y"}));
+        assert_eq!(moved.id, id);
+        assert_eq!(
+            moved.kind,
+            Kind::Request {
+                id: Id::of(&id).unwrap(),
+                method: "tools/call".to_owned()
+            }
+        );
+        assert_eq!(moved.arguments(), Some(r#"{"q":"x y"}"#));
+        // Twice: the place of the new id is known too.
+        let again = moved.with_id(json!(1));
+        assert_eq!(
+            serde_json::from_str::<Value>(&again.text).unwrap()["id"],
+            json!(1)
+        );
+    }
+}
+
+#[test]
+fn arguments_before_the_id_keep_their_place_and_a_new_text_is_read_again() {
+    let text =
+        r#"{"params":{"arguments":[1,2],"name":"t"},"method":"tools/call","jsonrpc":"2.0","id":1}"#;
+    let mut message = parse_one(text.to_owned()).unwrap();
+    let moved = message.clone().with_id(json!("z"));
+    assert_eq!(moved.arguments(), Some("[1,2]"));
+    assert!(moved.text.ends_with(r#""id":"z"}"#));
+    message.set_text(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"u"}}"#.to_owned(),
+    );
+    assert_eq!(message.arguments(), None);
+    message.set_text(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}"#.to_owned(),
+    );
+    assert_eq!(message.arguments(), Some("{}"));
+}
+
+#[test]
+fn a_message_that_cannot_be_read_gives_its_text_back_with_its_answer() {
+    let (text, invalid) = read("{not json".to_owned()).unwrap_err();
+    assert_eq!(text, "{not json");
+    assert_eq!(invalid.code, PARSE_ERROR);
+    let answer = read(r#"{"jsonrpc":"2.0","id":3,"result":{}}"#.to_owned()).unwrap();
+    assert_eq!(
+        answer.kind,
+        Kind::Response {
+            id: Some(Id::Number("3".to_owned())),
+            error: false
+        }
+    );
 }

@@ -1437,10 +1437,9 @@ impl Relay {
                 )
                 .await;
         };
-        let message = Message {
-            text: renamed(message.text, &name),
-            ..message
-        };
+        let mut message = message;
+        let text = renamed(std::mem::take(&mut message.text), &name);
+        message.set_text(text);
         self.forward(index, message, Pending::Forward).await;
     }
 
@@ -1458,7 +1457,7 @@ impl Relay {
                     let index = self.server_index(&server)?;
                     let mut value: Value = serde_json::from_str(&message.text).ok()?;
                     value["params"]["ref"]["name"] = Value::String(name);
-                    message.text = value.to_string();
+                    message.set_text(value.to_string());
                     Some(index)
                 }),
             Some("ref/resource") => reference

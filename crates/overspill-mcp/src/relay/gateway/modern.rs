@@ -340,11 +340,7 @@ impl Relay {
             self.0.send_server(parked.server, text).await;
         }
         if let Some((server, pending, answer)) = early {
-            let answer = Message {
-                text: message::with_id(answer.text, &message.id),
-                id: message.id.clone(),
-                ..answer
-            };
+            let answer = answer.with_id(message.id.clone());
             self.answered(server, pending, answer).await;
         }
         true
@@ -362,11 +358,7 @@ impl Relay {
     ) -> Option<(Pending, Message)> {
         let mut modern = self.modern();
         if let Some(retry) = modern.retried.remove(id) {
-            let message = Message {
-                text: message::with_id(message.text, &retry),
-                id: retry,
-                ..message
-            };
+            let message = message.with_id(retry);
             return Some((pending, message));
         }
         if modern.parked.values().any(|parked| &parked.call == id) {
