@@ -26,6 +26,12 @@
 //! sign-in uses the tokens [`oauth::login`] stored (`overspill auth login`), renewed as they
 //! expire ([`Remote::with_oauth`]).
 //!
+//! What a configuration says of the servers to front is overspill-config's
+//! ([`overspill::config::Upstreams`]: a client's `mcpServers`, the TOML's `[mcp.servers]`);
+//! [`Server::configured`] makes each one a [`Server`] as the proxy runs it, the host choosing a
+//! remote endpoint's sign-in and timeouts, and [`Server::from`] a
+//! [`BrokenServer`](overspill::config::BrokenServer) one that never starts and says why.
+//!
 //! See `docs/mcp-proxy.md` for what is forwarded and how to configure a client.
 //!
 //! # Architecture invariant
@@ -57,6 +63,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+
+use overspill::config::{self, BrokenServer, HttpServer, Transport};
 
 pub use child::find_on_path;
 pub use error::ProxyError;
@@ -210,7 +218,9 @@ impl PartialEq for Reload {
 
 impl Eq for Reload {}
 
-/// One upstream server: its configured name and where it is.
+/// One upstream server as the proxy runs it: its configured name, how it is reached and where
+/// its stderr goes. What a configuration says of it is overspill-config's
+/// ([`overspill::config::Upstream`]); [`Server::configured`] is the one translation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Server {
@@ -240,6 +250,27 @@ impl Server {
         self
     }
 
+    /// The server `upstream` of a configuration ([`overspill::config::Upstreams`]) as the
+    /// proxy runs it, its stderr the proxy's: a command as its entry says; a remote endpoint as
+    /// `remote` makes it of its entry, since the sign-in and the timeouts are the host's to
+    /// choose ([`Remote::try_from`] reads the entry's URL and headers). This is the one
+    /// translation of a configured server into the proxy's; an entry that cannot be started
+    /// from at all is a [`BrokenServer`]'s, [`Server::from`].
+    ///
+    /// # Errors
+    ///
+    /// Those of `remote`, for a remote endpoint.
+    pub fn configured<E>(
+        upstream: &config::Upstream,
+        remote: impl FnOnce(&HttpServer) -> Result<Remote, E>,
+    ) -> Result<Server, E> {
+        let reached = match &upstream.transport {
+            Transport::Command(command) => Upstream::Command(command.clone()),
+            Transport::Http(http) => Upstream::Http(remote(http)?),
+        };
+        Ok(Server::new(&upstream.name, reached))
+    }
+
     /// How messages name the server: its command line or its URL.
     pub fn label(&self) -> String {
         match &self.upstream {
@@ -250,8 +281,18 @@ impl Server {
     }
 }
 
-/// The upstream MCP server: a command spoken to over its stdio, or a remote endpoint spoken
-/// to over Streamable HTTP.
+impl From<&BrokenServer> for Server {
+    /// The configured server whose entry cannot be started from, as a server that never starts
+    /// and says why ([`Upstream::Invalid`] with the entry's error), its stderr the proxy's.
+    fn from(broken: &BrokenServer) -> Server {
+        Server::new(&broken.name, Upstream::Invalid(broken.error.to_string()))
+    }
+}
+
+/// How the proxy reaches an upstream MCP server: a command spoken to over its stdio, or a
+/// remote endpoint spoken to over Streamable HTTP (the configuration's
+/// [`overspill::config::Transport`], with what the host chose for a remote: its sign-in and
+/// timeouts), or an entry that cannot be started from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Upstream {
@@ -384,3 +425,6 @@ pub fn run_blocking(options: ProxyOptions, scratch: Arc<dyn Scratch>) -> Result<
     runtime.shutdown_background();
     outcome
 }
+
+#[cfg(test)]
+mod tests;

@@ -13,7 +13,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use overspill::config::{VarError, expand_vars};
+use overspill::config::{HttpServer, VarError, expand_vars};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, WWW_AUTHENTICATE};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
@@ -167,6 +167,26 @@ impl Remote {
                 within.as_millis()
             )),
         }
+    }
+}
+
+impl TryFrom<&HttpServer> for Remote {
+    type Error = ProxyError;
+
+    /// The endpoint a configured server's entry names, with its headers
+    /// ([`overspill::config::HttpServer`]), as [`Remote::new`] and [`Remote::with_header`] make
+    /// it. Its `oauth` is the host's to act on, since the host chooses where sign-ins are kept
+    /// and how a sign-in runs ([`Remote::with_oauth`]).
+    ///
+    /// # Errors
+    ///
+    /// [`ProxyError::InvalidUrl`] or [`ProxyError::InvalidHeader`], as `new` and `with_header`.
+    fn try_from(http: &HttpServer) -> Result<Remote, ProxyError> {
+        http.headers
+            .iter()
+            .try_fold(Remote::new(&http.url)?, |remote, (name, value)| {
+                remote.with_header(name, value)
+            })
     }
 }
 

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use overspill::config::{Config, DEFAULT_MIN_TOKENS, Transport, Upstreams};
+use overspill::config::{Config, DEFAULT_MIN_TOKENS, HttpServer, Upstreams};
 use overspill::tokens::TokenCounter;
 use overspill::{BuildError, Scratchpad, ScratchpadBuilder};
 use overspill_mcp::oauth::{ClientIdentity, TokenStore};
@@ -460,12 +460,17 @@ fn options(args: &McpArgs) -> Result<ProxyOptions, String> {
     }
     let options = match (&args.url, args.command.split_first()) {
         (Some(url), _) => {
-            let headers = args
-                .headers
-                .iter()
-                .map(|spec| parse_header(spec).map_err(|error| error.to_string()))
-                .collect::<Result<Vec<_>, _>>()?;
-            let remote = remote(args, url, &headers, args.oauth)?
+            // The flags describe a remote server as a servers file's entry does.
+            let http = HttpServer {
+                url: url.clone(),
+                headers: args
+                    .headers
+                    .iter()
+                    .map(|spec| parse_header(spec).map_err(|error| error.to_string()))
+                    .collect::<Result<_, _>>()?,
+                oauth: args.oauth,
+            };
+            let remote = remote(args, &http)?
                 .with_connect_timeout(seconds("--connect-timeout", args.connect_timeout)?)
                 .with_read_timeout(seconds("--read-timeout", args.read_timeout)?);
             let server = args.name.clone().unwrap_or_else(|| url_name(url));
@@ -605,7 +610,10 @@ fn configured(args: &McpArgs) -> Result<ProxyOptions, String> {
             }
         )
     })?;
-    Ok(ProxyOptions::single(server(args, upstream)?))
+    Ok(ProxyOptions::single(Server::configured(
+        upstream,
+        |http| remote(args, http),
+    )?))
 }
 
 /// Every server of `listed` behind one gateway (each child's stderr then goes to a file of its
@@ -625,51 +633,27 @@ fn gateway(args: &McpArgs, listed: &Upstreams) -> Result<ProxyOptions, String> {
     let mut servers: Vec<Server> = listed
         .iter()
         .map(|upstream| {
-            server(args, upstream)
+            Server::configured(upstream, |http| remote(args, http))
                 .unwrap_or_else(|problem| Server::new(&upstream.name, Upstream::Invalid(problem)))
         })
         .collect();
-    servers.extend(
-        listed
-            .broken()
-            .map(|broken| Server::new(&broken.name, Upstream::Invalid(broken.error.to_string()))),
-    );
+    servers.extend(listed.broken().map(Server::from));
     Ok(ProxyOptions::gateway(servers, namespace))
 }
 
-/// One configured server as the proxy runs it.
-fn server(args: &McpArgs, upstream: &overspill::config::Upstream) -> Result<Server, String> {
-    Ok(match &upstream.transport {
-        Transport::Command(command) => {
-            Server::new(&upstream.name, Upstream::Command(command.clone()))
-        }
-        Transport::Http(http) => Server::new(
-            &upstream.name,
-            Upstream::Http(remote(args, &http.url, &http.headers, http.oauth)?),
-        ),
-    })
-}
-
-/// The remote server at `url` with `headers`; it uses the sign-in of `overspill auth login`
-/// unless the headers carry credentials of their own, and signs in itself with `oauth`.
-fn remote(
-    args: &McpArgs,
-    url: &str,
-    headers: &[(String, String)],
-    oauth: bool,
-) -> Result<Remote, String> {
-    let mut remote = Remote::new(url).map_err(|error| error.to_string())?;
-    let mut authorization = false;
-    for (name, value) in headers {
-        authorization |= name.eq_ignore_ascii_case("authorization");
-        remote = remote
-            .with_header(name, value)
-            .map_err(|error| error.to_string())?;
-    }
+/// The remote server `http` (a servers file's entry, or the `--url` flags); it uses the
+/// sign-in of `overspill auth login` unless its headers carry credentials of their own, and
+/// signs in itself when it asks to (`oauth`).
+fn remote(args: &McpArgs, http: &HttpServer) -> Result<Remote, String> {
+    let remote = Remote::try_from(http).map_err(|error| error.to_string())?;
+    let authorization = http
+        .headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("authorization"));
     if !authorization && let Ok(store) = TokenStore::user() {
-        let login = if oauth {
+        let login = if http.oauth {
             Some(super::auth::login_of(
-                url,
+                &http.url,
                 Vec::new(),
                 ClientIdentity::Register,
                 !args.no_browser,
@@ -679,7 +663,7 @@ fn remote(
             None
         };
         Ok(remote.with_oauth(store, login))
-    } else if oauth {
+    } else if http.oauth {
         Err(
             "signing in with OAuth (--oauth, or `oauth = true` in the servers file) and an \
              Authorization header of your own cannot go together: leave out one"

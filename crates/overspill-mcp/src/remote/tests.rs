@@ -123,3 +123,44 @@ fn only_http_urls_are_endpoints() {
     assert!(Remote::new("not a url").is_err());
     assert!(Remote::new("http://127.0.0.1:8080/mcp").is_ok());
 }
+
+#[test]
+fn a_configured_endpoint_is_its_url_and_its_headers_in_the_entrys_order() {
+    let http = HttpServer {
+        url: "https://docs.example.com/mcp".to_owned(),
+        headers: vec![
+            ("X-Team".to_owned(), "search".to_owned()),
+            ("Authorization".to_owned(), "Bearer t".to_owned()),
+        ],
+        oauth: true,
+    };
+    let expected = Remote::new("https://docs.example.com/mcp")
+        .unwrap()
+        .with_header("X-Team", "search")
+        .unwrap()
+        .with_header("Authorization", "Bearer t")
+        .unwrap();
+    // `oauth` is the host's to act on: the endpoint has no sign-in of its own.
+    assert_eq!(Remote::try_from(&http).unwrap(), expected);
+}
+
+#[test]
+fn a_configured_endpoint_is_refused_as_the_flags_are() {
+    let http = |url: &str, headers: &[(&str, &str)]| HttpServer {
+        url: url.to_owned(),
+        headers: headers
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect(),
+        oauth: false,
+    };
+    // The configuration only checks the scheme; a URL with no host is the endpoint's to refuse.
+    assert!(matches!(
+        Remote::try_from(&http("http://", &[])),
+        Err(ProxyError::InvalidUrl { url, .. }) if url == "http://"
+    ));
+    assert!(matches!(
+        Remote::try_from(&http("https://docs.example.com/mcp", &[("X-Key", "a\nb")])),
+        Err(ProxyError::InvalidHeader { name, .. }) if name == "X-Key"
+    ));
+}
