@@ -415,15 +415,25 @@ pub async fn run(options: ProxyOptions, scratch: Arc<dyn Scratch>) -> Result<(),
 ///
 /// As for [`run`], plus [`ProxyError::Runtime`] when no runtime can be started.
 pub fn run_blocking(options: ProxyOptions, scratch: Arc<dyn Scratch>) -> Result<(), ProxyError> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(ProxyError::Runtime)?;
+    let runtime = runtime()?;
     let outcome = runtime.block_on(run(options, scratch));
     // tokio reads stdin on a blocking thread that only returns at the next line or EOF; when
     // the upstream server exits first, waiting for it would keep the proxy alive.
     runtime.shutdown_background();
     outcome
+}
+
+/// The runtime the proxy runs on when it starts its own ([`run_blocking`],
+/// [`listen_blocking`]): one thread for every message of every session, and the blocking pool
+/// for what takes longer (a result to count and store, an exploration call, a reference to
+/// resolve). Each message costs microseconds on it; with a worker per core, every message that
+/// went from one task to another woke a second thread, which cost the proxy about a third of
+/// its CPU time per call (docs/mcp-proxy.md#one-thread).
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, ProxyError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(ProxyError::Runtime)
 }
 
 #[cfg(test)]

@@ -274,10 +274,7 @@ pub fn listen_blocking(
     scratch_for: ScratchFactory,
     bound: impl FnOnce(Bound),
 ) -> Result<(), ProxyError> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(ProxyError::Runtime)?;
+    let runtime = crate::runtime()?;
     runtime.block_on(async move {
         let stop = stop_signal();
         let listener = bind(address).await?;

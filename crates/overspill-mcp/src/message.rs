@@ -184,6 +184,9 @@ pub(crate) struct RequestHead {
     pub(crate) name: Option<String>,
     /// `params.uri` (a resource).
     pub(crate) uri: Option<String>,
+    /// `params.task` is there: the client asks for the request to run as a task, and only
+    /// then may its answer be a task handle (MCP 2025-11-25, tasks).
+    pub(crate) task: bool,
 }
 
 /// A message that cannot be routed, with the JSON-RPC error that answers it.
@@ -269,6 +272,8 @@ fn read_params(params: &RawValue) -> (Option<Revision>, RequestHead, Option<&Raw
     struct Params<'a> {
         #[serde(default, borrow)]
         arguments: Option<&'a RawValue>,
+        #[serde(default)]
+        task: Option<serde::de::IgnoredAny>,
         #[serde(rename = "_meta", borrow)]
         meta: Option<Meta<'a>>,
         #[serde(borrow)]
@@ -299,6 +304,7 @@ fn read_params(params: &RawValue) -> (Option<Revision>, RequestHead, Option<&Raw
         progress,
         name: params.name.map(std::borrow::Cow::into_owned),
         uri: params.uri.map(std::borrow::Cow::into_owned),
+        task: params.task.is_some(),
     };
     (revision, head, params.arguments)
 }

@@ -40,9 +40,9 @@ use crate::scratch::Scratch;
 /// per session; more waits its turn, so a burst of calls cannot exhaust the blocking pool.
 const CONCURRENT_JOBS: usize = 8;
 
-/// A tool result up to this size is decided on the relay's own task, without a job (once the
-/// counter is ready, [`Scratch::counter_ready`]).
-const DECIDE_INLINE_BYTES: usize = 64 * 1024;
+/// The largest answer read for a task handle (`{"task": {...}}` is small; a larger answer to
+/// a call that asked for a task is its result).
+const TASK_HANDLE_BYTES: usize = 64 * 1024;
 
 /// What the relay needs to know about its session.
 pub(crate) struct Settings {
@@ -444,9 +444,11 @@ enum Pending {
     ToolsList {
         first_page: bool,
     },
-    /// A call of `tool` (its name at the server).
+    /// A call of `tool` (its name at the server); `task`: the client asked for it to run as a
+    /// task, so its answer may be a task handle.
     ToolCall {
         tool: String,
+        task: bool,
     },
     TaskResult {
         task: String,
@@ -842,7 +844,9 @@ impl Relay {
                     }
                 }
             }
-            Pending::ToolCall { tool } => return self.tool_result(index, message, tool).await,
+            Pending::ToolCall { tool, task } => {
+                return self.tool_result(index, message, tool, task).await;
+            }
             Pending::TaskResult { task } => {
                 let tool = shared
                     .tasks
@@ -852,7 +856,7 @@ impl Relay {
                     .cloned();
                 match tool {
                     Some((server, Some(tool))) => {
-                        return self.tool_result(server, message, tool).await;
+                        return self.tool_result(server, message, tool, false).await;
                     }
                     _ => message.text,
                 }
@@ -923,7 +927,10 @@ impl Relay {
         shared.expect(
             id,
             &message.id,
-            Pending::ToolCall { tool: call.tool },
+            Pending::ToolCall {
+                tool: call.tool,
+                task: message.head.task,
+            },
             call.server,
         );
         shared.send_server(call.server, text).await;
@@ -962,6 +969,7 @@ impl Relay {
             let id = id.clone();
             let raw_id = message.id.clone();
             let revision = message.revision;
+            let task = message.head.task;
             let schema = shared.schema(&call.offered);
             let scratch = Arc::clone(&shared.scratch);
             let original = (call.tool != call.offered).then(|| call.tool.clone());
@@ -987,7 +995,10 @@ impl Relay {
             .await;
             match resolved {
                 Ok(Ok(text)) => {
-                    let pending = Pending::ToolCall { tool: call.tool };
+                    let pending = Pending::ToolCall {
+                        tool: call.tool,
+                        task,
+                    };
                     Relay(Arc::clone(&shared))
                         .dispatch(call.server, &id, &raw_id, pending, text)
                         .await;
@@ -1012,19 +1023,18 @@ impl Relay {
     }
 
     /// A tool call's (or a task's) result from upstream: intercepted when it is final and
-    /// reaches its threshold, forwarded unchanged otherwise.
-    async fn tool_result(&self, index: usize, message: Message, tool: String) {
+    /// reaches its threshold, forwarded unchanged otherwise. `task`: the call asked to run as a
+    /// task, so the answer may be the task's handle.
+    async fn tool_result(&self, index: usize, message: Message, tool: String, task: bool) {
         let shared = &self.0;
         let member = shared.member(index);
         let server = &member.name;
-        // Where the result is, read here for a small answer (once, for what follows), on the
-        // blocking pool with the decision for a large one.
-        let small = message.text.len() <= DECIDE_INLINE_BYTES;
-        let read = small.then(|| message::result_range(&message.text));
         // A task handle is small: its `tasks/result` is the call's result, and a gateway
         // routes the task's requests to the server that made it.
-        if let Some(Some(result)) = &read
-            && let Some(task) = overspill::mcp_result::created_task(&message.text[result.clone()])
+        if task
+            && message.text.len() <= TASK_HANDLE_BYTES
+            && let Some(result) = message::result_range(&message.text)
+            && let Some(task) = overspill::mcp_result::created_task(&message.text[result])
         {
             shared
                 .tasks
@@ -1033,32 +1043,27 @@ impl Relay {
                 .insert(task, (index, Some(tool)));
             return shared.send_client(message.text).await;
         }
-        if !shared.scratch.intercepts(server, &tool) {
+        let Some(threshold) = shared.scratch.threshold(server, &tool) else {
             if let Some(metrics) = &shared.metrics {
                 metrics.unwatched(server);
             }
             return shared.send_client(message.text).await;
+        };
+        // Fewer bytes than the threshold's tokens: what would be stored (never more than the
+        // result's text) has fewer tokens too, so it passes without being read or counted.
+        if u64::try_from(message.text.len()).is_ok_and(|bytes| bytes < threshold) {
+            shared.scratch.passed(server, &tool);
+            return shared.send_client(message.text).await;
         }
-        // A small result is decided here: counting it takes microseconds, less than handing it
-        // to a job and a blocking thread and back (the cost of every small call otherwise).
-        if let Some(result) = &read {
-            // Unless the counter's tables are still being built: a count would wait for them
-            // here, holding up what the server sends next (docs/tokens.md#the-first-answer-does-not-wait).
-            if shared.scratch.counter_ready() {
-                let text =
-                    shared
-                        .scratch
-                        .intercept_response(server, &tool, message.text, result.clone());
-                return shared.send_client(text).await;
-            }
-        }
+        // Anything else is read, counted and perhaps stored on the blocking pool: the relay's
+        // thread serves every other message meanwhile (docs/mcp-proxy.md#one-thread).
         shared.job(move |shared| async move {
             let scratch = Arc::clone(&shared.scratch);
             let server = shared.member(index).name.clone();
             let id = message.id;
             let text = message.text;
             let decided = tokio::task::spawn_blocking(move || {
-                let result = read.unwrap_or_else(|| message::result_range(&text));
+                let result = message::result_range(&text);
                 scratch.intercept_response(&server, &tool, text, result)
             })
             .await;
@@ -1345,7 +1350,7 @@ impl Shared {
     /// (a pointer cannot match it), its input schema kept for `overspill://` references and
     /// mirrored headers. One place for the plain relay's list and a gateway's.
     fn offer_tool(&self, server: &str, at_server: &str, tool: &mut Value) {
-        if self.scratch.intercepts(server, at_server) {
+        if self.scratch.threshold(server, at_server).is_some() {
             drop_output_schema(tool);
         }
         if let (Some(name), Some(schema)) = (tool_name(tool), tool.get("inputSchema")) {

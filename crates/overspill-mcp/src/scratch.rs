@@ -5,7 +5,6 @@ use std::ops::Range;
 use overspill::{Scratchpad, ScratchpadUsage, ToolFormat};
 use serde_json::Value;
 
-
 /// The scratchpad behind the proxy: one per client session, so one exploration budget.
 ///
 /// [`Scratchpad`] implements it; the proxy calls these methods on tokio's blocking pool, since
@@ -27,15 +26,14 @@ pub trait Scratch: Send + Sync + 'static {
     /// Records the tools `server` offers, so its threshold patterns resolve to them.
     fn set_server_tools(&self, server: &str, tools: Vec<String>);
 
-    /// Whether results of `server`'s `tool` may be replaced by a pointer (it has a threshold).
-    fn intercepts(&self, server: &str, tool: &str) -> bool;
+    /// The threshold in tokens from which results of `server`'s `tool` are replaced by a
+    /// pointer; `None` when they never are.
+    fn threshold(&self, server: &str, tool: &str) -> Option<u64>;
 
-    /// Whether a count can start now, without waiting for the token counter's tables, which
-    /// are built in the background while the proxy starts (docs/tokens.md#the-first-answer-does-not-wait).
-    /// While not, the relay decides even a small tool result on the blocking pool, where the
-    /// wait holds up nothing else. Never waits itself. The default: it can.
-    fn counter_ready(&self) -> bool {
-        true
+    /// Notes that a result of `server`'s `tool` passed without being read: it has fewer bytes
+    /// than its threshold has tokens, so it cannot reach it. The default notes nothing.
+    fn passed(&self, server: &str, tool: &str) {
+        let _ = (server, tool);
     }
 
     /// The response to send for `server`'s answer to a call of `tool` (a JSON-RPC response,
@@ -92,12 +90,12 @@ impl Scratch for Scratchpad {
         let _ = Scratchpad::set_server_tools(self, server, tools);
     }
 
-    fn intercepts(&self, server: &str, tool: &str) -> bool {
-        self.threshold(server, tool).is_some()
+    fn threshold(&self, server: &str, tool: &str) -> Option<u64> {
+        Scratchpad::threshold(self, server, tool)
     }
 
-    fn counter_ready(&self) -> bool {
-        self.counter().is_prepared()
+    fn passed(&self, server: &str, tool: &str) {
+        Scratchpad::passed(self, server, tool);
     }
 
     fn intercept_response(

@@ -223,6 +223,13 @@ impl Scratchpad {
         self.inner.thresholds.threshold(server, tool)
     }
 
+    /// Notes that a result of `server`'s `tool` passed unread, as a host notes it when the
+    /// result cannot reach its [`threshold`](Self::threshold) (fewer bytes than the threshold
+    /// has tokens): the observer sees it as it sees any result that passes.
+    pub fn passed(&self, server: &str, tool: &str) {
+        self.inner.passed(server, tool);
+    }
+
     /// Removes a single agent's scratchpad dir and everything stored in it (docs/storage.md
     /// retention); returns whether there was anything to remove. Stored files the model was
     /// pointed at are gone afterwards, so call it when the agent's conversation is over.

@@ -605,6 +605,27 @@ impl overspill::Observer for Heard {
 }
 
 #[test]
+fn a_result_a_host_lets_pass_unread_is_heard_as_passed_and_charges_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let heard = std::sync::Arc::new(Heard::default());
+    let pad = Scratchpad::builder()
+        .scratchpad_dir(dir.path())
+        .context_window(128_000)
+        .intercept_all(100)
+        .observer(heard.clone())
+        .build()
+        .unwrap();
+    // What a relay does with a result of fewer bytes than its threshold has tokens.
+    assert_eq!(pad.threshold("web", "fetch"), Some(100));
+    pad.passed("web", "fetch");
+    let heard = heard.0.lock().unwrap().clone();
+    assert_eq!(heard.len(), 1, "{heard:#?}");
+    assert!(heard[0].starts_with("Passed"), "{heard:#?}");
+    assert!(heard[0].contains("\"fetch\""), "{heard:#?}");
+    assert_eq!(pad.finish(), None, "nothing stored, nothing explored");
+}
+
+#[test]
 fn an_observer_hears_every_result_the_pad_judges_and_its_stored_tokens_are_the_usage_events() {
     let dir = tempfile::tempdir().unwrap();
     let heard = std::sync::Arc::new(Heard::default());
