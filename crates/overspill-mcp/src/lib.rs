@@ -30,7 +30,7 @@
 //! ([`overspill::config::Upstreams`]: a client's `mcpServers`, the TOML's `[mcp.servers]`);
 //! [`Server::configured`] makes each one a [`Server`] as the proxy runs it, the host choosing a
 //! remote endpoint's sign-in and timeouts, and [`Server::from`] a
-//! [`BrokenServer`](overspill::config::BrokenServer) one that never starts and says why.
+//! [`BrokenServer`] one that never starts and says why.
 //!
 //! See `docs/mcp-proxy.md` for what is forwarded and how to configure a client.
 //!

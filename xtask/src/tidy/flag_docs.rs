@@ -10,7 +10,7 @@
 //!
 //! The rule, which the pages follow:
 //! - **Which command.** Every flag on docs/mcp-proxy.md is `overspill mcp`'s; on docs/cli.md, a
-//!   flag belongs to the command its `## `overspill <command> …`` section names (with that
+//!   flag belongs to the command its `` ## `overspill <command> …` `` section names (with that
 //!   command's subcommands); anywhere else (the rest of docs/cli.md, every other page of
 //!   docs/), to any command that has it.
 //! - **What states a default.** In a table with a `default` column, a row whose first cell names
@@ -40,7 +40,7 @@ use super::Problem;
 /// The page whose flags are all `overspill mcp`'s, and which states the chain's limit.
 const PROXY_PAGE: &str = "docs/mcp-proxy.md";
 
-/// The page whose flags are each their `## `overspill <command>`` section's.
+/// The page whose flags are each their `` ## `overspill <command>` `` section's.
 const CLI_PAGE: &str = "docs/cli.md";
 
 /// What the binary defines, as `overspill doc-facts` prints it.
@@ -142,7 +142,7 @@ enum Scope {
     /// The command at this path (`["mcp"]`); the empty path is the whole binary: any command
     /// that has the flag.
     Command(Vec<String>),
-    /// Each `## `overspill <command> …`` section's, the whole binary's outside them.
+    /// Each `` ## `overspill <command> …` `` section's, the whole binary's outside them.
     Sections,
 }
 
@@ -339,7 +339,7 @@ struct Table<'a> {
     cell: Option<Vec<Event<'a>>>,
 }
 
-/// The command a `## `overspill <command> …`` section is about: the words after `overspill`
+/// The command a `` ## `overspill <command> …` `` section is about: the words after `overspill`
 /// up to the first that is no plain name (`[options]`, `login|status`, `FILE`, `--dir`).
 fn section_command(title: &str) -> Option<Vec<String>> {
     let mut words = title.split_whitespace();
