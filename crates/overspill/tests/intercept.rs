@@ -594,6 +594,19 @@ fn hostile_tool_names_are_stored_under_one_plain_name_and_add_no_pointer_line() 
     }
 }
 
+/// A pad intercepting every tool from 100 tokens, with an observer that keeps what it hears.
+fn heard_pad(dir: &std::path::Path) -> (Scratchpad, std::sync::Arc<Heard>) {
+    let heard = std::sync::Arc::new(Heard::default());
+    let pad = Scratchpad::builder()
+        .scratchpad_dir(dir)
+        .context_window(128_000)
+        .intercept_all(100)
+        .observer(heard.clone())
+        .build()
+        .unwrap();
+    (pad, heard)
+}
+
 /// Every event an observer heard, as text.
 #[derive(Default)]
 struct Heard(std::sync::Mutex<Vec<String>>);
@@ -607,14 +620,7 @@ impl overspill::Observer for Heard {
 #[test]
 fn a_result_a_host_lets_pass_unread_is_heard_as_passed_and_charges_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let heard = std::sync::Arc::new(Heard::default());
-    let pad = Scratchpad::builder()
-        .scratchpad_dir(dir.path())
-        .context_window(128_000)
-        .intercept_all(100)
-        .observer(heard.clone())
-        .build()
-        .unwrap();
+    let (pad, heard) = heard_pad(dir.path());
     // What a relay does with a result of fewer bytes than its threshold has tokens.
     assert_eq!(pad.threshold("web", "fetch"), Some(100));
     pad.passed("web", "fetch");
@@ -628,14 +634,7 @@ fn a_result_a_host_lets_pass_unread_is_heard_as_passed_and_charges_nothing() {
 #[test]
 fn an_observer_hears_every_result_the_pad_judges_and_its_stored_tokens_are_the_usage_events() {
     let dir = tempfile::tempdir().unwrap();
-    let heard = std::sync::Arc::new(Heard::default());
-    let pad = Scratchpad::builder()
-        .scratchpad_dir(dir.path())
-        .context_window(128_000)
-        .intercept_all(100)
-        .observer(heard.clone())
-        .build()
-        .unwrap();
+    let (pad, heard) = heard_pad(dir.path());
     let (big, _) = log(400);
     // A relay gives the range of the response's `result`; a JSON-RPC error has none.
     let judge = |result: Option<serde_json::Value>| {

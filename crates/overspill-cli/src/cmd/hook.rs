@@ -10,6 +10,22 @@ mod codex;
 mod gemini_cli;
 mod shell;
 
+/// What a hook reads of its client's input: the fields Claude Code, Codex and Gemini CLI name
+/// alike; other fields are ignored. A hook that runs before its tool has no `tool_response`,
+/// and a client that sends no `cwd` leaves it out.
+#[derive(Debug, serde::Deserialize)]
+struct Input {
+    hook_event_name: String,
+    tool_name: String,
+    #[serde(default)]
+    tool_input: Value,
+    #[serde(default)]
+    tool_response: Value,
+    /// The session's working directory, against which a relative path is read.
+    #[serde(default)]
+    cwd: Option<std::path::PathBuf>,
+}
+
 use std::fs::File;
 use std::io::{Read, Write};
 use std::panic::AssertUnwindSafe;

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use overspill::ToolOutput;
 use overspill::config::{PatternError, Rule, ServerRules, ToolPattern};
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::{open_regular, read_text};
@@ -28,20 +27,6 @@ pub const DEFAULT_THRESHOLDS: &[(&str, u64)] = &[
 /// The tools whose output shape the hook knows, as Claude Code's hook matcher (a regular
 /// expression, whole names only): what `overspill install claude-code` writes.
 pub const MATCHER: &str = "^(Bash|Read|WebFetch|mcp__.*)$";
-
-/// What the hook reads of its input; other fields are ignored.
-#[derive(Debug, Deserialize)]
-struct Input {
-    hook_event_name: String,
-    tool_name: String,
-    #[serde(default)]
-    tool_input: Value,
-    #[serde(default)]
-    tool_response: Value,
-    /// The session's working directory, against which a relative path is read.
-    #[serde(default)]
-    cwd: Option<PathBuf>,
-}
 
 /// A tool whose output shape the hook knows.
 enum Tool<'a> {
@@ -65,7 +50,7 @@ pub fn answer(
     rules: Option<&ServerRules>,
     pad: &mut AgentPad<'_>,
 ) -> anyhow::Result<Option<Value>> {
-    let input: Input = serde_json::from_slice(input)
+    let input: super::Input = serde_json::from_slice(input)
         .context("the hook input is not Claude Code's PostToolUse JSON")?;
     anyhow::ensure!(
         input.hook_event_name == "PostToolUse",
@@ -214,7 +199,11 @@ fn bash(
 /// whole file is stored as written (a JSON file too, not re-indented), so that a line number
 /// the model reads with `slice` is the file's, and the text it copies from there for an Edit is
 /// (docs/hooks.md#claude-code).
-fn read(input: &Input, min_tokens: u64, pad: &mut AgentPad<'_>) -> anyhow::Result<Option<Value>> {
+fn read(
+    input: &super::Input,
+    min_tokens: u64,
+    pad: &mut AgentPad<'_>,
+) -> anyhow::Result<Option<Value>> {
     let response = &input.tool_response;
     if response.get("type").and_then(Value::as_str) != Some("text") {
         tracing::debug!("a Read of an image, a PDF or a notebook: passed");

@@ -8,7 +8,6 @@
 
 use anyhow::Context;
 use overspill::config::ServerRules;
-use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{claude_code, shell};
@@ -25,17 +24,6 @@ pub const POST_MATCHER: &str = "^mcp__.*$";
 /// result, as Claude Code's (docs/hooks.md#thresholds).
 pub const DEFAULT_THRESHOLDS: &[(&str, u64)] = &[("Bash", 5_120), ("mcp__*", 5_120)];
 
-/// What the hook reads of Codex's input; other fields are ignored.
-#[derive(Debug, Deserialize)]
-struct Input {
-    hook_event_name: String,
-    tool_name: String,
-    #[serde(default)]
-    tool_input: Value,
-    #[serde(default)]
-    tool_response: Value,
-}
-
 /// The answer to print for `input`, `None` when the tool call goes on unchanged.
 ///
 /// # Errors
@@ -47,7 +35,7 @@ pub fn answer(
     flags: &PadFlags,
     pad: &mut AgentPad<'_>,
 ) -> anyhow::Result<Option<Value>> {
-    let input: Input =
+    let input: super::Input =
         serde_json::from_slice(input).context("the hook input is not Codex's hook JSON")?;
     let name = input.tool_name.as_str();
     let rules = claude_code::rules_or(rules, DEFAULT_THRESHOLDS)?;

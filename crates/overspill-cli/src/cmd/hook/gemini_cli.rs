@@ -8,7 +8,6 @@
 
 use anyhow::Context;
 use overspill::config::ServerRules;
-use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{claude_code, shell};
@@ -23,15 +22,6 @@ pub const MATCHER: &str = "^run_shell_command$";
 /// The thresholds without a `[hooks.gemini-cli.scratchpad]` table (docs/hooks.md#thresholds).
 pub const DEFAULT_THRESHOLDS: &[(&str, u64)] = &[(SHELL_TOOL, 5_120)];
 
-/// What the hook reads of Gemini CLI's input; other fields are ignored.
-#[derive(Debug, Deserialize)]
-struct Input {
-    hook_event_name: String,
-    tool_name: String,
-    #[serde(default)]
-    tool_input: Value,
-}
-
 /// The answer to print for `input`, `None` when the tool call goes on unchanged.
 ///
 /// # Errors
@@ -41,7 +31,7 @@ pub fn answer(
     rules: Option<&ServerRules>,
     flags: &PadFlags,
 ) -> anyhow::Result<Option<Value>> {
-    let input: Input =
+    let input: super::Input =
         serde_json::from_slice(input).context("the hook input is not Gemini CLI's hook JSON")?;
     anyhow::ensure!(
         input.hook_event_name == "BeforeTool",
