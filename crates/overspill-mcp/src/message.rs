@@ -105,16 +105,9 @@ impl Message {
     /// [`Message::id`]), the rest of its text exactly as it was: the old id's text is cut out
     /// and the new one put in its place, at the place read with the envelope.
     pub(crate) fn with_id(self, id: Value) -> Message {
-        let Message {
-            text,
-            kind,
-            revision,
-            head,
-            places,
-            ..
-        } = self;
         let written = id.to_string();
-        let (text, places) = match places.id.filter(|old| text.get(old.clone()).is_some()) {
+        let old = self.places.id.clone();
+        let (text, places) = match old.filter(|old| self.text.get(old.clone()).is_some()) {
             Some(old) => {
                 let shift = |range: Range<usize>| {
                     if range.start >= old.end {
@@ -126,14 +119,13 @@ impl Message {
                 };
                 let places = Places {
                     id: Some(old.start..old.start + written.len()),
-                    arguments: places.arguments.map(shift),
+                    arguments: self.places.arguments.clone().map(shift),
                 };
-                (splice(&text, old, &written), places)
+                (splice(&self.text, old, &written), places)
             }
-            None => (with_id(text, &id), Places::default()),
+            None => (with_id(self.text, &id), Places::default()),
         };
-        let key = Id::of(&id);
-        let kind = match (kind, key) {
+        let kind = match (self.kind, Id::of(&id)) {
             (Kind::Request { method, .. }, Some(key)) => Kind::Request { id: key, method },
             (Kind::Response { error, .. }, key) => Kind::Response { id: key, error },
             (kind, _) => kind,
@@ -142,9 +134,8 @@ impl Message {
             text,
             kind,
             id,
-            revision,
-            head,
             places,
+            ..self
         }
     }
 

@@ -433,6 +433,16 @@ struct Waiting {
 }
 
 /// What to do with the response to a client request.
+/// A server's answer to a client request, on its way to the client: from server `index`, to
+/// the request the relay knows as `id`, handled as `pending` says.
+#[derive(Debug)]
+struct Reply {
+    index: usize,
+    id: Id,
+    pending: Pending,
+    message: Message,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 enum Pending {
     Forward,
@@ -814,14 +824,25 @@ impl Relay {
         let Some(pending) = shared.take_answered(index, id) else {
             return self.route_server(index, message).await;
         };
-        let id = id.clone();
-        if let Some((pending, message)) = self.as_the_client_needs(index, &id, pending, message) {
-            self.answered(index, pending, message).await;
+        let reply = Reply {
+            index,
+            id: id.clone(),
+            pending,
+            message,
+        };
+        if let Some(reply) = self.as_the_client_needs(reply) {
+            self.answered(reply).await;
         }
     }
 
-    /// Server `index`'s answer to a client request, handled as `pending` says.
-    async fn answered(&self, index: usize, pending: Pending, message: Message) {
+    /// A server's answer to a client request, handled as its `pending` says.
+    async fn answered(&self, reply: Reply) {
+        let Reply {
+            index,
+            pending,
+            message,
+            ..
+        } = reply;
         let shared = &self.0;
         let text = match pending {
             Pending::Forward => message.text,

@@ -13,7 +13,7 @@
 use serde_json::Value;
 
 use super::gateway::Gateway;
-use super::{Call, Member, Pending, Relay};
+use super::{Call, Member, Pending, Relay, Reply};
 use crate::message::{self, Id, Kind, Message};
 use crate::namespace::Namespace;
 use crate::revision;
@@ -204,21 +204,13 @@ impl Relay {
     /// Server `index`'s answer to a client request, as the client's revision needs it;
     /// `None` while a gateway keeps it for a 2026-07-28 client's retry still to come, or asks
     /// a client of a session for the input a 2026-07-28 server asked for.
-    pub(super) fn as_the_client_needs(
-        &self,
-        index: usize,
-        id: &Id,
-        pending: Pending,
-        message: Message,
-    ) -> Option<(Pending, Message)> {
+    pub(super) fn as_the_client_needs(&self, reply: Reply) -> Option<Reply> {
         match self.0.router.gateway() {
-            Some(gateway) if gateway.serves_stateless() => {
-                self.modern_answer(index, id, pending, message)
+            Some(gateway) if gateway.serves_stateless() => self.modern_answer(reply),
+            Some(_) if self.0.member(reply.index).is_stateless() => {
+                self.input_for_session_client(reply)
             }
-            Some(_) if self.0.member(index).is_stateless() => {
-                self.input_for_session_client(index, id, pending, message)
-            }
-            _ => Some((pending, message)),
+            _ => Some(reply),
         }
     }
 

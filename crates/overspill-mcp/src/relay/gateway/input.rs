@@ -15,8 +15,8 @@ use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 
 use super::{Ask, Gateway};
-use crate::message::{self, Id, Message};
-use crate::relay::{Pending, Relay};
+use crate::message::{self, Id};
+use crate::relay::{Pending, Relay, Reply};
 
 /// What the gateway keeps for a client of a session in front of servers of the stateless
 /// revision.
@@ -94,17 +94,11 @@ impl Relay {
     /// Server `index`'s answer to the client request `id`, for a client of a session: `None`
     /// when the server asked for input, which is then asked of the client, and the request
     /// sent again with it ([`Relay::supply_input`]).
-    pub(in crate::relay) fn input_for_session_client(
-        &self,
-        index: usize,
-        id: &Id,
-        pending: Pending,
-        message: Message,
-    ) -> Option<(Pending, Message)> {
+    pub(in crate::relay) fn input_for_session_client(&self, reply: Reply) -> Option<Reply> {
         let gateway = self.gateway();
-        let sent = gateway.input().sent.remove(id);
-        let asked = if message.text.contains("\"input_required\"") {
-            serde_json::from_str::<Value>(&message.text)
+        let sent = gateway.input().sent.remove(&reply.id);
+        let asked = if reply.message.text.contains("\"input_required\"") {
+            serde_json::from_str::<Value>(&reply.message.text)
                 .ok()
                 .and_then(|mut value| {
                     let result = value.get_mut("result")?.take();
@@ -115,14 +109,20 @@ impl Relay {
             None
         };
         let Some(result) = asked else {
-            return Some((pending, message));
+            return Some(reply);
         };
         let Some((_, request)) = sent else {
-            return Some((pending, message));
+            return Some(reply);
         };
+        let Reply {
+            index,
+            id,
+            pending,
+            message,
+        } = reply;
         let retry = Retry {
             index,
-            id: id.clone(),
+            id,
             raw: message.id,
             pending,
             request,

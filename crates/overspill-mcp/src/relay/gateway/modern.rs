@@ -20,7 +20,7 @@ use std::sync::atomic::Ordering;
 use serde_json::{Map, Value, json};
 
 use crate::message::{self, Id, Kind, Message};
-use crate::relay::{Pending, Relay};
+use crate::relay::{Relay, Reply};
 use crate::revision::{self, Revision};
 
 /// The revisions the gateway answers a `server/discover` with, newest first: the stateless one
@@ -51,7 +51,7 @@ pub(super) struct Modern {
     retried: HashMap<Id, Value>,
     /// Results of parked calls that came before the client retried, by the call's id, with
     /// what the relay does with them.
-    early: HashMap<Id, (usize, Pending, Message)>,
+    early: HashMap<Id, Reply>,
     /// Open subscriptions: the `subscriptions/listen` request's id and what it asked for.
     subscriptions: Vec<Subscription>,
     next_state: u64,
@@ -339,9 +339,12 @@ impl Relay {
             };
             self.0.send_server(parked.server, text).await;
         }
-        if let Some((server, pending, answer)) = early {
-            let answer = answer.with_id(message.id.clone());
-            self.answered(server, pending, answer).await;
+        if let Some(answer) = early {
+            let answer = Reply {
+                message: answer.message.with_id(message.id.clone()),
+                ..answer
+            };
+            self.answered(answer).await;
         }
         true
     }
@@ -349,23 +352,19 @@ impl Relay {
     /// Server `index`'s answer to a call of a stateless client, as the client must get it:
     /// under the id of the retry it answers; `None` when it is kept for a retry still to come
     /// (the call is parked).
-    pub(in crate::relay) fn modern_answer(
-        &self,
-        index: usize,
-        id: &Id,
-        pending: Pending,
-        message: Message,
-    ) -> Option<(Pending, Message)> {
+    pub(in crate::relay) fn modern_answer(&self, reply: Reply) -> Option<Reply> {
         let mut modern = self.modern();
-        if let Some(retry) = modern.retried.remove(id) {
-            let message = message.with_id(retry);
-            return Some((pending, message));
+        if let Some(retry) = modern.retried.remove(&reply.id) {
+            return Some(Reply {
+                message: reply.message.with_id(retry),
+                ..reply
+            });
         }
-        if modern.parked.values().any(|parked| &parked.call == id) {
-            modern.early.insert(id.clone(), (index, pending, message));
+        if modern.parked.values().any(|parked| parked.call == reply.id) {
+            modern.early.insert(reply.id.clone(), reply);
             return None;
         }
-        Some((pending, message))
+        Some(reply)
     }
 
     /// The call of server `index`'s sent last and not answered: its id at the server and the
