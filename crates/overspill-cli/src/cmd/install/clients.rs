@@ -10,6 +10,7 @@ use clap::ValueEnum;
 use serde_json::Value;
 
 use super::carried::{self, CODEX_STARTUP_SECS, Carried};
+use crate::cmd::hook;
 
 /// An MCP client whose configuration `overspill install` edits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -61,8 +62,49 @@ pub struct Profile {
     /// step with the servers it moves (docs/clients.md#permission-rules-and-hooks); `None`:
     /// the client has no such rules.
     pub rule_files: Option<RuleFiles>,
+    /// The tool hook install adds beside the entry (docs/hooks.md#what-install-writes); `None`
+    /// for a client whose hooks overspill does not answer.
+    pub hooks: Option<HookProfile>,
     /// What the user does before the client runs a hook install added, said after adding it.
     pub hook_note: Option<&'static str>,
+}
+
+/// How install writes a client's tool hook: whose hook input `overspill hook` reads (and so
+/// the events and matchers it answers), in which file, and how the command is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookProfile {
+    /// The client of `overspill hook <client>`, which owns its events and matchers.
+    pub client: hook::Client,
+    /// The settings file the hook goes in.
+    pub file: HookFile,
+    /// How the handler names the command.
+    pub command: HookCommand,
+}
+
+/// Where a client's hook goes, from its file of MCP servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookFile {
+    /// The file that holds the entry (Gemini CLI reads its hooks from its settings).
+    Config,
+    /// Below the directory of the file that holds the entry, in either scope (Codex's
+    /// `hooks.json` beside its `config.toml`).
+    BesideConfig(&'static [&'static str]),
+    /// For the user below the home directory; for a project below the directory of the file
+    /// that holds the entry, in a file that is not committed, as the command names paths of
+    /// this machine (Claude Code's settings).
+    HomeElseBeside {
+        user: &'static [&'static str],
+        project: &'static [&'static str],
+    },
+}
+
+/// How a hook's handler names its command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookCommand {
+    /// `"command": <program>, "args": [...]` (Claude Code).
+    ProgramAndArgs,
+    /// The command as one shell line in `"command"` (Codex and Gemini CLI read no `args`).
+    ShellLine,
 }
 
 /// How a client's settings are carried from the servers behind overspill (all of them, and
@@ -133,6 +175,14 @@ impl Client {
                 answer_within: 25,
                 model_flags: &["--provider", "anthropic", "--context-window", "200000"],
                 rule_files: Some(claude_code_rule_files),
+                hooks: Some(HookProfile {
+                    client: hook::Client::ClaudeCode,
+                    file: HookFile::HomeElseBeside {
+                        user: &[".claude", "settings.json"],
+                        project: &[".claude", "settings.local.json"],
+                    },
+                    command: HookCommand::ProgramAndArgs,
+                }),
                 hook_note: None,
             },
             Client::ClaudeDesktop => &Profile {
@@ -145,6 +195,7 @@ impl Client {
                 answer_within: 25,
                 model_flags: &["--provider", "anthropic", "--context-window", "200000"],
                 rule_files: None,
+                hooks: None,
                 hook_note: None,
             },
             Client::Cursor => &Profile {
@@ -157,6 +208,7 @@ impl Client {
                 answer_within: 25,
                 model_flags: &[],
                 rule_files: None,
+                hooks: None,
                 hook_note: None,
             },
             Client::Vscode => &Profile {
@@ -172,6 +224,7 @@ impl Client {
                 answer_within: 25,
                 model_flags: &[],
                 rule_files: None,
+                hooks: None,
                 hook_note: None,
             },
             Client::Codex => &Profile {
@@ -195,6 +248,12 @@ impl Client {
                     "400000",
                 ],
                 rule_files: None,
+                hooks: Some(HookProfile {
+                    client: hook::Client::Codex,
+                    // Beside config.toml (user or project), as Codex looks for it.
+                    file: HookFile::BesideConfig(&["hooks.json"]),
+                    command: HookCommand::ShellLine,
+                }),
                 // Codex runs a new hook only once the user trusted it (docs/hooks.md#codex).
                 hook_note: Some(
                     "Codex runs it once you trust it: open /hooks in Codex and trust overspill's \
@@ -211,6 +270,11 @@ impl Client {
                 answer_within: 25,
                 model_flags: &["--provider", "gemini", "--context-window", "1048576"],
                 rule_files: None,
+                hooks: Some(HookProfile {
+                    client: hook::Client::GeminiCli,
+                    file: HookFile::Config,
+                    command: HookCommand::ShellLine,
+                }),
                 hook_note: None,
             },
         }

@@ -2,9 +2,10 @@
 //! Code's settings a `PostToolUse` hook, in Codex's `hooks.json` a `PreToolUse` and a
 //! `PostToolUse` hook, in Gemini CLI's settings a `BeforeTool` hook, each running `overspill
 //! hook <client>` with the entry's own flags, so that what it stores is where the entry's
-//! gateway explores. Uninstall
-//! takes it out by the rule of the entry: the file as it was, byte for byte, when nothing but
-//! install wrote it since; otherwise only overspill's own hook, whatever else the file holds.
+//! gateway explores; which file it goes in and how its command is written is the client's row
+//! ([`HookProfile`](super::clients::HookProfile)). Uninstall takes it out by the rule of the
+//! entry: the file as it was, byte for byte, when nothing but install wrote it since; otherwise
+//! only overspill's own hook, whatever else the file holds.
 
 use std::path::{Path, PathBuf};
 
@@ -14,7 +15,7 @@ use jsonc_parser::cst::{CstArray, CstNode, CstObject, CstRootNode};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::clients::{Client, Scope};
+use super::clients::{Client, HookCommand, HookFile, Scope};
 use super::edit::{args_of, input, json_options};
 use super::files;
 use crate::cmd::agent_pad::PadFlags;
@@ -56,24 +57,14 @@ pub enum Taken {
 
 /// Whether overspill answers `client`'s hooks: install adds one for it.
 pub fn answered(client: Client) -> bool {
-    hook_client(client).is_some()
-}
-
-fn hook_client(client: Client) -> Option<hook::Client> {
-    match client {
-        Client::ClaudeCode => Some(hook::Client::ClaudeCode),
-        Client::Codex => Some(hook::Client::Codex),
-        Client::GeminiCli => Some(hook::Client::GeminiCli),
-        _ => None,
-    }
+    client.profile().hooks.is_some()
 }
 
 impl Hook {
     /// The hook for `client`'s file `config` in `scope`, started as `program` beside the entry
     /// `entry` (whose `overspill mcp` flags it is given); `None` for a client whose hooks
-    /// overspill does not answer yet. Claude Code's go in its user settings
-    /// (`~/.claude/settings.json`), or for a project in the one beside `.mcp.json` that is not
-    /// committed (`.claude/settings.local.json`): the command names paths of this machine.
+    /// overspill does not answer yet. Which file it goes in and how its command is written
+    /// are the client's row ([`HookProfile`](super::clients::HookProfile)).
     ///
     /// # Errors
     /// There is no home directory to find the user's settings in.
@@ -84,41 +75,40 @@ impl Hook {
         program: &str,
         entry: &Value,
     ) -> anyhow::Result<Option<Hook>> {
-        let Some(hook_client) = hook_client(client) else {
+        let Some(row) = client.profile().hooks else {
             return Ok(None);
         };
-        let file = match (hook_client, scope) {
-            // Beside Codex's config.toml (user or project), as Codex looks for it.
-            (hook::Client::Codex, _) => {
-                config.parent().unwrap_or(Path::new(".")).join("hooks.json")
-            }
-            // Gemini CLI reads its hooks from the settings file that holds the entry.
-            (hook::Client::GeminiCli, _) => config.to_owned(),
-            (hook::Client::ClaudeCode, Scope::User) => overspill_mcp::home_dir()
-                .context("cannot find your home directory (HOME is not set)")?
-                .join(".claude")
-                .join("settings.json"),
-            (hook::Client::ClaudeCode, Scope::Project) => config
-                .parent()
-                .unwrap_or(Path::new("."))
-                .join(".claude")
-                .join("settings.local.json"),
+        let beside = |parts: &[&str]| {
+            let dir = config.parent().unwrap_or(Path::new("."));
+            parts
+                .iter()
+                .fold(dir.to_owned(), |dir, part| dir.join(part))
+        };
+        let file = match (row.file, scope) {
+            (HookFile::Config, _) => config.to_owned(),
+            (HookFile::BesideConfig(parts), _)
+            | (HookFile::HomeElseBeside { project: parts, .. }, Scope::Project) => beside(parts),
+            (HookFile::HomeElseBeside { user, .. }, Scope::User) => user.iter().fold(
+                overspill_mcp::home_dir()
+                    .context("cannot find your home directory (HOME is not set)")?,
+                |dir, part| dir.join(part),
+            ),
         };
         let flags = PadFlags::of_gateway(args_of(entry).skip_while(|arg| *arg != "mcp").skip(1));
-        let args = hook_client.args(&flags);
-        let handler = match hook_client {
-            hook::Client::ClaudeCode => json!({
+        let args = row.client.args(&flags);
+        let handler = match row.command {
+            HookCommand::ProgramAndArgs => json!({
                 "type": "command",
                 "command": program,
                 "args": args,
             }),
-            hook::Client::Codex | hook::Client::GeminiCli => json!({
+            HookCommand::ShellLine => json!({
                 "type": "command",
                 "command": hook::command_line(program, &args),
             }),
         };
         Ok(Some(Hook {
-            client: hook_client,
+            client: row.client,
             file,
             handler,
         }))
