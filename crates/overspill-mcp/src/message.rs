@@ -153,13 +153,8 @@ impl Message {
             return self.text.get(place.clone());
         }
         let envelope = Envelope::read(&self.text).ok()?;
-        #[derive(Deserialize)]
-        struct Params<'a> {
-            #[serde(default, borrow)]
-            arguments: Option<&'a RawValue>,
-        }
-        let params = serde_json::from_str::<Params>(envelope.params?.get()).ok()?;
-        params.arguments.map(RawValue::get)
+        let (_, _, arguments) = read_params(envelope.params?);
+        arguments.map(RawValue::get)
     }
 }
 

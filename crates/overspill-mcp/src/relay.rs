@@ -432,7 +432,6 @@ struct Waiting {
     sent: Instant,
 }
 
-/// What to do with the response to a client request.
 /// A server's answer to a client request, on its way to the client: from server `index`, to
 /// the request the relay knows as `id`, handled as `pending` says.
 #[derive(Debug)]
@@ -443,6 +442,7 @@ struct Reply {
     message: Message,
 }
 
+/// What to do with the response to a client request.
 #[derive(Debug, Clone, PartialEq)]
 enum Pending {
     Forward,

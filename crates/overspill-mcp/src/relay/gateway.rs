@@ -816,7 +816,8 @@ impl Relay {
                     if let Some(token) = &forwarded.token {
                         gateway.progress().remove(token);
                     }
-                    let text = message::with_id(message.text, &forwarded.id);
+                    // Its id's place was read with its envelope: nothing is parsed again.
+                    let text = message.with_id(forwarded.id.clone()).text;
                     self.0.send_server(forwarded.server, text).await;
                 }
             }
