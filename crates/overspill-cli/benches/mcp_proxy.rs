@@ -56,7 +56,7 @@ use std::time::{Duration, Instant};
 
 use http_client::HttpSession;
 use overspill_benchdata::{MB, Shape, bench_bytes};
-use session::{Session, is_response_to, result_text};
+use session::{Session, is_response_to, result_text, spawn_piped};
 
 /// How much to measure.
 struct Plan {
@@ -714,14 +714,11 @@ struct HttpUpstream {
 
 impl HttpUpstream {
     fn start(file: Option<&Path>) -> HttpUpstream {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .arg(http_upstream::SERVE_HTTP)
-            .args(file)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_piped(
+            Command::new(std::env::current_exe().unwrap())
+                .arg(http_upstream::SERVE_HTTP)
+                .args(file),
+        );
         let input = child.stdin.take();
         let output: ChildStdout = child.stdout.take().unwrap();
         let lines = lines_of(output);

@@ -6,7 +6,6 @@
 //! before the proxy's first answer may wait for the tables (docs/tokens.md), so the proxy
 //! should add only its own start to the server's 300 ms.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -14,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::median;
-use super::session::is_response_to;
+use super::session::{Session, initialize_params};
 
 /// How long the server waits before it reads (and so answers) anything.
 pub const SERVER_MS: u64 = 300;
@@ -29,22 +28,17 @@ pub enum Opening {
 }
 
 impl Opening {
-    /// The request, as the client's first line.
-    fn request(self) -> Value {
-        let (method, params) = match self {
-            Opening::Initialize => (
-                "initialize",
-                json!({"protocolVersion": "2025-06-18", "capabilities": {},
-                       "clientInfo": {"name": "overspill-bench", "version": "1"}}),
-            ),
+    /// The request's method and params, the client's first line.
+    fn request(self) -> (&'static str, Value) {
+        match self {
+            Opening::Initialize => ("initialize", initialize_params()),
             Opening::Discover => (
                 "server/discover",
                 json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                                  "io.modelcontextprotocol/clientInfo":
                                      {"name": "overspill-bench", "version": "1"}}}),
             ),
-        };
-        json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+        }
     }
 }
 
@@ -105,36 +99,17 @@ pub fn warm_up(overspill: &Path, cache: &Path) {
 
 /// Starts `command`, sends `opening` as its first line, and returns the time from the start to
 /// the answer's arrival; then ends the session as a client does, closing the process's stdin.
-fn first_answer(mut command: Command, opening: Opening) -> Duration {
+fn first_answer(command: Command, opening: Opening) -> Duration {
     let started = Instant::now();
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let mut line = opening.request().to_string();
-    line.push('\n');
-    input.write_all(line.as_bytes()).unwrap();
-    input.flush().unwrap();
-    let mut output = BufReader::new(child.stdout.take().unwrap());
-    let took = loop {
-        let mut line = String::new();
-        assert!(
-            output.read_line(&mut line).unwrap() > 0,
-            "closed before answering {opening:?}"
-        );
-        let message: Value = serde_json::from_str(&line).unwrap();
-        if is_response_to(&message, 1) {
-            assert!(
-                message.get("result").is_some(),
-                "{opening:?} was not answered with a result: {message}"
-            );
-            break started.elapsed();
-        }
-    };
-    drop(input);
-    assert!(child.wait().unwrap().success(), "{opening:?}: it failed");
-    took
+    let mut session = Session::spawn(command);
+    let (method, params) = opening.request();
+    let id = session.send(method, params);
+    let answer = session.response(id);
+    assert!(
+        answer.message.get("result").is_some(),
+        "{opening:?} was not answered with a result: {}",
+        answer.message
+    );
+    session.close();
+    answer.at - started
 }

@@ -10,7 +10,7 @@ use futures_util::StreamExt;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::{Value, json};
 
-use super::session::{is_response_to, result_text};
+use super::session::{assert_lists_tools, initialize_params, is_response_to, result_text};
 use super::upstream;
 
 /// The longest any request (its whole answer included) may take.
@@ -45,26 +45,11 @@ impl HttpSession {
             session: None,
             next_id: 1,
         };
-        session
-            .request(
-                "initialize",
-                json!({
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "overspill-bench", "version": "1"},
-                }),
-            )
-            .await;
+        session.request("initialize", initialize_params()).await;
         session
             .post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
             .await;
-        let tools = session.request("tools/list", json!({})).await;
-        assert!(
-            tools["result"]["tools"]
-                .as_array()
-                .is_some_and(|t| t.len() >= 2),
-            "tools/list: {tools}"
-        );
+        assert_lists_tools(&session.request("tools/list", json!({})).await);
         session
     }
 

@@ -28,41 +28,28 @@ pub struct Arrival {
 impl Session {
     /// Starts `command` and opens the session: `initialize`, `notifications/initialized`
     /// and `tools/list`, as a client does before its first call.
-    pub fn start(mut command: Command) -> Session {
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
+    pub fn start(command: Command) -> Session {
+        let mut session = Session::spawn(command);
+        let init = session.send("initialize", initialize_params());
+        session.response(init);
+        session.write(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        let list = session.send("tools/list", json!({}));
+        assert_lists_tools(&session.response(list).message);
+        session
+    }
+
+    /// Starts `command` and sends nothing yet: a session whose first request is the caller's.
+    pub fn spawn(mut command: Command) -> Session {
+        let mut child = spawn_piped(&mut command);
         let input = child.stdin.take();
         // Large results arrive in few reads.
         let output = BufReader::with_capacity(1 << 20, child.stdout.take().unwrap());
-        let mut session = Session {
+        Session {
             child,
             input,
             output,
             next_id: 1,
-        };
-        let init = session.send(
-            "initialize",
-            json!({
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "overspill-bench", "version": "1"},
-            }),
-        );
-        session.response(init);
-        session.write(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        let list = session.send("tools/list", json!({}));
-        let tools = session.response(list).message;
-        assert!(
-            tools["result"]["tools"]
-                .as_array()
-                .is_some_and(|t| t.len() >= 2),
-            "tools/list: {tools}"
-        );
-        session
+        }
     }
 
     /// The process id of the program the session talks to.
@@ -121,6 +108,37 @@ impl Session {
         input.write_all(line.as_bytes()).unwrap();
         input.flush().unwrap();
     }
+}
+
+/// Starts `command` as a client starts its server: its stdin and stdout piped to this process,
+/// its stderr shown with ours.
+pub fn spawn_piped(command: &mut Command) -> Child {
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap()
+}
+
+/// The `initialize` params of the bench's client (revision 2025-06-18), over stdio and HTTP.
+pub fn initialize_params() -> Value {
+    json!({
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "overspill-bench", "version": "1"},
+    })
+}
+
+/// Checks that a `tools/list` response lists the bench server's tools (`small` and `big`, at
+/// least).
+pub fn assert_lists_tools(response: &Value) {
+    assert!(
+        response["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| t.len() >= 2),
+        "tools/list: {response}"
+    );
 }
 
 /// Whether `message` is the response to the request `id`.
