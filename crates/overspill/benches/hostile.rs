@@ -393,17 +393,33 @@ fn bounded_count(n: u64) -> u64 {
     }
 }
 
+/// `n` items written by `item` (given its index), separated by commas, between `open` and
+/// `close`: a JSON object or array on one line.
+fn one_line(
+    open: char,
+    n: u64,
+    close: char,
+    mut item: impl FnMut(&mut String, u64) -> std::fmt::Result,
+) -> String {
+    let mut out = String::from(open);
+    for i in 0..n {
+        if i > 0 {
+            out.push(',');
+        }
+        // Writing to a String cannot fail.
+        let _ = item(&mut out, i);
+    }
+    out.push(close);
+    out
+}
+
 /// One object with 1,000,000 keys (`{"key0000000": 0, …}`, 16.9 MB on one line).
 fn many_keys(dir: &Path) -> Input {
     let n = bounded_count(1_000_000);
     let path = ensure(dir, &format!("keys-{n}.json"), || {
-        let mut out = String::from("{");
-        for i in 0..n {
-            let comma = if i == 0 { "" } else { "," };
-            let _ = write!(out, "{comma}\"key{i:07}\":{}", i % 1_000);
-        }
-        out.push('}');
-        out
+        one_line('{', n, '}', |out, i| {
+            write!(out, "\"key{i:07}\":{}", i % 1_000)
+        })
     });
     Input {
         what: format!("an object of {} keys", thousands(n)),
@@ -440,16 +456,10 @@ fn pods(dir: &Path) -> Input {
 /// An array of 5,000,000 distinct numbers, shuffled (`[0, 7919, 15838, …]`).
 fn numbers(dir: &Path) -> Input {
     let n = bounded_count(5_000_000);
+    // 7919 is prime and divides no power of 10: `i × 7919 mod n` visits every number below n
+    // once when n is one.
     let path = ensure(dir, &format!("numbers-{n}.json"), || {
-        let mut out = String::from("[");
-        for i in 0..n {
-            let comma = if i == 0 { "" } else { "," };
-            // 7919 is prime and divides no power of 10: `i × 7919 mod n` visits every number
-            // below n once when n is one.
-            let _ = write!(out, "{comma}{}", i * 7_919 % n);
-        }
-        out.push(']');
-        out
+        one_line('[', n, ']', |out, i| write!(out, "{}", i * 7_919 % n))
     });
     Input {
         what: format!("{} numbers", thousands(n)),
