@@ -320,9 +320,15 @@ pub fn check(root: &Path, facts: &Facts) -> Result<Vec<Problem>> {
             let files = source_files(root, &dir)?;
             problems.extend(module_doc_problems(root, &files)?);
             problems.extend(problems_in_sources(root, &files, |file, items| {
-                let mut found = error_source_problems(file, items);
-                found.extend(test_layout_problems(file, items));
-                found
+                let chained = chained_errors(items).into_iter().map(|item| {
+                    let file = file.to_owned();
+                    Problem::ErrorSourceChained { file, item }
+                });
+                let misplaced = misplaced_tests(items).into_iter().map(|what| {
+                    let file = file.to_owned();
+                    Problem::TestLayout { file, what }
+                });
+                chained.chain(misplaced).collect()
             })?);
         }
     }
@@ -563,30 +569,6 @@ fn problems_in_sources(
         }
     }
     Ok(problems)
-}
-
-/// Every `thiserror` error that returns a cause from `source()` other than through
-/// `#[error(transparent)]`, in a file named `file`.
-fn error_source_problems(file: &str, items: &[syn::Item]) -> Vec<Problem> {
-    chained_errors(items)
-        .into_iter()
-        .map(|item| Problem::ErrorSourceChained {
-            file: file.to_owned(),
-            item,
-        })
-        .collect()
-}
-
-/// Every unit-test module written inline (`mod tests { … }`) or read from another file
-/// (`#[path = …]`), where the layout is one: `mod tests;` and the module's `tests.rs`.
-fn test_layout_problems(file: &str, items: &[syn::Item]) -> Vec<Problem> {
-    misplaced_tests(items)
-        .into_iter()
-        .map(|what| Problem::TestLayout {
-            file: file.to_owned(),
-            what,
-        })
-        .collect()
 }
 
 /// The errors among `items` (and inline modules) that chain a cause: `Enum::Variant` or

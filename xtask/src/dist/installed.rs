@@ -144,15 +144,11 @@ fn installed_entry(made: &Made, mut command: Command, name: &str) -> Vec<String>
         r#"{"mcpServers": {"files": {"command": "node", "args": ["server.js"]}}}"#,
     )
     .expect("client file");
-    let output = command
-        .args(["install", "cursor", "--config-file"])
-        .arg(&file)
-        .output()
-        .expect("install runs");
-    assert!(
-        output.status.success(),
-        "install failed: {}",
-        String::from_utf8_lossy(&output.stderr)
+    succeeds(
+        command
+            .args(["install", "cursor", "--config-file"])
+            .arg(&file),
+        "install",
     );
     let written: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(&file).expect("rewritten")).expect("JSON");
@@ -162,6 +158,18 @@ fn installed_entry(made: &Made, mut command: Command, name: &str) -> Vec<String>
         line.push(arg.as_str().expect("arg").to_owned());
     }
     line
+}
+
+/// Runs `command`, which must succeed: a failure panics naming it `what`, with its stderr.
+fn succeeds(command: &mut Command, what: &str) {
+    let output = command
+        .output()
+        .unwrap_or_else(|error| panic!("{what} does not run: {error}"));
+    assert!(
+        output.status.success(),
+        "{what} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 /// An executable shell script at `path` that runs `line` with the arguments it gets.
@@ -184,24 +192,19 @@ fn npm_packages_install_offline_into_an_empty_prefix_and_run_the_tour_and_a_prox
     fs::create_dir_all(&prefix).expect("prefix");
     let launcher = &made.packages.npm_launcher;
     let native = &made.packages.npm_platform;
-    let output = made
-        .offline("npm")
-        .args([
-            "install",
-            "--offline",
-            "--no-audit",
-            "--no-fund",
-            "--prefix",
-        ])
-        .arg(&prefix)
-        .arg(launcher)
-        .arg(native)
-        .output()
-        .expect("npm runs");
-    assert!(
-        output.status.success(),
-        "npm install --offline failed: {}",
-        String::from_utf8_lossy(&output.stderr)
+    succeeds(
+        made.offline("npm")
+            .args([
+                "install",
+                "--offline",
+                "--no-audit",
+                "--no-fund",
+                "--prefix",
+            ])
+            .arg(&prefix)
+            .arg(launcher)
+            .arg(native),
+        "npm install --offline",
     );
     let mut npx = made.offline("npx");
     npx.current_dir(&prefix).args(["--offline", "overspill"]);
@@ -229,23 +232,15 @@ fn the_wheel_installs_into_a_fresh_venv_and_runs_with_uvx_the_tour_and_a_proxied
     };
     let wheel = made.packages.wheel.clone();
     let venv = made.scratch.path().join("venv");
-    let created = made
-        .offline("python3")
-        .args(["-m", "venv"])
-        .arg(&venv)
-        .status()
-        .expect("python3 runs");
-    assert!(created.success());
-    let output = made
-        .offline(venv.join("bin/python"))
-        .args(["-m", "pip", "install", "--no-index", "--quiet"])
-        .arg(&wheel)
-        .output()
-        .expect("pip runs");
-    assert!(
-        output.status.success(),
-        "pip install of the wheel failed: {}",
-        String::from_utf8_lossy(&output.stderr)
+    succeeds(
+        made.offline("python3").args(["-m", "venv"]).arg(&venv),
+        "python3 -m venv",
+    );
+    succeeds(
+        made.offline(venv.join("bin/python"))
+            .args(["-m", "pip", "install", "--no-index", "--quiet"])
+            .arg(&wheel),
+        "pip install of the wheel",
     );
     let installed = venv.join("bin/overspill");
     made.tour_and_proxy(made.offline(&installed), &installed);

@@ -136,6 +136,14 @@ impl Synthetic {
         String::from_utf8(output.stdout).unwrap()
     }
 
+    /// Runs a dry run that must fail, and checks that its message says each of `says`.
+    fn dry_run_fails_saying(&self, says: &[&str]) {
+        let message = self.release(dry_run()).unwrap_err();
+        for said in says {
+            assert!(message.contains(said), "{message}");
+        }
+    }
+
     /// Runs the release with `options` and returns its error message, if any.
     fn release(&self, mut options: Options) -> Result<(), String> {
         options.root = Some(self.root().to_path_buf());
@@ -183,16 +191,11 @@ fn release_dry_run_passes_on_a_clean_workspace_including_the_verifying_build() {
 fn release_dry_run_fails_on_a_dirty_tree_naming_the_change() {
     let ws = Synthetic::new();
     ws.write("crates/overspill-store/src/new.rs", "");
-    let message = ws.release(dry_run()).unwrap_err();
-    assert!(
-        message.contains("the working tree is not clean"),
-        "{message}"
-    );
-    assert!(
-        message.contains("crates/overspill-store/src/new.rs"),
-        "{message}"
-    );
-    assert!(message.contains("1 precondition(s) failed"), "{message}");
+    ws.dry_run_fails_saying(&[
+        "the working tree is not clean",
+        "crates/overspill-store/src/new.rs",
+        "1 precondition(s) failed",
+    ]);
 
     let allowed = Options {
         allow_dirty: true,
@@ -214,17 +217,10 @@ fn release_dry_run_fails_on_a_version_mismatch() {
         "version = \"0.2.0\"",
     );
     ws.commit("store goes its own way");
-    let message = ws.release(dry_run()).unwrap_err();
-    assert!(
-        message.contains(
-            "version mismatch: overspill-store is at 0.2.0 but the workspace is at 0.1.0"
-        ),
-        "{message}"
-    );
-    assert!(
-        message.contains("overspill-store sets its own version"),
-        "{message}"
-    );
+    ws.dry_run_fails_saying(&[
+        "version mismatch: overspill-store is at 0.2.0 but the workspace is at 0.1.0",
+        "overspill-store sets its own version",
+    ]);
 }
 
 #[test]
@@ -236,11 +232,7 @@ fn release_dry_run_fails_when_an_internal_requirement_names_another_version() {
         "overspill-tokens = { path = \"crates/overspill-tokens\", version = \"0.0.9\" }",
     );
     ws.commit("stale requirement");
-    let message = ws.release(dry_run()).unwrap_err();
-    assert!(
-        message.contains("the requirement on overspill-tokens is `0.0.9`"),
-        "{message}"
-    );
+    ws.dry_run_fails_saying(&["the requirement on overspill-tokens is `0.0.9`"]);
 }
 
 #[test]
@@ -248,11 +240,7 @@ fn release_dry_run_fails_without_a_changelog_entry() {
     let ws = Synthetic::new();
     ws.edit("CHANGELOG.md", "- Everything.\n", "");
     ws.commit("empty changelog");
-    let message = ws.release(dry_run()).unwrap_err();
-    assert!(
-        message.contains("CHANGELOG.md has no entries for 0.1.0"),
-        "{message}"
-    );
+    ws.dry_run_fails_saying(&["CHANGELOG.md has no entries for 0.1.0"]);
 }
 
 #[test]
@@ -269,16 +257,11 @@ fn release_dry_run_fails_on_missing_metadata_naming_crate_and_field() {
         "",
     );
     ws.commit("metadata gone");
-    let message = ws.release(dry_run()).unwrap_err();
-    assert!(
-        message.contains("overspill-budget: missing or unusable `description` metadata"),
-        "{message}"
-    );
-    assert!(
-        message.contains("overspill-config: missing or unusable `keywords` metadata"),
-        "{message}"
-    );
-    assert!(message.contains("2 precondition(s) failed"), "{message}");
+    ws.dry_run_fails_saying(&[
+        "overspill-budget: missing or unusable `description` metadata",
+        "overspill-config: missing or unusable `keywords` metadata",
+        "2 precondition(s) failed",
+    ]);
 }
 
 #[test]
@@ -290,11 +273,7 @@ fn release_dry_run_fails_when_the_model_notice_would_not_ship() {
         "crates/overspill-tokens/assets/gemma3/NOTICE",
     ]);
     ws.commit("lost the notice");
-    let message = ws.release(dry_run()).unwrap_err();
-    assert!(
-        message.contains("overspill-tokens does not package `assets/gemma3/NOTICE`"),
-        "{message}"
-    );
+    ws.dry_run_fails_saying(&["overspill-tokens does not package `assets/gemma3/NOTICE`"]);
 }
 
 #[test]
@@ -305,11 +284,9 @@ fn release_dry_run_fails_on_a_large_unexpected_file() {
         &"x".repeat(300 * 1024),
     );
     ws.commit("big fixture");
-    let message = ws.release(dry_run()).unwrap_err();
-    assert!(
-        message.contains("overspill-explore would package `tests/fixtures/dump.json` (300.0 KiB)"),
-        "{message}"
-    );
+    ws.dry_run_fails_saying(&[
+        "overspill-explore would package `tests/fixtures/dump.json` (300.0 KiB)",
+    ]);
 }
 
 #[test]
