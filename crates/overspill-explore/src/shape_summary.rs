@@ -430,6 +430,19 @@ impl<'de> DeserializeSeed<'de> for ItemSeed<'_> {
     }
 }
 
+/// The visits of scalar items, each of which only notes the item's kind: `visit_bool(bool) =>
+/// "boolean"` is serde's `visit_bool` noting a boolean.
+macro_rules! visit_scalars {
+    ($($visit:ident($($value:ty)?) => $kind:literal,)*) => {
+        $(
+            fn $visit<E>(mut self $(, _: $value)?) -> Result<(), E> {
+                self.saw($kind);
+                Ok(())
+            }
+        )*
+    };
+}
+
 impl<'de> Visitor<'de> for ItemSeed<'_> {
     type Value = ();
 
@@ -437,29 +450,13 @@ impl<'de> Visitor<'de> for ItemSeed<'_> {
         f.write_str("a JSON value")
     }
 
-    fn visit_bool<E>(mut self, _: bool) -> Result<(), E> {
-        self.saw("boolean");
-        Ok(())
-    }
-    fn visit_i64<E>(mut self, _: i64) -> Result<(), E> {
-        self.saw("number");
-        Ok(())
-    }
-    fn visit_u64<E>(mut self, _: u64) -> Result<(), E> {
-        self.saw("number");
-        Ok(())
-    }
-    fn visit_f64<E>(mut self, _: f64) -> Result<(), E> {
-        self.saw("number");
-        Ok(())
-    }
-    fn visit_str<E>(mut self, _: &str) -> Result<(), E> {
-        self.saw("string");
-        Ok(())
-    }
-    fn visit_unit<E>(mut self) -> Result<(), E> {
-        self.saw("null");
-        Ok(())
+    visit_scalars! {
+        visit_bool(bool) => "boolean",
+        visit_i64(i64) => "number",
+        visit_u64(u64) => "number",
+        visit_f64(f64) => "number",
+        visit_str(&str) => "string",
+        visit_unit() => "null",
     }
 
     fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {

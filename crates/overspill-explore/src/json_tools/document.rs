@@ -289,19 +289,18 @@ enum Source {
 }
 
 impl ArrayWindow {
-    /// Opens the window `offset..offset + limit` (all items from `offset` when `limit` is
-    /// `None`) of the array at `path` in `file`.
+    /// Opens `page` of the items of the array at `path` in `file` (`offset..offset + limit`,
+    /// all items from `offset` when `limit` is `None`) for the tool `T`.
     ///
     /// # Errors
     /// File errors, `not_json`, `path_not_found`, `not_an_array`.
-    pub fn open(
+    pub fn open<T: Tool>(
         ctx: &ExploreContext,
-        tool: &str,
         file: &str,
         path: &JsonPath,
-        offset: u64,
-        limit: Option<u64>,
+        page: &Page<T>,
     ) -> Result<ArrayWindow, ToolError> {
+        let (tool, offset, limit) = (T::NAME, page.offset, page.limit);
         let cached = ctx.open(file)?;
         if let Some(limit) = limit
             && should_stream(ctx, &cached)

@@ -44,14 +44,7 @@ impl Tool for ItemSchema {
 
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
         let path = document::paged_path(&args.at, &args.page)?;
-        let window = ArrayWindow::open(
-            ctx,
-            "item_schema",
-            &args.at.file,
-            &path,
-            args.page.offset,
-            args.page.limit,
-        )?;
+        let window = ArrayWindow::open(ctx, &args.at.file, &path, &args.page)?;
         let (first, end) = window.shown();
         let shape = window.shape(ctx);
         let rows = keys::rows(&shape);

@@ -76,14 +76,7 @@ impl Tool for IterateOver {
     fn run(ctx: &ExploreContext, args: Args) -> Result<Extraction, ToolError> {
         let path = document::paged_path(&args.at, &args.page)?;
         let fields = parse_fields(args.fields.as_deref())?;
-        let window = ArrayWindow::open(
-            ctx,
-            "iterate_over",
-            &args.at.file,
-            &path,
-            args.page.offset,
-            args.page.limit,
-        )?;
+        let window = ArrayWindow::open(ctx, &args.at.file, &path, &args.page)?;
         let names: Vec<&str> = fields.iter().map(|(name, _)| name.as_str()).collect();
         let shown_fields = if fields.is_empty() {
             ", fields: whole items".to_owned()
