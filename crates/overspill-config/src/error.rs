@@ -175,34 +175,29 @@ impl ConfigError {
     /// The key path the error is about, when it is about one key (a server entry's error is
     /// about its server when it names no key of it).
     pub fn key(&self) -> Option<&KeyPath> {
-        match self {
-            Self::Pattern { key, .. }
-            | Self::UnknownKey { key, .. }
-            | Self::WrongType { key, .. }
-            | Self::BareThreshold { key, .. }
-            | Self::InvalidValue { key, .. }
-            | Self::MarginOutOfRange { key, .. }
-            | Self::Server { key, .. } => Some(key),
-            Self::MissingMemoryDir { enabled_by, .. }
-            | Self::MissingContextWindow { enabled_by, .. } => Some(enabled_by),
-            Self::Read { .. } | Self::Syntax { .. } | Self::Json { .. } => None,
-        }
+        self.place().0
     }
 
     /// Where in the text the error is, when it points at a position
     /// (syntax errors carry theirs inside toml's message).
     pub fn location(&self) -> Option<&Location> {
+        self.place().1
+    }
+
+    /// The key the error is about and where it is in the text, in one match so that a new
+    /// variant says both at once.
+    fn place(&self) -> (Option<&KeyPath>, Option<&Location>) {
         match self {
-            Self::Pattern { at, .. }
-            | Self::UnknownKey { at, .. }
-            | Self::WrongType { at, .. }
-            | Self::BareThreshold { at, .. }
-            | Self::InvalidValue { at, .. }
-            | Self::MarginOutOfRange { at, .. }
-            | Self::MissingMemoryDir { at, .. }
-            | Self::MissingContextWindow { at, .. } => Some(at),
-            Self::Server { at, .. } => at.as_ref(),
-            Self::Read { .. } | Self::Syntax { .. } | Self::Json { .. } => None,
+            Self::Pattern { key, at, .. }
+            | Self::UnknownKey { key, at, .. }
+            | Self::WrongType { key, at, .. }
+            | Self::BareThreshold { key, at, .. }
+            | Self::InvalidValue { key, at, .. }
+            | Self::MarginOutOfRange { key, at, .. } => (Some(key), Some(at)),
+            Self::MissingMemoryDir { enabled_by, at, .. }
+            | Self::MissingContextWindow { enabled_by, at, .. } => (Some(enabled_by), Some(at)),
+            Self::Server { key, at, .. } => (Some(key), at.as_ref()),
+            Self::Read { .. } | Self::Syntax { .. } | Self::Json { .. } => (None, None),
         }
     }
 }
