@@ -23,9 +23,9 @@ pub(crate) struct Vocabulary {
     pub(crate) name: &'static str,
     /// The `.tiktoken` file as OpenAI publishes it, gzip-compressed (assets/openai/NOTICE).
     gzipped: &'static [u8],
-    /// The pre-tokenizer's patterns; `true` marks a pattern whose last character is a one
-    /// character look-ahead (the regex engine has no look-around).
-    patterns: &'static [(&'static str, bool)],
+    /// The pre-tokenizer's splitting pattern, which [`Vocabulary::with_pretokenizer`] follows
+    /// with the two patterns both encodings end with ([`SPACE_BEFORE_SPACE`], [`SPACES`]).
+    split: &'static str,
     /// The count of [`PROBE`], checked after a cached table is loaded.
     probe_count: usize,
 }
@@ -65,22 +65,14 @@ const SPACES: &str = r"\s+";
 pub(crate) static O200K_BASE: Vocabulary = Vocabulary {
     name: "o200k_base",
     gzipped: include_bytes!("../../assets/openai/o200k_base.tiktoken.gz"),
-    patterns: &[
-        (O200K_SPLIT, false),
-        (SPACE_BEFORE_SPACE, true),
-        (SPACES, false),
-    ],
+    split: O200K_SPLIT,
     probe_count: 17,
 };
 
 pub(crate) static CL100K_BASE: Vocabulary = Vocabulary {
     name: "cl100k_base",
     gzipped: include_bytes!("../../assets/openai/cl100k_base.tiktoken.gz"),
-    patterns: &[
-        (CL100K_SPLIT, false),
-        (SPACE_BEFORE_SPACE, true),
-        (SPACES, false),
-    ],
+    split: CL100K_SPLIT,
     probe_count: 19,
 };
 
@@ -128,7 +120,14 @@ impl Vocabulary {
         reason = "the patterns are constants, compiled by every test that counts"
     )]
     fn with_pretokenizer(&self, bpe: BytePairEncoding) -> Tokenizer {
-        Tokenizer::new_lookahead(bpe, self.patterns, false)
+        // `true` marks a pattern whose last character is a one character look-ahead (the
+        // regex engine has no look-around).
+        let patterns = [
+            (self.split, false),
+            (SPACE_BEFORE_SPACE, true),
+            (SPACES, false),
+        ];
+        Tokenizer::new_lookahead(bpe, &patterns, false)
             .expect("the embedded pre-tokenizer patterns compile")
     }
 
