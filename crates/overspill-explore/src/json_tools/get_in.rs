@@ -129,7 +129,7 @@ fn show(
     value: NodeRef<'_>,
 ) -> Result<Extraction, ToolError> {
     if value.kind() == Kind::String {
-        return string_page(ctx, args, path, value);
+        return string_page(ctx, &args.page, path, value);
     }
     if args.page.offset > 0 || args.page.limit.is_some() {
         let described = describe_value(value);
@@ -235,29 +235,29 @@ fn show(
 /// One page of the lines of a string value.
 fn string_page(
     ctx: &ExploreContext,
-    args: &Args,
+    page: &Page<GetIn>,
     path: &JsonPath,
     value: NodeRef<'_>,
 ) -> Result<Extraction, ToolError> {
     let text = value.str();
     let total = value.str_lines();
-    if args.page.offset >= total {
+    if page.offset >= total {
         return Err(ToolError::OffsetOutOfRange {
             argument: "offset".to_owned(),
-            offset: args.page.offset,
+            offset: page.offset,
             total,
             message: format!(
                 "offset {} is past the end: the string at {path} has {} line{} (offsets 0 to \
                  {}); ask for a smaller offset",
-                thousands(args.page.offset),
+                thousands(page.offset),
                 thousands(total),
                 if total == 1 { "" } else { "s" },
                 thousands(total - 1)
             ),
         });
     }
-    let limit = args.page.limit.unwrap_or(DEFAULT_STRING_LINES);
-    let last = args.page.offset.saturating_add(limit).min(total);
+    let limit = page.limit.unwrap_or(DEFAULT_STRING_LINES);
+    let last = page.offset.saturating_add(limit).min(total);
     let width = last.to_string().len();
     let cap = usize::try_from(ctx.line_cap()).unwrap_or(usize::MAX);
     let mut body = String::new();
@@ -265,8 +265,8 @@ fn string_page(
     for (i, line) in text
         .split('\n')
         .enumerate()
-        .skip(usize::try_from(args.page.offset).unwrap_or(usize::MAX))
-        .take(usize::try_from(last - args.page.offset).unwrap_or(usize::MAX))
+        .skip(usize::try_from(page.offset).unwrap_or(usize::MAX))
+        .take(usize::try_from(last - page.offset).unwrap_or(usize::MAX))
     {
         let number = i as u64 + 1;
         if !body.is_empty() {
@@ -286,11 +286,11 @@ fn string_page(
     }
     let summary = format!(
         "{path} (string, lines {}-{} of {})",
-        thousands(args.page.offset + 1),
+        thousands(page.offset + 1),
         thousands(last),
         thousands(total)
     );
-    let mut extraction = Extraction::new(body, summary, last - args.page.offset);
+    let mut extraction = Extraction::new(body, summary, last - page.offset);
     if !cut.is_empty() {
         extraction = extraction.with_note(format!(
             "{} very long line{} cut; the string sits on file line {}: read its raw text with \
