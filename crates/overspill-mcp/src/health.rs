@@ -29,6 +29,10 @@ const UPSTREAM_PROBE: Duration = Duration::from_millis(800);
 /// who can reach the port, cost one connection a second at most.
 const CHECK_STANDS: Duration = Duration::from_secs(1);
 
+/// A check of [`Listen::ready_check`](crate::Listen::ready_check): what else a new session
+/// needs, `Err` saying what is missing.
+pub type ReadyCheck = std::sync::Arc<dyn Fn() -> Result<(), String> + Send + Sync>;
+
 /// What `/readyz` found of the upstream, kept for [`CHECK_STANDS`].
 #[derive(Default)]
 pub(crate) struct Readiness {
@@ -41,8 +45,15 @@ impl Readiness {
     /// needed, since a session is nothing without it; a gateway's are not, since a session
     /// goes on without a missing server (docs/mcp-proxy.md#when-a-server-fails), and every
     /// instance shares them: one server down must not take every instance out of rotation.
-    pub(crate) async fn check(&self, options: &ProxyOptions) -> Result<(), String> {
-        if options.namespace.is_some() {
+    ///
+    /// `also`, the listener's [`ready_check`](crate::Listen::ready_check), is needed by every
+    /// session, a gateway's too: it runs on the blocking pool, and its `Err` is the answer.
+    pub(crate) async fn check(
+        &self,
+        options: &ProxyOptions,
+        also: Option<&ReadyCheck>,
+    ) -> Result<(), String> {
+        if options.namespace.is_some() && also.is_none() {
             return Ok(());
         }
         if let Some((at, found)) = &*self.last.lock().unwrap_or_else(PoisonError::into_inner)
@@ -50,8 +61,8 @@ impl Readiness {
         {
             return found.clone();
         }
-        let found = match options.servers.first() {
-            Some(server) => {
+        let found = match (options.namespace.is_some(), options.servers.first()) {
+            (false, Some(server)) => {
                 let checked = match &server.upstream {
                     Upstream::Http(remote) => remote.reachable(UPSTREAM_PROBE).await,
                     Upstream::Command(command) => child::findable(command),
@@ -62,7 +73,16 @@ impl Readiness {
                     format!("the server `{}` cannot be reached or started", server.name)
                 })
             }
-            None => Ok(()),
+            _ => Ok(()),
+        };
+        let found = match (found, also) {
+            (Ok(()), Some(also)) => {
+                let also = std::sync::Arc::clone(also);
+                tokio::task::spawn_blocking(move || also())
+                    .await
+                    .unwrap_or_else(|_| Err("the readiness check failed".to_owned()))
+            }
+            (found, _) => found,
         };
         *self.last.lock().unwrap_or_else(PoisonError::into_inner) =
             Some((Instant::now(), found.clone()));

@@ -68,7 +68,7 @@ use overspill::config::{self, BrokenServer, HttpServer, Transport};
 
 pub use child::find_on_path;
 pub use error::ProxyError;
-pub use health::{HEALTH_PATH, READY_PATH, is_health_path};
+pub use health::{HEALTH_PATH, READY_PATH, ReadyCheck, is_health_path};
 pub use listen::{
     Bound, Issued, LineProblem, Listen, Principal, ScratchFactory, ScratchFor, Tokens, TokensError,
     is_loopback, listen_blocking, serve_http,

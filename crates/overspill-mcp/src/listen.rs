@@ -34,7 +34,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::ProxyOptions;
 use crate::error::ProxyError;
-use crate::health::{HEALTH_PATH, READY_PATH, Readiness, is_health_path};
+use crate::health::{HEALTH_PATH, READY_PATH, Readiness, ReadyCheck, is_health_path};
 use crate::message::{self, Id, Kind, Message};
 use crate::metrics::{Ended, Refused};
 use crate::relay::Relay;
@@ -105,6 +105,15 @@ pub struct Listen {
     /// Where [`listen_blocking`] serves `GET /metrics` (the options' [`Metrics`](crate::Metrics)), on a
     /// listener of its own so that the MCP endpoint's token does not cover it.
     pub metrics_address: Option<SocketAddr>,
+    /// Whether a 2025-era session stores its results in its principal's directory, with the
+    /// principal's agents (and its other sessions), rather than in a directory of its own:
+    /// then a session that replaces one lost with its instance explores the pointers the lost
+    /// one got (docs/team.md#a-shared-store). The CLI sets it with `--store`.
+    pub sessions_store_with_principal: bool,
+    /// What else a new session needs, checked by `/readyz` beside the server (e.g. the shared
+    /// store every stored result goes to): `Err` says what is missing. It may block; it runs
+    /// on the blocking pool, at most once a second.
+    pub ready_check: Option<ReadyCheck>,
 }
 
 /// Where [`listen_blocking`] listens, once it does.
@@ -147,6 +156,8 @@ impl Default for Listen {
             drain_timeout: Listen::DEFAULT_DRAIN_TIMEOUT,
             drain_delay: Listen::DEFAULT_DRAIN_DELAY,
             metrics_address: None,
+            sessions_store_with_principal: false,
+            ready_check: None,
         }
     }
 }
@@ -164,6 +175,11 @@ impl std::fmt::Debug for Listen {
             .field("drain_timeout", &self.drain_timeout)
             .field("drain_delay", &self.drain_delay)
             .field("metrics_address", &self.metrics_address)
+            .field(
+                "sessions_store_with_principal",
+                &self.sessions_store_with_principal,
+            )
+            .field("ready_check", &self.ready_check.as_ref().map(|_| "(set)"))
             .finish()
     }
 }
@@ -420,7 +436,11 @@ async fn ready(State(server): State<Arc<Server>>) -> Response {
     if server.draining.load(Ordering::Acquire) {
         return (StatusCode::SERVICE_UNAVAILABLE, "draining\n").into_response();
     }
-    match server.readiness.check(&server.options).await {
+    match server
+        .readiness
+        .check(&server.options, server.listen.ready_check.as_ref())
+        .await
+    {
         Ok(()) => "ready\n".into_response(),
         Err(why) => (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -877,7 +897,11 @@ impl Server {
             ),
             SessionKey::Id(id) => (
                 ScratchFor {
-                    storage: id.clone(),
+                    storage: if self.listen.sessions_store_with_principal {
+                        stateless::principal_storage(&principal.to_string())
+                    } else {
+                        id.clone()
+                    },
                     shared_budget: None,
                 },
                 id.chars().take(SESSION_LABEL_CHARS).collect(),

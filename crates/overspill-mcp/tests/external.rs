@@ -13,6 +13,8 @@
 
 #[path = "external/modern.rs"]
 mod modern;
+#[path = "external/store.rs"]
+mod store;
 #[path = "external/team.rs"]
 mod team;
 

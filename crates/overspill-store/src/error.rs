@@ -7,6 +7,8 @@
 use std::io;
 use std::path::PathBuf;
 
+use crate::shared::ObjectsError;
+
 /// Why a user-supplied path was refused by [`crate::ReadRoot`].
 ///
 /// Messages are written for the model that sent the path: they say what to do next and never
@@ -128,17 +130,27 @@ pub enum StoreError {
         /// The operating system's error, stated in the message (not returned by `source()`).
         error: io::Error,
     },
+    /// A stored output, companion or metadata record was written here but not to the shared
+    /// store: it is not stored, since another instance could not read it.
+    #[error(transparent)]
+    Shared(#[from] ObjectsError),
 }
 
 impl StoreError {
-    /// The operating system's error behind this one, without the host's paths (for a notice
-    /// that must not show them).
-    pub fn io_error(&self) -> &io::Error {
+    /// Why the write failed, without the host's paths (for a notice that must not show them):
+    /// the operating system's error, or what the shared store said (its URL, no credential).
+    pub fn reason(&self) -> String {
         match self {
             StoreError::CreateDir { error, .. }
             | StoreError::Write { error, .. }
-            | StoreError::ReadMetadata { error, .. } => error,
+            | StoreError::ReadMetadata { error, .. } => error.to_string(),
+            StoreError::Shared(error) => error.to_string(),
         }
+    }
+
+    /// Whether it was the shared store that failed, rather than this machine's directory.
+    pub fn is_shared(&self) -> bool {
+        matches!(self, StoreError::Shared(_))
     }
 }
 

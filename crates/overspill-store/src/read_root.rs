@@ -30,6 +30,7 @@ use cap_std::fs::Dir;
 use crate::atomic::RESERVED_PREFIX;
 use crate::error::PathError;
 use crate::root_file::{Links, OpenFailure, RootFile, open_regular};
+use crate::shared::SharedStore;
 
 /// The longest path below the root that [`ReadRoot::resolve`] looks up; longer is `NotFound`.
 const MAX_PATH_BYTES: usize = 4096;
@@ -62,6 +63,8 @@ pub struct ReadRoot {
     canonical: PathBuf,
     /// Where relative paths start, as normal components below the root.
     base: Vec<OsString>,
+    /// Where a file not found here is looked for, when results are shared beyond this machine.
+    shared: Option<SharedStore>,
 }
 
 impl ReadRoot {
@@ -88,6 +91,7 @@ impl ReadRoot {
             dir,
             canonical,
             base: Vec::new(),
+            shared: None,
         })
     }
 
@@ -110,6 +114,25 @@ impl ReadRoot {
         Ok(ReadRoot {
             base: below,
             ..self.clone()
+        })
+    }
+
+    /// The same root, fetching a file it does not find from `shared` into its cache first
+    /// (docs/storage.md#a-shared-store): a result stored through another instance is read
+    /// here as if stored here. The keys looked up are those of paths below this root, which
+    /// must lie in the shared store's cache directory: another directory's files (another
+    /// principal's) are never named.
+    ///
+    /// # Errors
+    ///
+    /// [`PathError::Escapes`] when the root is not below the shared store's cache directory.
+    pub fn with_shared(self, shared: SharedStore) -> Result<ReadRoot, PathError> {
+        if shared.key_of(&self.canonical.join("x")).is_none() {
+            return Err(PathError::Escapes);
+        }
+        Ok(ReadRoot {
+            shared: Some(shared),
+            ..self
         })
     }
 
@@ -138,7 +161,38 @@ impl ReadRoot {
     /// a writer or opening the device. A regular file with more than one hard link is refused as
     /// [`PathError::HardLinks`], judged on the open descriptor: another of its names may lie
     /// outside the root. Read the file through the returned handle.
+    ///
+    /// With a shared store ([`ReadRoot::with_shared`]), a file not found here is fetched from
+    /// it into this directory, then opened as above; a file found is marked as read, so the
+    /// cache keeps it longest. A shared store that cannot be read is a [`PathError::Io`]
+    /// naming it.
     pub fn open(&self, user_path: &str) -> Result<RootFile, PathError> {
+        let Some(shared) = &self.shared else {
+            return self.open_here(user_path);
+        };
+        let found = match self.open_here(user_path) {
+            Err(PathError::NotFound) => {
+                let parts = self.parts(user_path)?;
+                let path = parts.iter().fold(self.canonical.clone(), |p, c| p.join(c));
+                match shared.fetch(&path) {
+                    Ok(true) => self.open_here(user_path),
+                    Ok(false) => Err(PathError::NotFound),
+                    Err(error) => Err(PathError::Io {
+                        path: user_path.to_owned(),
+                        error: io::Error::other(error.to_string()),
+                    }),
+                }
+            }
+            found => found,
+        };
+        if let Ok(file) = &found {
+            crate::shared::touch(file.file());
+        }
+        found
+    }
+
+    /// [`ReadRoot::open`] in this directory alone.
+    fn open_here(&self, user_path: &str) -> Result<RootFile, PathError> {
         let parts = self.parts(user_path)?;
         let (dir, below) = self.locate(&parts, user_path)?;
         let path = self.canonical.join(&below);

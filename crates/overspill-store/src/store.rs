@@ -12,6 +12,7 @@ use crate::format::{Format, is_markdown};
 use crate::metadata::{self, METADATA_DIR, Metadata, TokenTally};
 use crate::name::{content_hash, count_lines, sanitize_name};
 use crate::root_file::{read_small, read_small_in};
+use crate::shared::SharedStore;
 use overspill_json::{Reindent, first_token_byte, reindent};
 
 /// The largest metadata record read: a record with every companion listed is a few KB, so
@@ -46,6 +47,8 @@ const MAX_RECORD_BYTES: u64 = 1 << 20;
 #[derive(Debug, Clone)]
 pub struct Store {
     dir: PathBuf,
+    /// Where every file written goes too, when results are shared beyond this machine.
+    shared: Option<SharedStore>,
 }
 
 /// One tool result to store.
@@ -126,7 +129,29 @@ impl Store {
         })?;
         sweep_stale_temp_files(&dir);
         sweep_stale_temp_files(&dir.join(METADATA_DIR));
-        Ok(Store { dir })
+        Ok(Store { dir, shared: None })
+    }
+
+    /// The same store, writing every file to `shared` too before a write returns
+    /// (docs/storage.md#a-shared-store): an output is stored once it is in the shared store,
+    /// and a write that reaches only this machine fails. The store's directory must lie in the
+    /// shared store's cache directory, whose layout the keys follow.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Shared`] when the directory is not below the cache directory.
+    pub fn with_shared(self, shared: SharedStore) -> Result<Store, StoreError> {
+        let dir = std::fs::canonicalize(&self.dir).map_err(|error| StoreError::CreateDir {
+            dir: self.dir.clone(),
+            error,
+        })?;
+        if shared.key_of(&dir.join("x")).is_none() {
+            return Err(StoreError::Shared(shared.outside(&dir)));
+        }
+        Ok(Store {
+            dir,
+            shared: Some(shared),
+        })
     }
 
     /// The store directory.
@@ -254,6 +279,18 @@ impl Store {
         })?;
         let name = metadata::record_name(&stored.file_name);
         if dir.join(&name).is_file() {
+            // Kept here: the shared store may not have it yet (a write to it failed before),
+            // and the record there must be the first one too.
+            if let Some(shared) = &self.shared {
+                let path = dir.join(&name);
+                let kept = read_small(&dir, &name, MAX_RECORD_BYTES).map_err(|error| {
+                    StoreError::Write {
+                        path: path.clone(),
+                        error,
+                    }
+                })?;
+                shared.put(&path, &kept)?;
+            }
             return Ok(());
         }
         self.write_file(&dir, &name, metadata::encode(&meta).as_bytes())
@@ -273,10 +310,14 @@ impl Store {
             }
             other => other,
         };
-        attempt.map_err(|error| StoreError::Write {
+        let written = attempt.map_err(|error| StoreError::Write {
             path: dir.join(name),
             error,
-        })
+        })?;
+        if let Some(shared) = &self.shared {
+            shared.put(&dir.join(name), content)?;
+        }
+        Ok(written)
     }
 }
 

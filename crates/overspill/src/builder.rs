@@ -21,7 +21,7 @@ use crate::prompt;
 use crate::role::{Explorer, Kind, Role};
 use crate::scratchpad::Scratchpad;
 use crate::session::Session;
-use crate::store::{DEFAULT_MAX_SESSION_RUNS, Layout, ReadRoot, Store};
+use crate::store::{DEFAULT_MAX_SESSION_RUNS, Layout, ReadRoot, SharedStore, Store};
 use crate::thresholds::Thresholds;
 use crate::tokens::{TokenCounter, counter_for};
 
@@ -85,6 +85,7 @@ pub struct ScratchpadBuilder {
     max_reference_bytes: Option<u64>,
     observer: Option<Arc<dyn Observer>>,
     shared_budget: Option<PathBuf>,
+    shared_store: Option<SharedStore>,
 }
 
 /// The [`Ledger`](crate::budget::Ledger) of [`ScratchpadBuilder::shared_budget`]: the store's
@@ -109,6 +110,14 @@ impl ScratchpadBuilder {
     /// (docs/budget.md#one-agent-served-by-several-processes).
     pub fn shared_budget(mut self, path: impl Into<PathBuf>) -> ScratchpadBuilder {
         self.shared_budget = Some(path.into());
+        self
+    }
+
+    /// Keeps every stored result in `shared` too, and reads there what is not found here
+    /// (docs/storage.md#a-shared-store): the agent's directories must lie in its cache
+    /// directory. A result is stored, and pointed to, only once it is in the shared store.
+    pub fn shared_store(mut self, shared: SharedStore) -> ScratchpadBuilder {
+        self.shared_store = Some(shared);
         self
     }
 
@@ -567,6 +576,16 @@ impl ScratchpadBuilder {
         prompt: &str,
         registry: &Registry,
     ) -> Result<Explorer, BuildError> {
+        let (store, root) = match &self.shared_store {
+            Some(shared) => {
+                let dir = root.dir().to_owned();
+                let root = root
+                    .with_shared(shared.clone())
+                    .map_err(|error| BuildError::ReadRoot { dir, error })?;
+                (store.with_shared(shared.clone())?, root)
+            }
+            None => (store, root),
+        };
         let context_window = llm
             .context_window
             .ok_or_else(|| BuildError::NoContextWindow {

@@ -266,12 +266,16 @@ fn count_while<T: Send>(
 /// the operating system's error only: the host's paths stay out of the model's context.
 pub(crate) fn failure_notice(tool: &str, bytes: usize, tokens: u64, error: &StoreError) -> String {
     let tool = crate::explore::tool_label(tool);
-    let cause = error.io_error();
+    let cause = error.reason();
+    let tell = if error.is_shared() {
+        "Tell the user the shared store cannot be written"
+    } else {
+        "Tell the user the scratchpad directory is not writable"
+    };
     format!(
         "[overspill] The result of `{tool}` ({} bytes, {} tokens) was too large to show you and \
-         could not be stored, so it is left out: {cause}. Do not rely on its content. Tell the \
-         user the scratchpad directory is not writable, or call the tool again with narrower \
-         arguments so that its result is smaller.",
+         could not be stored, so it is left out: {cause}. Do not rely on its content. {tell}, \
+         or call the tool again with narrower arguments so that its result is smaller.",
         thousands(u64::try_from(bytes).unwrap_or(u64::MAX)),
         thousands(tokens),
     )

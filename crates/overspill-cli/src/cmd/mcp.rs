@@ -13,6 +13,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use overspill::config::{Config, DEFAULT_MIN_TOKENS, HttpServer, Upstreams};
+use overspill::store::SharedStore;
 use overspill::tokens::TokenCounter;
 use overspill::{BuildError, Scratchpad, ScratchpadBuilder};
 use overspill_mcp::oauth::{ClientIdentity, TokenStore};
@@ -180,6 +181,21 @@ pub struct McpArgs {
         requires = "listen"
     )]
     drain_delay: f64,
+    /// Keep every stored result in this object store too, so that any instance serves any
+    /// request: s3://bucket/prefix, gs://bucket/prefix, az://container/prefix or file:///dir,
+    /// with credentials, region and endpoint from the environment (AWS_ENDPOINT, …); --dir is
+    /// then its local cache (docs/storage.md#a-shared-store).
+    #[arg(long, value_name = "URL", requires = "listen")]
+    store: Option<String>,
+    /// With --store: the most bytes of stored results kept in --dir, the least recently read
+    /// removed first (they are fetched again when read).
+    #[arg(
+        long,
+        value_name = "BYTES",
+        default_value_t = overspill::store::shared::DEFAULT_CACHE_BYTES,
+        requires = "store"
+    )]
+    store_cache_bytes: u64,
     /// Serve Prometheus metrics at http://ADDR/metrics (e.g. 0.0.0.0:9464), a listener of
     /// their own that --auth-token-env does not cover (docs/mcp-proxy.md#metrics).
     #[arg(long, value_name = "ADDR", requires = "listen")]
@@ -346,10 +362,38 @@ fn listen(
         Some(metrics) => options.with_metrics(metrics),
         None => options,
     };
-    let stored_in = format!(
-        "each session's large results are stored in {}",
-        base.display()
-    );
+    let shared = match &args.store {
+        Some(url) => {
+            let shared = shared_store(url, &base, args.store_cache_bytes)?;
+            // A store that cannot be used now is not a reason to stop: /readyz says so until
+            // it can, and each result that cannot be stored says why (docs/team.md).
+            match shared.check() {
+                Ok(()) => say(args.log_format, &format!("results are shared in {url}")),
+                Err(error) => warn(args.log_format, &format!("{error}")),
+            }
+            let checked = shared.clone();
+            listen.ready_check = Some(Arc::new(move || {
+                checked.check().map_err(|error| {
+                    tracing::debug!(%error, "not ready");
+                    format!("the shared store {} cannot be used", checked.location())
+                })
+            }));
+            listen.sessions_store_with_principal = true;
+            Some(shared)
+        }
+        None => None,
+    };
+    let stored_in = match &shared {
+        Some(shared) => format!(
+            "each session's large results are stored in {} and cached in {}",
+            shared.location(),
+            base.display()
+        ),
+        None => format!(
+            "each session's large results are stored in {}",
+            base.display()
+        ),
+    };
     let session_args = PadArgs::of(args);
     let factory: ScratchFactory = {
         Arc::new(move |scratch_for: &overspill_mcp::ScratchFor| {
@@ -360,6 +404,9 @@ fn listen(
             }
             if let Some(file) = &scratch_for.shared_budget {
                 builder = builder.shared_budget(dir.join(file));
+            }
+            if let Some(shared) = &shared {
+                builder = builder.shared_store(shared.clone());
             }
             let pad =
                 build_scratchpad(builder, Some(&dir)).map_err(|error| format!("{error:#}"))?;
@@ -392,6 +439,14 @@ fn listen(
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// The shared store `url` names, cached in `base`.
+fn shared_store(url: &str, base: &Path, cache_bytes: u64) -> anyhow::Result<SharedStore> {
+    let objects = overspill::store::shared::open_url(url)
+        .map_err(|error| anyhow::anyhow!("--store: {error}"))?;
+    SharedStore::new(objects, base, cache_bytes)
+        .with_context(|| format!("--store: cannot cache its results in {}", base.display()))
 }
 
 /// The flags a scratchpad is built from, owned (a `--listen` factory outlives the parse);
@@ -558,6 +613,14 @@ fn say(format: LogFormat, line: &str) {
     match format {
         LogFormat::Text => tell!("overspill mcp: {line}"),
         LogFormat::Json => tracing::info!(target: "overspill", "{line}"),
+    }
+}
+
+/// A warning for the person running the proxy: [`say`]'s line at the warning level.
+fn warn(format: LogFormat, line: &str) {
+    match format {
+        LogFormat::Text => tell!("overspill mcp: warning: {line}"),
+        LogFormat::Json => tracing::warn!(target: "overspill", "{line}"),
     }
 }
 

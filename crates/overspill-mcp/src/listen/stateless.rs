@@ -59,17 +59,10 @@ impl Agent {
         })
     }
 
-    /// Where its principal's results are stored, relative to the proxy's directory: one
-    /// directory per principal, named by a hash of the principal's name, so that what one
-    /// principal stored is never found by another, and every instance sharing the directory
-    /// finds it at the same place.
+    /// Where its principal's results are stored, relative to the proxy's directory
+    /// ([`principal_storage`]).
     pub(super) fn storage(&self) -> String {
-        let digest = Sha256::digest(self.principal.as_bytes());
-        let hex: String = digest[..16]
-            .iter()
-            .map(|byte| format!("{byte:02x}"))
-            .collect();
-        format!("principals/{hex}")
+        principal_storage(&self.principal)
     }
 
     /// The file, relative to [`storage`](Agent::storage), that keeps its budget's extractions
@@ -88,6 +81,19 @@ impl Agent {
             None => self.principal.clone(),
         }
     }
+}
+
+/// Where `principal`'s results are stored, relative to the proxy's directory: one directory
+/// per principal, named by a hash of the principal's name, so that what one principal stored
+/// is never found by another, and every instance sharing the directory (or the shared store)
+/// finds it at the same place.
+pub(super) fn principal_storage(principal: &str) -> String {
+    let digest = Sha256::digest(principal.as_bytes());
+    let hex: String = digest[..16]
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    format!("principals/{hex}")
 }
 
 /// The revision of a POST body's messages when they are stateless: `Some` for one request

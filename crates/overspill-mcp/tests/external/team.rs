@@ -21,18 +21,18 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 /// What the team tests run with: the workspace, the prepared installs and the proxy binary.
-struct Outside {
-    root: PathBuf,
+pub(crate) struct Outside {
+    pub(crate) root: PathBuf,
     /// The venv of the MCP tests (the Python SDK, FastMCP).
-    python: PathBuf,
+    pub(crate) python: PathBuf,
     /// tests/fixtures/team/prepare.sh's directory (`bin/haproxy`, `bin/prometheus`).
-    team: PathBuf,
-    overspill: PathBuf,
+    pub(crate) team: PathBuf,
+    pub(crate) overspill: PathBuf,
 }
 
 /// The external tests' parts ([`super::outside`]) and haproxy and prometheus, or `None` when
 /// the external tests are not asked for.
-fn outside(what: &str) -> Option<Outside> {
+pub(crate) fn outside(what: &str) -> Option<Outside> {
     let shared = super::outside(what)?;
     let team = std::env::var_os("OVERSPILL_TEAM_DIR")
         .map(PathBuf::from)
@@ -52,7 +52,7 @@ fn outside(what: &str) -> Option<Outside> {
 
 impl Outside {
     /// `overspill mcp --listen 127.0.0.1:0 [FLAGS…] --dir DIR -- python big_server.py`.
-    fn gateway(&self, dir: &Path, flags: &[&str]) -> Command {
+    pub(crate) fn gateway(&self, dir: &Path, flags: &[&str]) -> Command {
         let mut command = Command::new(&self.overspill);
         command
             .args(["mcp", "--listen", "127.0.0.1:0"])
@@ -85,21 +85,21 @@ struct Process {
 
 /// What a started process offers the test: its stderr lines (they are also kept for the log),
 /// and, when asked for, its stdout lines and its stdin.
-struct Started {
-    stderr: Receiver<String>,
-    stdout: Option<Receiver<String>>,
-    stdin: Option<ChildStdin>,
+pub(crate) struct Started {
+    pub(crate) stderr: Receiver<String>,
+    pub(crate) stdout: Option<Receiver<String>>,
+    pub(crate) stdin: Option<ChildStdin>,
 }
 
 /// The processes of one test and its temporary directory. However the test ends, every process
 /// is killed; when it ends in a panic, their stderr is shown.
-struct Team {
+pub(crate) struct Team {
     processes: Vec<Process>,
-    dir: tempfile::TempDir,
+    pub(crate) dir: tempfile::TempDir,
 }
 
 impl Team {
-    fn new() -> Team {
+    pub(crate) fn new() -> Team {
         Team {
             processes: Vec::new(),
             dir: tempfile::tempdir()
@@ -108,7 +108,7 @@ impl Team {
     }
 
     /// Starts `command` as `name`; with `talk`, its stdin and stdout are the test's.
-    fn start(&mut self, name: &str, mut command: Command, talk: bool) -> Started {
+    pub(crate) fn start(&mut self, name: &str, mut command: Command, talk: bool) -> Started {
         let (stdin, stdout) = if talk {
             (Stdio::piped(), Stdio::piped())
         } else {
@@ -151,7 +151,7 @@ impl Team {
     }
 
     /// SIGKILL: the instance dies as a crashed machine's would, without draining.
-    fn kill(&mut self, name: &str) {
+    pub(crate) fn kill(&mut self, name: &str) {
         let process = self.process(name);
         process
             .child
@@ -238,7 +238,7 @@ fn next_line(lines: &Receiver<String>, deadline: Instant, what: &str) -> Option<
 }
 
 /// What follows `marker` on the first stderr line that holds it (within 30 s).
-fn announced(started: &Started, marker: &str, what: &str) -> String {
+pub(crate) fn announced(started: &Started, marker: &str, what: &str) -> String {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let Some(line) = next_line(&started.stderr, deadline, what) else {
@@ -251,7 +251,7 @@ fn announced(started: &Started, marker: &str, what: &str) -> String {
 }
 
 /// `host:port` of an announced `http://host:port/path`.
-fn authority(url: &str) -> String {
+pub(crate) fn authority(url: &str) -> String {
     let rest = url.strip_prefix("http://").unwrap_or(url);
     rest.split('/').next().unwrap_or(rest).to_owned()
 }
@@ -266,7 +266,7 @@ fn free_port() -> u16 {
 
 /// An HTTP/1.0 GET of `target` from `address`: the status, the head (lower-cased header names
 /// and their values) and the body; `None` when nothing answers.
-fn get(address: &str, target: &str) -> Option<(u16, BTreeMap<String, String>, String)> {
+pub(crate) fn get(address: &str, target: &str) -> Option<(u16, BTreeMap<String, String>, String)> {
     let mut stream = TcpStream::connect(address).ok()?;
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
@@ -400,9 +400,21 @@ backend overspill
 /// directory `shared`, and haproxy in front of them ([`haproxy_config`]); returns the frontend's
 /// address once both instances answer `/readyz` through it.
 fn behind_haproxy(team: &mut Team, outside: &Outside, shared: &Path, flags: &[&str]) -> String {
+    let instances = ["s1", "s2"].map(|name| (name, outside.gateway(shared, flags)));
+    instances_behind_haproxy(team, outside, instances)
+}
+
+/// Starts each of `instances` (an `overspill mcp --listen` command, by name) and haproxy in
+/// front of them ([`haproxy_config`]); returns the frontend's address once every instance
+/// answers `/readyz` through it.
+pub(crate) fn instances_behind_haproxy(
+    team: &mut Team,
+    outside: &Outside,
+    instances: impl IntoIterator<Item = (&'static str, Command)>,
+) -> String {
     let mut servers = Vec::new();
-    for name in ["s1", "s2"] {
-        let instance = team.start(name, outside.gateway(shared, flags), false);
+    for (name, command) in instances {
+        let instance = team.start(name, command, false);
         let url = announced(&instance, "serving MCP on ", name);
         servers.push((name, authority(&url)));
     }
@@ -416,14 +428,14 @@ fn behind_haproxy(team: &mut Team, outside: &Outside, shared: &Path, flags: &[&s
     haproxy.arg("-db").arg("-f").arg(&config);
     team.start("haproxy", haproxy, false);
 
-    // Ready once both instances answer through the frontend (round robin alternates them).
+    // Ready once every instance answers through the frontend (round robin alternates them).
     let address = format!("127.0.0.1:{frontend}");
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut seen = std::collections::BTreeSet::new();
-    while seen.len() < 2 {
+    while seen.len() < servers.len() {
         assert!(
             Instant::now() < deadline,
-            "haproxy did not serve both instances' /readyz within 30 s (saw {seen:?})"
+            "haproxy did not serve every instance's /readyz within 30 s (saw {seen:?})"
         );
         match get(&address, "/readyz") {
             Some((200, headers, _)) => {
@@ -588,7 +600,7 @@ fn two_instances_behind_haproxy_keep_each_session_on_its_instance_and_survive_on
 }
 
 /// One `overspill auth token NAME --append FILE`: the new token (its line is in `file`).
-fn token(outside: &Outside, name: &str, file: &Path) -> String {
+pub(crate) fn token(outside: &Outside, name: &str, file: &Path) -> String {
     let made = Command::new(&outside.overspill)
         .args(["auth", "token", name, "--append"])
         .arg(file)
@@ -603,7 +615,7 @@ fn token(outside: &Outside, name: &str, file: &Path) -> String {
 
 /// `<--dir>/principals/<…>`: where `--listen` stores a principal's results
 /// (docs/mcp-proxy.md#stateless-requests: the first 32 hex digits of the name's SHA-256).
-fn principal_dir(shared: &Path, name: &str) -> PathBuf {
+pub(crate) fn principal_dir(shared: &Path, name: &str) -> PathBuf {
     use sha2::Digest as _;
     let hex: String = sha2::Sha256::digest(name.as_bytes())
         .iter()
@@ -616,16 +628,16 @@ fn principal_dir(shared: &Path, name: &str) -> PathBuf {
 /// What one POST through the frontend got: the status, the instance that answered it
 /// (`X-Served-By`), the session id it handed out, and the JSON-RPC messages of its body (one
 /// JSON body, or an SSE stream's `data:` lines).
-struct Exchange {
-    status: u16,
-    served_by: String,
-    session: Option<String>,
-    messages: Vec<Value>,
+pub(crate) struct Exchange {
+    pub(crate) status: u16,
+    pub(crate) served_by: String,
+    pub(crate) session: Option<String>,
+    pub(crate) messages: Vec<Value>,
 }
 
 impl Exchange {
     /// The text of the one tool result this exchange answered with.
-    fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         let last = self.messages.last();
         last.and_then(|message| message["result"]["content"][0]["text"].as_str())
             .unwrap_or_else(|| panic!("not a tool result ({}): {:#?}", self.status, self.messages))
@@ -634,14 +646,14 @@ impl Exchange {
 
 /// An MCP client made of plain HTTP requests (reqwest), as the 2026-07-28 revision lets a
 /// client be: each POST is a whole request, with no session.
-struct Http {
+pub(crate) struct Http {
     runtime: tokio::runtime::Runtime,
     http: reqwest::Client,
     url: String,
 }
 
 impl Http {
-    fn new(url: String) -> Http {
+    pub(crate) fn new(url: String) -> Http {
         // reqwest is built without a crypto provider of its own; the requests are plain HTTP.
         let _ = rustls::crypto::ring::default_provider().install_default();
         Http {
@@ -658,7 +670,7 @@ impl Http {
     }
 
     /// POSTs `body` with `token` and `headers`.
-    fn post(&self, token: &str, body: &Value, headers: &[(&str, &str)]) -> Exchange {
+    pub(crate) fn post(&self, token: &str, body: &Value, headers: &[(&str, &str)]) -> Exchange {
         let mut request = self
             .http
             .post(&self.url)
@@ -718,7 +730,7 @@ impl Http {
 
     /// A 2026-07-28 `tools/call`: `_meta` names the revision, the headers mirror the body
     /// (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`), and no session id goes with it.
-    fn call(&self, token: &str, tool: &str, arguments: Value) -> Exchange {
+    pub(crate) fn call(&self, token: &str, tool: &str, arguments: Value) -> Exchange {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": tool, "arguments": arguments, "_meta": {
                 "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -739,7 +751,7 @@ impl Http {
     }
 
     /// A request of the 2025 session `session`.
-    fn in_session(
+    pub(crate) fn in_session(
         &self,
         token: &str,
         session: &str,
@@ -758,18 +770,26 @@ impl Http {
 
 /// `call` again until both instances have answered it (round robin sends each request without
 /// a session to the next instance): each instance's answer.
-fn on_each_instance(mut call: impl FnMut() -> Exchange) -> BTreeMap<String, Exchange> {
+fn on_each_instance(call: impl FnMut() -> Exchange) -> BTreeMap<String, Exchange> {
+    on_each_of(2, call)
+}
+
+/// `call` again until `count` instances have answered it: each instance's answer.
+pub(crate) fn on_each_of(
+    count: usize,
+    mut call: impl FnMut() -> Exchange,
+) -> BTreeMap<String, Exchange> {
     let mut answers = BTreeMap::new();
     let mut order = Vec::new();
-    for _ in 0..6 {
+    for _ in 0..count * 3 {
         let answer = call();
         order.push(answer.served_by.clone());
         answers.insert(answer.served_by.clone(), answer);
-        if answers.len() == 2 {
+        if answers.len() == count {
             return answers;
         }
     }
-    panic!("round robin never sent the request to both instances: {order:?}");
+    panic!("round robin never sent the request to {count} instances: {order:?}");
 }
 
 /// Issue 39: two `overspill mcp --listen --auth-tokens FILE` instances sharing one `--dir`,

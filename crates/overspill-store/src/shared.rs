@@ -1,0 +1,350 @@
+//! A shared store: stored results kept in object storage (S3 and the stores that speak it, GCS,
+//! Azure Blob, a directory), with this machine's directory as a bounded cache of it
+//! (docs/storage.md#a-shared-store).
+//!
+//! Every file a [`Store`](crate::Store) with a shared store writes goes to the objects too,
+//! before the write returns, under its path relative to the cache directory: the key of
+//! `{cache}/principals/3f…/k8s_list_pods-9a….json` is `principals/3f…/k8s_list_pods-9a….json`
+//! (below the URL's prefix). A [`ReadRoot`](crate::ReadRoot) with a shared store that does not
+//! find a file fetches it, once, into the same place, and reads it there. Keys are therefore
+//! confined as paths are: a read root's keys all lie below its own directory's, and the
+//! directory of one principal is never another's.
+//!
+//! The cache is bounded: when the files this process has added pass the limit, the least
+//! recently read stored files (and their metadata records) of the whole cache directory are
+//! removed until a quarter of the limit is free, by one process at a time. Any of them can be
+//! fetched again; nothing else in the directory (budgets' ledgers, run markers) is touched.
+
+use std::fmt;
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
+
+use crate::atomic::{RESERVED_PREFIX, create_private_dir_all, write_if_absent};
+use crate::metadata::METADATA_DIR;
+
+#[cfg(feature = "object-store")]
+mod objects;
+#[cfg(feature = "object-store")]
+pub use objects::open_url;
+
+/// The cache's size limit when none is given: 1 GiB.
+pub const DEFAULT_CACHE_BYTES: u64 = 1 << 30;
+
+/// The lock file one sweep of the cache holds, in the cache directory.
+const SWEEP_LOCK: &str = ".overspill-cache.lock";
+
+/// How deep below the cache directory a sweep looks for stores: a worker's scratchpad is at
+/// `{session}/{run}/iteration-{n}/scratchpad`, four levels down.
+const SWEEP_DEPTH: usize = 6;
+
+/// The objects of a shared store: what `--store URL` names. Implemented on the `object_store`
+/// crate by [`open_url`] (feature `object-store`).
+///
+/// Keys are relative, `/`-separated, and never empty; an implementation puts them below its
+/// own prefix.
+pub trait Objects: Send + Sync {
+    /// Where the objects are, for messages: the URL without credentials.
+    fn location(&self) -> &str;
+
+    /// Stores `bytes` under `key` unless an object is there already (a create-only put: the
+    /// keys are content-addressed, so an object already there holds the same bytes).
+    ///
+    /// # Errors
+    ///
+    /// [`ObjectsError`] when the store cannot be reached or refuses the write.
+    fn put_new(&self, key: &str, bytes: &[u8]) -> Result<(), ObjectsError>;
+
+    /// The object under `key`, or `None` when there is none.
+    ///
+    /// # Errors
+    ///
+    /// [`ObjectsError`] when the store cannot be reached or refuses the read.
+    fn get(&self, key: &str) -> Result<Option<Vec<u8>>, ObjectsError>;
+
+    /// Whether the store can be used now: reached, with the credentials given, the bucket
+    /// there (for a readiness check).
+    ///
+    /// # Errors
+    ///
+    /// [`ObjectsError`] saying what is wrong.
+    fn check(&self) -> Result<(), ObjectsError>;
+}
+
+/// Why a shared store could not be used. The message names the store (never a credential)
+/// and says what to check.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the shared store {location} {what}; {advice}")]
+pub struct ObjectsError {
+    /// The store's URL, without credentials.
+    pub location: String,
+    /// What failed, e.g. `cannot be reached: connection refused`.
+    pub what: String,
+    /// What to do about it.
+    pub advice: &'static str,
+}
+
+/// A shared store and this machine's cache of it. Cheap to clone; one per process is enough,
+/// shared by every store and read root that uses it.
+#[derive(Clone)]
+pub struct SharedStore {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    objects: Arc<dyn Objects>,
+    /// The cache directory, with every symlink resolved.
+    cache_dir: PathBuf,
+    /// Past this many bytes added, a sweep runs.
+    cache_limit: u64,
+    /// Bytes this process added to the cache since its last sweep.
+    added: AtomicU64,
+}
+
+impl fmt::Debug for SharedStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SharedStore")
+            .field("location", &self.inner.objects.location())
+            .field("cache_dir", &self.inner.cache_dir)
+            .field("cache_limit", &self.inner.cache_limit)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for SharedStore {
+    fn eq(&self, other: &SharedStore) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl Eq for SharedStore {}
+
+impl SharedStore {
+    /// `objects`, cached in `cache_dir` (created 0700 if missing) up to about `cache_limit`
+    /// bytes. Sweeps the cache once, so a process starting over a full one makes room first.
+    ///
+    /// # Errors
+    ///
+    /// When the cache directory cannot be created or resolved.
+    pub fn new(
+        objects: Arc<dyn Objects>,
+        cache_dir: &Path,
+        cache_limit: u64,
+    ) -> io::Result<SharedStore> {
+        create_private_dir_all(cache_dir)?;
+        let shared = SharedStore {
+            inner: Arc::new(Inner {
+                objects,
+                cache_dir: fs::canonicalize(cache_dir)?,
+                cache_limit,
+                added: AtomicU64::new(0),
+            }),
+        };
+        shared.sweep();
+        Ok(shared)
+    }
+
+    /// Where the objects are, for messages.
+    pub fn location(&self) -> &str {
+        self.inner.objects.location()
+    }
+
+    /// The cache directory (every symlink resolved).
+    pub fn cache_dir(&self) -> &Path {
+        &self.inner.cache_dir
+    }
+
+    /// Whether the objects can be used now ([`Objects::check`]).
+    ///
+    /// # Errors
+    ///
+    /// [`ObjectsError`] saying what is wrong.
+    pub fn check(&self) -> Result<(), ObjectsError> {
+        self.inner.objects.check()
+    }
+
+    /// The key of `path`, a file below the cache directory (resolved, or below its resolved
+    /// form): its components joined with `/`. `None` for a path outside the cache directory or
+    /// not valid UTF-8.
+    pub(crate) fn key_of(&self, path: &Path) -> Option<String> {
+        let below = path.strip_prefix(&self.inner.cache_dir).ok()?;
+        let mut key = String::new();
+        for component in below.components() {
+            let Component::Normal(name) = component else {
+                return None;
+            };
+            if !key.is_empty() {
+                key.push('/');
+            }
+            key.push_str(name.to_str()?);
+        }
+        (!key.is_empty()).then_some(key)
+    }
+
+    /// Puts `bytes`, written at `path` in the cache, to the objects (create-only).
+    pub(crate) fn put(&self, path: &Path, bytes: &[u8]) -> Result<(), ObjectsError> {
+        let key = self.key_of(path).ok_or_else(|| self.outside(path))?;
+        self.inner.objects.put_new(&key, bytes)?;
+        self.added(bytes.len());
+        Ok(())
+    }
+
+    /// Fetches the object of `path` into the cache at `path`. `Ok(false)` when the objects
+    /// have none (nor does the cache, then).
+    pub(crate) fn fetch(&self, path: &Path) -> Result<bool, ObjectsError> {
+        let Some(key) = self.key_of(path) else {
+            return Ok(false);
+        };
+        let Some(bytes) = self.inner.objects.get(&key)? else {
+            return Ok(false);
+        };
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str()))
+        else {
+            return Ok(false);
+        };
+        let written = create_private_dir_all(dir).and_then(|()| write_if_absent(dir, name, &bytes));
+        if let Err(error) = written {
+            return Err(ObjectsError {
+                location: self.location().to_owned(),
+                what: format!("was read, but its copy could not be cached here: {error}"),
+                advice: "check the free space and permissions of the proxy's --dir",
+            });
+        }
+        self.added(bytes.len());
+        Ok(true)
+    }
+
+    pub(crate) fn outside(&self, path: &Path) -> ObjectsError {
+        ObjectsError {
+            location: self.location().to_owned(),
+            what: format!(
+                "cannot hold {}, which is outside its cache directory {}",
+                path.display(),
+                self.inner.cache_dir.display()
+            ),
+            advice: "store results below the directory the shared store was opened with",
+        }
+    }
+
+    /// Counts `bytes` added to the cache and sweeps it once a sweep is due.
+    fn added(&self, bytes: usize) {
+        let bytes = u64::try_from(bytes).unwrap_or(u64::MAX);
+        let before = self.inner.added.fetch_add(bytes, Ordering::Relaxed);
+        if before.saturating_add(bytes) > self.inner.cache_limit / 4 {
+            self.sweep();
+        }
+    }
+
+    /// Removes the least recently read stored files until the cache holds at most three
+    /// quarters of its limit. One process at a time: a sweep that finds another under way
+    /// leaves it the work. Best effort: what cannot be removed stays.
+    pub fn sweep(&self) {
+        let lock_path = self.inner.cache_dir.join(SWEEP_LOCK);
+        let Ok(lock) = fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&lock_path)
+        else {
+            return;
+        };
+        if lock.try_lock().is_err() {
+            return;
+        }
+        self.inner.added.store(0, Ordering::Relaxed);
+        let mut files = Vec::new();
+        collect_stored(&self.inner.cache_dir, 0, &mut files);
+        let mut total: u64 = files.iter().map(|f| f.bytes).sum();
+        let keep = self.inner.cache_limit / 4 * 3;
+        if total > self.inner.cache_limit {
+            files.sort_by_key(|f| f.read);
+            for file in files {
+                if total <= keep {
+                    break;
+                }
+                match fs::remove_file(&file.path) {
+                    Ok(()) => total = total.saturating_sub(file.bytes),
+                    Err(error) => {
+                        tracing::debug!(%error, path = %file.path.display(), "not evicted")
+                    }
+                }
+            }
+            tracing::debug!(bytes = total, "swept the shared store's cache");
+        }
+        let _ = lock.unlock();
+    }
+}
+
+/// A stored file in the cache, a candidate for eviction.
+struct Cached {
+    path: PathBuf,
+    bytes: u64,
+    /// When it was last read (its access time, which [`touch`] sets on every read).
+    read: SystemTime,
+}
+
+/// The stored files below `dir`: in every directory that has a metadata directory, its
+/// regular files and its metadata records.
+fn collect_stored(dir: &Path, depth: usize, into: &mut Vec<Cached>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let is_store = dir.join(METADATA_DIR).is_dir();
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let name = entry.file_name();
+        let reserved = name.to_string_lossy().starts_with(RESERVED_PREFIX);
+        if kind.is_dir() && name == METADATA_DIR && is_store {
+            collect_files(&entry.path(), into);
+        } else if kind.is_dir() && !reserved && depth < SWEEP_DEPTH {
+            collect_stored(&entry.path(), depth + 1, into);
+        } else if kind.is_file() && is_store && !reserved {
+            push_file(entry.path(), into);
+        }
+    }
+}
+
+fn collect_files(dir: &Path, into: &mut Vec<Cached>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let reserved = entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with(crate::atomic::TEMP_PREFIX);
+        if entry.file_type().is_ok_and(|kind| kind.is_file()) && !reserved {
+            push_file(entry.path(), into);
+        }
+    }
+}
+
+fn push_file(path: PathBuf, into: &mut Vec<Cached>) {
+    if let Ok(meta) = fs::symlink_metadata(&path) {
+        let read = meta
+            .accessed()
+            .or_else(|_| meta.modified())
+            .unwrap_or(SystemTime::UNIX_EPOCH);
+        into.push(Cached {
+            path,
+            bytes: meta.len(),
+            read,
+        });
+    }
+}
+
+/// Marks `file` as read now (its access time), so the cache keeps what is read most recently.
+pub(crate) fn touch(file: &fs::File) {
+    let now = fs::FileTimes::new().set_accessed(SystemTime::now());
+    if let Err(error) = file.set_times(now) {
+        tracing::debug!(%error, "could not mark a cached file as read");
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,255 @@
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use super::*;
+use crate::{Output, PathError, ReadRoot, Store, TextLayout};
+
+/// Objects in memory, counting what is asked of them; `refuse` makes every call fail.
+#[derive(Default)]
+struct Counted {
+    objects: Mutex<HashMap<String, Vec<u8>>>,
+    gets: AtomicU64,
+    refuse: bool,
+}
+
+impl Objects for Counted {
+    fn location(&self) -> &str {
+        "memory://test"
+    }
+
+    fn put_new(&self, key: &str, bytes: &[u8]) -> Result<(), ObjectsError> {
+        self.refused()?;
+        let mut objects = self.objects.lock().unwrap();
+        objects
+            .entry(key.to_owned())
+            .or_insert_with(|| bytes.to_vec());
+        Ok(())
+    }
+
+    fn get(&self, key: &str) -> Result<Option<Vec<u8>>, ObjectsError> {
+        self.refused()?;
+        self.gets.fetch_add(1, Ordering::Relaxed);
+        Ok(self.objects.lock().unwrap().get(key).cloned())
+    }
+
+    fn check(&self) -> Result<(), ObjectsError> {
+        self.refused()
+    }
+}
+
+impl Counted {
+    fn refused(&self) -> Result<(), ObjectsError> {
+        if self.refuse {
+            return Err(ObjectsError {
+                location: self.location().to_owned(),
+                what: "cannot be reached: connection refused".to_owned(),
+                advice: "start it",
+            });
+        }
+        Ok(())
+    }
+
+    fn keys(&self) -> Vec<String> {
+        let mut keys: Vec<_> = self.objects.lock().unwrap().keys().cloned().collect();
+        keys.sort();
+        keys
+    }
+}
+
+fn output(content: &str) -> Output<'_> {
+    Output {
+        tool: "k8s_list_pods",
+        server: Some("k8s"),
+        content,
+        tokens: None,
+        text_layout: TextLayout::Reindented,
+    }
+}
+
+/// A store of `principal` in its own cache directory of `objects`, as one instance has it.
+fn instance(objects: &Arc<Counted>, limit: u64) -> (tempfile::TempDir, SharedStore) {
+    let cache = tempfile::tempdir().unwrap();
+    let shared = SharedStore::new(Arc::clone(objects) as _, cache.path(), limit).unwrap();
+    (cache, shared)
+}
+
+fn store_of(shared: &SharedStore, principal: &str) -> Store {
+    let dir = shared.cache_dir().join("principals").join(principal);
+    Store::open(&dir)
+        .unwrap()
+        .with_shared(shared.clone())
+        .unwrap()
+}
+
+fn root_of(shared: &SharedStore, principal: &str) -> ReadRoot {
+    let dir = shared.cache_dir().join("principals").join(principal);
+    std::fs::create_dir_all(&dir).unwrap();
+    ReadRoot::new(&dir)
+        .unwrap()
+        .with_shared(shared.clone())
+        .unwrap()
+}
+
+#[test]
+fn a_result_stored_through_one_instance_is_read_through_another_with_one_get() {
+    let objects = Arc::new(Counted::default());
+    let (_a_dir, a) = instance(&objects, DEFAULT_CACHE_BYTES);
+    let (_b_dir, b) = instance(&objects, DEFAULT_CACHE_BYTES);
+    let body = format!(
+        r#"{{"items":[{}],"body":"{}"}}"#,
+        "1,".repeat(50) + "2",
+        "# Title\\n".repeat(12)
+    );
+    let stored = store_of(&a, "alice").write_output(&output(&body)).unwrap();
+
+    // The result, its companion and its metadata record are in the objects, under the
+    // principal's directory.
+    let keys = objects.keys();
+    assert!(
+        keys.contains(&format!("principals/alice/{}", stored.file_name)),
+        "{keys:?}"
+    );
+    assert!(keys.contains(&format!(
+        "principals/alice/{}",
+        stored.companions[0].file_name
+    )));
+    assert!(keys.contains(&format!(
+        "principals/alice/.overspill-meta/{}.json",
+        stored.file_name
+    )));
+
+    let root = root_of(&b, "alice");
+    let first = root.open(&stored.file_name).unwrap().read_to_end().unwrap();
+    assert_eq!(first, std::fs::read(&stored.path).unwrap());
+    for _ in 0..5 {
+        root.open(&stored.file_name).unwrap();
+    }
+    assert_eq!(
+        objects.gets.load(Ordering::Relaxed),
+        1,
+        "fetched once, then read from the cache"
+    );
+    let companion = root
+        .open(&stored.companions[0].file_name)
+        .unwrap()
+        .read_to_end()
+        .unwrap();
+    assert!(String::from_utf8(companion).unwrap().starts_with("# Title"));
+}
+
+#[test]
+fn a_principal_never_names_another_principals_result() {
+    let objects = Arc::new(Counted::default());
+    let (_a_dir, a) = instance(&objects, DEFAULT_CACHE_BYTES);
+    let (_b_dir, b) = instance(&objects, DEFAULT_CACHE_BYTES);
+    let stored = store_of(&a, "alice")
+        .write_output(&output("[1,2,3]"))
+        .unwrap();
+
+    let bob = root_of(&b, "bob");
+    assert!(matches!(
+        bob.open(&stored.file_name),
+        Err(PathError::NotFound)
+    ));
+    let climbing = format!("../alice/{}", stored.file_name);
+    assert!(matches!(bob.open(&climbing), Err(PathError::Escapes)));
+    // Metadata records are overspill's own, here as on disk.
+    let record = format!(".overspill-meta/{}.json", stored.file_name);
+    assert!(matches!(
+        root_of(&b, "alice").open(&record),
+        Err(PathError::NotFound)
+    ));
+    assert!(
+        !objects
+            .keys()
+            .iter()
+            .any(|k| k.starts_with("principals/bob"))
+    );
+}
+
+#[test]
+fn a_write_the_shared_store_refuses_fails_the_store_naming_it() {
+    let objects = Arc::new(Counted {
+        refuse: true,
+        ..Counted::default()
+    });
+    let (_dir, shared) = instance(&objects, DEFAULT_CACHE_BYTES);
+    let error = store_of(&shared, "alice")
+        .write_output(&output("[1,2,3]"))
+        .unwrap_err();
+    assert!(error.is_shared());
+    assert!(
+        error.reason().contains("memory://test"),
+        "{}",
+        error.reason()
+    );
+
+    let read = root_of(&shared, "alice").open("k8s_list_pods-0123456789abcdef.json");
+    match read {
+        Err(PathError::Io { error, .. }) => assert!(error.to_string().contains("memory://test")),
+        other => panic!("expected an I/O error naming the store, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_store_or_root_outside_the_cache_directory_is_refused() {
+    let objects = Arc::new(Counted::default());
+    let (_dir, shared) = instance(&objects, DEFAULT_CACHE_BYTES);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let store = Store::open(elsewhere.path()).unwrap();
+    assert!(store.with_shared(shared.clone()).unwrap_err().is_shared());
+    let root = ReadRoot::new(elsewhere.path()).unwrap();
+    assert!(matches!(root.with_shared(shared), Err(PathError::Escapes)));
+}
+
+#[test]
+fn the_cache_stays_within_its_limit_keeps_what_was_read_last_and_fetches_the_rest_again() {
+    let objects = Arc::new(Counted::default());
+    let limit = 64 * 1024;
+    let (_dir, shared) = instance(&objects, limit);
+    let store = store_of(&shared, "alice");
+    let root = root_of(&shared, "alice");
+    let mut names = Vec::new();
+    for i in 0..40 {
+        let text = format!("line {i}\n").repeat(1000);
+        names.push(store.write_output(&output(&text)).unwrap().file_name);
+        // The first result is read after every write: it is never the least recently read.
+        root.open(&names[0]).unwrap();
+    }
+    let mut cached = Vec::new();
+    collect_stored(shared.cache_dir(), 0, &mut cached);
+    let total: u64 = cached.iter().map(|f| f.bytes).sum();
+    assert!(
+        total <= limit + limit / 4,
+        "{total} bytes cached over a {limit}-byte limit"
+    );
+    assert!(
+        root.dir().join(&names[0]).is_file(),
+        "the file read last was evicted"
+    );
+    assert!(!root.dir().join(&names[1]).is_file(), "nothing was evicted");
+
+    let gets = objects.gets.load(Ordering::Relaxed);
+    let again = root.open(&names[1]).unwrap().read_to_end().unwrap();
+    assert_eq!(again, "line 1\n".repeat(1000).into_bytes());
+    assert_eq!(objects.gets.load(Ordering::Relaxed), gets + 1);
+}
+
+#[test]
+fn a_sweep_touches_nothing_but_stored_files() {
+    let objects = Arc::new(Counted::default());
+    let (_dir, shared) = instance(&objects, 1024);
+    let ledger = shared
+        .cache_dir()
+        .join("principals/alice/budgets/principal");
+    std::fs::create_dir_all(ledger.parent().unwrap()).unwrap();
+    std::fs::write(&ledger, "4000").unwrap();
+    let store = store_of(&shared, "alice");
+    for i in 0..10 {
+        store
+            .write_output(&output(&format!("{i}\n").repeat(500)))
+            .unwrap();
+    }
+    shared.sweep();
+    assert_eq!(std::fs::read_to_string(&ledger).unwrap(), "4000");
+}
