@@ -332,23 +332,12 @@ fn servers(
     mcp: &KeyPath,
     table: &DeTable<'_>,
 ) -> Result<BTreeMap<String, ServerRules>, ConfigError> {
-    let mut servers = BTreeMap::new();
     let Some((_, value)) = table.get_key_value("servers") else {
-        return Ok(servers);
+        return Ok(BTreeMap::new());
     };
     let path = mcp.key("servers");
     let table = doc.table(&path, value, "a table of [mcp.servers.<name>] tables")?;
-    for (name, value) in entries(table) {
-        let server = path.key(name.get_ref());
-        let server_table = doc.table(&server, value, TABLE)?;
-        let Some((_, value)) = server_table.get_key_value("scratchpad") else {
-            continue;
-        };
-        let sp = server.key("scratchpad");
-        let rules = server_rules(doc, &sp, value)?;
-        servers.insert(name.get_ref().to_string(), rules);
-    }
-    Ok(servers)
+    scratchpads(doc, &path, table, TABLE, |_, _| Ok(()))
 }
 
 /// `[hooks.<client>.scratchpad]` tables, read as a server's: the whole of `[hooks]` is
@@ -360,24 +349,35 @@ fn hooks(
     table: &DeTable<'_>,
 ) -> Result<BTreeMap<String, ServerRules>, ConfigError> {
     doc.reject_unknown_keys(path, table, HOOK_CLIENTS, &|_| None)?;
-    let mut hooks = BTreeMap::new();
-    for (name, value) in entries(table) {
-        let client = path.key(name.get_ref());
-        let client_table = doc.table(
-            &client,
-            value,
-            "a table such as [hooks.claude-code.scratchpad]",
-        )?;
-        let scratchpad = client.key("scratchpad");
+    let expected = "a table such as [hooks.claude-code.scratchpad]";
+    scratchpads(doc, path, table, expected, |client, client_table| {
         // A pattern written straight under [hooks.<client>] belongs one table down.
+        let scratchpad = client.key("scratchpad");
         let misplaced = |_: &str| Some(format!("[{scratchpad}]"));
-        doc.reject_unknown_keys(&client, client_table, HOOK_KEYS, &misplaced)?;
-        if let Some((_, value)) = client_table.get_key_value("scratchpad") {
-            let rules = server_rules(doc, &scratchpad, value)?;
-            hooks.insert(name.get_ref().to_string(), rules);
+        doc.reject_unknown_keys(client, client_table, HOOK_KEYS, &misplaced)
+    })
+}
+
+/// The `scratchpad` table of each table in `table` (`expected` describes one), read as a
+/// server's rules, by name; `check` judges each table first. A table without one has none.
+fn scratchpads(
+    doc: &Doc<'_>,
+    path: &KeyPath,
+    table: &DeTable<'_>,
+    expected: &'static str,
+    check: impl Fn(&KeyPath, &DeTable<'_>) -> Result<(), ConfigError>,
+) -> Result<BTreeMap<String, ServerRules>, ConfigError> {
+    let mut rules = BTreeMap::new();
+    for (name, value) in entries(table) {
+        let entry = path.key(name.get_ref());
+        let entry_table = doc.table(&entry, value, expected)?;
+        check(&entry, entry_table)?;
+        if let Some((_, value)) = entry_table.get_key_value("scratchpad") {
+            let read = server_rules(doc, &entry.key("scratchpad"), value)?;
+            rules.insert(name.get_ref().to_string(), read);
         }
     }
-    Ok(hooks)
+    Ok(rules)
 }
 
 /// One server's pattern → `{ min_tokens }` table.

@@ -3,9 +3,9 @@
 //! (docs/mcp-proxy.md#health-checks-and-stopping-without-losing-work).
 
 use std::sync::Mutex;
-use std::sync::PoisonError;
 use std::time::{Duration, Instant};
 
+use crate::sync::lock;
 use crate::{ProxyOptions, Upstream, child};
 
 /// The health check's path: 200 while the process serves.
@@ -56,7 +56,7 @@ impl Readiness {
         if options.namespace.is_some() && also.is_none() {
             return Ok(());
         }
-        if let Some((at, found)) = &*self.last.lock().unwrap_or_else(PoisonError::into_inner)
+        if let Some((at, found)) = &*lock(&self.last)
             && at.elapsed() < CHECK_STANDS
         {
             return found.clone();
@@ -84,8 +84,7 @@ impl Readiness {
             }
             (found, _) => found,
         };
-        *self.last.lock().unwrap_or_else(PoisonError::into_inner) =
-            Some((Instant::now(), found.clone()));
+        *lock(&self.last) = Some((Instant::now(), found.clone()));
         found
     }
 }

@@ -57,6 +57,7 @@ mod remote;
 mod revision;
 mod scratch;
 mod session;
+mod sync;
 mod user_dirs;
 
 use std::collections::BTreeMap;

@@ -21,7 +21,7 @@ use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
@@ -41,6 +41,7 @@ use crate::relay::Relay;
 use crate::revision::{PROTOCOL_VERSION_HEADER, Revision, Streaming};
 use crate::scratch::Scratch;
 use crate::session::{self, Wiring};
+use crate::sync::lock;
 use events::{EventId, Frame};
 use stateless::Agent;
 use streams::{GetStreamOpen, Gone, Resumed, Streams, route, sse, sse_until};
@@ -599,10 +600,7 @@ impl Server {
         let Some(id) = id else {
             return Err(no_session_id());
         };
-        let found = self
-            .sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        let found = lock(&self.sessions)
             .get(&SessionKey::Id(id.to_owned()))
             .filter(|session| &session.principal == principal)
             .cloned();
@@ -612,10 +610,7 @@ impl Server {
                 "no such session (it ended, or timed out): send `initialize` again",
             )
         })?;
-        *session
-            .last_seen
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        *lock(&session.last_seen) = Instant::now();
         Ok(session)
     }
 
@@ -707,11 +702,7 @@ impl Server {
             None => return no_session_id().into_response(),
         };
         if !cancelled.is_empty() {
-            session
-                .streams
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .cancelled(&cancelled);
+            lock(&session.streams).cancelled(&cancelled);
         }
         let turn = Arc::clone(&session.feeding).lock_owned().await;
         if requests.is_empty() {
@@ -774,10 +765,7 @@ impl Server {
             Ok(agent) => agent,
             Err(refused) => return refused.into_response(),
         };
-        let found = self
-            .sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        let found = lock(&self.sessions)
             .get(&SessionKey::Agent(agent.clone()))
             .cloned();
         let session = match found {
@@ -796,10 +784,7 @@ impl Server {
                 return refused.into_response();
             }
         }
-        *session
-            .last_seen
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        *lock(&session.last_seen) = Instant::now();
         let routed = Value::from(session.routed.fetch_add(1, Ordering::Relaxed));
         let Some(key) = Id::of(&routed) else {
             return refusal(StatusCode::INTERNAL_SERVER_ERROR, "an id of the proxy's")
@@ -868,12 +853,7 @@ impl Server {
         // At the limit, the least recently used idle session makes room: clients that go
         // without DELETE (the TypeScript SDK's `close()`) must not lock the next ones out
         // (docs/mcp-proxy.md, "Sessions").
-        let full = self
-            .sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len()
-            >= self.listen.max_sessions;
+        let full = lock(&self.sessions).len() >= self.listen.max_sessions;
         if full {
             let Some(reclaimed) = self.least_recently_used_idle() else {
                 if let Some(metrics) = &self.options.metrics {
@@ -933,10 +913,7 @@ impl Server {
         });
         tokio::spawn(route(Arc::clone(&session), client_queue));
         // In the map before its runner starts: a runner that ends at once removes it.
-        self.sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(key.clone(), Arc::clone(&session));
+        lock(&self.sessions).insert(key.clone(), Arc::clone(&session));
         if let Some(metrics) = &self.options.metrics {
             metrics.session_started();
         }
@@ -955,11 +932,7 @@ impl Server {
                     session::run_upstream(&options, &relay, upstream, gone, Some(closed)).await;
                 // Why it ended is settled now: a DELETE or the reaper during the drain below
                 // does not make an upstream's end theirs.
-                let why = *this
-                    .ended
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .get_or_insert(Ended::Upstream);
+                let why = *lock(&this.ended).get_or_insert(Ended::Upstream);
                 if let Err(error) = ran {
                     tracing::warn!(session = %this.label, %error, "a session's upstream ended");
                 }
@@ -967,30 +940,21 @@ impl Server {
                 relay.log_usage(&this.label);
                 // Its router stops once what is queued for the client has gone out.
                 let _ = this.close.send(true);
-                server
-                    .sessions
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .remove(&key);
+                lock(&server.sessions).remove(&key);
                 tracing::info!(session = %this.label, reason = why.as_str(), "session ended");
                 if let Some(metrics) = &options.metrics {
                     metrics.session_ended(why);
                 }
             })
         };
-        *session
-            .upstream
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(runner);
+        *lock(&session.upstream) = Some(runner);
         Ok(session)
     }
 
     /// The idle session used least recently, if any: idle is no stream open and nothing in
     /// flight ([`HttpSession::idle`]).
     fn least_recently_used_idle(&self) -> Option<SessionKey> {
-        self.sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        lock(&self.sessions)
             .iter()
             .filter(|(_, session)| session.idle())
             .min_by_key(|(_, session)| session.last_seen())
@@ -1000,11 +964,7 @@ impl Server {
     /// Ends a session (`why` says why): its streams close and its upstream stops. `false` if
     /// there was none.
     async fn end(&self, key: &SessionKey, why: Ended) -> bool {
-        let removed = self
-            .sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(key);
+        let removed = lock(&self.sessions).remove(key);
         match removed {
             Some(session) => {
                 session.shut(why).await;
@@ -1027,9 +987,7 @@ impl Server {
         }
         self.refusing.store(true, Ordering::Release);
         let busy = || {
-            self.sessions
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
+            lock(&self.sessions)
                 .values()
                 .filter(|session| session.working())
                 .count()
@@ -1054,10 +1012,7 @@ impl Server {
     }
 
     async fn close_all(&self) {
-        let all: Vec<Arc<HttpSession>> = self
-            .sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        let all: Vec<Arc<HttpSession>> = lock(&self.sessions)
             .drain()
             .map(|(_, session)| session)
             .collect();
@@ -1074,11 +1029,7 @@ impl HttpSession {
         let session = Arc::downgrade(session);
         Arc::new(move |id: &Value| {
             if let (Some(session), Some(id)) = (session.upgrade(), Id::of(id)) {
-                session
-                    .streams
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .server_closed(&id);
+                lock(&session.streams).server_closed(&id);
             }
         })
     }
@@ -1093,20 +1044,13 @@ impl HttpSession {
         progress: Vec<Value>,
         routed: Option<(Id, Value)>,
     ) -> mpsc::Receiver<Frame> {
-        self.streams
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .open_post(streaming, waiting, progress, routed)
+        lock(&self.streams).open_post(streaming, waiting, progress, routed)
     }
 
     /// Whether the session may be reclaimed: no stream open to its client (a POST stream
     /// whose client went away counts as closed) and no request or scratchpad work under way.
     fn idle(&self) -> bool {
-        let streaming = self
-            .streams
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .open();
+        let streaming = lock(&self.streams).open();
         !streaming && !self.relay.in_flight()
     }
 
@@ -1114,7 +1058,7 @@ impl HttpSession {
     /// waiting), or work of the relay's.
     fn working(&self) -> bool {
         let waiting = {
-            let mut streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut streams = lock(&self.streams);
             streams.forget_closed_posts();
             !streams.posts.is_empty()
         };
@@ -1123,28 +1067,15 @@ impl HttpSession {
 
     /// When the client last sent a request in this session.
     fn last_seen(&self) -> Instant {
-        *self
-            .last_seen
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        *lock(&self.last_seen)
     }
 
     /// Closes the session's streams and waits (a little) for its upstream to stop.
     async fn shut(&self, why: Ended) {
-        self.ended
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get_or_insert(why);
+        lock(&self.ended).get_or_insert(why);
         let _ = self.close.send(true);
-        self.streams
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .close();
-        let runner = self
-            .upstream
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
+        lock(&self.streams).close();
+        let runner = lock(&self.upstream).take();
         if let Some(runner) = runner {
             let _ = tokio::time::timeout(Duration::from_secs(5), runner).await;
         }
@@ -1152,11 +1083,7 @@ impl HttpSession {
 
     /// The session's GET stream, written as `streaming` says.
     fn open_get(&self, streaming: Streaming) -> Response {
-        let opened = self
-            .streams
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .open_get(streaming);
+        let opened = lock(&self.streams).open_get(streaming);
         match opened {
             Ok(connection) => sse(connection),
             Err(GetStreamOpen) => refusal(
@@ -1180,11 +1107,7 @@ impl HttpSession {
             )
             .into_response();
         };
-        let resumed = self
-            .streams
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .resume(after);
+        let resumed = lock(&self.streams).resume(after);
         let missed = match &resumed {
             Resumed::Open { missed, .. } | Resumed::Ended { missed, .. } => *missed,
             Resumed::Unknown => 0,
@@ -1253,10 +1176,7 @@ async fn cancel_if_waiting(session: Arc<HttpSession>, key: Id) {
     // After the request itself has reached the relay.
     let _turn = session.feeding.lock().await;
     let waiting = {
-        let mut streams = session
-            .streams
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut streams = lock(&session.streams);
         let waiting = streams.posts.iter().any(|post| post.waiting.contains(&key));
         if waiting {
             streams.cancelled(std::slice::from_ref(&key));
@@ -1281,10 +1201,7 @@ async fn reap(server: Arc<Server>) {
     let every = (idle / 4).clamp(Duration::from_millis(100), Duration::from_secs(60));
     loop {
         tokio::time::sleep(every).await;
-        let stale: Vec<SessionKey> = server
-            .sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        let stale: Vec<SessionKey> = lock(&server.sessions)
             .iter()
             .filter(|(_, session)| session.last_seen().elapsed() > idle && session.idle())
             .map(|(id, _)| id.clone())

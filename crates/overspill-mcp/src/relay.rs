@@ -35,6 +35,7 @@ use crate::names::ToolNames;
 use crate::namespace::Namespace;
 use crate::revision::{self, Revision};
 use crate::scratch::Scratch;
+use crate::sync::lock;
 
 /// Scratchpad work (exploration calls, interceptions, reference resolution) running at once
 /// per session; more waits its turn, so a burst of calls cannot exhaust the blocking pool.
@@ -234,20 +235,16 @@ impl Member {
 
     /// What keeps it from answering, if anything has.
     fn trouble(&self) -> Option<Trouble> {
-        self.trouble
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        lock(&self.trouble).clone()
     }
 
     /// Its run ended so (`why`).
     fn failed(&self, why: &str) {
-        *self.trouble.lock().unwrap_or_else(PoisonError::into_inner) =
-            Some(Trouble::Failed(why.to_owned()));
+        *lock(&self.trouble) = Some(Trouble::Failed(why.to_owned()));
     }
 
     fn phase(&self) -> std::sync::MutexGuard<'_, Phase> {
-        self.phase.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.phase)
     }
 
     /// The run its transport is in.
@@ -296,26 +293,17 @@ impl Member {
 
     /// The envelope its requests carry, when it speaks only the stateless revision.
     fn envelope(&self) -> Option<Arc<Map<String, Value>>> {
-        self.envelope
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        lock(&self.envelope).clone()
     }
 
     /// Whether it speaks only the stateless revision (2026-07-28).
     fn is_stateless(&self) -> bool {
-        self.envelope
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_some()
+        lock(&self.envelope).is_some()
     }
 
     /// Whether it has never answered `initialize`.
     fn never_initialized(&self) -> bool {
-        self.initialized_with
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_none()
+        lock(&self.initialized_with).is_none()
     }
 
     /// Stands in for an index no member has (none is handed out, but nothing may panic).
@@ -548,11 +536,7 @@ impl Relay {
     /// answer (one the client cancelled does not count), or scratchpad work.
     pub(crate) fn in_flight(&self) -> bool {
         self.busy() > 0
-            || self
-                .0
-                .outstanding
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
+            || lock(&self.0.outstanding)
                 .values()
                 .any(|waiting| waiting.pending != Pending::Cancelled)
     }
@@ -696,11 +680,7 @@ impl Relay {
     async fn server_gone(&self, index: usize, why: &str) {
         let was = self.0.router.went(&self.0.member(index));
         let waiting: Vec<Waiting> = {
-            let mut outstanding = self
-                .0
-                .outstanding
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
+            let mut outstanding = lock(&self.0.outstanding);
             outstanding
                 .extract_if(|_, waiting| waiting.server == index)
                 .map(|(_, waiting)| waiting)
@@ -869,12 +849,7 @@ impl Relay {
                 return self.tool_result(index, message, tool, task).await;
             }
             Pending::TaskResult { task } => {
-                let tool = shared
-                    .tasks
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .get(&task)
-                    .cloned();
+                let tool = lock(&shared.tasks).get(&task).cloned();
                 match tool {
                     Some((server, Some(tool))) => {
                         return self.tool_result(server, message, tool, false).await;
@@ -1057,11 +1032,7 @@ impl Relay {
             && let Some(result) = message::result_range(&message.text)
             && let Some(task) = overspill::mcp_result::created_task(&message.text[result])
         {
-            shared
-                .tasks
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(task, (index, Some(tool)));
+            lock(&shared.tasks).insert(task, (index, Some(tool)));
             return shared.send_client(message.text).await;
         }
         let Some(threshold) = shared.scratch.threshold(server, &tool) else {
@@ -1162,10 +1133,7 @@ impl Relay {
                 return;
             };
             let waiting = {
-                let mut outstanding = shared
-                    .outstanding
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner);
+                let mut outstanding = lock(&shared.outstanding);
                 match outstanding.get(&key) {
                     Some(waiting) if waiting.pending == Pending::Initialize => {
                         outstanding.remove(&key).is_some()
@@ -1261,10 +1229,7 @@ impl Shared {
         {
             entry.server = Some(server);
         }
-        self.outstanding
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(id.clone(), waiting);
+        lock(&self.outstanding).insert(id.clone(), waiting);
     }
 
     /// Marks a request the client cancelled, if it is still waiting for a server. No answer
@@ -1272,10 +1237,7 @@ impl Shared {
     /// answers itself, an exploration call, is answered anyway, and counted then.)
     fn cancel(&self, id: &Id) {
         let waited = {
-            let mut outstanding = self
-                .outstanding
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
+            let mut outstanding = lock(&self.outstanding);
             outstanding
                 .get_mut(id)
                 .map(|waiting| waiting.pending = Pending::Cancelled)
@@ -1312,10 +1274,7 @@ impl Shared {
     }
 
     fn remove_waiting(&self, index: usize, id: &Id) -> Option<Waiting> {
-        let mut outstanding = self
-            .outstanding
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut outstanding = lock(&self.outstanding);
         match outstanding.get(id) {
             Some(waiting) if waiting.server == index => outstanding.remove(id),
             _ => None,
@@ -1324,9 +1283,7 @@ impl Shared {
 
     /// The ledger of the client's requests, when one is kept.
     fn ledger(&self) -> Option<std::sync::MutexGuard<'_, HashMap<Id, Entry>>> {
-        self.ledger
-            .as_ref()
-            .map(|ledger| ledger.lock().unwrap_or_else(PoisonError::into_inner))
+        self.ledger.as_ref().map(|ledger| lock(ledger))
     }
 
     /// Notes in the ledger which tool the client request `id` calls.
@@ -1340,9 +1297,7 @@ impl Shared {
 
     /// The server that owes the client request `id` an answer.
     fn owner(&self, id: &Id) -> Option<usize> {
-        self.outstanding
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        lock(&self.outstanding)
             .get(id)
             .map(|waiting| waiting.server)
     }

@@ -4,7 +4,7 @@
 //! (docs/mcp-proxy.md#logs).
 
 use std::collections::{HashSet, VecDeque};
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 
 use axum::response::Response;
 use serde_json::Value;
@@ -15,6 +15,7 @@ use super::events::{self, EventId, EventStream, Frame, Replay};
 use crate::message::{self, Id, Kind, Message};
 use crate::relay::Answered;
 use crate::revision::Streaming;
+use crate::sync::lock;
 
 /// Server-initiated messages kept for a session with no stream open to take them.
 const BACKLOG: usize = 1024;
@@ -340,10 +341,7 @@ pub(super) async fn route(session: Arc<HttpSession>, mut queue: mpsc::Receiver<S
             _ => (None, None, None),
         };
         let target = {
-            let mut streams = session
-                .streams
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
+            let mut streams = lock(&session.streams);
             streams.forget_closed_posts();
             let own = match (&answered, &progress, &subscription) {
                 (Some((id, _)), _, _) | (None, None, Some(id)) => streams

@@ -10,6 +10,7 @@ use rmcp::transport::auth::{
 
 use super::store::SignInFile;
 use super::{Login, OAuthError, TokenStore, now_secs};
+use crate::sync::lock;
 
 /// Refresh this long before the access token expires (or at half its life, if shorter).
 const EARLY_SECS: u64 = 60;
@@ -135,10 +136,7 @@ impl Authorizer {
             });
         };
         {
-            let mut tried = self
-                .stepped_up
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
+            let mut tried = lock(&self.stepped_up);
             if tried.contains(&wanted) {
                 return Err(OAuthError::ScopeRefused {
                     url: self.url.clone(),

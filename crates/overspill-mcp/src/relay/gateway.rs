@@ -26,6 +26,7 @@ use super::{
 use crate::message::{self, Id, Kind, METHOD_NOT_FOUND, Message};
 use crate::namespace::{NameTable, Namespace};
 use crate::revision::{self, Revision};
+use crate::sync::lock;
 
 mod input;
 mod modern;
@@ -221,21 +222,19 @@ impl Gateway {
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.state)
     }
 
     fn asks(&self) -> std::sync::MutexGuard<'_, HashMap<Id, Ask>> {
-        self.asks.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.asks)
     }
 
     fn forwarded(&self) -> std::sync::MutexGuard<'_, HashMap<Id, Forwarded>> {
-        self.forwarded
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        lock(&self.forwarded)
     }
 
     fn progress(&self) -> std::sync::MutexGuard<'_, HashMap<Id, (usize, Value)>> {
-        self.progress.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.progress)
     }
 
     fn next_id(&self) -> (Id, Value) {
@@ -245,16 +244,13 @@ impl Gateway {
 
     /// Whether `id` is one the gateway uses for its own requests, which a client's may not.
     fn is_own(&self, id: &Id) -> bool {
-        self.asks
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .contains_key(id)
+        lock(&self.asks).contains_key(id)
     }
 
     /// When `id` is one of the gateway's own requests to `index`, its answer could not be
     /// read: the waiter learns why. Whether it was.
     pub(super) fn refused(&self, index: usize, id: &Id, why: &str) -> bool {
-        let mut asks = self.asks.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut asks = lock(&self.asks);
         match asks.get(id) {
             Some(ask) if ask.server == index => {
                 if let Some(ask) = asks.remove(id) {
@@ -272,7 +268,7 @@ impl Gateway {
     /// one.
     pub(super) fn deliver(&self, index: usize, id: &Id, text: &str) -> bool {
         let ask = {
-            let mut asks = self.asks.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut asks = lock(&self.asks);
             match asks.get(id) {
                 Some(ask) if ask.server == index => asks.remove(id),
                 _ => None,
@@ -502,7 +498,7 @@ impl Relay {
         };
         let (was_alive, was_ready) = was;
         let asks: Vec<Ask> = {
-            let mut asks = gateway.asks.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut asks = lock(&gateway.asks);
             asks.extract_if(|_, ask| ask.server == index)
                 .map(|(_, ask)| ask)
                 .collect()
@@ -602,11 +598,7 @@ impl Relay {
         state.uris.retain(|_, owner| *owner != index);
         state.templates.retain(|template| template.owner != index);
         drop(state);
-        self.0
-            .tasks
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .retain(|_, (owner, _)| *owner != index);
+        lock(&self.0.tasks).retain(|_, (owner, _)| *owner != index);
     }
 
     /// Server `index` joins the session in its run `run`: at the client's `initialize`, and
@@ -698,10 +690,7 @@ impl Relay {
     /// the envelope made from `params` (docs/mcp-proxy.md#revisions).
     async fn join(&self, index: usize, params: Value) -> Result<Value, Refusal> {
         let member = self.0.member(index);
-        *member
-            .envelope
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = None;
+        *lock(&member.envelope) = None;
         let result = match self.ask(index, "initialize", params.clone()).await {
             Ok(result) => result,
             Err(Refusal::Error(refused)) if refuses_sessions(&refused) => self
@@ -710,10 +699,7 @@ impl Relay {
                 .ok_or(Refusal::Error(refused))?,
             Err(other) => return Err(other),
         };
-        *member
-            .initialized_with
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(result.clone());
+        *lock(&member.initialized_with) = Some(result.clone());
         Ok(result)
     }
 
@@ -723,10 +709,7 @@ impl Relay {
     async fn discover_server(&self, index: usize, params: &Value) -> Option<Value> {
         let member = self.0.member(index);
         // Set first: what the server is sent from now on carries it, the discovery too.
-        *member
-            .envelope
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(revision::envelope(params)));
+        *lock(&member.envelope) = Some(Arc::new(revision::envelope(params)));
         let result = self
             .ask(index, "server/discover", json!({}))
             .await
@@ -745,12 +728,7 @@ impl Relay {
             Some(_) => {
                 tracing::info!(server = %member.name, "the MCP server speaks only {}: it is sent that revision's requests", Revision::R2026_07_28.as_str())
             }
-            None => {
-                *member
-                    .envelope
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner) = None
-            }
+            None => *lock(&member.envelope) = None,
         }
         result
     }
@@ -954,7 +932,7 @@ impl Relay {
                     .and_then(Value::as_str)
                     .map(str::to_owned);
                 let owner = task.as_ref().and_then(|task| {
-                    let tasks = self.0.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+                    let tasks = lock(&self.0.tasks);
                     tasks.get(task).map(|(owner, _)| *owner)
                 });
                 match (task, owner) {
@@ -1132,11 +1110,7 @@ impl Relay {
             .into_iter()
             .filter(|(index, _)| self.ready(*index))
             .filter_map(|(index, member)| {
-                let result = member
-                    .initialized_with
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .clone()?;
+                let result = lock(&member.initialized_with).clone()?;
                 Some((index, result))
             })
             .collect()
@@ -1667,7 +1641,7 @@ impl Relay {
                 }
             }
             "tasks/list" => {
-                let mut tasks = self.0.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+                let mut tasks = lock(&self.0.tasks);
                 for task in strings_of(result, "tasks", "taskId") {
                     tasks.entry(task.to_owned()).or_insert((index, None));
                 }

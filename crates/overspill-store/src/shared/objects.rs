@@ -56,28 +56,22 @@ pub fn open_url(url: &str) -> Result<Arc<dyn Objects>, ObjectsError> {
         parsed.scheme(),
         parsed.host_str().unwrap_or_default()
     );
+    // Each cloud's builder, configured from the environment, for `url`, with our retries.
+    macro_rules! cloud {
+        ($builder:ty, $url:expr) => {
+            built(
+                <$builder>::from_env()
+                    .with_url($url)
+                    .with_retry(retries())
+                    .build()
+                    .map(|s| Arc::new(s) as _),
+            )?
+        };
+    }
     let store: Arc<dyn ObjectStore> = match parsed.scheme() {
-        "s3" | "s3a" => built(
-            object_store::aws::AmazonS3Builder::from_env()
-                .with_url(&bucket_url)
-                .with_retry(retries())
-                .build()
-                .map(|s| Arc::new(s) as _),
-        )?,
-        "gs" => built(
-            object_store::gcp::GoogleCloudStorageBuilder::from_env()
-                .with_url(&bucket_url)
-                .with_retry(retries())
-                .build()
-                .map(|s| Arc::new(s) as _),
-        )?,
-        "az" | "abfs" | "abfss" => built(
-            object_store::azure::MicrosoftAzureBuilder::from_env()
-                .with_url(url)
-                .with_retry(retries())
-                .build()
-                .map(|s| Arc::new(s) as _),
-        )?,
+        "s3" | "s3a" => cloud!(object_store::aws::AmazonS3Builder, &bucket_url),
+        "gs" => cloud!(object_store::gcp::GoogleCloudStorageBuilder, &bucket_url),
+        "az" | "abfs" | "abfss" => cloud!(object_store::azure::MicrosoftAzureBuilder, url),
         "file" => {
             let dir = parsed
                 .to_file_path()

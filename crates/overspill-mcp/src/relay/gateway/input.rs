@@ -9,7 +9,7 @@
 //! server also sends list changes only to a subscription: the gateway opens one when it joins.
 
 use std::collections::HashMap;
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
@@ -17,6 +17,7 @@ use tokio::sync::oneshot;
 use super::{Ask, Gateway};
 use crate::message::{self, Id};
 use crate::relay::{Pending, Relay, Reply};
+use crate::sync::lock;
 
 /// What the gateway keeps for a client of a session in front of servers of the stateless
 /// revision.
@@ -32,7 +33,7 @@ pub(super) struct Input {
 
 impl Gateway {
     fn input(&self) -> std::sync::MutexGuard<'_, Input> {
-        self.input.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.input)
     }
 
     /// A request of the client's on its way to server `index` of the stateless revision

@@ -22,6 +22,7 @@ use serde_json::{Map, Value, json};
 use crate::message::{self, Id, Kind, Message};
 use crate::relay::{Relay, Reply};
 use crate::revision::{self, Revision};
+use crate::sync::lock;
 
 /// The revisions the gateway answers a `server/discover` with, newest first: the stateless one
 /// for its client, the session ones it also speaks.
@@ -371,11 +372,7 @@ impl Relay {
     /// id the client waits on (a retried call's is the retry's).
     fn latest_call(&self, index: usize) -> Option<(Id, Value)> {
         let (id, raw) = {
-            let outstanding = self
-                .0
-                .outstanding
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
+            let outstanding = lock(&self.0.outstanding);
             let (id, waiting) = outstanding
                 .iter()
                 .filter(|(_, waiting)| waiting.server == index)
@@ -405,12 +402,7 @@ impl super::Gateway {
                 },
                 _,
             )) => {
-                let cacheable = self
-                    .modern
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .cacheable
-                    .remove(&id);
+                let cacheable = lock(&self.modern).cacheable.remove(&id);
                 if error {
                     return Some(text);
                 }
