@@ -118,9 +118,7 @@ impl Config {
 
     /// The configured workers and their merged settings, by name.
     pub fn workers(&self) -> impl Iterator<Item = (&str, &AgentSettings)> {
-        self.workers
-            .iter()
-            .map(|(name, settings)| (name.as_str(), settings))
+        by_name(&self.workers)
     }
 
     /// The interception rules of `server`, if `[mcp.servers.<server>.scratchpad]`
@@ -131,9 +129,7 @@ impl Config {
 
     /// Every server with a scratchpad table, by name.
     pub fn servers(&self) -> impl Iterator<Item = (&str, &ServerRules)> {
-        self.servers
-            .iter()
-            .map(|(name, rules)| (name.as_str(), rules))
+        by_name(&self.servers)
     }
 
     /// The thresholds of the agent's own tools for `overspill hook <client>`, if
@@ -147,6 +143,11 @@ impl Config {
     pub fn any_enabled(&self) -> bool {
         self.agent.scratchpad.enabled || self.workers.values().any(|w| w.scratchpad.enabled)
     }
+}
+
+/// The entries of `map` with their names as `&str`, in name order.
+fn by_name<V>(map: &BTreeMap<String, V>) -> impl Iterator<Item = (&str, &V)> {
+    map.iter().map(|(name, value)| (name.as_str(), value))
 }
 
 #[cfg(test)]

@@ -67,6 +67,21 @@ impl<'s> Doc<'s> {
     }
 
     /// The value as a boolean.
+    /// `key` of `table` (at `path`) read by `read`, given the key's path; `None` when the
+    /// table has no such key.
+    pub(crate) fn optional<'a, 'i, T>(
+        &self,
+        table: &'a DeTable<'i>,
+        path: &KeyPath,
+        key: &str,
+        read: impl FnOnce(&KeyPath, &'a Value<'i>) -> Result<T, ConfigError>,
+    ) -> Result<Option<T>, ConfigError> {
+        match table.get_key_value(key) {
+            Some((_, value)) => read(&path.key(key), value).map(Some),
+            None => Ok(None),
+        }
+    }
+
     pub(crate) fn boolean(&self, path: &KeyPath, value: &Value<'_>) -> Result<bool, ConfigError> {
         value
             .get_ref()

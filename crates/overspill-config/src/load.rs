@@ -108,23 +108,16 @@ pub(crate) fn load(text: &str, file: Option<&Path>) -> Result<Config, ConfigErro
         }
     }
 
-    let servers = match root.get_key_value("mcp") {
-        Some((_, value)) => servers(
-            &doc,
-            &top.key("mcp"),
-            doc.table(&top.key("mcp"), value, TABLE)?,
-        )?,
-        None => BTreeMap::new(),
+    // `[mcp]` and `[hooks]`, each read when the file has it.
+    let section = |name: &str, read: RulesReader| match root.get_key_value(name) {
+        Some((_, value)) => {
+            let path = top.key(name);
+            read(&doc, &path, doc.table(&path, value, TABLE)?)
+        }
+        None => Ok(BTreeMap::new()),
     };
-
-    let hooks = match root.get_key_value("hooks") {
-        Some((_, value)) => hooks(
-            &doc,
-            &top.key("hooks"),
-            doc.table(&top.key("hooks"), value, TABLE)?,
-        )?,
-        None => BTreeMap::new(),
-    };
+    let servers = section("mcp", servers)?;
+    let hooks = section("hooks", hooks)?;
 
     let mut config = merge_and_check(memory_dir, agent, workers, servers)?;
     config.hooks = hooks;
@@ -184,39 +177,25 @@ fn section(
         (section.scratchpad, section.enabled_at) =
             scratchpad(doc, path, &sp, doc.table(&sp, value, SCRATCHPAD_TABLE)?)?;
     }
-    if let Some((_, value)) = table.get_key_value("mcp_filter") {
-        section.mcp_filter = Some(filter(doc, &path.key("mcp_filter"), value)?);
-    }
+    section.mcp_filter = doc.optional(table, path, "mcp_filter", |key, value| {
+        filter(doc, key, value)
+    })?;
     Ok(section)
 }
 
 /// `provider`, `model` and `context_window`; every other key is the host's.
 fn llm(doc: &Doc<'_>, path: &KeyPath, table: &DeTable<'_>) -> Result<LlmSettings, ConfigError> {
     let mut llm = LlmSettings::default();
-    if let Some((_, value)) = table.get_key_value("provider") {
-        llm.provider = Some(
-            doc.non_empty_string(
-                &path.key("provider"),
-                value,
-                "a provider name such as \"openai\"",
-            )?
-            .to_owned(),
-        );
-    }
-    if let Some((_, value)) = table.get_key_value("model") {
-        llm.model = Some(
-            doc.non_empty_string(&path.key("model"), value, "a model id such as \"gpt-4o\"")?
-                .to_owned(),
-        );
-    }
-    if let Some((_, value)) = table.get_key_value("context_window") {
-        llm.context_window = Some(doc.count(
-            &path.key("context_window"),
-            value,
-            Count::Positive,
-            CONTEXT_WINDOW,
-        )?);
-    }
+    let text = |key: &str, expected: &'static str| {
+        doc.optional(table, path, key, |key, value| {
+            Ok(doc.non_empty_string(key, value, expected)?.to_owned())
+        })
+    };
+    llm.provider = text("provider", "a provider name such as \"openai\"")?;
+    llm.model = text("model", "a model id such as \"gpt-4o\"")?;
+    llm.context_window = doc.optional(table, path, "context_window", |key, value| {
+        doc.count(key, value, Count::Positive, CONTEXT_WINDOW)
+    })?;
     Ok(llm)
 }
 
@@ -253,18 +232,13 @@ fn scratchpad(
         }
         over.context_safety_margin = Some(margin);
     }
-    if let Some((_, value)) = table.get_key_value("max_extraction_tokens") {
-        over.max_extraction_tokens = Some(doc.count(
-            &path.key("max_extraction_tokens"),
-            value,
-            Count::Positive,
-            MAX_EXTRACTION,
-        )?);
-    }
-    if let Some((_, value)) = table.get_key_value("turn_depth_bonus") {
-        over.turn_depth_bonus =
-            Some(doc.small_count(&path.key("turn_depth_bonus"), value, TURN_BONUS)?);
-    }
+    over.max_extraction_tokens =
+        doc.optional(table, path, "max_extraction_tokens", |key, value| {
+            doc.count(key, value, Count::Positive, MAX_EXTRACTION)
+        })?;
+    over.turn_depth_bonus = doc.optional(table, path, "turn_depth_bonus", |key, value| {
+        doc.small_count(key, value, TURN_BONUS)
+    })?;
     Ok((over, enabled_at))
 }
 
@@ -325,6 +299,10 @@ fn legacy_memory_dir(
         None => Ok(None),
     }
 }
+
+/// A reader of the rules in a table: [`servers`] or [`hooks`].
+type RulesReader =
+    fn(&Doc<'_>, &KeyPath, &DeTable<'_>) -> Result<BTreeMap<String, ServerRules>, ConfigError>;
 
 /// `[mcp.servers.<name>.scratchpad]` tables; the rest of `[mcp]` is the host's.
 fn servers(
