@@ -30,6 +30,10 @@ use crate::metadata::METADATA_DIR;
 mod objects;
 #[cfg(feature = "object-store")]
 pub use objects::open_url;
+#[cfg(feature = "redis")]
+mod redis;
+#[cfg(feature = "redis")]
+pub use redis::{Redis, RedisCounter, RedisError};
 
 /// The cache's size limit when none is given: 1 GiB.
 pub const DEFAULT_CACHE_BYTES: u64 = 1 << 30;

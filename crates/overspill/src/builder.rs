@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use serde_json::Value;
 
 use crate::artifacts::{self, Run};
-use crate::budget::{Baseline, Budget, BudgetSettings, MAIN_AGENT_ID};
+use crate::budget::{Baseline, Budget, BudgetSettings, Ledger, MAIN_AGENT_ID};
 use crate::config::{
     AgentSettings, Config, LlmSettings, Rule, ScratchpadOverride, ScratchpadSettings, ServerRules,
     ToolFilter, ToolPattern,
@@ -84,7 +84,7 @@ pub struct ScratchpadBuilder {
     cache: Option<Arc<FileCache>>,
     max_reference_bytes: Option<u64>,
     observer: Option<Arc<dyn Observer>>,
-    shared_budget: Option<PathBuf>,
+    ledger: Option<Arc<dyn Ledger>>,
     shared_store: Option<SharedStore>,
 }
 
@@ -92,7 +92,23 @@ pub struct ScratchpadBuilder {
 /// counter file.
 struct FileLedger(overspill_store::CounterFile);
 
-impl crate::budget::Ledger for FileLedger {
+/// The [`Ledger`] of [`ScratchpadBuilder::redis_budget`]: a counter in Redis.
+#[cfg(feature = "redis")]
+struct RedisLedger(overspill_store::shared::RedisCounter);
+
+#[cfg(feature = "redis")]
+impl Ledger for RedisLedger {
+    fn update(
+        &self,
+        decide: &mut dyn FnMut(u64) -> Option<u64>,
+    ) -> Result<u64, crate::budget::LedgerError> {
+        self.0
+            .update(decide)
+            .map_err(|error| crate::budget::LedgerError(error.to_string()))
+    }
+}
+
+impl Ledger for FileLedger {
     fn update(
         &self,
         decide: &mut dyn FnMut(u64) -> Option<u64>,
@@ -108,8 +124,26 @@ impl ScratchpadBuilder {
     /// serving the agent shares (several proxy instances on one directory): a charge is
     /// checked against what all of them charged, under the file's lock
     /// (docs/budget.md#one-agent-served-by-several-processes).
-    pub fn shared_budget(mut self, path: impl Into<PathBuf>) -> ScratchpadBuilder {
-        self.shared_budget = Some(path.into());
+    pub fn shared_budget(self, path: impl Into<PathBuf>) -> ScratchpadBuilder {
+        let file = overspill_store::CounterFile::new(path);
+        self.budget_ledger(Arc::new(FileLedger(file)))
+    }
+
+    /// Keeps the extractions of the agent's budget in `counter`, a number in Redis that every
+    /// process serving the agent shares, on any machine: a charge is checked against what all
+    /// of them charged, with compare and swap
+    /// (docs/budget.md#one-agent-served-by-several-machines).
+    #[cfg(feature = "redis")]
+    pub fn redis_budget(self, counter: overspill_store::shared::RedisCounter) -> ScratchpadBuilder {
+        self.budget_ledger(Arc::new(RedisLedger(counter)))
+    }
+
+    /// Keeps the extractions of the agent's budget in `ledger`, which every process serving
+    /// the agent shares: [`shared_budget`](Self::shared_budget)'s file on one machine, a
+    /// [`RedisCounter`](crate::store::shared::RedisCounter) across machines (feature `redis`),
+    /// or a ledger of the host's (docs/budget.md#one-agent-served-by-several-processes).
+    pub fn budget_ledger(mut self, ledger: Arc<dyn Ledger>) -> ScratchpadBuilder {
+        self.ledger = Some(ledger);
         self
     }
 
@@ -615,10 +649,8 @@ impl ScratchpadBuilder {
                 .total()
         };
         let budget = Budget::with_baseline_later(budget_settings, baseline)?;
-        let budget = Arc::new(match &self.shared_budget {
-            Some(path) => budget.with_ledger(Arc::new(FileLedger(
-                overspill_store::CounterFile::new(path),
-            ))),
+        let budget = Arc::new(match &self.ledger {
+            Some(ledger) => budget.with_ledger(Arc::clone(ledger)),
             None => budget,
         });
         let ctx = ExploreContext::new(root, counter, Arc::clone(&budget));

@@ -14,13 +14,14 @@ use anyhow::Context;
 use clap::Args;
 use overspill::config::{Config, DEFAULT_MIN_TOKENS, HttpServer, Upstreams};
 use overspill::store::SharedStore;
+use overspill::store::shared::Redis;
 use overspill::tokens::TokenCounter;
 use overspill::{BuildError, Scratchpad, ScratchpadBuilder};
 use overspill_mcp::oauth::{ClientIdentity, TokenStore};
 use overspill_mcp::{
     DEFAULT_ANSWER_WITHIN, DEFAULT_INIT_TIMEOUT, DEFAULT_MAX_LEN, DEFAULT_SEPARATOR, Listen,
-    METRICS_PATH, Metrics, Namespace, ProxyError, ProxyOptions, Reload, Remote, ScratchFactory,
-    Server, Tokens, Upstream, parse_header,
+    METRICS_PATH, Metrics, Namespace, ProxyError, ProxyOptions, ReadyCheck, Reload, Remote,
+    ScratchFactory, Server, Tokens, Upstream, parse_header,
 };
 
 pub const EXAMPLES: &str = "Speaks MCP on stdin/stdout to the client and runs the real server as a \
@@ -187,6 +188,11 @@ pub struct McpArgs {
     /// then its local cache (docs/storage.md#a-shared-store).
     #[arg(long, value_name = "URL", requires = "listen")]
     store: Option<String>,
+    /// Keep each agent's budget in this Redis server (redis://[user:password@]host[:port][/db],
+    /// rediss:// for TLS), so that every instance charges one budget per agent, whichever
+    /// machine it runs on (docs/budget.md#one-agent-served-by-several-machines).
+    #[arg(long, value_name = "URL", requires = "listen")]
+    budget_store: Option<String>,
     /// With --store: the most bytes of stored results kept in --dir, the least recently read
     /// removed first (they are fetched again when read).
     #[arg(
@@ -362,27 +368,37 @@ fn listen(
         Some(metrics) => options.with_metrics(metrics),
         None => options,
     };
+    // A store that cannot be used now is not a reason to stop: /readyz says so until it can,
+    // and each result that cannot be stored, or budget that cannot be shared, says why
+    // (docs/team.md#a-shared-store).
     let shared = match &args.store {
         Some(url) => {
             let shared = shared_store(url, &base, args.store_cache_bytes)?;
-            // A store that cannot be used now is not a reason to stop: /readyz says so until
-            // it can, and each result that cannot be stored says why (docs/team.md).
             match shared.check() {
                 Ok(()) => say(args.log_format, &format!("results are shared in {url}")),
                 Err(error) => warn(args.log_format, &format!("{error}")),
             }
-            let checked = shared.clone();
-            listen.ready_check = Some(Arc::new(move || {
-                checked.check().map_err(|error| {
-                    tracing::debug!(%error, "not ready");
-                    format!("the shared store {} cannot be used", checked.location())
-                })
-            }));
             listen.sessions_store_with_principal = true;
             Some(shared)
         }
         None => None,
     };
+    let budgets = match &args.budget_store {
+        Some(url) => {
+            let redis =
+                Redis::open(url).map_err(|error| anyhow::anyhow!("--budget-store: {error}"))?;
+            match redis.check() {
+                Ok(()) => say(
+                    args.log_format,
+                    &format!("each agent's budget is kept in {}", redis.location()),
+                ),
+                Err(error) => warn(args.log_format, &format!("{error}")),
+            }
+            Some(redis)
+        }
+        None => None,
+    };
+    listen.ready_check = ready_check(shared.clone(), budgets.clone());
     let stored_in = match &shared {
         Some(shared) => format!(
             "each session's large results are stored in {} and cached in {}",
@@ -403,7 +419,13 @@ fn listen(
                 builder = builder.observer(Arc::new(metrics.clone()));
             }
             if let Some(file) = &scratch_for.shared_budget {
-                builder = builder.shared_budget(dir.join(file));
+                builder = match &budgets {
+                    Some(redis) => {
+                        let key = format!("overspill/{}/{file}", scratch_for.storage);
+                        builder.redis_budget(redis.counter(key))
+                    }
+                    None => builder.shared_budget(dir.join(file)),
+                };
             }
             if let Some(shared) = &shared {
                 builder = builder.shared_store(shared.clone());
@@ -439,6 +461,35 @@ fn listen(
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// What `/readyz` checks besides the server: the shared store and the budget store, when
+/// given. Each failure is named; why is in the debug log.
+fn ready_check(shared: Option<SharedStore>, budgets: Option<Redis>) -> Option<ReadyCheck> {
+    if shared.is_none() && budgets.is_none() {
+        return None;
+    }
+    Some(Arc::new(move || {
+        if let Some(shared) = &shared
+            && let Err(error) = shared.check()
+        {
+            tracing::debug!(%error, "not ready");
+            return Err(format!(
+                "the shared store {} cannot be used",
+                shared.location()
+            ));
+        }
+        if let Some(redis) = &budgets
+            && let Err(error) = redis.check()
+        {
+            tracing::debug!(%error, "not ready");
+            return Err(format!(
+                "the budget store {} cannot be used",
+                redis.location()
+            ));
+        }
+        Ok(())
+    }))
 }
 
 /// The shared store `url` names, cached in `base`.

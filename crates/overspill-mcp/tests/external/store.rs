@@ -8,7 +8,7 @@
 //!
 //! Beside the team tests' parts they need Garage: `bash tests/fixtures/store/prepare.sh`.
 
-use std::io::Write;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -78,10 +78,16 @@ impl Garage {
     }
 }
 
-/// `s1`, `s2`, `s3`: `overspill mcp --listen --store s3://<bucket>/team --auth-tokens TOKENS`,
-/// each caching in a directory of its own under the team's (`cache-s1`, …), behind haproxy;
-/// returns the frontend's address.
-fn three_instances(team: &mut Team, outside: &Outside, garage: &Garage, tokens: &Path) -> String {
+/// `s1`, `s2`, `s3`: `overspill mcp --listen --store s3://<bucket>/team --auth-tokens TOKENS`
+/// with `flags`, each caching in a directory of its own under the team's (`cache-s1`, …), behind
+/// haproxy; returns the frontend's address.
+fn three_instances(
+    team: &mut Team,
+    outside: &Outside,
+    garage: &Garage,
+    tokens: &Path,
+    flags: &[&str],
+) -> String {
     let store = format!("s3://{}/team", garage.bucket);
     let tokens = tokens
         .to_str()
@@ -89,21 +95,96 @@ fn three_instances(team: &mut Team, outside: &Outside, garage: &Garage, tokens: 
         .to_owned();
     let instances = ["s1", "s2", "s3"].map(|name| {
         let cache = cache_dir(team, name);
-        let mut command = outside.gateway(
-            &cache,
-            &[
-                "--auth-tokens",
-                &tokens,
-                "--store",
-                &store,
-                "--max-sessions",
-                "64",
-            ],
-        );
+        let mut own = vec![
+            "--auth-tokens",
+            &tokens,
+            "--store",
+            &store,
+            "--max-sessions",
+            "64",
+        ];
+        own.extend_from_slice(flags);
+        let mut command = outside.gateway(&cache, &own);
         garage.environment(&mut command);
         (name, command)
     });
     instances_behind_haproxy(team, outside, instances)
+}
+
+/// Starts Debian's redis-server (tests/fixtures/team/prepare.sh) on a free loopback port, with
+/// nothing saved to disk; its `redis://` URL.
+fn redis(team: &mut Team, outside: &Outside) -> String {
+    let port = crate::team::free_port();
+    let dir = team.dir.path().join("redis");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|error| panic!("no redis directory: {error}"));
+    let mut command = Command::new(outside.team.join("bin/redis-server"));
+    command
+        .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+        .args(["--save", "", "--appendonly", "no", "--dir"])
+        .arg(&dir);
+    team.start("redis", command, true);
+    let address = format!("127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(&address).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "redis-server did not listen within 30 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    format!("redis://{address}/0")
+}
+
+/// The value of `key` in the Redis at `url` (a plain RESP `GET` over TCP).
+fn redis_get(url: &str, key: &str) -> Option<u64> {
+    use std::io::{BufRead, BufReader};
+    let address = url
+        .trim_start_matches("redis://")
+        .trim_end_matches("/0")
+        .to_owned();
+    let mut stream = std::net::TcpStream::connect(&address)
+        .unwrap_or_else(|error| panic!("cannot reach redis at {address}: {error}"));
+    write!(stream, "*2\r\n$3\r\nGET\r\n${}\r\n{key}\r\n", key.len())
+        .unwrap_or_else(|error| panic!("cannot ask redis: {error}"));
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    reader
+        .read_line(&mut line)
+        .unwrap_or_else(|error| panic!("no answer from redis: {error}"));
+    if line.starts_with("$-1") {
+        return None;
+    }
+    let mut value = String::new();
+    reader
+        .read_line(&mut value)
+        .unwrap_or_else(|error| panic!("no value from redis: {error}"));
+    Some(
+        value
+            .trim()
+            .parse()
+            .unwrap_or_else(|error| panic!("not a number in redis: {value:?} ({error})")),
+    )
+}
+
+/// What an exploration answer's footer says: what the call charged and what the agent's budget
+/// has left (`| ~167 tokens | ~1,897,833 of 1,900,000 budget tokens left ---`).
+fn footer(text: &str) -> (u64, u64) {
+    let number = |words: &str| -> u64 {
+        words
+            .trim()
+            .trim_start_matches('~')
+            .replace(',', "")
+            .parse()
+            .unwrap_or_else(|error| panic!("not a number in the footer ({error}): {text}"))
+    };
+    let last = text.trim_end().lines().last().unwrap_or_default();
+    let parts: Vec<&str> = last.split(" | ").collect();
+    let [.., charged, left] = parts.as_slice() else {
+        panic!("no footer in: {text}");
+    };
+    let charged = charged.trim_end_matches(" tokens");
+    let left = left.split(" of ").next().unwrap_or_default();
+    (number(charged), number(left))
 }
 
 fn cache_dir(team: &Team, instance: &str) -> PathBuf {
@@ -158,7 +239,7 @@ fn three_instances_on_one_s3_store_explore_any_pointer_and_lose_nothing_when_one
         token(&outside, "alice", &tokens),
         token(&outside, "bob", &tokens),
     );
-    let address = three_instances(&mut team, &outside, &garage, &tokens);
+    let address = three_instances(&mut team, &outside, &garage, &tokens, &[]);
     let url = format!("http://{address}/mcp");
     let client = Http::new(url.clone());
 
@@ -256,7 +337,7 @@ fn a_2025_session_replaced_after_its_instance_dies_explores_the_old_pointer() {
     let garage = garage(&mut team, &outside);
     let tokens = team.dir.path().join("tokens");
     let alice = token(&outside, "alice", &tokens);
-    let address = three_instances(&mut team, &outside, &garage, &tokens);
+    let address = three_instances(&mut team, &outside, &garage, &tokens, &[]);
     let client = Http::new(format!("http://{address}/mcp"));
 
     let (session, home) = open_session(&client, &alice);
@@ -318,4 +399,142 @@ fn open_session(client: &Http, token: &str) -> (String, String) {
     );
     assert_eq!(sent.status, 202, "notifications/initialized");
     (session, opened.served_by)
+}
+
+/// Issue 41: one budget per agent across three instances on three caches, kept in Redis
+/// (`--budget-store`). Eight Python SDK 2.x clients of one agent (alice's own) make 400
+/// exploration calls at once through round-robin HAProxy. No update is lost: what the budget
+/// has left fell, from a call before them to a call after them, by exactly what every call
+/// charged; the ledger in Redis holds the sum of every charge; and the usage events the three
+/// instances log when they stop add up to it.
+#[test]
+fn eight_clients_of_one_agent_on_three_instances_share_one_budget_and_lose_no_update() {
+    let Some(outside) = outside("one budget across instances, in redis") else {
+        return;
+    };
+    let started_at = Instant::now();
+    let mut team = Team::new();
+    let garage = garage(&mut team, &outside);
+    let redis = redis(&mut team, &outside);
+    let tokens = team.dir.path().join("tokens");
+    let alice = token(&outside, "alice", &tokens);
+    let flags = [
+        "--budget-store",
+        redis.as_str(),
+        "--context-window",
+        "2000000",
+        "--log-format",
+        "json",
+    ];
+    let address = three_instances(&mut team, &outside, &garage, &tokens, &flags);
+    let url = format!("http://{address}/mcp");
+    let client = Http::new(url.clone());
+
+    let file = file_of(client.call(&alice, "big", json!({"megabytes": 1})).text());
+    let first = footer(
+        client
+            .call(&alice, "head", json!({"file": file, "lines": 2}))
+            .text(),
+    );
+    let ran = python_eight(&outside, &url, &alice, &file, 8, 400);
+    let calls: Vec<(u64, u64)> = ran["calls"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no calls: {ran}"))
+        .iter()
+        .map(|call| {
+            let number = |i: usize| call[i].as_u64().unwrap_or_else(|| panic!("{call}"));
+            (number(0), number(1))
+        })
+        .collect();
+    assert_eq!(calls.len(), 400);
+    let last = footer(
+        client
+            .call(&alice, "head", json!({"file": file, "lines": 3}))
+            .text(),
+    );
+
+    let charged: u64 = calls.iter().map(|(charged, _)| charged).sum::<u64>() + last.0;
+    assert_eq!(
+        first.1 - last.1,
+        charged,
+        "the budget left fell by {} over 401 calls that charged {charged}",
+        first.1 - last.1
+    );
+    let everything = first.0 + charged;
+    let key = format!("overspill/{}/budgets/principal", principal_storage("alice"));
+    assert_eq!(
+        redis_get(&redis, &key),
+        Some(everything),
+        "the ledger in redis"
+    );
+    for (charged, left) in &calls {
+        assert!(
+            *left < first.1 && *left >= last.1 && *charged > 0,
+            "a call that charged {charged} left {left}, outside {}..={}",
+            last.1,
+            first.1
+        );
+    }
+
+    // Each instance logs its share when the agent's context ends there: on its stop.
+    let mut logged = 0;
+    for name in ["s1", "s2", "s3"] {
+        team.terminate(name);
+        let status = team.wait(name, Instant::now() + Duration::from_secs(60));
+        assert!(status.success(), "{name} stopped with {status}");
+        logged += extracted(&team.log(name));
+    }
+    assert_eq!(logged, everything, "the usage events' tokens_extracted");
+    let _ = writeln!(
+        std::io::stderr(),
+        "402 exploration calls of one agent over three instances charged {everything} tokens, \
+         all of them in the ledger and the usage events; {:.1} s in all",
+        started_at.elapsed().as_secs_f64()
+    );
+}
+
+/// The relative directory of a principal's results (`principals/<first 32 hex digits of the
+/// SHA-256 of the name>`), which the budget's key follows.
+fn principal_storage(name: &str) -> String {
+    let dir = principal_dir(Path::new(""), name);
+    dir.to_str()
+        .unwrap_or_else(|| panic!("not UTF-8: {}", dir.display()))
+        .to_owned()
+}
+
+/// The sum of `tokens_extracted` over the usage events of a `--log-format json` log.
+fn extracted(log: &str) -> u64 {
+    log.lines()
+        .filter(|line| line.contains("overspill::usage"))
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter_map(|event| {
+            let fields = event.get("fields").unwrap_or(&event);
+            fields["tokens_extracted"].as_u64()
+        })
+        .sum()
+}
+
+/// Runs eight_clients.py: `clients` clients of `token`'s agent, `calls` calls in all.
+fn python_eight(
+    outside: &Outside,
+    url: &str,
+    token: &str,
+    file: &str,
+    clients: usize,
+    calls: usize,
+) -> Value {
+    let output = Command::new(&outside.python)
+        .arg(outside.root.join("tests/fixtures/store/eight_clients.py"))
+        .args([url, token, file, &clients.to_string(), &calls.to_string()])
+        .output()
+        .unwrap_or_else(|error| panic!("cannot run eight_clients.py: {error}"));
+    assert!(
+        output.status.success(),
+        "eight_clients.py: {}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|error| panic!("eight_clients.py printed {stdout:?}: {error}"))
 }

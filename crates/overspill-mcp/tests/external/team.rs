@@ -160,8 +160,18 @@ impl Team {
         let _ = process.child.wait();
     }
 
+    /// SIGTERM: `name` drains and stops as on a deployment's stop.
+    pub(crate) fn terminate(&mut self, name: &str) {
+        let pid = self.process(name).child.id().to_string();
+        let sent = Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap_or_else(|error| panic!("cannot run kill for {name}: {error}"));
+        assert!(sent.success(), "kill -TERM {name} ({pid}): {sent}");
+    }
+
     /// Waits (until `deadline`) for `name` to exit.
-    fn wait(&mut self, name: &str, deadline: Instant) -> ExitStatus {
+    pub(crate) fn wait(&mut self, name: &str, deadline: Instant) -> ExitStatus {
         let process = self.process(name);
         loop {
             if let Some(status) = process
@@ -177,7 +187,7 @@ impl Team {
     }
 
     /// What `name` wrote on stderr so far.
-    fn log(&self, name: &str) -> String {
+    pub(crate) fn log(&self, name: &str) -> String {
         self.processes
             .iter()
             .find(|process| process.name == name)
@@ -257,7 +267,7 @@ pub(crate) fn authority(url: &str) -> String {
 }
 
 /// A loopback port nothing listens on now.
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
         .unwrap_or_else(|error| panic!("no free loopback port: {error}"))
