@@ -538,3 +538,75 @@ fn python_eight(
     serde_json::from_str(stdout.trim())
         .unwrap_or_else(|error| panic!("eight_clients.py printed {stdout:?}: {error}"))
 }
+
+/// Issue 41's bad input: a store that cannot be reached, credentials it refuses, a bucket it
+/// does not have. Each instance starts and says, on stderr, what is wrong in the store's own
+/// words; its `/readyz` is 503 naming the store; and a large result is answered with a notice
+/// naming the store, never with a pointer to a result that was not stored.
+#[test]
+fn a_store_that_cannot_be_used_fails_readyz_and_every_large_result_says_so() {
+    let Some(outside) = outside("a shared store that cannot be used") else {
+        return;
+    };
+    let mut team = Team::new();
+    let garage = garage(&mut team, &outside);
+    let faults = [
+        (
+            "unreachable",
+            "Connection refused",
+            format!("s3://{}/team", garage.bucket),
+        ),
+        (
+            "wrong-key",
+            "AccessDenied",
+            format!("s3://{}/team", garage.bucket),
+        ),
+        (
+            "no-bucket",
+            "NoSuchBucket",
+            "s3://no-such-bucket/team".to_owned(),
+        ),
+    ];
+    for (name, said, store) in faults {
+        let cache = cache_dir(&team, name);
+        let mut command = outside.gateway(&cache, &["--store", &store]);
+        garage.environment(&mut command);
+        match name {
+            "unreachable" => {
+                let port = crate::team::free_port();
+                command.env("AWS_ENDPOINT", format!("http://127.0.0.1:{port}"));
+            }
+            "wrong-key" => {
+                command.env("AWS_SECRET_ACCESS_KEY", "not-the-key");
+            }
+            _ => {}
+        }
+        let started = team.start(name, command, false);
+        let url = crate::team::announced(&started, "serving MCP on ", name);
+        let log = team.log(name);
+        assert!(
+            log.contains("warning: the shared store") && log.contains(said),
+            "{name}: the start does not say `{said}`:\n{log}"
+        );
+
+        let address = crate::team::authority(&url);
+        let (status, _, body) = crate::team::get(&address, "/readyz")
+            .unwrap_or_else(|| panic!("{name}: no answer to /readyz"));
+        assert_eq!(status, 503, "{name}: /readyz said {body}");
+        assert!(
+            body.contains(&format!("the shared store {store}")),
+            "{name}: /readyz does not name the store: {body}"
+        );
+
+        let client = Http::new(url.clone());
+        let answer = client.call("no-token", "big", json!({"megabytes": 1}));
+        let text = answer.text();
+        assert!(
+            !text.contains("file: ")
+                && text.contains("could not be stored")
+                && text.contains(&store),
+            "{name}: the large result is not a notice naming the store: {}",
+            &text[..text.len().min(2000)]
+        );
+    }
+}
