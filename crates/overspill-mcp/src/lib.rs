@@ -72,7 +72,7 @@ pub use error::ProxyError;
 pub use health::{HEALTH_PATH, READY_PATH, ReadyCheck, is_health_path};
 pub use listen::{
     Bound, Issued, LineProblem, Listen, Principal, ScratchFactory, ScratchFor, Tokens, TokensError,
-    is_loopback, listen_blocking, serve_http,
+    is_loopback, listen_blocking, principal_storage, serve_http,
 };
 pub use message::request;
 pub use metrics::{METRICS_PATH, Metrics};

@@ -1359,6 +1359,7 @@ pub fn is_loopback(address: &SocketAddr) -> bool {
 
 mod events;
 mod stateless;
+pub use stateless::principal_storage;
 mod streams;
 #[cfg(test)]
 mod tests;

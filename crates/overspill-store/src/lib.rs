@@ -63,5 +63,5 @@ pub use read_root::ReadRoot;
 pub use relative::relative_ref;
 pub use retention::{DEFAULT_MAX_SESSION_RUNS, RunStarted};
 pub use root_file::RootFile;
-pub use shared::{Objects, ObjectsError, SharedStore};
+pub use shared::{Listing, Objects, ObjectsError, SharedStore};
 pub use store::{Output, Store, Stored, TextLayout};

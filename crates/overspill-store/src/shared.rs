@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::SystemTime;
 
 use crate::atomic::{RESERVED_PREFIX, create_private_dir_all, write_if_absent};
-use crate::metadata::METADATA_DIR;
+use crate::metadata::{self, METADATA_DIR, Metadata};
 
 #[cfg(feature = "object-store")]
 mod objects;
@@ -69,6 +69,14 @@ pub trait Objects: Send + Sync {
     /// [`ObjectsError`] when the store cannot be reached or refuses the read.
     fn get(&self, key: &str) -> Result<Option<Vec<u8>>, ObjectsError>;
 
+    /// The keys directly below the directory key `dir` (`principals/3f…/.overspill-meta`),
+    /// and the directories there, each as a whole key; nothing for a directory with nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ObjectsError`] when the store cannot be reached or refuses the listing.
+    fn list(&self, dir: &str) -> Result<Listing, ObjectsError>;
+
     /// Whether the store can be used now: reached, with the credentials given, the bucket
     /// there (for a readiness check).
     ///
@@ -76,6 +84,15 @@ pub trait Objects: Send + Sync {
     ///
     /// [`ObjectsError`] saying what is wrong.
     fn check(&self) -> Result<(), ObjectsError>;
+}
+
+/// What [`Objects::list`] found below a directory key.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Listing {
+    /// The objects directly below it, as whole keys.
+    pub keys: Vec<String>,
+    /// The directories directly below it, as whole keys (no trailing `/`).
+    pub dirs: Vec<String>,
 }
 
 /// Why a shared store could not be used. The message names the store (never a credential)
@@ -168,6 +185,57 @@ impl SharedStore {
     /// [`ObjectsError`] saying what is wrong.
     pub fn check(&self) -> Result<(), ObjectsError> {
         self.inner.objects.check()
+    }
+
+    /// The metadata records of the store directory `dir` (a key such as `principals/3f…`, or
+    /// `""` for the top), oldest first, as [`Store::list`](crate::Store::list) reads them on
+    /// disk: what `overspill ls --store` shows. A record that is not one is skipped with a
+    /// warning.
+    ///
+    /// # Errors
+    ///
+    /// [`ObjectsError`] when the store cannot be listed or read.
+    pub fn records(&self, dir: &str) -> Result<Vec<Metadata>, ObjectsError> {
+        let meta_dir = join_key(dir, METADATA_DIR);
+        let mut all = Vec::new();
+        for key in self.inner.objects.list(&meta_dir)?.keys {
+            let Some(bytes) = self.inner.objects.get(&key)? else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&bytes);
+            if let Some(meta) = metadata::decode(&text, Path::new(&key)) {
+                all.push(meta);
+            }
+        }
+        all.sort_by(|a, b| {
+            a.created
+                .cmp(&b.created)
+                .then_with(|| a.file_name.cmp(&b.file_name))
+        });
+        Ok(all)
+    }
+
+    /// The store directories below the directory key `dir`, as keys: those that hold metadata
+    /// records, at any depth up to six levels (the depth of a worker's scratchpad).
+    ///
+    /// # Errors
+    ///
+    /// [`ObjectsError`] when the store cannot be listed.
+    pub fn store_dirs(&self, dir: &str) -> Result<Vec<String>, ObjectsError> {
+        let mut found = Vec::new();
+        let mut pending = vec![(dir.to_owned(), 0)];
+        while let Some((dir, depth)) = pending.pop() {
+            for below in self.inner.objects.list(&dir)?.dirs {
+                let name = below.rsplit('/').next().unwrap_or_default();
+                if name == METADATA_DIR {
+                    found.push(dir.clone());
+                } else if !name.starts_with(RESERVED_PREFIX) && depth < SWEEP_DEPTH {
+                    pending.push((below, depth + 1));
+                }
+            }
+        }
+        found.sort();
+        Ok(found)
     }
 
     /// The key of `path`, a file below the cache directory (resolved, or below its resolved
@@ -279,6 +347,15 @@ impl SharedStore {
             tracing::debug!(bytes = total, "swept the shared store's cache");
         }
         let _ = lock.unlock();
+    }
+}
+
+/// `dir/name` as a key (`name` alone below the top, `""`).
+fn join_key(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{}/{name}", dir.trim_end_matches('/'))
     }
 }
 

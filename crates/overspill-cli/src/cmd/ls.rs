@@ -1,4 +1,4 @@
-//! `overspill ls --dir DIR`
+//! `overspill ls --dir DIR`, or `overspill ls --store URL [--principal NAME]`
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -6,33 +6,48 @@ use std::process::ExitCode;
 
 use clap::Args;
 use overspill::budget::thousands;
-use overspill::store::{Metadata, ReadRoot, Store};
+use overspill::store::{Metadata, ReadRoot, SharedStore, Store};
 use serde_json::{Value, json};
 
 pub const EXAMPLES: &str = "Oldest first. Companion files are listed under the output they came from; \
 a file the exploration tools would refuse (a second hard link, say) is marked with `!` and why.\n\n\
 Examples:\n  \
 overspill ls --dir ./pad\n  \
-overspill ls --dir ./pad --json | jq '.[] | select(.tokens > 100000) | .file'";
+overspill ls --dir ./pad --json | jq '.[] | select(.tokens > 100000) | .file'\n  \
+overspill ls --store s3://team-bucket/overspill --principal alice";
 
 /// Arguments of `overspill ls`.
 #[derive(Debug, Args)]
 pub struct LsArgs {
     /// The scratchpad dir.
-    #[arg(long, value_name = "DIR")]
-    dir: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "store")]
+    dir: Option<PathBuf>,
+    /// A shared store instead (`overspill mcp --store URL`): its stored outputs, read from the
+    /// objects, with credentials from the environment (docs/storage.md#a-shared-store).
+    #[arg(long, value_name = "URL", conflicts_with = "dir")]
+    store: Option<String>,
+    /// With --store: only this principal's outputs (its name in the --auth-tokens file, or
+    /// `shared` or `local`); without it, every directory of the store, each under its key.
+    #[arg(long, value_name = "NAME", requires = "store")]
+    principal: Option<String>,
     /// One JSON array of records instead of a table.
     #[arg(long)]
     json: bool,
 }
 
 pub fn run(args: LsArgs) -> anyhow::Result<ExitCode> {
+    if let Some(url) = &args.store {
+        return from_store(url, args.principal.as_deref(), args.json);
+    }
+    let Some(dir) = &args.dir else {
+        anyhow::bail!("give --dir DIR, or --store URL");
+    };
     let mut out = std::io::stdout().lock();
-    super::existing_dir(&args.dir, "pass a scratchpad dir")?;
-    let stored = Store::open(&args.dir)?.list()?;
+    super::existing_dir(dir, "pass a scratchpad dir")?;
+    let stored = Store::open(dir)?.list()?;
     // The dir is the tools' read root (as for `overspill tool --dir`): each listed file is
     // opened as they open it, so a file they refuse is marked with their reason.
-    let root = ReadRoot::new(&args.dir)?;
+    let root = ReadRoot::new(dir)?;
     let listed: Vec<Listed<'_>> = stored
         .iter()
         .map(|meta| Listed::judged(meta, &root))
@@ -41,9 +56,48 @@ pub fn run(args: LsArgs) -> anyhow::Result<ExitCode> {
         let records: Vec<Value> = listed.iter().map(record).collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&records)?)?;
     } else if stored.is_empty() {
-        tell!("overspill: no stored outputs in {}", args.dir.display());
+        tell!("overspill: no stored outputs in {}", dir.display());
     } else {
         write!(out, "{}", table(&listed))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--store URL`: the records of `principal`'s directory, or of every store directory, read
+/// from the objects (nothing is cached: a listing fetches only records). As JSON, each record
+/// also names its directory (`dir`).
+fn from_store(url: &str, principal: Option<&str>, json: bool) -> anyhow::Result<ExitCode> {
+    let objects = overspill::store::shared::open_url(url)?;
+    let cache = tempfile::tempdir()?;
+    let shared = SharedStore::new(objects, cache.path(), 0)?;
+    let dirs = match principal {
+        Some(name) => vec![overspill_mcp::principal_storage(name)],
+        None => shared.store_dirs("")?,
+    };
+    let mut out = std::io::stdout().lock();
+    let mut records = Vec::new();
+    let mut any = false;
+    for dir in &dirs {
+        let stored = shared.records(dir)?;
+        let listed: Vec<Listed<'_>> = stored.iter().map(Listed::unjudged).collect();
+        if json {
+            records.extend(listed.iter().map(|listed| {
+                let mut value = record(listed);
+                value["dir"] = json!(dir);
+                value
+            }));
+        } else if !stored.is_empty() {
+            if principal.is_none() {
+                writeln!(out, "{dir}:")?;
+            }
+            write!(out, "{}", table(&listed))?;
+            any = true;
+        }
+    }
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&records)?)?;
+    } else if !any {
+        tell!("overspill: no stored outputs in {}", shared.location());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -57,6 +111,15 @@ struct Listed<'a> {
 }
 
 impl<'a> Listed<'a> {
+    /// A record read from a shared store: its files are not on this machine to judge.
+    fn unjudged(meta: &'a Metadata) -> Listed<'a> {
+        Listed {
+            meta,
+            refused: None,
+            companions_refused: vec![None; meta.companions.len()],
+        }
+    }
+
     fn judged(meta: &'a Metadata, root: &ReadRoot) -> Listed<'a> {
         // Opened and closed at once: `open` judges the descriptor (type, hard links) without
         // reading a byte.

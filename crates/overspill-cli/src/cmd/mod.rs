@@ -38,7 +38,7 @@ pub enum Command {
     /// Run one exploration tool and print exactly what the model would receive.
     #[command(after_help = tool::EXAMPLES)]
     Tool(tool::ToolArgs),
-    /// List the outputs stored in a scratchpad dir, with their metadata.
+    /// List the outputs stored in a scratchpad dir, or in a shared store, with their metadata.
     #[command(after_help = ls::EXAMPLES)]
     Ls(ls::LsArgs),
     /// Print the exploration tool definitions as JSON.

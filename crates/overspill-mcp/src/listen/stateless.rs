@@ -86,8 +86,15 @@ impl Agent {
 /// Where `principal`'s results are stored, relative to the proxy's directory: one directory
 /// per principal, named by a hash of the principal's name, so that what one principal stored
 /// is never found by another, and every instance sharing the directory (or the shared store)
-/// finds it at the same place.
-pub(super) fn principal_storage(principal: &str) -> String {
+/// finds it at the same place (docs/mcp-proxy.md#stateless-requests).
+///
+/// ```
+/// assert_eq!(
+///     overspill_mcp::principal_storage("alice"),
+///     "principals/2bd806c97f0e00af1a1fc3328fa763a9"
+/// );
+/// ```
+pub fn principal_storage(principal: &str) -> String {
     let digest = Sha256::digest(principal.as_bytes());
     let hex: String = digest[..16]
         .iter()

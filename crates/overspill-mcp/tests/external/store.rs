@@ -224,8 +224,8 @@ fn python_client(outside: &Outside, url: &str, token: &str, args: &[&str]) -> Va
 /// affinity. A pointer alice's Python SDK 2.x client gets through one instance is explored
 /// through the other two (each fetches it from the store: it is in no directory of theirs);
 /// the instance that stored it is killed mid-run and the pointer is still explored, by the SDK
-/// client and on each survivor; bob, another principal, gets `not_found` for the same file on
-/// every instance.
+/// client and on each survivor; `overspill ls --store` lists it among alice's results; bob,
+/// another principal, gets `not_found` for the same file on every instance.
 #[test]
 fn three_instances_on_one_s3_store_explore_any_pointer_and_lose_nothing_when_one_dies() {
     let Some(outside) = outside("three instances sharing an S3 store behind haproxy") else {
@@ -301,6 +301,31 @@ fn three_instances_on_one_s3_store_explore_any_pointer_and_lose_nothing_when_one
             grep.text().contains(wanted) && !grep.text().contains("\"error\""),
             "grep through {instance} after {maker} died: {}",
             grep.text()
+        );
+    }
+
+    // `overspill ls --store` lists alice's results from the bucket, and not bob's.
+    for (principal, listed) in [("alice", true), ("bob", false)] {
+        let mut ls = Command::new(&outside.overspill);
+        ls.args(["ls", "--store", &format!("s3://{}/team", garage.bucket)])
+            .args(["--principal", principal, "--json"]);
+        garage.environment(&mut ls);
+        let output = ls
+            .output()
+            .unwrap_or_else(|error| panic!("cannot run overspill ls: {error}"));
+        assert!(output.status.success(), "overspill ls: {output:?}");
+        let records: Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|error| panic!("overspill ls --json printed no JSON: {error}"));
+        let files: Vec<&str> = records
+            .as_array()
+            .unwrap_or_else(|| panic!("not an array: {records}"))
+            .iter()
+            .filter_map(|record| record["file"].as_str())
+            .collect();
+        assert_eq!(
+            files.contains(&file.as_str()),
+            listed,
+            "ls of {principal}: {files:?}"
         );
     }
 

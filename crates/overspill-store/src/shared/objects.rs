@@ -9,7 +9,7 @@ use std::time::Duration;
 use object_store::path::Path as Key;
 use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, RetryConfig};
 
-use super::{Objects, ObjectsError};
+use super::{Listing, Objects, ObjectsError};
 
 /// How long a readiness check waits for the store: below the 1 s a Kubernetes probe waits.
 const CHECK_TIMEOUT: Duration = Duration::from_millis(800);
@@ -152,11 +152,7 @@ impl Bucket {
     }
 
     fn key(&self, key: &str) -> Key {
-        if self.prefix.is_empty() {
-            Key::from(key)
-        } else {
-            Key::from(format!("{}/{key}", self.prefix))
-        }
+        Key::from(super::join_key(&self.prefix, key))
     }
 
     /// Runs `work` on the objects' thread and waits for it on this one: callable from any
@@ -270,6 +266,28 @@ impl Objects for Bucket {
             }
         })?;
         got.map_err(|error| self.error("give a stored result back", &error))
+    }
+
+    fn list(&self, dir: &str) -> Result<Listing, ObjectsError> {
+        let store = Arc::clone(&self.store);
+        let at = self.key(dir);
+        let listed = self.run(async move { store.list_with_delimiter(Some(&at)).await })?;
+        let listed = listed.map_err(|error| self.error("list the bucket", &error))?;
+        // The keys come back with the URL's prefix; the caller's keys are below it.
+        let ours = |key: &Key| -> String {
+            let key = key.as_ref();
+            match self.prefix.is_empty() {
+                true => key.to_owned(),
+                false => key
+                    .strip_prefix(&self.prefix)
+                    .map_or(key, |rest| rest.trim_start_matches('/'))
+                    .to_owned(),
+            }
+        };
+        Ok(Listing {
+            keys: listed.objects.iter().map(|object| ours(&object.location)).collect(),
+            dirs: listed.common_prefixes.iter().map(ours).collect(),
+        })
     }
 
     fn check(&self) -> Result<(), ObjectsError> {

@@ -32,6 +32,27 @@ impl Objects for Counted {
         Ok(self.objects.lock().unwrap().get(key).cloned())
     }
 
+    fn list(&self, dir: &str) -> Result<Listing, ObjectsError> {
+        self.refused()?;
+        let below = format!("{dir}/");
+        let mut listing = Listing::default();
+        for key in self.keys() {
+            let Some(rest) = key.strip_prefix(&below) else {
+                continue;
+            };
+            match rest.split_once('/') {
+                None => listing.keys.push(key.clone()),
+                Some((first, _)) => {
+                    let dir = format!("{below}{first}");
+                    if !listing.dirs.contains(&dir) {
+                        listing.dirs.push(dir);
+                    }
+                }
+            }
+        }
+        Ok(listing)
+    }
+
     fn check(&self) -> Result<(), ObjectsError> {
         self.refused()
     }
@@ -252,4 +273,28 @@ fn a_sweep_touches_nothing_but_stored_files() {
     }
     shared.sweep();
     assert_eq!(std::fs::read_to_string(&ledger).unwrap(), "4000");
+}
+
+#[test]
+fn the_records_of_a_principal_are_listed_from_the_objects_alone() {
+    let objects = Arc::new(Counted::default());
+    let (_dir, shared) = instance(&objects, DEFAULT_CACHE_BYTES);
+    let store = store_of(&shared, "alice");
+    let first = store.write_output(&output("[1,2,3]")).unwrap();
+    let second = store.write_output(&output("# Notes\nsome text")).unwrap();
+    store_of(&shared, "bob").write_output(&output("[4]")).unwrap();
+
+    // Another machine, with nothing cached: the listing comes from the objects.
+    let (_elsewhere, other) = instance(&objects, DEFAULT_CACHE_BYTES);
+    let names: Vec<String> = other
+        .records("principals/alice")
+        .unwrap()
+        .into_iter()
+        .map(|meta| meta.file_name)
+        .collect();
+    assert_eq!(names, [first.file_name, second.file_name]);
+    assert_eq!(
+        other.store_dirs("principals").unwrap(),
+        ["principals/alice", "principals/bob"]
+    );
 }
