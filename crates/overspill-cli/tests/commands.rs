@@ -1867,3 +1867,55 @@ fn with_a_drain_delay_new_sessions_are_taken_while_readyz_already_fails() {
     let exited = proxy.wait().unwrap();
     assert_eq!(exited.code(), Some(0), "{exited}");
 }
+
+/// `[store] url` in the configuration is the shared store of `overspill mcp --listen` when
+/// `--store` is not given: the proxy says it shares its results there (docs/configuration.md#store).
+#[test]
+fn mcp_listen_takes_its_shared_store_from_the_configurations_store_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let bucket = dir.path().join("bucket");
+    std::fs::create_dir_all(&bucket).unwrap();
+    let config = dir.path().join("overspill.toml");
+    let url = format!("file://{}", bucket.display());
+    std::fs::write(
+        &config,
+        format!("[store]\nurl = \"{url}\"\ncache_bytes = 1048576\n"),
+    )
+    .unwrap();
+    let cache = dir.path().join("cache");
+    let mut child = support::spawn(
+        &[
+            "mcp",
+            "--listen",
+            "127.0.0.1:0",
+            "--config",
+            config.to_str().unwrap(),
+            "--dir",
+            cache.to_str().unwrap(),
+            "--",
+            "cat",
+        ],
+        "",
+    );
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stderr));
+    let mut seen = Vec::new();
+    let shared = loop {
+        let Some(Ok(line)) = lines.next() else {
+            break false;
+        };
+        if line.contains(&format!("results are shared in {url}")) {
+            break true;
+        }
+        seen.push(line);
+        if seen
+            .last()
+            .is_some_and(|line| line.contains("serving MCP on"))
+        {
+            break false;
+        }
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(shared, "the proxy did not take [store] url: {seen:#?}");
+}

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::rules::ServerRules;
-use crate::settings::AgentSettings;
+use crate::settings::{AgentSettings, StoreSettings};
 
 /// A configuration that loaded, and so is valid: every pattern compiled,
 /// every scratchpad key known, every value in range, and every agent with an
@@ -59,6 +59,8 @@ pub struct Config {
     /// `[hooks.<client>.scratchpad]`: the thresholds of `overspill hook <client>`, by client.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub(crate) hooks: BTreeMap<String, ServerRules>,
+    /// `[store]`: the shared store and the budget store of `overspill mcp --listen`.
+    pub(crate) store: StoreSettings,
     /// What a worker the file does not mention runs with: the agent's settings without its
     /// `mcp_filter` (a filter is never inherited). Derived from `agent` when loading.
     #[serde(skip)]
@@ -130,6 +132,12 @@ impl Config {
     /// Every server with a scratchpad table, by name.
     pub fn servers(&self) -> impl Iterator<Item = (&str, &ServerRules)> {
         by_name(&self.servers)
+    }
+
+    /// `[store]`: where `overspill mcp --listen` keeps stored results and budgets beyond this
+    /// machine (all `None` without the table).
+    pub fn store(&self) -> &StoreSettings {
+        &self.store
     }
 
     /// The thresholds of the agent's own tools for `overspill hook <client>`, if

@@ -65,7 +65,7 @@ pub use rules::{DEFAULT_MIN_TOKENS, Rule, ServerRules};
 pub use settings::{
     AgentSettings, DEFAULT_CONTEXT_SAFETY_MARGIN, DEFAULT_MAX_EXTRACTION_TOKENS,
     DEFAULT_TURN_DEPTH_BONUS, LlmSettings, MAX_CONTEXT_SAFETY_MARGIN, ScratchpadOverride,
-    ScratchpadSettings,
+    ScratchpadSettings, StoreSettings,
 };
 pub use threshold::{Resolution, ThresholdClash, ThresholdTable};
 pub use upstream::{

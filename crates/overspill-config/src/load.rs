@@ -21,6 +21,7 @@ use crate::pattern::{ToolFilter, ToolPattern};
 use crate::rules::{DEFAULT_MIN_TOKENS, Rule, ServerRules};
 use crate::settings::{
     AgentSettings, LlmSettings, MAX_CONTEXT_SAFETY_MARGIN, ScratchpadOverride, ScratchpadSettings,
+    StoreSettings,
 };
 
 /// The keys of a scratchpad table.
@@ -39,6 +40,13 @@ const HOOK_KEYS: &[&str] = &["scratchpad"];
 /// accepts.
 pub const HOOK_CLIENTS: &[&str] = &["claude-code"];
 
+/// The keys of `[store]`.
+const STORE_KEYS: &[&str] = &["url", "cache_bytes", "budgets"];
+
+const STORE_TABLE: &str = "a table such as { url = \"s3://bucket/prefix\" }";
+const STORE_URL: &str = "an object store URL such as \"s3://bucket/prefix\"";
+const BUDGETS_URL: &str = "a Redis URL such as \"redis://host:6379/0\"";
+const CACHE_BYTES: &str = "a positive integer (a number of bytes such as 1073741824)";
 const MIN_TOKENS: &str = "a non-negative integer (a token count such as 5120)";
 const CONTEXT_WINDOW: &str = "a positive integer (the model's context size in tokens)";
 const MAX_EXTRACTION: &str = "a positive integer (a token count such as 10000)";
@@ -119,9 +127,36 @@ pub(crate) fn load(text: &str, file: Option<&Path>) -> Result<Config, ConfigErro
     let servers = section("mcp", servers)?;
     let hooks = section("hooks", hooks)?;
 
+    let store = match root.get_key_value("store") {
+        Some((_, value)) => {
+            let path = top.key("store");
+            store(&doc, &path, doc.table(&path, value, STORE_TABLE)?)?
+        }
+        None => StoreSettings::default(),
+    };
+
     let mut config = merge_and_check(memory_dir, agent, workers, servers)?;
     config.hooks = hooks;
+    config.store = store;
     Ok(config)
+}
+
+/// `[store]`: `url`, `cache_bytes` and `budgets`, each checked; it is all overspill's, so any
+/// other key is an error.
+fn store(doc: &Doc<'_>, path: &KeyPath, table: &DeTable<'_>) -> Result<StoreSettings, ConfigError> {
+    doc.reject_unknown_keys(path, table, STORE_KEYS, &|_| None)?;
+    let text = |key: &str, expected: &'static str| {
+        doc.optional(table, path, key, |key, value| {
+            Ok(doc.non_empty_string(key, value, expected)?.to_owned())
+        })
+    };
+    Ok(StoreSettings {
+        url: text("url", STORE_URL)?,
+        budgets: text("budgets", BUDGETS_URL)?,
+        cache_bytes: doc.optional(table, path, "cache_bytes", |key, value| {
+            doc.count(key, value, Count::Positive, CACHE_BYTES)
+        })?,
+    })
 }
 
 /// One agent's (or worker's) table, as written.
@@ -462,6 +497,7 @@ fn merge_and_check(
         workers: merged,
         servers,
         hooks: BTreeMap::new(),
+        store: StoreSettings::default(),
         unconfigured_worker,
     })
 }

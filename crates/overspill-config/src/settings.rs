@@ -131,3 +131,18 @@ impl AgentSettings {
 
 #[cfg(test)]
 mod tests;
+
+/// `[store]`: where `overspill mcp --listen` keeps stored results and budgets beyond this
+/// machine (docs/configuration.md#store). Every key is optional; the proxy's flags win.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct StoreSettings {
+    /// `url`: the shared store (`s3://bucket/prefix`, `gs://…`, `az://…`, `file:///dir`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// `cache_bytes`: the most bytes of stored results cached locally.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_bytes: Option<u64>,
+    /// `budgets`: the Redis server that keeps each agent's budget (`redis://host:6379/0`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budgets: Option<String>,
+}

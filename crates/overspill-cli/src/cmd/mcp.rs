@@ -193,15 +193,11 @@ pub struct McpArgs {
     /// machine it runs on (docs/budget.md#one-agent-served-by-several-machines).
     #[arg(long, value_name = "URL", requires = "listen")]
     budget_store: Option<String>,
-    /// With --store: the most bytes of stored results kept in --dir, the least recently read
-    /// removed first (they are fetched again when read).
-    #[arg(
-        long,
-        value_name = "BYTES",
-        default_value_t = overspill::store::shared::DEFAULT_CACHE_BYTES,
-        requires = "store"
-    )]
-    store_cache_bytes: u64,
+    /// With a shared store: the most bytes of stored results kept in --dir, the least
+    /// recently read removed first (they are fetched again when read); default `[store]
+    /// cache_bytes`, else 1 GiB.
+    #[arg(long, value_name = "BYTES", requires = "listen")]
+    store_cache_bytes: Option<u64>,
     /// Serve Prometheus metrics at http://ADDR/metrics (e.g. 0.0.0.0:9464), a listener of
     /// their own that --auth-token-env does not cover (docs/mcp-proxy.md#metrics).
     #[arg(long, value_name = "ADDR", requires = "listen")]
@@ -371,9 +367,23 @@ fn listen(
     // A store that cannot be used now is not a reason to stop: /readyz says so until it can,
     // and each result that cannot be stored, or budget that cannot be shared, says why
     // (docs/team.md#a-shared-store).
-    let shared = match &args.store {
+    // The flags win over the configuration's [store] (docs/configuration.md#store).
+    let stored = config.as_ref().map(Config::store);
+    let store_url = args
+        .store
+        .as_ref()
+        .or_else(|| stored.and_then(|store| store.url.as_ref()));
+    let cache_bytes = args
+        .store_cache_bytes
+        .or_else(|| stored.and_then(|store| store.cache_bytes))
+        .unwrap_or(overspill::store::shared::DEFAULT_CACHE_BYTES);
+    let budget_url = args
+        .budget_store
+        .as_ref()
+        .or_else(|| stored.and_then(|store| store.budgets.as_ref()));
+    let shared = match store_url {
         Some(url) => {
-            let shared = shared_store(url, &base, args.store_cache_bytes)?;
+            let shared = shared_store(url, &base, cache_bytes)?;
             match shared.check() {
                 Ok(()) => say(args.log_format, &format!("results are shared in {url}")),
                 Err(error) => warn(args.log_format, &format!("{error}")),
@@ -383,7 +393,7 @@ fn listen(
         }
         None => None,
     };
-    let budgets = match &args.budget_store {
+    let budgets = match budget_url {
         Some(url) => {
             let redis =
                 Redis::open(url).map_err(|error| anyhow::anyhow!("--budget-store: {error}"))?;

@@ -800,3 +800,32 @@ fn a_hook_threshold_is_checked_as_a_servers() {
         "{err}"
     );
 }
+
+// ---- [store] ----
+
+#[test]
+fn a_store_table_names_the_shared_store_its_cache_and_the_budget_store() {
+    let config = load(
+        r#"
+[store]
+url = "s3://team-bucket/overspill"
+cache_bytes = 2147483648
+budgets = "redis://cache.internal:6379/0"
+"#,
+    );
+    let store = config.store();
+    assert_eq!(store.url.as_deref(), Some("s3://team-bucket/overspill"));
+    assert_eq!(store.cache_bytes, Some(2 << 30));
+    assert_eq!(store.budgets.as_deref(), Some("redis://cache.internal:6379/0"));
+    assert_eq!(load("").store(), &crate::StoreSettings::default());
+}
+
+#[test]
+fn a_store_table_with_an_unknown_key_an_empty_url_or_no_bytes_is_an_error_naming_it() {
+    let said = error("[store]\nurl = \"s3://b\"\nbucket = \"b\"\n").to_string();
+    assert!(said.contains("store.bucket"), "{said}");
+    let said = error("[store]\nurl = \"\"\n").to_string();
+    assert!(said.contains("store.url") && said.contains("s3://bucket/prefix"), "{said}");
+    let said = error("[store]\ncache_bytes = 0\n").to_string();
+    assert!(said.contains("store.cache_bytes"), "{said}");
+}
