@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::event::ScratchpadUsage;
 use crate::hint::WindowHint;
-use crate::ledger::Ledger;
+use crate::ledger::{Added, Ledger};
 use crate::refusal::{Charged, Refusal, RefusalReason};
 use crate::settings::{BudgetError, BudgetSettings};
 
@@ -154,18 +154,27 @@ impl Budget {
         self.settle()
     }
 
-    /// The current estimate of the agent's context, baseline included.
+    /// The current estimate of the agent's context, baseline included. With a shared ledger,
+    /// what the other processes charged is in it as of the last [`refresh`](Self::refresh) or
+    /// charge; it never asks the ledger itself.
     #[must_use]
     pub fn used(&self) -> u64 {
+        self.settle();
+        self.used.load(Ordering::Acquire)
+    }
+
+    /// Raises the estimate to what every process serving the agent charged, read from the
+    /// shared ledger once (no-op without one, or when it cannot be read). An exploration call
+    /// does this first, so its limits and footer count the others' charges; the charge
+    /// itself is checked against the ledger whatever the estimate says.
+    pub fn refresh(&self) {
         let baseline = self.settle();
         if let Some(ledger) = &self.ledger
-            && let Ok(shared) = ledger.update(&mut |_| None)
+            && let Ok(shared) = ledger.total()
         {
-            // What the other processes serving the agent charged.
             self.used
                 .fetch_max(baseline.saturating_add(shared), Ordering::AcqRel);
         }
-        self.used.load(Ordering::Acquire)
     }
 
     /// The tokens still free for extractions: `usable − used`, or 0 once the
@@ -297,39 +306,37 @@ impl Budget {
     /// failed (the caller charges on its own account).
     fn charge_shared(&self, ledger: &dyn Ledger, tokens: u64) -> Option<Result<Charged, Refusal>> {
         let baseline = self.settle();
+        // This process's own estimate (the model's reported usage may be above what the
+        // ledger knows) and the per-call cap are checked here; the ledger adds the tokens only
+        // while every process's charges together stay within what the baseline leaves.
         let own = self.used.load(Ordering::Acquire);
-        let mut outcome = None;
-        let mut seen = own;
-        let kept = ledger.update(&mut |shared| {
-            let used = own.max(baseline.saturating_add(shared));
-            seen = used;
-            let remaining = self.usable.saturating_sub(used);
-            if let Some(refusal) = self.refusal(tokens, remaining) {
-                outcome = Some(Err(refusal));
-                return None;
-            }
-            outcome = Some(Ok(Charged {
-                tokens,
-                remaining: remaining - tokens,
-            }));
-            Some(shared + tokens)
-        });
-        kept.ok()?;
-        let decided = outcome?;
+        if let Some(refusal) = self.refusal(tokens, self.usable.saturating_sub(own)) {
+            return Some(Err(refusal));
+        }
+        let limit = self.usable.saturating_sub(baseline);
+        let Added { added, total } = ledger.add_within(tokens, limit).ok()?;
+        let before = if added { total - tokens } else { total };
+        let used = own.max(baseline.saturating_add(before));
+        let remaining = self.usable.saturating_sub(used);
+        if !added {
+            self.used.fetch_max(used, Ordering::AcqRel);
+            return Some(Err(self.refusal(tokens, remaining).unwrap_or(Refusal {
+                reason: RefusalReason::OverBudget,
+                estimated_tokens: tokens,
+                per_call_limit: self.settings.max_extraction_tokens,
+                remaining_budget_tokens: remaining,
+            })));
+        }
+        saturating_add(&self.extracted, tokens);
         // The estimate follows what every process charged, and this charge.
-        let now = match &decided {
-            Ok(charged) => {
-                saturating_add(&self.extracted, tokens);
-                seen + charged.tokens
-            }
-            Err(_) => seen,
-        };
-        self.used.fetch_max(now, Ordering::AcqRel);
-        Some(decided)
+        self.used
+            .fetch_max(used.saturating_add(tokens), Ordering::AcqRel);
+        Some(Ok(Charged {
+            tokens,
+            remaining: remaining.saturating_sub(tokens),
+        }))
     }
 
-    /// Why a charge of `tokens` does not fit when `remaining` tokens are free (first the
-    /// per-call cap, then what remains); `None` when it fits.
     fn refusal(&self, tokens: u64, remaining: u64) -> Option<Refusal> {
         let per_call_limit = self.settings.max_extraction_tokens;
         let reason = if tokens > per_call_limit {

@@ -48,7 +48,7 @@ pub use baseline::Baseline;
 pub use budget::Budget;
 pub use event::{EVENT_NAME, MAIN_AGENT_ID, ScratchpadUsage};
 pub use hint::{WindowHint, thousands};
-pub use ledger::{Ledger, LedgerError};
+pub use ledger::{Added, Ledger, LedgerError};
 pub use refusal::{Charged, Refusal, RefusalReason};
 pub use settings::{
     BudgetError, BudgetSettings, DEFAULT_CONTEXT_SAFETY_MARGIN, DEFAULT_MAX_EXTRACTION_TOKENS,

@@ -77,6 +77,26 @@ pub fn write_replacing(dir: &Path, name: &str, content: &[u8]) -> io::Result<()>
 /// A file of that size with more than one hard link (a backup made with `cp -al`, a `ln`) is
 /// replaced by a fresh copy, since the read root refuses it: the other names keep the old file.
 pub(crate) fn write_if_absent(dir: &Path, name: &str, content: &[u8]) -> io::Result<Written> {
+    write_new(dir, name, content, Flush::Yes)
+}
+
+/// Whether a new file's bytes reach the disk before it gets its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flush {
+    /// `fsync` first: a power cut cannot leave a partial file under the name.
+    Yes,
+    /// Not: for a copy that can be had again and is discarded after a restart of the machine
+    /// (the shared store's cache, docs/storage.md#a-shared-store).
+    No,
+}
+
+/// [`write_if_absent`], flushed as `flush` says.
+pub(crate) fn write_new(
+    dir: &Path,
+    name: &str,
+    content: &[u8],
+    flush: Flush,
+) -> io::Result<Written> {
     let path = dir.join(name);
     let occupied = match fs::symlink_metadata(&path) {
         Ok(meta) if meta.is_file() && meta.len() == content.len() as u64 => {
@@ -107,7 +127,9 @@ pub(crate) fn write_if_absent(dir: &Path, name: &str, content: &[u8]) -> io::Res
         .tempfile_in(dir)?;
     temp.write_all(content)?;
     // Flush before naming, so a power cut cannot leave an empty file under the final name.
-    temp.as_file().sync_data()?;
+    if flush == Flush::Yes {
+        temp.as_file().sync_data()?;
+    }
     if occupied {
         temp.persist(&path).map_err(|e| e.error)?;
         return Ok(Written::Replaced);
@@ -116,6 +138,29 @@ pub(crate) fn write_if_absent(dir: &Path, name: &str, content: &[u8]) -> io::Res
         Naming::Named => Ok(Written::Created),
         Naming::Taken => Ok(Written::Existed),
     }
+}
+
+/// A new file `name` in `dir` whose bytes `fill` writes into a hidden temporary file first;
+/// it gets the name only when `fill` returns `true` (flushed first as `flush` says), unless the
+/// name is taken by then (another writer's copy of the same bytes, which stays). `Ok(false)`
+/// when `fill` returned `false`: nothing is named.
+pub(crate) fn fill_new(
+    dir: &Path,
+    name: &str,
+    flush: Flush,
+    fill: impl FnOnce(&mut fs::File) -> io::Result<bool>,
+) -> io::Result<bool> {
+    let mut temp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(dir)?;
+    if !fill(temp.as_file_mut())? {
+        return Ok(false);
+    }
+    if flush == Flush::Yes {
+        temp.as_file().sync_data()?;
+    }
+    name_if_free(temp, &dir.join(name))?;
+    Ok(true)
 }
 
 /// What [`name_if_free`] did.

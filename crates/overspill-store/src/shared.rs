@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::SystemTime;
 
-use crate::atomic::{RESERVED_PREFIX, create_private_dir_all, write_if_absent};
+use crate::atomic::{Flush, RESERVED_PREFIX, create_private_dir_all, fill_new, write_replacing};
 use crate::metadata::{self, METADATA_DIR, Metadata};
 
 #[cfg(feature = "object-store")]
@@ -68,6 +68,24 @@ pub trait Objects: Send + Sync {
     ///
     /// [`ObjectsError`] when the store cannot be reached or refuses the read.
     fn get(&self, key: &str) -> Result<Option<Vec<u8>>, ObjectsError>;
+
+    /// Writes the object under `key` to `out` as it arrives; `false` when there is none. By
+    /// default a [`get`](Self::get), then the write; a store that streams overlaps the two.
+    ///
+    /// # Errors
+    ///
+    /// [`ObjectsError`] when the store cannot be reached, refuses the read, or `out` fails.
+    fn get_into(&self, key: &str, out: &mut dyn std::io::Write) -> Result<bool, ObjectsError> {
+        let Some(bytes) = self.get(key)? else {
+            return Ok(false);
+        };
+        out.write_all(&bytes).map_err(|error| ObjectsError {
+            location: self.location().to_owned(),
+            what: format!("was read, but its copy could not be written here: {error}"),
+            advice: "check the free space and permissions of the proxy's --dir",
+        })?;
+        Ok(true)
+    }
 
     /// The keys directly below the directory key `dir` (`principals/3f…/.overspill-meta`),
     /// and the directories there, each as a whole key; nothing for a directory with nothing.
@@ -123,6 +141,20 @@ struct Inner {
     cache_limit: u64,
     /// Bytes this process added to the cache since its last sweep.
     added: AtomicU64,
+    /// Whether a fetched copy is flushed before it gets its name: not where a restart of the
+    /// machine can be told ([`BOOT_MARK`]), since the copies are then discarded after one.
+    cache_flush: Flush,
+}
+
+/// The file in the cache directory that holds the boot id of the machine that last used it.
+const BOOT_MARK: &str = ".overspill-cache-boot";
+
+/// This boot of the machine, where the system says (Linux): a copy written without `fsync`
+/// can be torn only by a crash of the machine, which changes it.
+fn boot_id() -> Option<String> {
+    let id = fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+    let id = id.trim();
+    (!id.is_empty()).then(|| id.to_owned())
 }
 
 impl fmt::Debug for SharedStore {
@@ -156,12 +188,32 @@ impl SharedStore {
         cache_limit: u64,
     ) -> io::Result<SharedStore> {
         create_private_dir_all(cache_dir)?;
+        let cache_dir = fs::canonicalize(cache_dir)?;
+        let boot = boot_id();
+        let mark = cache_dir.join(BOOT_MARK);
+        if let Some(boot) = &boot
+            && fs::read_to_string(&mark).ok().as_deref() != Some(boot.as_str())
+        {
+            // The machine restarted since (or the cache is new): a copy written without a
+            // flush may be torn, so none is kept. They are all in the objects.
+            let mut cached = Vec::new();
+            collect_stored(&cache_dir, 0, &mut cached);
+            for file in cached {
+                let _ = fs::remove_file(file.path);
+            }
+            write_replacing(&cache_dir, BOOT_MARK, boot.as_bytes())?;
+        }
         let shared = SharedStore {
             inner: Arc::new(Inner {
                 objects,
-                cache_dir: fs::canonicalize(cache_dir)?,
+                cache_dir,
                 cache_limit,
                 added: AtomicU64::new(0),
+                cache_flush: if boot.is_some() {
+                    Flush::No
+                } else {
+                    Flush::Yes
+                },
             }),
         };
         shared.sweep();
@@ -270,23 +322,32 @@ impl SharedStore {
         let Some(key) = self.key_of(path) else {
             return Ok(false);
         };
-        let Some(bytes) = self.inner.objects.get(&key)? else {
-            return Ok(false);
-        };
         let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str()))
         else {
             return Ok(false);
         };
-        let written = create_private_dir_all(dir).and_then(|()| write_if_absent(dir, name, &bytes));
-        if let Err(error) = written {
-            return Err(ObjectsError {
-                location: self.location().to_owned(),
-                what: format!("was read, but its copy could not be cached here: {error}"),
-                advice: "check the free space and permissions of the proxy's --dir",
-            });
+        let cache_error = |error: std::io::Error| ObjectsError {
+            location: self.location().to_owned(),
+            what: format!("was read, but its copy could not be cached here: {error}"),
+            advice: "check the free space and permissions of the proxy's --dir",
+        };
+        create_private_dir_all(dir).map_err(cache_error)?;
+        // Written as it arrives, into a temporary file named once it is whole: the download
+        // and the write overlap, and no reader meets a part.
+        let mut outcome = Ok(false);
+        let mut bytes = 0;
+        let named = fill_new(dir, name, self.inner.cache_flush, |file| {
+            let mut counted = Counted { file, bytes: 0 };
+            outcome = self.inner.objects.get_into(&key, &mut counted);
+            bytes = counted.bytes;
+            Ok(matches!(outcome, Ok(true)))
+        })
+        .map_err(cache_error)?;
+        outcome?;
+        if named {
+            self.added(bytes);
         }
-        self.added(bytes.len());
-        Ok(true)
+        Ok(named)
     }
 
     pub(crate) fn outside(&self, path: &Path) -> ObjectsError {
@@ -347,6 +408,24 @@ impl SharedStore {
             tracing::debug!(bytes = total, "swept the shared store's cache");
         }
         let _ = lock.unlock();
+    }
+}
+
+/// A file that counts what is written to it.
+struct Counted<'f> {
+    file: &'f mut fs::File,
+    bytes: usize,
+}
+
+impl io::Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let written = self.file.write(buf)?;
+        self.bytes += written;
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
     }
 }
 

@@ -102,10 +102,27 @@ impl Ledger for RedisLedger {
         &self,
         decide: &mut dyn FnMut(u64) -> Option<u64>,
     ) -> Result<u64, crate::budget::LedgerError> {
-        self.0
-            .update(decide)
-            .map_err(|error| crate::budget::LedgerError(error.to_string()))
+        self.0.update(decide).map_err(ledger_error)
     }
+
+    fn total(&self) -> Result<u64, crate::budget::LedgerError> {
+        self.0.total().map_err(ledger_error)
+    }
+
+    fn add_within(
+        &self,
+        tokens: u64,
+        limit: u64,
+    ) -> Result<crate::budget::Added, crate::budget::LedgerError> {
+        let (added, total) = self.0.add_within(tokens, limit).map_err(ledger_error)?;
+        Ok(crate::budget::Added { added, total })
+    }
+}
+
+/// A Redis ledger's error as the budget reports it.
+#[cfg(feature = "redis")]
+fn ledger_error(error: overspill_store::shared::RedisError) -> crate::budget::LedgerError {
+    crate::budget::LedgerError(error.to_string())
 }
 
 impl Ledger for FileLedger {

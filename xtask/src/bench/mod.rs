@@ -20,6 +20,7 @@ mod criterion;
 mod hook;
 mod hostile;
 mod scenarios;
+mod shared;
 mod stateless;
 
 use std::collections::BTreeMap;
@@ -103,12 +104,14 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
             .with_context(|| format!("could not generate {}", shape.file_name(bytes)))?;
     }
 
+    let shared_parts = shared::parts(root, &target);
     eprintln!("xtask bench: building the benches (release profile)");
     let build = Instant::now();
     let all: Vec<&str> = BENCHES
         .iter()
         .copied()
         .chain([MEMORY_BENCH, PROXY_BENCH, FIRST_COUNT_BENCH, hostile::BENCH])
+        .chain(shared_parts.is_some().then_some(shared::BENCH))
         .collect();
     let runner = Runner {
         root,
@@ -146,11 +149,19 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     measured.extend(hostile_measured);
     measured.extend(first_count(&runner.output(FIRST_COUNT_BENCH)?)?);
     measured.extend(dist_sizes(root, &target)?);
+    if let Some(redis) = &shared_parts {
+        let scratch = target.join("bench-report").join("shared-store");
+        let command = runner.command(&[shared::BENCH]);
+        measured.extend(shared::measure(root, redis, &scratch, command)?);
+    }
     let measure = measure.elapsed();
 
     let gnu_grep = measured.keys().any(|id| id.ends_with("/GNU grep -n -C3"));
     let mut all_scenarios = scenarios::all(options.quick, gnu_grep);
     all_scenarios.extend(hostile_rows);
+    if shared_parts.is_some() {
+        all_scenarios.extend(scenarios::shared_store());
+    }
     let rows = scenarios::evaluate(&all_scenarios, &measured).map_err(|missing| {
         anyhow::anyhow!(
             "these measurements are missing, so a bench and xtask/src/bench/scenarios.rs \

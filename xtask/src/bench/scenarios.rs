@@ -154,6 +154,57 @@ pub mod mcp {
     ];
 }
 
+/// The ids under which a shared store's figures are recorded (`shared.rs`, issue 41).
+pub mod shared {
+    /// `Scratchpad::intercept` of a 10 MB text result into a pad with the S3 store.
+    pub const INTERCEPT: &str = "shared_store/intercept 10 MB into the S3 store";
+    /// A plain put of the same bytes to the same store, plus the local interception.
+    pub const PUT_AND_LOCAL: &str = "shared_store/plain put + local intercept";
+    /// The first `grep` of a result that is only in the store.
+    pub const FIRST_GREP: &str = "shared_store/first grep, not cached";
+    /// A plain GET of the result, plus the same `grep` on a local pad.
+    pub const GET_AND_LOCAL_GREP: &str = "shared_store/plain GET + local grep";
+    /// The same `grep` again, cached, its budget in Redis.
+    pub const LATER_GREP: &str = "shared_store/later grep, cached, budget in Redis";
+    /// The local `grep` plus one Redis round trip (`PING`).
+    pub const LOCAL_GREP_AND_PING: &str = "shared_store/local grep + one Redis round trip";
+}
+
+/// The rows of a shared store (issue 41): only when its bench ran (it needs Garage and Redis).
+pub fn shared_store() -> Vec<Scenario> {
+    [
+        (
+            "Shared store: intercepting a 10 MB result into S3 (Garage) \
+             (baseline: a plain put of the bytes + the local interception)",
+            shared::INTERCEPT,
+            shared::PUT_AND_LOCAL,
+            1.3,
+        ),
+        (
+            "Shared store: the first grep of a result not in the cache \
+             (baseline: a plain GET + the local grep)",
+            shared::FIRST_GREP,
+            shared::GET_AND_LOCAL_GREP,
+            1.3,
+        ),
+        (
+            "Shared store: a later grep, budget in Redis \
+             (baseline: the local grep + one Redis round trip)",
+            shared::LATER_GREP,
+            shared::LOCAL_GREP_AND_PING,
+            1.0,
+        ),
+    ]
+    .into_iter()
+    .map(|(name, ours, baseline, ratio)| Scenario {
+        name: name.to_owned(),
+        ours: ours.to_owned(),
+        baseline: Some(baseline.to_owned()),
+        target: Target::RatioAtMost(ratio),
+    })
+    .collect()
+}
+
 /// The ids under which the 2026-07-28 figures of `--listen` are recorded (`stateless.rs`).
 pub mod stateless {
     /// Median 2026-07-28 `tools/call` round trip to the server over HTTP directly.

@@ -392,7 +392,9 @@ fn two_budgets_of_one_agent_sharing_a_ledger_never_charge_more_than_one_could() 
         first.tokens_extracted() + second.tokens_extracted(),
         charged
     );
-    // Each sees what the other charged.
+    // Each sees what the other charged, once it reads the ledger again.
+    first.refresh();
+    second.refresh();
     assert_eq!(first.used(), 5_000 + charged);
     assert_eq!(second.remaining(), 80_000 - 5_000 - charged);
 }

@@ -816,7 +816,10 @@ budgets = "redis://cache.internal:6379/0"
     let store = config.store();
     assert_eq!(store.url.as_deref(), Some("s3://team-bucket/overspill"));
     assert_eq!(store.cache_bytes, Some(2 << 30));
-    assert_eq!(store.budgets.as_deref(), Some("redis://cache.internal:6379/0"));
+    assert_eq!(
+        store.budgets.as_deref(),
+        Some("redis://cache.internal:6379/0")
+    );
     assert_eq!(load("").store(), &crate::StoreSettings::default());
 }
 
@@ -825,7 +828,10 @@ fn a_store_table_with_an_unknown_key_an_empty_url_or_no_bytes_is_an_error_naming
     let said = error("[store]\nurl = \"s3://b\"\nbucket = \"b\"\n").to_string();
     assert!(said.contains("store.bucket"), "{said}");
     let said = error("[store]\nurl = \"\"\n").to_string();
-    assert!(said.contains("store.url") && said.contains("s3://bucket/prefix"), "{said}");
+    assert!(
+        said.contains("store.url") && said.contains("s3://bucket/prefix"),
+        "{said}"
+    );
     let said = error("[store]\ncache_bytes = 0\n").to_string();
     assert!(said.contains("store.cache_bytes"), "{said}");
 }

@@ -11,6 +11,10 @@ use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload,
 
 use super::{Listing, Objects, ObjectsError};
 
+/// Chunks of a result received and not yet written: a bound on what a slow disk keeps in
+/// memory while the store keeps sending.
+const CHUNKS_IN_FLIGHT: usize = 8;
+
 /// How long a readiness check waits for the store: below the 1 s a Kubernetes probe waits.
 const CHECK_TIMEOUT: Duration = Duration::from_millis(800);
 
@@ -134,7 +138,7 @@ impl Bucket {
         location: String,
     ) -> Result<Bucket, ObjectsError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
+            .worker_threads(2)
             .thread_name("overspill-objects")
             .enable_all()
             .build()
@@ -260,7 +264,8 @@ impl Objects for Bucket {
         let key = self.key(key);
         let got = self.run(async move {
             match store.get(&key).await {
-                Ok(found) => found.bytes().await.map(|bytes| Some(bytes.to_vec())),
+                // One buffer, handed over without a copy when it is the response's only one.
+                Ok(found) => found.bytes().await.map(|bytes| Some(Vec::from(bytes))),
                 Err(object_store::Error::NotFound { .. }) => Ok(None),
                 Err(error) => Err(error),
             }
@@ -285,9 +290,58 @@ impl Objects for Bucket {
             }
         };
         Ok(Listing {
-            keys: listed.objects.iter().map(|object| ours(&object.location)).collect(),
+            keys: listed
+                .objects
+                .iter()
+                .map(|object| ours(&object.location))
+                .collect(),
             dirs: listed.common_prefixes.iter().map(ours).collect(),
         })
+    }
+
+    fn get_into(&self, key: &str, out: &mut dyn std::io::Write) -> Result<bool, ObjectsError> {
+        use futures_util::StreamExt as _;
+        let store = Arc::clone(&self.store);
+        let key = self.key(key);
+        // The response's chunks come over a channel of a few, to be written on this thread as
+        // they arrive; the request runs on the objects' thread.
+        let (chunks, arriving) = std::sync::mpsc::sync_channel(CHUNKS_IN_FLIGHT);
+        let runtime =
+            self.runtime.0.as_ref().ok_or_else(|| {
+                self.failed("cannot be used: its I/O thread has stopped".to_owned())
+            })?;
+        runtime.spawn(async move {
+            let found = match store.get(&key).await {
+                Ok(found) => found,
+                Err(error) => {
+                    let _ = chunks.send(Err(error));
+                    return;
+                }
+            };
+            let mut stream = found.into_stream();
+            while let Some(chunk) = stream.next().await {
+                let failed = chunk.is_err();
+                if chunks.send(chunk.map(Some)).is_err() || failed {
+                    return;
+                }
+            }
+            let _ = chunks.send(Ok(None));
+        });
+        loop {
+            match arriving.recv() {
+                Ok(Ok(Some(chunk))) => out.write_all(&chunk).map_err(|error| {
+                    self.failed(format!(
+                        "was read, but its copy could not be written: {error}"
+                    ))
+                })?,
+                Ok(Ok(None)) => return Ok(true),
+                Ok(Err(object_store::Error::NotFound { .. })) => return Ok(false),
+                Ok(Err(error)) => return Err(self.error("give a stored result back", &error)),
+                Err(_) => {
+                    return Err(self.failed("stopped answering mid-result".to_owned()));
+                }
+            }
+        }
     }
 
     fn check(&self) -> Result<(), ObjectsError> {

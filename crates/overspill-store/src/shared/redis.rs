@@ -7,6 +7,14 @@ use std::time::Duration;
 
 use redis::{Commands, ConnectionLike};
 
+/// [`RedisCounter::add_within`] as one step on the server: KEYS[1] the counter, ARGV[1] the
+/// tokens, ARGV[2] the limit; `{1, sum}` when added, `{0, total}` when not. Numbers stay
+/// below 2^53, which Lua's numbers hold exactly (a budget is a context window's size).
+const ADD_WITHIN: &str = "local total = tonumber(redis.call('GET', KEYS[1]) or '0') \
+     local sum = total + tonumber(ARGV[1]) \
+     if sum <= tonumber(ARGV[2]) then redis.call('SET', KEYS[1], sum) return {1, sum} end \
+     return {0, total}";
+
 /// How long connecting to Redis, and each command, may take.
 const TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -159,6 +167,39 @@ impl RedisCounter {
         format!("{} (key {})", self.redis.location(), self.key)
     }
 
+    /// The number (0 while the key is unset): one `GET`.
+    ///
+    /// # Errors
+    ///
+    /// [`RedisError`] when Redis cannot be reached or holds something that is not a number.
+    pub fn total(&self) -> Result<u64, RedisError> {
+        let key = self.key.as_str();
+        self.redis
+            .with_connection(|connection| connection.get::<_, Option<u64>>(key))
+            .map(Option::unwrap_or_default)
+    }
+
+    /// Adds `tokens` to the number if the sum stays at most `limit`, in one request (a script
+    /// Redis runs as one step): whether it added them, and the number after (as it stands
+    /// when it did not).
+    ///
+    /// # Errors
+    ///
+    /// [`RedisError`] when Redis cannot be reached or holds something that is not a number.
+    pub fn add_within(&self, tokens: u64, limit: u64) -> Result<(bool, u64), RedisError> {
+        let key = self.key.as_str();
+        let (added, total): (u8, u64) = self.redis.with_connection(|connection| {
+            redis::cmd("EVAL")
+                .arg(ADD_WITHIN)
+                .arg(1)
+                .arg(key)
+                .arg(tokens)
+                .arg(limit)
+                .query(connection)
+        })?;
+        Ok((added == 1, total))
+    }
+
     /// Calls `decide` with the number (0 while the key is unset); when it returns `Some(new)`,
     /// `new` is stored unless another process changed the number since it was read, in which
     /// case `decide` is called again with the newer number. Gives back the number kept.
@@ -170,9 +211,21 @@ impl RedisCounter {
     pub fn update(&self, decide: &mut dyn FnMut(u64) -> Option<u64>) -> Result<u64, RedisError> {
         let key = self.key.as_str();
         let outcome = self.redis.with_connection(|connection| {
+            // A read is one round trip: most updates are reads (what the others charged).
+            let now: Option<u64> = connection.get(key)?;
+            let now = now.unwrap_or(0);
+            if decide(now).is_none() {
+                return Ok(Some(now));
+            }
+            // A write: WATCH and GET in one round trip, the new total in a MULTI/EXEC that
+            // Redis refuses if the key changed since the WATCH, in another.
             for _ in 0..MAX_ATTEMPTS {
-                redis::cmd("WATCH").arg(key).exec(connection)?;
-                let now: Option<u64> = connection.get(key)?;
+                let (now,): (Option<u64>,) = redis::pipe()
+                    .cmd("WATCH")
+                    .arg(key)
+                    .ignore()
+                    .get(key)
+                    .query(connection)?;
                 let now = now.unwrap_or(0);
                 let Some(new) = decide(now) else {
                     redis::cmd("UNWATCH").exec(connection)?;

@@ -282,7 +282,9 @@ fn the_records_of_a_principal_are_listed_from_the_objects_alone() {
     let store = store_of(&shared, "alice");
     let first = store.write_output(&output("[1,2,3]")).unwrap();
     let second = store.write_output(&output("# Notes\nsome text")).unwrap();
-    store_of(&shared, "bob").write_output(&output("[4]")).unwrap();
+    store_of(&shared, "bob")
+        .write_output(&output("[4]"))
+        .unwrap();
 
     // Another machine, with nothing cached: the listing comes from the objects.
     let (_elsewhere, other) = instance(&objects, DEFAULT_CACHE_BYTES);
@@ -297,4 +299,30 @@ fn the_records_of_a_principal_are_listed_from_the_objects_alone() {
         other.store_dirs("principals").unwrap(),
         ["principals/alice", "principals/bob"]
     );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_cache_last_used_before_the_machine_restarted_is_emptied_and_fetched_again() {
+    let objects = Arc::new(Counted::default());
+    let (cache, shared) = instance(&objects, DEFAULT_CACHE_BYTES);
+    let stored = store_of(&shared, "alice")
+        .write_output(&output("[1,2,3]"))
+        .unwrap();
+    // The same boot: what is cached stays.
+    let again =
+        SharedStore::new(Arc::clone(&objects) as _, cache.path(), DEFAULT_CACHE_BYTES).unwrap();
+    assert!(stored.path.is_file());
+    // Another boot: copies written without a flush may be torn, so none is kept.
+    std::fs::write(cache.path().join(BOOT_MARK), "an-earlier-boot").unwrap();
+    let after =
+        SharedStore::new(Arc::clone(&objects) as _, cache.path(), DEFAULT_CACHE_BYTES).unwrap();
+    assert!(!stored.path.exists());
+    let read = root_of(&after, "alice")
+        .open(&stored.file_name)
+        .unwrap()
+        .read_to_end()
+        .unwrap();
+    assert_eq!(read, b"[\n  1,\n  2,\n  3\n]\n");
+    drop(again);
 }

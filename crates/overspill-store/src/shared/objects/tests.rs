@@ -16,7 +16,10 @@ fn a_directory_url_keeps_objects_create_only() {
     );
     assert!(bucket.path().join("principals/a/x.json").is_file());
     let listed = objects.list("principals").unwrap();
-    assert_eq!((listed.keys, listed.dirs), (vec![], vec!["principals/a".to_owned()]));
+    assert_eq!(
+        (listed.keys, listed.dirs),
+        (vec![], vec!["principals/a".to_owned()])
+    );
     let listed = objects.list("principals/a").unwrap();
     assert_eq!(listed.keys, ["principals/a/x.json"]);
 }
