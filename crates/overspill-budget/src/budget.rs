@@ -306,6 +306,13 @@ impl Budget {
     /// failed (the caller charges on its own account).
     fn charge_shared(&self, ledger: &dyn Ledger, tokens: u64) -> Option<Result<Charged, Refusal>> {
         let baseline = self.settle();
+        if tokens == 0 {
+            // Always succeeds, and changes nothing anywhere.
+            let remaining = self
+                .usable
+                .saturating_sub(self.used.load(Ordering::Acquire));
+            return Some(Ok(Charged { tokens, remaining }));
+        }
         // This process's own estimate (the model's reported usage may be above what the
         // ledger knows) and the per-call cap are checked here; the ledger adds the tokens only
         // while every process's charges together stay within what the baseline leaves.

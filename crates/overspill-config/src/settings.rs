@@ -136,7 +136,7 @@ mod tests;
 /// machine (docs/configuration.md#store). Every key is optional; the proxy's flags win.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct StoreSettings {
-    /// `url`: the shared store (`s3://bucket/prefix`, `gs://…`, `az://…`, `file:///dir`).
+    /// `url`: the shared store (`s3://bucket/prefix`, `file:///dir`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// `cache_bytes`: the most bytes of stored results cached locally.

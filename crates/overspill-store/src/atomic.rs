@@ -140,26 +140,30 @@ pub(crate) fn write_new(
     }
 }
 
-/// A new file `name` in `dir` whose bytes `fill` writes into a hidden temporary file first;
-/// it gets the name only when `fill` returns `true` (flushed first as `flush` says), unless the
-/// name is taken by then (another writer's copy of the same bytes, which stays). `Ok(false)`
-/// when `fill` returned `false`: nothing is named.
+/// A new file at `path` whose bytes `fill` writes into a hidden temporary file in `temp_dir`
+/// (on the same file system) first; it gets the name only when `fill` returns `true` (flushed
+/// first as `flush` says), unless the name is taken by then (another writer's copy of the same
+/// bytes, which stays). `path`'s directory is made (0700) only then. `Ok(false)` when `fill`
+/// returned `false`: nothing is made or named.
 pub(crate) fn fill_new(
-    dir: &Path,
-    name: &str,
+    temp_dir: &Path,
+    path: &Path,
     flush: Flush,
     fill: impl FnOnce(&mut fs::File) -> io::Result<bool>,
 ) -> io::Result<bool> {
     let mut temp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
-        .tempfile_in(dir)?;
+        .tempfile_in(temp_dir)?;
     if !fill(temp.as_file_mut())? {
         return Ok(false);
     }
     if flush == Flush::Yes {
         temp.as_file().sync_data()?;
     }
-    name_if_free(temp, &dir.join(name))?;
+    if let Some(dir) = path.parent() {
+        create_private_dir_all(dir)?;
+    }
+    name_if_free(temp, path)?;
     Ok(true)
 }
 

@@ -174,14 +174,23 @@ impl ReadRoot {
             Err(PathError::NotFound) => {
                 let parts = self.parts(user_path)?;
                 let path = parts.iter().fold(self.canonical.clone(), |p, c| p.join(c));
-                match shared.fetch(&path) {
-                    Ok(true) => self.open_here(user_path),
-                    Ok(false) => Err(PathError::NotFound),
-                    Err(error) => Err(PathError::Io {
-                        path: user_path.to_owned(),
-                        error: io::Error::other(error.to_string()),
-                    }),
+                // Twice at most: another process's sweep may take the copy between its
+                // fetch and its open.
+                let mut found = Err(PathError::NotFound);
+                for _ in 0..2 {
+                    found = match shared.fetch(&path) {
+                        Ok(true) => self.open_here(user_path),
+                        Ok(false) => return Err(PathError::NotFound),
+                        Err(error) => Err(PathError::Io {
+                            path: user_path.to_owned(),
+                            error: io::Error::other(error.to_string()),
+                        }),
+                    };
+                    if !matches!(found, Err(PathError::NotFound)) {
+                        break;
+                    }
                 }
+                found
             }
             found => found,
         };

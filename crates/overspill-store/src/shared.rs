@@ -1,5 +1,5 @@
-//! A shared store: stored results kept in object storage (S3 and the stores that speak it, GCS,
-//! Azure Blob, a directory), with this machine's directory as a bounded cache of it
+//! A shared store: stored results kept in object storage (S3 and the stores that speak it, or a
+//! directory), with this machine's directory as a bounded cache of it
 //! (docs/storage.md#a-shared-store).
 //!
 //! Every file a [`Store`](crate::Store) with a shared store writes goes to the objects too,
@@ -191,17 +191,26 @@ impl SharedStore {
         let cache_dir = fs::canonicalize(cache_dir)?;
         let boot = boot_id();
         let mark = cache_dir.join(BOOT_MARK);
-        if let Some(boot) = &boot
-            && fs::read_to_string(&mark).ok().as_deref() != Some(boot.as_str())
-        {
-            // The machine restarted since (or the cache is new): a copy written without a
-            // flush may be torn, so none is kept. They are all in the objects.
-            let mut cached = Vec::new();
-            collect_stored(&cache_dir, 0, &mut cached);
-            for file in cached {
-                let _ = fs::remove_file(file.path);
+        if let Some(boot) = &boot {
+            let lock = sweep_lock(&cache_dir)?;
+            lock.lock()?;
+            match fs::read_to_string(&mark) {
+                Ok(last) if last != *boot => {
+                    // The machine restarted since this cache was last used: a copy written
+                    // without a flush may be torn, so none is kept. All are in the objects.
+                    let mut cached = Vec::new();
+                    collect_stored(&cache_dir, 0, &mut cached);
+                    for file in cached {
+                        let _ = fs::remove_file(file.path);
+                    }
+                    write_replacing(&cache_dir, BOOT_MARK, boot.as_bytes())?;
+                }
+                Ok(_) => {}
+                // A directory used without a shared store until now keeps what it has (those
+                // files were flushed when written): from here on it is a cache.
+                Err(_) => write_replacing(&cache_dir, BOOT_MARK, boot.as_bytes())?,
             }
-            write_replacing(&cache_dir, BOOT_MARK, boot.as_bytes())?;
+            let _ = lock.unlock();
         }
         let shared = SharedStore {
             inner: Arc::new(Inner {
@@ -322,8 +331,7 @@ impl SharedStore {
         let Some(key) = self.key_of(path) else {
             return Ok(false);
         };
-        let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str()))
-        else {
+        let Some(dir) = path.parent() else {
             return Ok(false);
         };
         let cache_error = |error: std::io::Error| ObjectsError {
@@ -331,20 +339,26 @@ impl SharedStore {
             what: format!("was read, but its copy could not be cached here: {error}"),
             advice: "check the free space and permissions of the proxy's --dir",
         };
-        create_private_dir_all(dir).map_err(cache_error)?;
         // Written as it arrives, into a temporary file named once it is whole: the download
-        // and the write overlap, and no reader meets a part.
+        // and the write overlap, and no reader meets a part. Its directory is made only for a
+        // result that exists, with a metadata directory, so that sweeps count it as a store's.
         let mut outcome = Ok(false);
         let mut bytes = 0;
-        let named = fill_new(dir, name, self.inner.cache_flush, |file| {
-            let mut counted = Counted { file, bytes: 0 };
-            outcome = self.inner.objects.get_into(&key, &mut counted);
-            bytes = counted.bytes;
-            Ok(matches!(outcome, Ok(true)))
-        })
+        let named = fill_new(
+            &self.inner.cache_dir,
+            path,
+            self.inner.cache_flush,
+            |file| {
+                let mut counted = Counted { file, bytes: 0 };
+                outcome = self.inner.objects.get_into(&key, &mut counted);
+                bytes = counted.bytes;
+                Ok(matches!(outcome, Ok(true)))
+            },
+        )
         .map_err(cache_error)?;
         outcome?;
         if named {
+            create_private_dir_all(&dir.join(METADATA_DIR)).map_err(cache_error)?;
             self.added(bytes);
         }
         Ok(named)
@@ -375,13 +389,7 @@ impl SharedStore {
     /// quarters of its limit. One process at a time: a sweep that finds another under way
     /// leaves it the work. Best effort: what cannot be removed stays.
     pub fn sweep(&self) {
-        let lock_path = self.inner.cache_dir.join(SWEEP_LOCK);
-        let Ok(lock) = fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&lock_path)
-        else {
+        let Ok(lock) = sweep_lock(&self.inner.cache_dir) else {
             return;
         };
         if lock.try_lock().is_err() {
@@ -435,6 +443,29 @@ fn join_key(dir: &str, name: &str) -> String {
         name.to_owned()
     } else {
         format!("{}/{name}", dir.trim_end_matches('/'))
+    }
+}
+
+/// The file whose lock one sweep (or the emptying after a restart) holds.
+fn sweep_lock(cache_dir: &Path) -> io::Result<fs::File> {
+    fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(cache_dir.join(SWEEP_LOCK))
+}
+
+/// `url` for a message when it could not be read as a URL: nothing before an `@` (where a
+/// password would be), nothing after a `?` (where a token would be).
+#[cfg(any(feature = "object-store", feature = "redis", test))]
+pub(crate) fn redacted(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let rest = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
+    let rest = rest.split_once('?').map_or(rest, |(before, _)| before);
+    if scheme.is_empty() {
+        rest.to_owned()
+    } else {
+        format!("{scheme}://{rest}")
     }
 }
 

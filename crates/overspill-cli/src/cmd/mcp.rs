@@ -183,7 +183,7 @@ pub struct McpArgs {
     )]
     drain_delay: f64,
     /// Keep every stored result in this object store too, so that any instance serves any
-    /// request: s3://bucket/prefix, gs://bucket/prefix, az://container/prefix or file:///dir,
+    /// request: s3://bucket/prefix (S3 and the stores that speak it) or file:///dir,
     /// with credentials, region and endpoint from the environment (AWS_ENDPOINT, …); --dir is
     /// then its local cache (docs/storage.md#a-shared-store).
     #[arg(long, value_name = "URL", requires = "listen")]
@@ -385,7 +385,10 @@ fn listen(
         Some(url) => {
             let shared = shared_store(url, &base, cache_bytes)?;
             match shared.check() {
-                Ok(()) => say(args.log_format, &format!("results are shared in {url}")),
+                Ok(()) => say(
+                    args.log_format,
+                    &format!("results are shared in {}", shared.location()),
+                ),
                 Err(error) => warn(args.log_format, &format!("{error}")),
             }
             listen.sessions_store_with_principal = true;

@@ -1,5 +1,5 @@
-//! [`Objects`] on the `object_store` crate: S3 and the stores that speak it, Google Cloud
-//! Storage, Azure Blob Storage and a local directory, named by a URL
+//! [`Objects`] on the `object_store` crate: S3 and the stores that speak it, and a local
+//! directory, named by a URL
 //! (docs/storage.md#a-shared-store).
 
 use std::future::Future;
@@ -28,11 +28,11 @@ fn retries() -> RetryConfig {
     }
 }
 
-/// Opens the objects `url` names: `s3://bucket[/prefix]`, `gs://bucket[/prefix]`,
-/// `az://container[/prefix]` (also `abfs://`, `abfss://`) or `file:///dir`. Credentials, region
-/// and endpoint come from the environment as `object_store` reads them (`AWS_ENDPOINT`,
-/// `AWS_ALLOW_HTTP`, `AWS_ACCESS_KEY_ID`, …, `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME`,
-/// …); nothing here prints them. The store is not contacted: [`Objects::check`] does.
+/// Opens the objects `url` names: `s3://bucket[/prefix]` (also `s3a://`), for S3 and every
+/// store that speaks it, or `file:///dir`. Credentials, region and endpoint come from the
+/// environment as `object_store` reads them (`AWS_ENDPOINT`, `AWS_ALLOW_HTTP`,
+/// `AWS_ACCESS_KEY_ID`, …); nothing here prints them. The store is not contacted:
+/// [`Objects::check`] does.
 ///
 /// # Errors
 ///
@@ -42,9 +42,9 @@ pub fn open_url(url: &str) -> Result<Arc<dyn Objects>, ObjectsError> {
     // HTTPS on ring, as every client of the workspace (a provider already chosen stays).
     let _ = rustls::crypto::ring::default_provider().install_default();
     let parsed = url::Url::parse(url).map_err(|error| ObjectsError {
-        location: url.to_owned(),
+        location: super::redacted(url),
         what: format!("is not a URL ({error})"),
-        advice: "give one such as s3://bucket/prefix, gs://bucket, az://container or file:///dir",
+        advice: "give one such as s3://bucket/prefix or file:///dir",
     })?;
     let location = shown(&parsed);
     let refused = |what: String| ObjectsError {
@@ -74,8 +74,6 @@ pub fn open_url(url: &str) -> Result<Arc<dyn Objects>, ObjectsError> {
     }
     let store: Arc<dyn ObjectStore> = match parsed.scheme() {
         "s3" | "s3a" => cloud!(object_store::aws::AmazonS3Builder, &bucket_url),
-        "gs" => cloud!(object_store::gcp::GoogleCloudStorageBuilder, &bucket_url),
-        "az" | "abfs" | "abfss" => cloud!(object_store::azure::MicrosoftAzureBuilder, url),
         "file" => {
             let dir = parsed
                 .to_file_path()
@@ -87,13 +85,14 @@ pub fn open_url(url: &str) -> Result<Arc<dyn Objects>, ObjectsError> {
         }
         other => {
             return Err(refused(format!(
-                "has the scheme `{other}`, which is not one of s3, gs, az, abfs, abfss, file"
+                "has the scheme `{other}`, which is not one of s3, s3a, file (Google Cloud \
+                 Storage answers S3 requests at its XML API's endpoint)"
             )));
         }
     };
-    // A directory's whole path is its prefix; an Azure URL's path names its container first.
+    // A directory's whole path is the store; an S3 URL's path is the prefix below its bucket.
     let prefix = match parsed.scheme() {
-        "file" | "az" | "abfs" | "abfss" => String::new(),
+        "file" => String::new(),
         _ => parsed.path().trim_matches('/').to_owned(),
     };
     Ok(Arc::new(Bucket::new(store, prefix, location)?))
@@ -314,18 +313,21 @@ impl Objects for Bucket {
             let found = match store.get(&key).await {
                 Ok(found) => found,
                 Err(error) => {
-                    let _ = chunks.send(Err(error));
+                    tokio::task::block_in_place(|| chunks.send(Err(error)).is_ok());
                     return;
                 }
             };
             let mut stream = found.into_stream();
+            // A full channel waits for the caller's disk: the runtime's other work moves to
+            // another thread meanwhile, so no put, get or check waits behind a slow write.
+            let send = |item| tokio::task::block_in_place(|| chunks.send(item).is_ok());
             while let Some(chunk) = stream.next().await {
                 let failed = chunk.is_err();
-                if chunks.send(chunk.map(Some)).is_err() || failed {
+                if !send(chunk.map(Some)) || failed {
                     return;
                 }
             }
-            let _ = chunks.send(Ok(None));
+            send(Ok(None));
         });
         loop {
             match arriving.recv() {

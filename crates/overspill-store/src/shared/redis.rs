@@ -15,6 +15,9 @@ const ADD_WITHIN: &str = "local total = tonumber(redis.call('GET', KEYS[1]) or '
      if sum <= tonumber(ARGV[2]) then redis.call('SET', KEYS[1], sum) return {1, sum} end \
      return {0, total}";
 
+/// How long a readiness check waits to connect, and then for the answer.
+const CHECK_TIMEOUT: Duration = Duration::from_millis(400);
+
 /// How long connecting to Redis, and each command, may take.
 const TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -70,7 +73,7 @@ impl Redis {
                 let _ = shown.set_password(None);
                 shown.to_string()
             }
-            Err(_) => url.to_owned(),
+            Err(_) => crate::shared::redacted(url),
         };
         // TLS on ring, as every client of the workspace (a provider already chosen stays).
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -98,7 +101,20 @@ impl Redis {
     ///
     /// [`RedisError`] saying what is wrong.
     pub fn check(&self) -> Result<(), RedisError> {
-        self.with_connection(|connection| redis::cmd("PING").query::<String>(connection).map(drop))
+        // A connection of its own with short timeouts: a probe waits about a second at most.
+        let checked = self
+            .inner
+            .client
+            .get_connection_with_timeout(CHECK_TIMEOUT)
+            .and_then(|mut connection| {
+                connection.set_read_timeout(Some(CHECK_TIMEOUT))?;
+                connection.set_write_timeout(Some(CHECK_TIMEOUT))?;
+                redis::cmd("PING").query::<String>(&mut connection)
+            });
+        checked.map(drop).map_err(|error| RedisError {
+            location: self.inner.location.clone(),
+            what: format!("does not answer: {error}"),
+        })
     }
 
     /// The counter `key` of this server.

@@ -326,3 +326,71 @@ fn a_cache_last_used_before_the_machine_restarted_is_emptied_and_fetched_again()
     assert_eq!(read, b"[\n  1,\n  2,\n  3\n]\n");
     drop(again);
 }
+
+#[test]
+fn a_reader_only_instance_sweeps_what_it_fetched_and_fetches_it_again() {
+    let objects = Arc::new(Counted::default());
+    let (_writer_dir, writer) = instance(&objects, DEFAULT_CACHE_BYTES);
+    let store = store_of(&writer, "alice");
+    let names: Vec<String> = (0..12)
+        .map(|i| {
+            let text = format!("line {i}\n").repeat(1000);
+            store.write_output(&output(&text)).unwrap().file_name
+        })
+        .collect();
+    // An instance that only reads: its copies are a store directory's, which sweeps count.
+    let (_reader_dir, reader) = instance(&objects, 16 * 1024);
+    let root = root_of(&reader, "alice");
+    for name in &names {
+        root.open(name).unwrap();
+    }
+    let mut cached = Vec::new();
+    collect_stored(reader.cache_dir(), 0, &mut cached);
+    let total: u64 = cached.iter().map(|f| f.bytes).sum();
+    assert!(
+        total <= 16 * 1024 + 16 * 1024 / 4,
+        "{total} bytes cached over the limit"
+    );
+    assert!(!root.dir().join(&names[0]).exists(), "nothing was evicted");
+    assert_eq!(
+        root.open(&names[0]).unwrap().read_to_end().unwrap(),
+        "line 0\n".repeat(1000).into_bytes()
+    );
+}
+
+#[test]
+fn a_directory_used_without_a_shared_store_until_now_keeps_its_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let before = Store::open(dir.path().join("principals/alice"))
+        .unwrap()
+        .write_output(&output("[1,2,3]"))
+        .unwrap();
+    let objects = Arc::new(Counted::default());
+    SharedStore::new(Arc::clone(&objects) as _, dir.path(), DEFAULT_CACHE_BYTES).unwrap();
+    assert!(
+        before.path.is_file(),
+        "a file never in the objects was removed"
+    );
+}
+
+#[test]
+fn a_url_is_shown_without_what_may_be_a_password_or_a_token() {
+    assert_eq!(
+        redacted("redis://:secret@host:6379x/0"),
+        "redis://host:6379x/0"
+    );
+    assert_eq!(redacted("s3://k:s@b/p?token=t"), "s3://b/p");
+    assert_eq!(redacted("not a url"), "not a url");
+}
+
+#[test]
+fn a_path_that_names_no_result_makes_no_directory() {
+    let objects = Arc::new(Counted::default());
+    let (_dir, shared) = instance(&objects, DEFAULT_CACHE_BYTES);
+    let root = root_of(&shared, "alice");
+    assert!(matches!(
+        root.open("a/b/c/d.json"),
+        Err(PathError::NotFound)
+    ));
+    assert!(!root.dir().join("a").exists());
+}

@@ -26,6 +26,8 @@ fn a_directory_url_keeps_objects_create_only() {
 
 #[test]
 fn an_unknown_scheme_or_no_url_is_refused_naming_the_forms_it_takes() {
+    let error = open_url("gs://bucket/prefix").err().unwrap();
+    assert!(error.to_string().contains("`gs`"), "{error}");
     let error = open_url("ftp://bucket/prefix").err().unwrap();
     assert!(error.to_string().contains("`ftp`"), "{error}");
     let error = open_url("bucket/prefix").err().unwrap();
@@ -56,5 +58,17 @@ fn an_unreachable_s3_store_fails_its_check_in_time_naming_it() {
     assert!(
         error.to_string().contains("s3://overspill-missing"),
         "{error}"
+    );
+}
+
+#[test]
+fn a_url_that_cannot_be_read_is_shown_without_what_may_be_a_password() {
+    let error = open_url("s3://key:secret@bucket:port/x?token=t")
+        .err()
+        .unwrap();
+    let said = error.to_string();
+    assert!(
+        !said.contains("secret") && !said.contains("token=t"),
+        "{said}"
     );
 }
