@@ -104,6 +104,15 @@ pub(crate) fn encode(meta: &Metadata) -> String {
     text
 }
 
+/// Puts `records` in listing order: oldest first, ties by file name.
+pub(crate) fn oldest_first(records: &mut [Metadata]) {
+    records.sort_by(|a, b| {
+        a.created
+            .cmp(&b.created)
+            .then_with(|| a.file_name.cmp(&b.file_name))
+    });
+}
+
 /// Parses a record; `None` (with a warning) if it is not one this version understands.
 pub(crate) fn decode(text: &str, path: &Path) -> Option<Metadata> {
     let record: Record = match serde_json::from_str(text) {

@@ -268,11 +268,7 @@ impl SharedStore {
                 all.push(meta);
             }
         }
-        all.sort_by(|a, b| {
-            a.created
-                .cmp(&b.created)
-                .then_with(|| a.file_name.cmp(&b.file_name))
-        });
+        metadata::oldest_first(&mut all);
         Ok(all)
     }
 

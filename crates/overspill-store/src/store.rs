@@ -235,11 +235,7 @@ impl Store {
                 all.push(meta);
             }
         }
-        all.sort_by(|a, b| {
-            a.created
-                .cmp(&b.created)
-                .then_with(|| a.file_name.cmp(&b.file_name))
-        });
+        metadata::oldest_first(&mut all);
         Ok(all)
     }
 

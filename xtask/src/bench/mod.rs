@@ -301,14 +301,24 @@ fn json_memory(stdout: &str) -> Result<BTreeMap<String, Measured>> {
 /// The figures of the `first_count` line (nanoseconds; see
 /// `crates/overspill-tokens/benches/first_count.rs`).
 fn first_count(stdout: &str) -> Result<BTreeMap<String, Measured>> {
-    let fields = fields(stdout, FIRST_COUNT_BENCH)?;
+    times(
+        stdout,
+        FIRST_COUNT_BENCH,
+        &[
+            ("prebuilt_ns", dist::FIRST_COUNT_PREBUILT),
+            ("built_ns", dist::FIRST_COUNT_BUILT),
+            ("cached_ns", dist::FIRST_COUNT_CACHED),
+        ],
+    )
+}
+
+/// The times a bench printed on its `bench:` line in nanoseconds, each `(field, id)` recorded
+/// under its id.
+fn times(stdout: &str, bench: &str, ids: &[(&str, &str)]) -> Result<BTreeMap<String, Measured>> {
+    let fields = fields(stdout, bench)?;
     let mut figures = BTreeMap::new();
-    for (key, id) in [
-        ("prebuilt_ns", dist::FIRST_COUNT_PREBUILT),
-        ("built_ns", dist::FIRST_COUNT_BUILT),
-        ("cached_ns", dist::FIRST_COUNT_CACHED),
-    ] {
-        let seconds = field(&fields, FIRST_COUNT_BENCH, key)? as f64 / 1e9;
+    for &(key, id) in ids {
+        let seconds = field(&fields, bench, key)? as f64 / 1e9;
         figures.insert(
             id.to_owned(),
             Measured::Time {

@@ -144,24 +144,16 @@ pub fn measure(
 
 /// The figures of the `shared_store:` line (nanoseconds).
 fn figures(stdout: &str) -> Result<BTreeMap<String, Measured>> {
-    let fields = super::fields(stdout, BENCH)?;
-    let mut figures = BTreeMap::new();
-    for (key, id) in [
-        ("shared_intercept_ns", shared::INTERCEPT),
-        ("put_and_local_intercept_ns", shared::PUT_AND_LOCAL),
-        ("first_grep_ns", shared::FIRST_GREP),
-        ("get_and_local_grep_ns", shared::GET_AND_LOCAL_GREP),
-        ("later_grep_ns", shared::LATER_GREP),
-        ("local_grep_and_ping_ns", shared::LOCAL_GREP_AND_PING),
-    ] {
-        let seconds = super::field(&fields, BENCH, key)? as f64 / 1e9;
-        figures.insert(
-            id.to_owned(),
-            Measured::Time {
-                seconds,
-                bytes: None,
-            },
-        );
-    }
-    Ok(figures)
+    super::times(
+        stdout,
+        BENCH,
+        &[
+            ("shared_intercept_ns", shared::INTERCEPT),
+            ("put_and_local_intercept_ns", shared::PUT_AND_LOCAL),
+            ("first_grep_ns", shared::FIRST_GREP),
+            ("get_and_local_grep_ns", shared::GET_AND_LOCAL_GREP),
+            ("later_grep_ns", shared::LATER_GREP),
+            ("local_grep_and_ping_ns", shared::LOCAL_GREP_AND_PING),
+        ],
+    )
 }
