@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::team::{
-    Http, Outside, Team, instances_behind_haproxy, on_each_of, outside, principal_dir, token,
+    Http, Outside, Team, file_of, instances_behind_haproxy, on_each_of, outside, principal_dir,
+    token,
 };
 
 /// What `garage.py` printed: where the store is and the key that may use its bucket.
@@ -191,33 +192,30 @@ fn cache_dir(team: &Team, instance: &str) -> PathBuf {
     team.dir.path().join(format!("cache-{instance}"))
 }
 
-/// The `file:` line of a pointer.
-fn file_of(pointer: &str) -> String {
-    pointer
-        .lines()
-        .find_map(|line| line.strip_prefix("file: "))
-        .unwrap_or_else(|| panic!("no `file:` line in the pointer:\n{pointer}"))
-        .trim()
-        .to_owned()
-}
-
 /// Runs team_client.py against `url` as the holder of `token`; its one line of JSON.
 fn python_client(outside: &Outside, url: &str, token: &str, args: &[&str]) -> Value {
+    let mut all = vec![url, token];
+    all.extend_from_slice(args);
+    python_fixture(outside, "team_client.py", &all)
+}
+
+/// Runs `tests/fixtures/store/<script>` with `args` in the MCP tests' Python; the one line of
+/// JSON it printed.
+fn python_fixture(outside: &Outside, script: &str, args: &[&str]) -> Value {
     let output = Command::new(&outside.python)
-        .arg(outside.root.join("tests/fixtures/store/team_client.py"))
-        .args([url, token])
+        .arg(outside.root.join("tests/fixtures/store").join(script))
         .args(args)
         .output()
-        .unwrap_or_else(|error| panic!("cannot run team_client.py: {error}"));
+        .unwrap_or_else(|error| panic!("cannot run {script}: {error}"));
     assert!(
         output.status.success(),
-        "team_client.py {args:?}: {}\n{}",
+        "{script} {args:?}: {}\n{}",
         output.status,
         String::from_utf8_lossy(&output.stderr)
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
     serde_json::from_str(stdout.trim())
-        .unwrap_or_else(|error| panic!("team_client.py printed {stdout:?}: {error}"))
+        .unwrap_or_else(|error| panic!("{script} printed {stdout:?}: {error}"))
 }
 
 /// Issue 41: three instances, three cache directories, one S3 store, round robin without
@@ -365,7 +363,8 @@ fn a_2025_session_replaced_after_its_instance_dies_explores_the_old_pointer() {
     let address = three_instances(&mut team, &outside, &garage, &tokens, &[]);
     let client = Http::new(format!("http://{address}/mcp"));
 
-    let (session, home) = open_session(&client, &alice);
+    let opened = client.open_session(&alice);
+    let (session, home) = (opened.session, opened.home);
     let big = client.in_session(
         &alice,
         &session,
@@ -381,7 +380,8 @@ fn a_2025_session_replaced_after_its_instance_dies_explores_the_old_pointer() {
     let lost = client.in_session(&alice, &session, 2, "tools/list", json!({}));
     assert_eq!(lost.status, 404, "the lost session: {:#?}", lost.messages);
 
-    let (again, new_home) = open_session(&client, &alice);
+    let reopened = client.open_session(&alice);
+    let (again, new_home) = (reopened.session, reopened.home);
     assert_ne!(new_home, home);
     let wanted = "\"item-42\"";
     let found = client.in_session(
@@ -396,34 +396,6 @@ fn a_2025_session_replaced_after_its_instance_dies_explores_the_old_pointer() {
         "the new session on {new_home} could not explore the old pointer: {}",
         found.text()
     );
-}
-
-/// `initialize` and `notifications/initialized` at 2025-11-25: the session id and the instance
-/// that holds it.
-fn open_session(client: &Http, token: &str) -> (String, String) {
-    let opened = client.post(
-        token,
-        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "store-test", "version": "1"}}}),
-        &[],
-    );
-    assert_eq!(opened.status, 200, "initialize: {:#?}", opened.messages);
-    let session = opened
-        .session
-        .clone()
-        .unwrap_or_else(|| panic!("initialize handed out no session id"));
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let sent = client.post(
-        token,
-        &initialized,
-        &[
-            ("mcp-session-id", &session),
-            ("mcp-protocol-version", "2025-11-25"),
-        ],
-    );
-    assert_eq!(sent.status, 202, "notifications/initialized");
-    (session, opened.served_by)
 }
 
 /// Issue 41: one budget per agent across three instances on three caches, kept in Redis
@@ -548,20 +520,12 @@ fn python_eight(
     clients: usize,
     calls: usize,
 ) -> Value {
-    let output = Command::new(&outside.python)
-        .arg(outside.root.join("tests/fixtures/store/eight_clients.py"))
-        .args([url, token, file, &clients.to_string(), &calls.to_string()])
-        .output()
-        .unwrap_or_else(|error| panic!("cannot run eight_clients.py: {error}"));
-    assert!(
-        output.status.success(),
-        "eight_clients.py: {}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    serde_json::from_str(stdout.trim())
-        .unwrap_or_else(|error| panic!("eight_clients.py printed {stdout:?}: {error}"))
+    let (clients, calls) = (clients.to_string(), calls.to_string());
+    python_fixture(
+        outside,
+        "eight_clients.py",
+        &[url, token, file, &clients, &calls],
+    )
 }
 
 /// Issue 41's bad input: a store that cannot be reached, credentials it refuses, a bucket it

@@ -654,6 +654,26 @@ impl Exchange {
     }
 }
 
+/// A 2025 session [`Http::open_session`] opened.
+pub(crate) struct Opened {
+    /// Its id.
+    pub(crate) session: String,
+    /// The instance that answered `initialize` (`X-Served-By`).
+    pub(crate) home: String,
+    /// The instance that took `notifications/initialized`.
+    pub(crate) initialized_by: String,
+}
+
+/// The `file:` line of a pointer: the stored file it names.
+pub(crate) fn file_of(pointer: &str) -> String {
+    pointer
+        .lines()
+        .find_map(|line| line.strip_prefix("file: "))
+        .unwrap_or_else(|| panic!("no `file:` line in the pointer:\n{pointer}"))
+        .trim()
+        .to_owned()
+}
+
 /// An MCP client made of plain HTTP requests (reqwest), as the 2026-07-28 revision lets a
 /// client be: each POST is a whole request, with no session.
 pub(crate) struct Http {
@@ -760,6 +780,37 @@ impl Http {
         exchange
     }
 
+    /// A 2025-11-25 session of `token`'s: `initialize`, then `notifications/initialized` in it.
+    pub(crate) fn open_session(&self, token: &str) -> Opened {
+        let opened = self.post(
+            token,
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "team-test", "version": "1"}}}),
+            &[],
+        );
+        assert_eq!(opened.status, 200, "initialize: {:#?}", opened.messages);
+        let session = opened
+            .session
+            .clone()
+            .unwrap_or_else(|| panic!("initialize handed out no session id"));
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let sent = self.post(
+            token,
+            &initialized,
+            &[
+                ("mcp-session-id", &session),
+                ("mcp-protocol-version", "2025-11-25"),
+            ],
+        );
+        assert_eq!(sent.status, 202, "notifications/initialized");
+        Opened {
+            session,
+            home: opened.served_by,
+            initialized_by: sent.served_by,
+        }
+    }
+
     /// A request of the 2025 session `session`.
     pub(crate) fn in_session(
         &self,
@@ -833,12 +884,7 @@ fn a_2026_07_28_pointer_is_explored_through_the_other_instance_but_not_by_anothe
         pointer.starts_with("[overspill]"),
         "not a pointer: {pointer}"
     );
-    let file = pointer
-        .lines()
-        .find_map(|line| line.strip_prefix("file: "))
-        .unwrap_or_else(|| panic!("no `file:` line in the pointer:\n{pointer}"))
-        .trim()
-        .to_owned();
+    let file = file_of(pointer);
     let stored = principal_dir(&shared, "alice").join(&file);
     assert!(
         stored.is_file(),
@@ -875,30 +921,9 @@ fn a_2026_07_28_pointer_is_explored_through_the_other_instance_but_not_by_anothe
 
     // A 2025 session through the same frontend: every request on the instance of its
     // initialize, stateless requests alternating in between.
-    let opened = client.post(
-        &alice,
-        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "team-test", "version": "1"}}}),
-        &[],
-    );
-    assert_eq!(opened.status, 200, "initialize: {:#?}", opened.messages);
-    let session = opened
-        .session
-        .clone()
-        .expect("initialize hands out a session id");
-    let home = opened.served_by.clone();
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let sent = client.post(
-        &alice,
-        &initialized,
-        &[
-            ("mcp-session-id", &session),
-            ("mcp-protocol-version", "2025-11-25"),
-        ],
-    );
-    assert_eq!(sent.status, 202, "notifications/initialized");
-    let mut served = vec![sent.served_by];
+    let opened = client.open_session(&alice);
+    let (session, home) = (opened.session, opened.home);
+    let mut served = vec![opened.initialized_by];
     let big = client.in_session(
         &alice,
         &session,
@@ -907,13 +932,7 @@ fn a_2026_07_28_pointer_is_explored_through_the_other_instance_but_not_by_anothe
         json!({"name": "big", "arguments": {"megabytes": 1}}),
     );
     served.push(big.served_by.clone());
-    let session_file = big
-        .text()
-        .lines()
-        .find_map(|line| line.strip_prefix("file: "))
-        .unwrap_or_else(|| panic!("no `file:` line in the session's pointer:\n{}", big.text()))
-        .trim()
-        .to_owned();
+    let session_file = file_of(big.text());
     for id in 2..6 {
         // A stateless request between two of the session's moves the round robin on.
         client.call(&alice, "head", json!({"file": file, "lines": 1}));
