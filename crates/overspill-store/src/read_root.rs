@@ -127,7 +127,7 @@ impl ReadRoot {
     ///
     /// [`PathError::Escapes`] when the root is not below the shared store's cache directory.
     pub fn with_shared(self, shared: SharedStore) -> Result<ReadRoot, PathError> {
-        if shared.key_of(&self.canonical.join("x")).is_none() {
+        if !shared.holds(&self.canonical) {
             return Err(PathError::Escapes);
         }
         Ok(ReadRoot {

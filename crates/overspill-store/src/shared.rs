@@ -313,6 +313,12 @@ impl SharedStore {
         (!key.is_empty()).then_some(key)
     }
 
+    /// Whether the files of `dir` (resolved) have keys: `dir` is the cache directory or below
+    /// it, and its path is UTF-8.
+    pub(crate) fn holds(&self, dir: &Path) -> bool {
+        self.key_of(&dir.join("x")).is_some()
+    }
+
     /// Puts `bytes`, written at `path` in the cache, to the objects (create-only).
     pub(crate) fn put(&self, path: &Path, bytes: &[u8]) -> Result<(), ObjectsError> {
         let key = self.key_of(path).ok_or_else(|| self.outside(path))?;

@@ -145,7 +145,7 @@ impl Store {
             dir: self.dir.clone(),
             error,
         })?;
-        if shared.key_of(&dir.join("x")).is_none() {
+        if !shared.holds(&dir) {
             return Err(StoreError::Shared(shared.outside(&dir)));
         }
         Ok(Store {

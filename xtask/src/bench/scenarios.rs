@@ -196,11 +196,13 @@ pub fn shared_store() -> Vec<Scenario> {
         ),
     ]
     .into_iter()
-    .map(|(name, ours, baseline, ratio)| Scenario {
-        name: name.to_owned(),
-        ours: ours.to_owned(),
-        baseline: Some(baseline.to_owned()),
-        target: Target::RatioAtMost(ratio),
+    .map(|(name, ours, baseline, ratio)| {
+        scenario(
+            name,
+            ours.to_owned(),
+            Some(baseline.to_owned()),
+            Target::RatioAtMost(ratio),
+        )
     })
     .collect()
 }
