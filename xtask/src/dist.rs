@@ -212,6 +212,10 @@ struct Built<'a> {
     binary: &'a Path,
 }
 
+/// The Cargo profile of the binary the packages carry: `release` with fat LTO and one codegen
+/// unit, for a smaller binary (the workspace's `Cargo.toml`, `[profile.shipped]`).
+const PROFILE: &str = "shipped";
+
 /// Builds the wheel with maturin (which builds the binary), and returns the binary it built.
 fn build(
     root: &Path,
@@ -230,7 +234,14 @@ fn build(
     command
         .current_dir(root.join("packaging/pypi"))
         .env("CARGO_TARGET_DIR", target_dir)
-        .args(["build", "--release", "--target", platform.target, "--out"])
+        .args([
+            "build",
+            "--profile",
+            PROFILE,
+            "--target",
+            platform.target,
+            "--out",
+        ])
         .arg(wheels)
         .args(platform.maturin);
     eprintln!("dist: maturin build for {}", platform.target);
@@ -242,7 +253,7 @@ fn build(
     }
     let binary = target_dir
         .join(platform.target)
-        .join("release")
+        .join(PROFILE)
         .join(platform.executable());
     if !binary.is_file() {
         bail!(

@@ -14,6 +14,15 @@
 //! self-consistent, the text is charged its exact count and the `~` figure may be off by one.
 //! The charge is always the exact count of the returned text.
 //!
+//! **The figure is the budget after this charge.** [`deliver`] composes the footer with the
+//! estimate as the call found it, then charges; when the charge reports another remaining
+//! figure (other calls charged meanwhile: in this process, or in another process serving the
+//! agent through a shared ledger, whose charge is one request and returns the total), the
+//! footer is composed again with that figure and sent if its text counts the same (as it does
+//! unless the new figure crosses a token boundary; then the first text goes, figure as found).
+//! So a call with a shared ledger costs one request to it, not a read and then a charge
+//! (docs/budget.md#one-agent-served-by-several-machines).
+//!
 //! Counting is bounded by the limit (`count_up_to`), so judging a huge result costs
 //! O(limit), not O(result). The `estimated_tokens` of a refusal is an exact count for results
 //! up to [`EXACT_ESTIMATE_BYTES`], and beyond that a count of the first mebibyte scaled by
@@ -67,31 +76,22 @@ pub struct Refused {
 /// Renders `extraction` with its footer and judges it against the current limit, without
 /// charging anything.
 pub fn measure(ctx: &ExploreContext, tool: &str, extraction: &Extraction) -> Measured {
-    let budget = ctx.budget();
-    let now = budget.window_hint();
+    measure_from(ctx, tool, extraction, ctx.budget().window_hint())
+}
+
+/// [`measure`] with the budget as `now` says it stands before the charge.
+fn measure_from(
+    ctx: &ExploreContext,
+    tool: &str,
+    extraction: &Extraction,
+    now: WindowHint,
+) -> Measured {
     let limit = ctx.token_limit();
     if let Some(estimated_tokens) = extraction.unrendered {
         return Measured::TooLarge { estimated_tokens };
     }
     let limit_usize = usize::try_from(limit).unwrap_or(usize::MAX);
-    let compose = |tokens: u64| {
-        let footer = Footer {
-            tool,
-            summary: &extraction.summary,
-            notes: &extraction.notes,
-            tokens,
-            budget: WindowHint {
-                remaining: now.remaining.saturating_sub(tokens),
-                used: now.used.saturating_add(tokens),
-                ..now
-            },
-        };
-        if extraction.body.is_empty() {
-            footer.to_string()
-        } else {
-            format!("{}\n{footer}", extraction.body)
-        }
-    };
+    let compose = |tokens: u64| compose(tool, extraction, tokens, after(now, tokens));
     let counter = ctx.counter();
     let mut figure = 0u64;
     let mut seen = Vec::with_capacity(FIXED_POINT_ROUNDS);
@@ -167,9 +167,31 @@ pub fn deliver(
     extraction: &Extraction,
 ) -> Result<Delivered, Refused> {
     let budget = ctx.budget();
-    match measure(ctx, tool, extraction) {
+    let now = budget.window_hint();
+    match measure_from(ctx, tool, extraction, now) {
         Measured::Fits { text, tokens } => match budget.try_charge(tokens) {
-            Ok(_) => Ok(Delivered { text, tokens }),
+            Ok(charged) if charged.remaining == after(now, tokens).remaining => {
+                Ok(Delivered { text, tokens })
+            }
+            Ok(charged) => {
+                // Others charged meanwhile: the figure the charge reported, if its text counts
+                // the same (module docs).
+                let hint = WindowHint {
+                    remaining: charged.remaining,
+                    used: now
+                        .used
+                        .saturating_add(tokens)
+                        .max(now.usable.saturating_sub(charged.remaining)),
+                    ..now
+                };
+                let again = compose(tool, extraction, tokens, hint);
+                let limit = usize::try_from(tokens).unwrap_or(usize::MAX);
+                let same = ctx.counter().count_up_to(&again, limit) == Some(limit);
+                Ok(Delivered {
+                    text: if same { again } else { text },
+                    tokens,
+                })
+            }
             Err(refusal) => Err(Refused {
                 estimated_tokens: refusal.estimated_tokens,
                 per_call_limit: refusal.per_call_limit,
@@ -179,6 +201,11 @@ pub fn deliver(
         },
         Measured::TooLarge { estimated_tokens } => {
             let per_call_limit = budget.max_extraction_tokens();
+            if estimated_tokens <= per_call_limit {
+                // Refused for the budget, as this process last knew it: the figures of the
+                // error (and the retry made from them) count what other processes charged.
+                budget.refresh();
+            }
             Err(Refused {
                 estimated_tokens,
                 per_call_limit,
@@ -190,6 +217,32 @@ pub fn deliver(
                 },
             })
         }
+    }
+}
+
+/// The budget as it stands once `tokens` more are charged to `now`.
+fn after(now: WindowHint, tokens: u64) -> WindowHint {
+    WindowHint {
+        remaining: now.remaining.saturating_sub(tokens),
+        used: now.used.saturating_add(tokens),
+        ..now
+    }
+}
+
+/// The returned text: `extraction`'s body, then its footer stating `tokens` and `budget` (the
+/// budget once the text is charged).
+fn compose(tool: &str, extraction: &Extraction, tokens: u64, budget: WindowHint) -> String {
+    let footer = Footer {
+        tool,
+        summary: &extraction.summary,
+        notes: &extraction.notes,
+        tokens,
+        budget,
+    };
+    if extraction.body.is_empty() {
+        footer.to_string()
+    } else {
+        format!("{}\n{footer}", extraction.body)
     }
 }
 

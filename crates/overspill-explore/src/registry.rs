@@ -295,10 +295,6 @@ impl Registry {
         tool_prefix: &str,
         arguments: &Value,
     ) -> Result<Delivered, ToolError> {
-        // What the other processes serving the agent charged, read once per call.
-        if let Some(ctx) = ctx {
-            ctx.budget().refresh();
-        }
         let tools = self.exploration_names();
         let caller = Caller {
             ctx,

@@ -153,7 +153,10 @@ fn figures(stdout: &str) -> Result<BTreeMap<String, Measured>> {
             ("first_grep_ns", shared::FIRST_GREP),
             ("get_and_local_grep_ns", shared::GET_AND_LOCAL_GREP),
             ("later_grep_ns", shared::LATER_GREP),
-            ("local_grep_and_ping_ns", shared::LOCAL_GREP_AND_PING),
+            (
+                "local_grep_and_round_trip_ns",
+                shared::LOCAL_GREP_AND_ROUND_TRIP,
+            ),
         ],
     )
 }

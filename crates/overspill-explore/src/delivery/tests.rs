@@ -1,3 +1,5 @@
+use std::sync::Arc;
+
 use overspill_tokens::TokenCounter;
 use serde_json::json;
 
@@ -189,6 +191,117 @@ fn concurrent_calls_never_overspend_the_budget_and_each_is_charged_its_text() {
     let budget = fixture.ctx.budget();
     assert_eq!(budget.tokens_extracted(), charged);
     assert!(charged <= budget.usable() - budget.baseline());
+}
+
+/// A ledger another process also charges: before each request this one makes, the other has
+/// charged `elsewhere` tokens. Counts the requests.
+struct Shared {
+    total: std::sync::Mutex<u64>,
+    elsewhere: u64,
+    requests: std::sync::atomic::AtomicU64,
+}
+
+impl Shared {
+    fn new(total: u64, elsewhere: u64) -> Arc<Shared> {
+        Arc::new(Shared {
+            total: std::sync::Mutex::new(total),
+            elsewhere,
+            requests: std::sync::atomic::AtomicU64::new(0),
+        })
+    }
+
+    fn requests(&self) -> u64 {
+        self.requests.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn total(&self) -> u64 {
+        *self.total.lock().unwrap()
+    }
+}
+
+impl overspill_budget::Ledger for Shared {
+    fn update(
+        &self,
+        decide: &mut dyn FnMut(u64) -> Option<u64>,
+    ) -> Result<u64, overspill_budget::LedgerError> {
+        self.requests
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let mut total = self.total.lock().unwrap();
+        *total += self.elsewhere;
+        if let Some(kept) = decide(*total) {
+            *total = kept;
+        }
+        Ok(*total)
+    }
+}
+
+/// A context over `fixture`'s files whose budget (102,400 usable, `baseline`) keeps its
+/// extractions in `ledger`.
+fn ledgered(fixture: &Fixture, ledger: Arc<Shared>, baseline: u64) -> ExploreContext {
+    let settings = overspill_budget::BudgetSettings::for_window(128_000);
+    let budget = overspill_budget::Budget::new(settings, baseline)
+        .unwrap()
+        .with_ledger(ledger);
+    let root = overspill_store::ReadRoot::new(fixture.path()).unwrap();
+    ExploreContext::new(root, counter(), Arc::new(budget))
+}
+
+#[test]
+fn a_footer_states_the_budget_left_after_what_other_processes_charged_meanwhile() {
+    let fixture = Fixture::new(&[("a.txt", numbered_text(400).as_bytes())]);
+    let ledger = Shared::new(0, 1_000);
+    let ctx = ledgered(&fixture, ledger.clone(), 0);
+    let registry = crate::registry::Registry::new();
+    for lines in [5, 50, 7] {
+        let text = registry.dispatch_value(&ctx, "head", &json!({"file": "a.txt", "lines": lines}));
+        let left = 102_400 - ledger.total();
+        assert!(
+            text.ends_with(&format!(
+                "| ~{} of 102,400 budget tokens left ---",
+                overspill_budget::thousands(left)
+            )),
+            "the ledger leaves {left}: {text}"
+        );
+        assert_eq!(stated_tokens(&text), counter().count(&text) as u64);
+    }
+    assert_eq!(ledger.total(), 3 * 1_000 + ctx.budget().tokens_extracted());
+}
+
+#[test]
+fn a_call_with_a_shared_ledger_makes_one_request_to_it() {
+    let fixture = Fixture::new(&[("a.txt", numbered_text(400).as_bytes())]);
+    let ledger = Shared::new(0, 0);
+    let ctx = ledgered(&fixture, ledger.clone(), 0);
+    let registry = crate::registry::Registry::new();
+    for (call, arguments) in [
+        ("head", json!({"file": "a.txt", "lines": 5})),
+        ("grep", json!({"file": "a.txt", "pattern": "1"})),
+        ("slice", json!({"file": "a.txt", "start": 10, "end": 20})),
+    ] {
+        let before = ledger.requests();
+        let text = registry.dispatch_value(&ctx, call, &arguments);
+        assert!(!text.starts_with("{\"error\""), "{text}");
+        assert_eq!(ledger.requests() - before, 1, "{call}");
+    }
+}
+
+#[test]
+fn a_refusal_for_the_budget_states_what_is_left_after_other_processes_charges() {
+    let fixture = Fixture::new(&[("a.txt", numbered_text(4_000).as_bytes())]);
+    // A 100,000-token baseline leaves 2,400; others charged 1,000 of it, unknown here yet.
+    let ledger = Shared::new(1_000, 0);
+    let ctx = ledgered(&fixture, ledger, 100_000);
+    assert_eq!(ctx.budget().remaining(), 2_400);
+    let registry = crate::registry::Registry::new();
+    let text = registry.dispatch_value(&ctx, "head", &json!({"file": "a.txt", "lines": 600}));
+    let error: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(error["error"], "head_too_large", "{text}");
+    assert_eq!(error["remaining_budget_tokens"], 1_400, "{text}");
+    let retry = registry.dispatch_value(&ctx, "head", &error["retry"]["arguments"]);
+    assert!(
+        !retry.starts_with("{\"error\""),
+        "the retry fits what is left: {retry}"
+    );
 }
 
 proptest::proptest! {

@@ -403,7 +403,8 @@ fn a_2025_session_replaced_after_its_instance_dies_explores_the_old_pointer() {
 /// exploration calls at once through round-robin HAProxy. No update is lost: what the budget
 /// has left fell, from a call before them to a call after them, by exactly what every call
 /// charged; the ledger in Redis holds the sum of every charge; and the usage events the three
-/// instances log when they stop add up to it.
+/// instances log when they stop add up to it. Each call's footer states exactly what the
+/// agent had left once its charge was made, counting the other instances' charges.
 #[test]
 fn eight_clients_of_one_agent_on_three_instances_share_one_budget_and_lose_no_update() {
     let Some(outside) = outside("one budget across instances, in redis") else {
@@ -434,7 +435,7 @@ fn eight_clients_of_one_agent_on_three_instances_share_one_budget_and_lose_no_up
             .text(),
     );
     let ran = python_eight(&outside, &url, &alice, &file, 8, 400);
-    let calls: Vec<(u64, u64)> = ran["calls"]
+    let mut calls: Vec<(u64, u64)> = ran["calls"]
         .as_array()
         .unwrap_or_else(|| panic!("no calls: {ran}"))
         .iter()
@@ -464,14 +465,21 @@ fn eight_clients_of_one_agent_on_three_instances_share_one_budget_and_lose_no_up
         Some(everything),
         "the ledger in redis"
     );
-    for (charged, left) in &calls {
-        assert!(
-            *left < first.1 && *left >= last.1 && *charged > 0,
-            "a call that charged {charged} left {left}, outside {}..={}",
-            last.1,
-            first.1
+    // Each footer states what was left once its own charge was made, counting every other
+    // instance's: in the order the ledger took the charges (what was left, falling), each
+    // figure is the one before less this call's charge.
+    calls.sort_by_key(|&(_, left)| std::cmp::Reverse(left));
+    let mut before = first.1;
+    for (charged, left) in calls {
+        assert_eq!(
+            before.checked_sub(charged),
+            Some(left),
+            "a call that charged {charged} says {left} are left; the charge before it left \
+             {before}"
         );
+        before = left;
     }
+    assert_eq!(before - last.0, last.1, "the call after them");
 
     // Each instance logs its share when the agent's context ends there: on its stop.
     let mut logged = 0;
