@@ -195,7 +195,7 @@ impl ReadRoot {
             found => found,
         };
         if let Ok(file) = &found {
-            crate::shared::touch(file.file());
+            shared.mark_read(file.path());
         }
         found
     }

@@ -29,11 +29,6 @@ pub struct RootFile {
 }
 
 impl RootFile {
-    /// The open handle, for what is not a read (marking the file as read).
-    pub(crate) fn file(&self) -> &File {
-        &self.file
-    }
-
     /// The canonical path the file was found under (inside the read root).
     pub fn path(&self) -> &Path {
         &self.path

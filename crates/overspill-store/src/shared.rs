@@ -21,7 +21,7 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use crate::atomic::{Flush, RESERVED_PREFIX, create_private_dir_all, fill_new, write_replacing};
 use crate::metadata::{self, METADATA_DIR, Metadata};
@@ -40,6 +40,18 @@ pub const DEFAULT_CACHE_BYTES: u64 = 1 << 30;
 
 /// The lock file one sweep of the cache holds, in the cache directory.
 const SWEEP_LOCK: &str = ".overspill-cache.lock";
+
+/// The directory, in each store directory of the cache, of the marks that say when each result
+/// was last read ([`mark_read`]).
+const READS_DIR: &str = ".overspill-reads";
+
+/// How close in time two reads of a result may be and be marked once: the precision of the
+/// cache's "least recently read".
+const MARK_EVERY: Duration = Duration::from_secs(1);
+
+/// The marks a process remembers making ([`SharedStore::mark_read`]); past this many it
+/// forgets them all and marks each result once more.
+const MARKS_REMEMBERED: usize = 4096;
 
 /// How deep below the cache directory a sweep looks for stores: a worker's scratchpad is at
 /// `{session}/{run}/iteration-{n}/scratchpad`, four levels down.
@@ -144,6 +156,8 @@ struct Inner {
     /// Whether a fetched copy is flushed before it gets its name: not where a restart of the
     /// machine can be told ([`BOOT_MARK`]), since the copies are then discarded after one.
     cache_flush: Flush,
+    /// The marks this process made, and when ([`SharedStore::mark_read`]).
+    marked: std::sync::Mutex<std::collections::HashMap<PathBuf, SystemTime>>,
 }
 
 /// The file in the cache directory that holds the boot id of the machine that last used it.
@@ -223,6 +237,7 @@ impl SharedStore {
                 } else {
                     Flush::Yes
                 },
+                marked: std::sync::Mutex::default(),
             }),
         };
         shared.sweep();
@@ -403,16 +418,29 @@ impl SharedStore {
         let mut total: u64 = files.iter().map(|f| f.bytes).sum();
         let keep = self.inner.cache_limit / 4 * 3;
         if total > self.inner.cache_limit {
-            files.sort_by_key(|f| f.read);
-            for file in files {
+            // A result's files side by side, least recently read first.
+            files.sort_by(|a, b| (a.read, &a.mark).cmp(&(b.read, &b.mark)));
+            let mut files = files.into_iter();
+            let mut unmarked = Vec::new();
+            for file in files.by_ref() {
                 if total <= keep {
                     break;
                 }
                 match fs::remove_file(&file.path) {
-                    Ok(()) => total = total.saturating_sub(file.bytes),
+                    Ok(()) => {
+                        total = total.saturating_sub(file.bytes);
+                        unmarked.push(file.mark);
+                    }
                     Err(error) => {
                         tracing::debug!(%error, path = %file.path.display(), "not evicted")
                     }
+                }
+            }
+            // The marks of results none of whose files is left.
+            let kept: std::collections::HashSet<PathBuf> = files.map(|file| file.mark).collect();
+            for mark in unmarked {
+                if !kept.contains(&mark) {
+                    let _ = fs::remove_file(&mark);
                 }
             }
             tracing::debug!(bytes = total, "swept the shared store's cache");
@@ -475,8 +503,11 @@ pub(crate) fn redacted(url: &str) -> String {
 struct Cached {
     path: PathBuf,
     bytes: u64,
-    /// When it was last read (its access time, which [`touch`] sets on every read).
+    /// When its result was last read (its mark, which [`mark_read`] sets on every read), or
+    /// when the file was written if it never was.
     read: SystemTime,
+    /// Its result's mark ([`mark_read`]), whether or not it exists.
+    mark: PathBuf,
 }
 
 /// The stored files below `dir`: in every directory that has a metadata directory, its
@@ -493,16 +524,17 @@ fn collect_stored(dir: &Path, depth: usize, into: &mut Vec<Cached>) {
         let name = entry.file_name();
         let reserved = name.to_string_lossy().starts_with(RESERVED_PREFIX);
         if kind.is_dir() && name == METADATA_DIR && is_store {
-            collect_files(&entry.path(), into);
+            collect_files(&entry.path(), dir, into);
         } else if kind.is_dir() && !reserved && depth < SWEEP_DEPTH {
             collect_stored(&entry.path(), depth + 1, into);
         } else if kind.is_file() && is_store && !reserved {
-            push_file(entry.path(), into);
+            push_file(entry.path(), dir, into);
         }
     }
 }
 
-fn collect_files(dir: &Path, into: &mut Vec<Cached>) {
+/// The metadata records in `dir`, the metadata directory of the store directory `store`.
+fn collect_files(dir: &Path, store: &Path, into: &mut Vec<Cached>) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
@@ -512,31 +544,91 @@ fn collect_files(dir: &Path, into: &mut Vec<Cached>) {
             .to_string_lossy()
             .starts_with(crate::atomic::TEMP_PREFIX);
         if entry.file_type().is_ok_and(|kind| kind.is_file()) && !reserved {
-            push_file(entry.path(), into);
+            push_file(entry.path(), store, into);
         }
     }
 }
 
-fn push_file(path: PathBuf, into: &mut Vec<Cached>) {
-    if let Ok(meta) = fs::symlink_metadata(&path) {
-        let read = meta
-            .accessed()
-            .or_else(|_| meta.modified())
-            .unwrap_or(SystemTime::UNIX_EPOCH);
-        into.push(Cached {
-            path,
-            bytes: meta.len(),
-            read,
+/// `path`, a file of the store directory `store` (or a record of it).
+fn push_file(path: PathBuf, store: &Path, into: &mut Vec<Cached>) {
+    let Ok(meta) = fs::symlink_metadata(&path) else {
+        return;
+    };
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let mark = store.join(READS_DIR).join(stem_of(name));
+    let written = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+    let read = fs::metadata(&mark)
+        .and_then(|mark| mark.modified())
+        .map_or(written, |read| read.max(written));
+    into.push(Cached {
+        path,
+        bytes: meta.len(),
+        read,
+        mark,
+    });
+}
+
+impl SharedStore {
+    /// Marks the result `path` belongs to as read now, so the cache keeps what is read most
+    /// recently: the modification time of its mark, `{dir}/.overspill-reads/{stem}` (a
+    /// result's files share the stem before the first `.`: `{tool}-{hash}`). Never the file's
+    /// own times: setting them moves its change time, which tells the exploration tools' cache
+    /// that the file changed, and every call would read and index it again. A result this
+    /// process marked less than [`MARK_EVERY`] ago is not marked again.
+    pub(crate) fn mark_read(&self, path: &Path) {
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str()))
+        else {
+            return;
+        };
+        let mark = dir.join(READS_DIR).join(stem_of(name));
+        let now = SystemTime::now();
+        {
+            let mut marked = self
+                .inner
+                .marked
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let recent = marked
+                .get(&mark)
+                .is_some_and(|at| now.duration_since(*at).is_ok_and(|ago| ago < MARK_EVERY));
+            if recent {
+                return;
+            }
+            if marked.len() >= MARKS_REMEMBERED {
+                marked.clear();
+            }
+            marked.insert(mark.clone(), now);
+        }
+        let marked = open_mark(&mark).or_else(|error| {
+            if error.kind() != io::ErrorKind::NotFound {
+                return Err(error);
+            }
+            create_private_dir_all(&dir.join(READS_DIR))?;
+            open_mark(&mark)
         });
+        let times = fs::FileTimes::new().set_modified(now);
+        if let Err(error) = marked.and_then(|file| file.set_times(times)) {
+            tracing::debug!(%error, path = %mark.display(), "could not mark a cached result as read");
+        }
     }
 }
 
-/// Marks `file` as read now (its access time), so the cache keeps what is read most recently.
-pub(crate) fn touch(file: &fs::File) {
-    let now = fs::FileTimes::new().set_accessed(SystemTime::now());
-    if let Err(error) = file.set_times(now) {
-        tracing::debug!(%error, "could not mark a cached file as read");
-    }
+/// The mark `path`, made empty when missing.
+fn open_mark(path: &Path) -> io::Result<fs::File> {
+    fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+}
+
+/// The result a file name belongs to: the name up to its first `.` (a stored file, its
+/// companions and its metadata record share it).
+fn stem_of(name: &str) -> &str {
+    name.split('.').next().unwrap_or(name)
 }
 
 #[cfg(test)]

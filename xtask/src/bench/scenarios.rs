@@ -166,7 +166,8 @@ pub mod shared {
     pub const GET_AND_LOCAL_GREP: &str = "shared_store/plain GET + local grep";
     /// The same `grep` again, cached, its budget in Redis.
     pub const LATER_GREP: &str = "shared_store/later grep, cached, budget in Redis";
-    /// The local `grep` plus one Redis round trip (a `GET` on an open connection).
+    /// The local `grep` plus one round trip for the budget (the request a charge makes, on an
+    /// open connection).
     pub const LOCAL_GREP_AND_ROUND_TRIP: &str = "shared_store/local grep + one Redis round trip";
 }
 

@@ -256,6 +256,38 @@ fn the_cache_stays_within_its_limit_keeps_what_was_read_last_and_fetches_the_res
     assert_eq!(objects.gets.load(Ordering::Relaxed), gets + 1);
 }
 
+/// A read is marked beside the result, never on its files: a file whose times moved (its change
+/// time, which any change of times moves) looks changed to the exploration tools' cache, which
+/// would read and index it again on every call.
+#[cfg(unix)]
+#[test]
+fn reading_a_cached_result_leaves_its_files_as_they_were_and_marks_the_result_read() {
+    use std::os::unix::fs::MetadataExt;
+    let objects = Arc::new(Counted::default());
+    let (_dir, shared) = instance(&objects, DEFAULT_CACHE_BYTES);
+    let stored = store_of(&shared, "alice")
+        .write_output(&output("[1,2,3]"))
+        .unwrap();
+    let root = root_of(&shared, "alice");
+    let stamp = |path: &Path| {
+        let meta = std::fs::metadata(path).unwrap();
+        (
+            meta.ctime(),
+            meta.ctime_nsec(),
+            meta.atime(),
+            meta.atime_nsec(),
+        )
+    };
+    root.open(&stored.file_name).unwrap();
+    let before = stamp(&stored.path);
+    let mark = root.dir().join(READS_DIR).join(stem_of(&stored.file_name));
+    let first_mark = std::fs::metadata(&mark).unwrap().modified().unwrap();
+    std::thread::sleep(MARK_EVERY + std::time::Duration::from_millis(20));
+    root.open(&stored.file_name).unwrap();
+    assert_eq!(stamp(&stored.path), before, "the file's times moved");
+    assert!(std::fs::metadata(&mark).unwrap().modified().unwrap() > first_mark);
+}
+
 #[test]
 fn a_sweep_touches_nothing_but_stored_files() {
     let objects = Arc::new(Counted::default());
