@@ -129,13 +129,7 @@ fn main() {
                 assert!(answer.contains("ERROR"), "{answer}");
                 first
             };
-            let (base, first) = if (i + k) % 2 == 0 {
-                let base = baseline();
-                (base, ours())
-            } else {
-                let first = ours();
-                (baseline(), first)
-            };
+            let (first, base) = in_turn((i + k) % 2 == 1, ours, baseline);
             first_grep.push(first);
             get_and_grep.push(base);
             b = Some(fresh);
@@ -143,20 +137,16 @@ fn main() {
         let b = b.expect("at least one first call");
 
         // A later call is a millisecond or two: several of each, in turn.
-        let ours = || timed(|| b.call("grep", &grep)).1;
-        let baseline = || {
-            let (_, local_again) = timed(|| local.call("grep", &grep));
-            let (_, round) = timed(|| round_trip.add_within(1, u64::MAX).unwrap());
-            local_again + round
-        };
         for k in 0..LATER_CALLS {
-            let (later, base) = if k % 2 == 0 {
-                let later = ours();
-                (later, baseline())
-            } else {
-                let base = baseline();
-                (ours(), base)
-            };
+            let (later, base) = in_turn(
+                k % 2 == 0,
+                || timed(|| b.call("grep", &grep)).1,
+                || {
+                    let (_, local_again) = timed(|| local.call("grep", &grep));
+                    let (_, round) = timed(|| round_trip.add_within(1, u64::MAX).unwrap());
+                    local_again + round
+                },
+            );
             later_grep.push(later);
             grep_and_round_trip.push(base);
         }
@@ -195,6 +185,21 @@ fn pad(
         builder = builder.redis_budget(counter);
     }
     builder.build().unwrap()
+}
+
+/// Runs `ours` and `baseline`, `ours` first when `ours_first`: their times, in that order.
+fn in_turn(
+    ours_first: bool,
+    ours: impl FnOnce() -> Duration,
+    baseline: impl FnOnce() -> Duration,
+) -> (Duration, Duration) {
+    if ours_first {
+        let first = ours();
+        (first, baseline())
+    } else {
+        let base = baseline();
+        (ours(), base)
+    }
 }
 
 fn timed<T>(work: impl FnOnce() -> T) -> (T, Duration) {

@@ -69,6 +69,33 @@ pub struct Profile {
     pub hook_note: Option<&'static str>,
 }
 
+impl Profile {
+    /// A client whose servers are in `user_file` (and `project_file` below a project), written
+    /// in `format`, and who is otherwise as most are: an entry's `url` is Streamable HTTP, no
+    /// setting of a moved server is carried, the gateway answers within 25 s, tokens are
+    /// counted with overspill's default, and there are no permission rules or hooks to keep.
+    const fn new(
+        name: &'static str,
+        user_file: Place,
+        project_file: Option<&'static [&'static str]>,
+        format: Format,
+    ) -> Profile {
+        Profile {
+            name,
+            user_file,
+            project_file,
+            format,
+            url_is_sse: false,
+            carried: None,
+            answer_within: 25,
+            model_flags: &[],
+            rule_files: None,
+            hooks: None,
+            hook_note: None,
+        }
+    }
+}
+
 /// How install writes a client's tool hook: whose hook input `overspill hook` reads (and so
 /// the events and matchers it answers), in which file, and how the command is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,121 +189,125 @@ const MCP_SERVERS: Format = Format::Json {
 };
 
 impl Client {
-    /// The client's row of the table.
+    /// The client's row of the table: where its files are and their format, and what sets it
+    /// apart from the others ([`Profile::new`] says what it is otherwise).
     pub fn profile(self) -> &'static Profile {
         match self {
-            Client::ClaudeCode => &Profile {
-                name: "claude-code",
-                user_file: Place::Home(&[".claude.json"]),
-                project_file: Some(&[".mcp.json"]),
-                format: MCP_SERVERS,
-                url_is_sse: false,
-                carried: None,
-                answer_within: 25,
-                model_flags: &["--provider", "anthropic", "--context-window", "200000"],
-                rule_files: Some(claude_code_rule_files),
-                hooks: Some(HookProfile {
-                    client: hook::Client::ClaudeCode,
-                    file: HookFile::HomeElseBeside {
-                        user: &[".claude", "settings.json"],
-                        project: &[".claude", "settings.local.json"],
-                    },
-                    command: HookCommand::ProgramAndArgs,
-                }),
-                hook_note: None,
-            },
-            Client::ClaudeDesktop => &Profile {
-                name: "claude-desktop",
-                user_file: Place::PlatformConfig(&["Claude", "claude_desktop_config.json"]),
-                project_file: None,
-                format: MCP_SERVERS,
-                url_is_sse: false,
-                carried: None,
-                answer_within: 25,
-                model_flags: &["--provider", "anthropic", "--context-window", "200000"],
-                rule_files: None,
-                hooks: None,
-                hook_note: None,
-            },
-            Client::Cursor => &Profile {
-                name: "cursor",
-                user_file: Place::Home(&[".cursor", "mcp.json"]),
-                project_file: Some(&[".cursor", "mcp.json"]),
-                format: MCP_SERVERS,
-                url_is_sse: false,
-                carried: None,
-                answer_within: 25,
-                model_flags: &[],
-                rule_files: None,
-                hooks: None,
-                hook_note: None,
-            },
-            Client::Vscode => &Profile {
-                name: "vscode",
-                user_file: Place::PlatformConfig(&["Code", "User", "mcp.json"]),
-                project_file: Some(&[".vscode", "mcp.json"]),
-                format: Format::Json {
-                    key: "servers",
-                    typed: true,
-                },
-                url_is_sse: false,
-                carried: None,
-                answer_within: 25,
-                model_flags: &[],
-                rule_files: None,
-                hooks: None,
-                hook_note: None,
-            },
-            Client::Codex => &Profile {
-                name: "codex",
-                user_file: Place::VarElseHome {
-                    var: "CODEX_HOME",
-                    file: "config.toml",
-                    home: &[".codex", "config.toml"],
-                },
-                project_file: None,
-                format: Format::CodexToml,
-                url_is_sse: false,
-                carried: Some(carried::codex),
-                answer_within: CODEX_STARTUP_SECS - 10,
-                model_flags: &[
-                    "--provider",
-                    "openai",
-                    "--model",
-                    "gpt-5",
-                    "--context-window",
-                    "400000",
-                ],
-                rule_files: None,
-                hooks: Some(HookProfile {
-                    client: hook::Client::Codex,
-                    // Beside config.toml (user or project), as Codex looks for it.
-                    file: HookFile::BesideConfig(&["hooks.json"]),
-                    command: HookCommand::ShellLine,
-                }),
-                // Codex runs a new hook only once the user trusted it (docs/hooks.md#codex).
-                hook_note: Some(
-                    "Codex runs it once you trust it: open /hooks in Codex and trust overspill's \
-                     hooks",
-                ),
-            },
-            Client::GeminiCli => &Profile {
-                name: "gemini-cli",
-                user_file: Place::Home(&[".gemini", "settings.json"]),
-                project_file: Some(&[".gemini", "settings.json"]),
-                format: MCP_SERVERS,
-                url_is_sse: true,
-                carried: Some(carried::gemini_cli),
-                answer_within: 25,
-                model_flags: &["--provider", "gemini", "--context-window", "1048576"],
-                rule_files: None,
-                hooks: Some(HookProfile {
-                    client: hook::Client::GeminiCli,
-                    file: HookFile::Config,
-                    command: HookCommand::ShellLine,
-                }),
-                hook_note: None,
-            },
+            Client::ClaudeCode => {
+                const {
+                    &Profile {
+                        model_flags: &["--provider", "anthropic", "--context-window", "200000"],
+                        rule_files: Some(claude_code_rule_files),
+                        hooks: Some(HookProfile {
+                            client: hook::Client::ClaudeCode,
+                            file: HookFile::HomeElseBeside {
+                                user: &[".claude", "settings.json"],
+                                project: &[".claude", "settings.local.json"],
+                            },
+                            command: HookCommand::ProgramAndArgs,
+                        }),
+                        ..Profile::new(
+                            "claude-code",
+                            Place::Home(&[".claude.json"]),
+                            Some(&[".mcp.json"]),
+                            MCP_SERVERS,
+                        )
+                    }
+                }
+            }
+            Client::ClaudeDesktop => {
+                const {
+                    &Profile {
+                        model_flags: &["--provider", "anthropic", "--context-window", "200000"],
+                        ..Profile::new(
+                            "claude-desktop",
+                            Place::PlatformConfig(&["Claude", "claude_desktop_config.json"]),
+                            None,
+                            MCP_SERVERS,
+                        )
+                    }
+                }
+            }
+            Client::Cursor => {
+                const {
+                    &Profile::new(
+                        "cursor",
+                        Place::Home(&[".cursor", "mcp.json"]),
+                        Some(&[".cursor", "mcp.json"]),
+                        MCP_SERVERS,
+                    )
+                }
+            }
+            Client::Vscode => {
+                const {
+                    &Profile::new(
+                        "vscode",
+                        Place::PlatformConfig(&["Code", "User", "mcp.json"]),
+                        Some(&[".vscode", "mcp.json"]),
+                        Format::Json {
+                            key: "servers",
+                            typed: true,
+                        },
+                    )
+                }
+            }
+            Client::Codex => {
+                const {
+                    &Profile {
+                        carried: Some(carried::codex),
+                        answer_within: CODEX_STARTUP_SECS - 10,
+                        model_flags: &[
+                            "--provider",
+                            "openai",
+                            "--model",
+                            "gpt-5",
+                            "--context-window",
+                            "400000",
+                        ],
+                        hooks: Some(HookProfile {
+                            client: hook::Client::Codex,
+                            // Beside config.toml (user or project), as Codex looks for it.
+                            file: HookFile::BesideConfig(&["hooks.json"]),
+                            command: HookCommand::ShellLine,
+                        }),
+                        // Codex runs a new hook only once the user trusted it (docs/hooks.md#codex).
+                        hook_note: Some(
+                            "Codex runs it once you trust it: open /hooks in Codex and trust \
+                         overspill's hooks",
+                        ),
+                        ..Profile::new(
+                            "codex",
+                            Place::VarElseHome {
+                                var: "CODEX_HOME",
+                                file: "config.toml",
+                                home: &[".codex", "config.toml"],
+                            },
+                            None,
+                            Format::CodexToml,
+                        )
+                    }
+                }
+            }
+            Client::GeminiCli => {
+                const {
+                    &Profile {
+                        url_is_sse: true,
+                        carried: Some(carried::gemini_cli),
+                        model_flags: &["--provider", "gemini", "--context-window", "1048576"],
+                        hooks: Some(HookProfile {
+                            client: hook::Client::GeminiCli,
+                            file: HookFile::Config,
+                            command: HookCommand::ShellLine,
+                        }),
+                        ..Profile::new(
+                            "gemini-cli",
+                            Place::Home(&[".gemini", "settings.json"]),
+                            Some(&[".gemini", "settings.json"]),
+                            MCP_SERVERS,
+                        )
+                    }
+                }
+            }
         }
     }
 
