@@ -164,9 +164,10 @@ impl Budget {
     }
 
     /// Raises the estimate to what every process serving the agent charged, read from the
-    /// shared ledger once (no-op without one, or when it cannot be read). An exploration call
-    /// does this first, so its limits and footer count the others' charges; the charge
-    /// itself is checked against the ledger whatever the estimate says.
+    /// shared ledger once (no-op without one, or when it cannot be read). The exploration
+    /// tools do this before refusing a call for the budget, so the figures of the refusal count
+    /// the others' charges; a charge itself is checked against the ledger whatever the
+    /// estimate says, and raises the estimate by what the ledger answers.
     pub fn refresh(&self) {
         let baseline = self.settle();
         if let Some(ledger) = &self.ledger
@@ -225,6 +226,23 @@ impl Budget {
                 }
                 Err(now) => used = now,
             }
+        }
+    }
+
+    /// Gives back `tokens` of a charge that came out larger than the text it paid for (a host
+    /// that charged a text, then sent a shorter one in its place): the estimate, the
+    /// extractions counted and, with a shared ledger, the ledger's total each fall by `tokens`,
+    /// never below zero. Give back only what a [`try_charge`](Self::try_charge) charged.
+    pub fn refund(&self, tokens: u64) {
+        if tokens == 0 {
+            return;
+        }
+        saturating_sub(&self.extracted, tokens);
+        saturating_sub(&self.used, tokens);
+        if let Some(ledger) = &self.ledger {
+            // A ledger that fails keeps the tokens: the others see a little less left, never
+            // more than there is.
+            let _ = ledger.update(&mut |total| Some(total.saturating_sub(tokens)));
         }
     }
 
@@ -385,6 +403,14 @@ impl fmt::Debug for Budget {
             .field("intercepted", &self.intercepted)
             .finish_non_exhaustive()
     }
+}
+
+/// Takes from a counter, stopping at 0 instead of wrapping.
+fn saturating_sub(counter: &AtomicU64, tokens: u64) {
+    // The closure always returns `Some`, so the update cannot fail.
+    let _ = counter.fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
+        Some(now.saturating_sub(tokens))
+    });
 }
 
 /// Adds to a counter, stopping at `u64::MAX` instead of wrapping.

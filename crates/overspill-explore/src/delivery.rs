@@ -16,11 +16,13 @@
 //!
 //! **The figure is the budget after this charge.** [`deliver`] composes the footer with the
 //! estimate as the call found it, then charges; when the charge reports another remaining
-//! figure (other calls charged meanwhile: in this process, or in another process serving the
-//! agent through a shared ledger, whose charge is one request and returns the total), the
-//! footer is composed again with that figure and sent if its text counts the same (as it does
-//! unless the new figure crosses a token boundary; then the first text goes, figure as found).
-//! So a call with a shared ledger costs one request to it, not a read and then a charge
+//! figure (other calls charged since this process last heard: in this process, or in another
+//! serving the agent through a shared ledger, whose charge is one request and returns the
+//! total), the footer is composed again with that figure. Its text usually counts the same; when
+//! the new figure crosses a token boundary (`1,000` is three tokens in `o200k_base`, `999` one)
+//! the charge is made the new text's count, topped up or given back in part, so it stays exact.
+//! Only if the longer text no longer fits does the first go, its figure as found. So a call
+//! with a shared ledger costs one request to it, not a read and then a charge
 //! (docs/budget.md#one-agent-served-by-several-machines).
 //!
 //! Counting is bounded by the limit (`count_up_to`), so judging a huge result costs
@@ -76,24 +78,27 @@ pub struct Refused {
 /// Renders `extraction` with its footer and judges it against the current limit, without
 /// charging anything.
 pub fn measure(ctx: &ExploreContext, tool: &str, extraction: &Extraction) -> Measured {
-    measure_from(ctx, tool, extraction, ctx.budget().window_hint())
+    let now = ctx.budget().window_hint();
+    measure_from(ctx, tool, extraction, now, ctx.token_limit(), 0)
 }
 
-/// [`measure`] with the budget as `now` says it stands before the charge.
+/// [`measure`] with the budget as `now` says it stands before the charge, against `limit`,
+/// the search starting from the token figure `guess`.
 fn measure_from(
     ctx: &ExploreContext,
     tool: &str,
     extraction: &Extraction,
     now: WindowHint,
+    limit: u64,
+    guess: u64,
 ) -> Measured {
-    let limit = ctx.token_limit();
     if let Some(estimated_tokens) = extraction.unrendered {
         return Measured::TooLarge { estimated_tokens };
     }
     let limit_usize = usize::try_from(limit).unwrap_or(usize::MAX);
     let compose = |tokens: u64| compose(tool, extraction, tokens, after(now, tokens));
     let counter = ctx.counter();
-    let mut figure = 0u64;
+    let mut figure = guess;
     let mut seen = Vec::with_capacity(FIXED_POINT_ROUNDS);
     for _ in 0..FIXED_POINT_ROUNDS {
         let text = compose(figure);
@@ -168,30 +173,12 @@ pub fn deliver(
 ) -> Result<Delivered, Refused> {
     let budget = ctx.budget();
     let now = budget.window_hint();
-    match measure_from(ctx, tool, extraction, now) {
+    match measure_from(ctx, tool, extraction, now, ctx.token_limit(), 0) {
         Measured::Fits { text, tokens } => match budget.try_charge(tokens) {
             Ok(charged) if charged.remaining == after(now, tokens).remaining => {
                 Ok(Delivered { text, tokens })
             }
-            Ok(charged) => {
-                // Others charged meanwhile: the figure the charge reported, if its text counts
-                // the same (module docs).
-                let hint = WindowHint {
-                    remaining: charged.remaining,
-                    used: now
-                        .used
-                        .saturating_add(tokens)
-                        .max(now.usable.saturating_sub(charged.remaining)),
-                    ..now
-                };
-                let again = compose(tool, extraction, tokens, hint);
-                let limit = usize::try_from(tokens).unwrap_or(usize::MAX);
-                let same = ctx.counter().count_up_to(&again, limit) == Some(limit);
-                Ok(Delivered {
-                    text: if same { again } else { text },
-                    tokens,
-                })
-            }
+            Ok(charged) => Ok(settle(ctx, tool, extraction, now, text, charged)),
             Err(refusal) => Err(Refused {
                 estimated_tokens: refusal.estimated_tokens,
                 per_call_limit: refusal.per_call_limit,
@@ -217,6 +204,48 @@ pub fn deliver(
                 },
             })
         }
+    }
+}
+
+/// The text to send for `extraction`, charged `charged` for `text` (composed with the budget as
+/// `now` had it) when the charge found less left than `now` said: other calls charged
+/// meanwhile. The text is composed again, its budget figure counting them, and the charge is
+/// made its exact count: topped up, or given back in part, when the new figure changes the
+/// text's token count (module docs). `text` itself, figure as found, only when the longer text
+/// no longer fits.
+fn settle(
+    ctx: &ExploreContext,
+    tool: &str,
+    extraction: &Extraction,
+    now: WindowHint,
+    text: String,
+    charged: overspill_budget::Charged,
+) -> Delivered {
+    let budget = ctx.budget();
+    let tokens = charged.tokens;
+    // The budget just before this charge, as the charge found it.
+    let room = charged.remaining.saturating_add(tokens);
+    let before = WindowHint {
+        remaining: room,
+        used: now.usable.saturating_sub(room).max(now.used),
+        ..now
+    };
+    let limit = budget.max_extraction_tokens().min(room);
+    let Measured::Fits {
+        text: settled,
+        tokens: count,
+    } = measure_from(ctx, tool, extraction, before, limit, tokens)
+    else {
+        return Delivered { text, tokens };
+    };
+    if count < tokens {
+        budget.refund(tokens - count);
+    } else if count > tokens && budget.try_charge(count - tokens).is_err() {
+        return Delivered { text, tokens };
+    }
+    Delivered {
+        text: settled,
+        tokens: count,
     }
 }
 

@@ -539,8 +539,20 @@ impl<T: Tool> Runnable for Entry<T> {
             ));
         };
         let args = args::parse::<T::Args>(T::NAME, arguments)?;
-        let got = T::run(ctx, args.clone())?;
-        delivery::deliver(ctx, T::NAME, &got).map_err(|limits| {
+        let limit = ctx.token_limit();
+        let mut got = T::run(ctx, args.clone())?;
+        let mut delivered = delivery::deliver(ctx, T::NAME, &got);
+        if let Err(refused) = &delivered
+            && refused.reason == RefusalReason::OverBudget
+            && ctx.token_limit() < limit
+        {
+            // Other processes serving the agent had spent more than this one knew when the
+            // tool cut its result to fit, and the charge told it: cut again, once, to what is
+            // left (docs/budget.md#one-agent-served-by-several-processes).
+            got = T::run(ctx, args.clone())?;
+            delivered = delivery::deliver(ctx, T::NAME, &got);
+        }
+        delivered.map_err(|limits| {
             // Two calls are the same call when their arguments, as the tool reads them
             // (defaults filled in, numbers as numbers), are equal.
             let refused = RefusedCall {

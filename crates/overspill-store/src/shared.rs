@@ -42,7 +42,7 @@ pub const DEFAULT_CACHE_BYTES: u64 = 1 << 30;
 const SWEEP_LOCK: &str = ".overspill-cache.lock";
 
 /// The directory, in each store directory of the cache, of the marks that say when each result
-/// was last read ([`mark_read`]).
+/// was last read ([`SharedStore::mark_read`]).
 const READS_DIR: &str = ".overspill-reads";
 
 /// How close in time two reads of a result may be and be marked once: the precision of the
@@ -216,6 +216,10 @@ impl SharedStore {
                     collect_stored(&cache_dir, 0, &mut cached);
                     for file in cached {
                         let _ = fs::remove_file(file.path);
+                        // Marks of reads before the restart: nothing they mark is left.
+                        if let Some(reads) = file.mark.parent() {
+                            let _ = fs::remove_dir_all(reads);
+                        }
                     }
                     write_replacing(&cache_dir, BOOT_MARK, boot.as_bytes())?;
                 }
@@ -418,10 +422,22 @@ impl SharedStore {
         let mut total: u64 = files.iter().map(|f| f.bytes).sum();
         let keep = self.inner.cache_limit / 4 * 3;
         if total > self.inner.cache_limit {
-            // A result's files side by side, least recently read first.
+            // A result is as recent as the latest of its files and its mark: its files side by
+            // side, least recently read first.
+            let mut latest: std::collections::HashMap<PathBuf, SystemTime> =
+                std::collections::HashMap::new();
+            for file in &files {
+                let at = latest.entry(file.mark.clone()).or_insert(file.read);
+                *at = (*at).max(file.read);
+            }
+            for file in &mut files {
+                if let Some(at) = latest.get(&file.mark) {
+                    file.read = *at;
+                }
+            }
             files.sort_by(|a, b| (a.read, &a.mark).cmp(&(b.read, &b.mark)));
             let mut files = files.into_iter();
-            let mut unmarked = Vec::new();
+            let (mut unmarked, mut kept_back) = (Vec::new(), Vec::new());
             for file in files.by_ref() {
                 if total <= keep {
                     break;
@@ -432,12 +448,14 @@ impl SharedStore {
                         unmarked.push(file.mark);
                     }
                     Err(error) => {
-                        tracing::debug!(%error, path = %file.path.display(), "not evicted")
+                        tracing::debug!(%error, path = %file.path.display(), "not evicted");
+                        kept_back.push(file.mark);
                     }
                 }
             }
             // The marks of results none of whose files is left.
-            let kept: std::collections::HashSet<PathBuf> = files.map(|file| file.mark).collect();
+            let kept: std::collections::HashSet<PathBuf> =
+                files.map(|file| file.mark).chain(kept_back).collect();
             for mark in unmarked {
                 if !kept.contains(&mark) {
                     let _ = fs::remove_file(&mark);
@@ -503,10 +521,10 @@ pub(crate) fn redacted(url: &str) -> String {
 struct Cached {
     path: PathBuf,
     bytes: u64,
-    /// When its result was last read (its mark, which [`mark_read`] sets on every read), or
+    /// When its result was last read (its mark, which [`SharedStore::mark_read`] sets on every read), or
     /// when the file was written if it never was.
     read: SystemTime,
-    /// Its result's mark ([`mark_read`]), whether or not it exists.
+    /// Its result's mark ([`SharedStore::mark_read`]), whether or not it exists.
     mark: PathBuf,
 }
 
@@ -602,6 +620,11 @@ impl SharedStore {
             }
             marked.insert(mark.clone(), now);
         }
+        if !dir.join(METADATA_DIR).is_dir() {
+            // Not a stored result (an artifact, a file of the host's): the cache never evicts
+            // it, so its reads need no mark.
+            return;
+        }
         let marked = open_mark(&mark).or_else(|error| {
             if error.kind() != io::ErrorKind::NotFound {
                 return Err(error);
@@ -616,13 +639,25 @@ impl SharedStore {
     }
 }
 
-/// The mark `path`, made empty when missing.
+/// The mark `path`, made empty when missing. Only a regular file is a mark: a symlink is not
+/// followed, and a FIFO put in its place is opened without waiting and refused.
 fn open_mark(path: &Path) -> io::Result<fs::File> {
-    fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create(true).truncate(false);
+    #[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(i32::from_ne_bytes(
+            (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK)
+                .bits()
+                .to_ne_bytes(),
+        ));
+    }
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::other("not a regular file"));
+    }
+    Ok(file)
 }
 
 /// The result a file name belongs to: the name up to its first `.` (a stored file, its

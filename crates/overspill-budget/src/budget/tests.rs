@@ -407,3 +407,20 @@ fn a_budget_whose_ledger_fails_charges_on_its_own_account() {
     assert_eq!(budget.try_charge(2_000).unwrap().remaining, 73_000);
     assert_eq!(budget.used(), 7_000);
 }
+
+#[test]
+fn a_refund_gives_back_part_of_a_charge_here_and_in_the_ledger() {
+    let shared = std::sync::Arc::new(Shared(std::sync::Mutex::new(0)));
+    let budget = Budget::new(BudgetSettings::for_window(100_000), 5_000)
+        .unwrap()
+        .with_ledger(shared.clone());
+    budget.try_charge(2_000).unwrap();
+    budget.refund(300);
+    assert_eq!(budget.tokens_extracted(), 1_700);
+    assert_eq!(budget.used(), 6_700);
+    assert_eq!(*shared.0.lock().unwrap(), 1_700);
+    // Never below nothing.
+    budget.refund(10_000);
+    assert_eq!(budget.tokens_extracted(), 0);
+    assert_eq!(*shared.0.lock().unwrap(), 0);
+}

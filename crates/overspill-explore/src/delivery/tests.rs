@@ -304,6 +304,51 @@ fn a_refusal_for_the_budget_states_what_is_left_after_other_processes_charges() 
     );
 }
 
+#[test]
+fn a_figure_that_crosses_a_token_boundary_is_charged_as_the_text_it_ends_in() {
+    let fixture = Fixture::new(&[("a.txt", numbered_text(400).as_bytes())]);
+    // 2,000 left as this process knows it; the others have charged 1,500 of them meanwhile, so
+    // the figure falls from four digits (`1,9xx`: three tokens) to three (`4xx`: one).
+    let ledger = Shared::new(1_500, 0);
+    let ctx = ledgered(&fixture, ledger.clone(), 100_400);
+    let registry = crate::registry::Registry::new();
+    let text = registry.dispatch_value(&ctx, "head", &json!({"file": "a.txt", "lines": 2}));
+    let left = 102_400 - 100_400 - ledger.total();
+    assert!(left < 1_000, "{left}");
+    assert!(
+        text.ends_with(&format!("| ~{left} of 102,400 budget tokens left ---")),
+        "the ledger leaves {left}: {text}"
+    );
+    let count = counter().count(&text) as u64;
+    assert_eq!(stated_tokens(&text), count);
+    assert_eq!(
+        ctx.budget().tokens_extracted(),
+        count,
+        "charged its exact count"
+    );
+    assert_eq!(ledger.total(), 1_500 + count);
+}
+
+#[test]
+fn a_result_cut_to_a_budget_others_spent_is_cut_again_to_what_is_left() {
+    let headings: String = (0..3_000)
+        .map(|i| format!("# Heading {i}\n\ntext\n\n"))
+        .collect();
+    let fixture = Fixture::new(&[("a.md", headings.as_bytes())]);
+    // This process knows of none of the 101,000 tokens the others charged: 1,400 are left.
+    let ledger = Shared::new(101_000, 0);
+    let ctx = ledgered(&fixture, ledger.clone(), 0);
+    let registry = crate::registry::Registry::new();
+    let text = registry.dispatch_value(&ctx, "schema", &json!({"file": "a.md"}));
+    assert!(
+        !text.starts_with("{\"error\""),
+        "cut to what is left: {text}"
+    );
+    let count = counter().count(&text) as u64;
+    assert!(count <= 1_400, "{count}");
+    assert_eq!(ledger.total(), 101_000 + count);
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
     #[test]

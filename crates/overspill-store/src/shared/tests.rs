@@ -235,6 +235,8 @@ fn the_cache_stays_within_its_limit_keeps_what_was_read_last_and_fetches_the_res
         let text = format!("line {i}\n").repeat(1000);
         names.push(store.write_output(&output(&text)).unwrap().file_name);
         // The first result is read after every write: it is never the least recently read.
+        // (A process marks a result once a second: forget the mark, as a second passing would.)
+        shared.inner.marked.lock().unwrap().clear();
         root.open(&names[0]).unwrap();
     }
     let mut cached = Vec::new();
@@ -251,6 +253,10 @@ fn the_cache_stays_within_its_limit_keeps_what_was_read_last_and_fetches_the_res
     assert!(!root.dir().join(&names[1]).is_file(), "nothing was evicted");
 
     let gets = objects.gets.load(Ordering::Relaxed);
+    assert_eq!(
+        gets, 0,
+        "the result read last was evicted and fetched again"
+    );
     let again = root.open(&names[1]).unwrap().read_to_end().unwrap();
     assert_eq!(again, "line 1\n".repeat(1000).into_bytes());
     assert_eq!(objects.gets.load(Ordering::Relaxed), gets + 1);
@@ -286,6 +292,40 @@ fn reading_a_cached_result_leaves_its_files_as_they_were_and_marks_the_result_re
     root.open(&stored.file_name).unwrap();
     assert_eq!(stamp(&stored.path), before, "the file's times moved");
     assert!(std::fs::metadata(&mark).unwrap().modified().unwrap() > first_mark);
+}
+
+#[test]
+fn reading_a_file_that_is_not_a_stored_result_makes_no_mark() {
+    let objects = Arc::new(Counted::default());
+    let (_dir, shared) = instance(&objects, DEFAULT_CACHE_BYTES);
+    let root = root_of(&shared, "alice");
+    std::fs::create_dir_all(root.dir().join("artifacts")).unwrap();
+    std::fs::write(root.dir().join("artifacts/notes.md"), "# notes\n").unwrap();
+    root.open("artifacts/notes.md").unwrap();
+    assert!(!root.dir().join("artifacts").join(READS_DIR).exists());
+}
+
+/// A FIFO where a result's mark goes is opened without waiting for a writer and left alone:
+/// the read goes on.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_fifo_in_place_of_a_mark_never_stalls_a_read() {
+    let objects = Arc::new(Counted::default());
+    let (_dir, shared) = instance(&objects, DEFAULT_CACHE_BYTES);
+    let stored = store_of(&shared, "alice")
+        .write_output(&output("[1,2,3]"))
+        .unwrap();
+    let root = root_of(&shared, "alice");
+    let reads = root.dir().join(READS_DIR);
+    std::fs::create_dir_all(&reads).unwrap();
+    let fifo = reads.join(stem_of(&stored.file_name));
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let read = root.open(&stored.file_name).unwrap().read_to_end().unwrap();
+    assert_eq!(read, b"[\n  1,\n  2,\n  3\n]\n");
 }
 
 #[test]
