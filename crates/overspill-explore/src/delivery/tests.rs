@@ -235,26 +235,45 @@ impl overspill_budget::Ledger for Shared {
     }
 }
 
-/// A context over `fixture`'s files whose budget (102,400 usable, `baseline`) keeps its
+/// Files in a read root, explored through a budget (102,400 usable, `baseline`) that keeps its
 /// extractions in `ledger`.
-fn ledgered(fixture: &Fixture, ledger: Arc<Shared>, baseline: u64) -> ExploreContext {
+struct Ledgered {
+    _fixture: Fixture,
+    ledger: Arc<Shared>,
+    ctx: ExploreContext,
+}
+
+fn ledgered(files: &[(&str, &[u8])], ledger: Arc<Shared>, baseline: u64) -> Ledgered {
+    let fixture = Fixture::new(files);
     let settings = overspill_budget::BudgetSettings::for_window(128_000);
     let budget = overspill_budget::Budget::new(settings, baseline)
         .unwrap()
-        .with_ledger(ledger);
+        .with_ledger(ledger.clone());
     let root = overspill_store::ReadRoot::new(fixture.path()).unwrap();
-    ExploreContext::new(root, counter(), Arc::new(budget))
+    Ledgered {
+        ctx: ExploreContext::new(root, counter(), Arc::new(budget)),
+        _fixture: fixture,
+        ledger,
+    }
+}
+
+impl Ledgered {
+    /// Runs `tool` through the full registry, as the model would.
+    fn call(&self, tool: &str, arguments: serde_json::Value) -> String {
+        crate::registry::Registry::new().dispatch_value(&self.ctx, tool, &arguments)
+    }
 }
 
 #[test]
 fn a_footer_states_the_budget_left_after_what_other_processes_charged_meanwhile() {
-    let fixture = Fixture::new(&[("a.txt", numbered_text(400).as_bytes())]);
-    let ledger = Shared::new(0, 1_000);
-    let ctx = ledgered(&fixture, ledger.clone(), 0);
-    let registry = crate::registry::Registry::new();
+    let pad = ledgered(
+        &[("a.txt", numbered_text(400).as_bytes())],
+        Shared::new(0, 1_000),
+        0,
+    );
     for lines in [5, 50, 7] {
-        let text = registry.dispatch_value(&ctx, "head", &json!({"file": "a.txt", "lines": lines}));
-        let left = 102_400 - ledger.total();
+        let text = pad.call("head", json!({"file": "a.txt", "lines": lines}));
+        let left = 102_400 - pad.ledger.total();
         assert!(
             text.ends_with(&format!(
                 "| ~{} of 102,400 budget tokens left ---",
@@ -264,40 +283,45 @@ fn a_footer_states_the_budget_left_after_what_other_processes_charged_meanwhile(
         );
         assert_eq!(stated_tokens(&text), counter().count(&text) as u64);
     }
-    assert_eq!(ledger.total(), 3 * 1_000 + ctx.budget().tokens_extracted());
+    assert_eq!(
+        pad.ledger.total(),
+        3 * 1_000 + pad.ctx.budget().tokens_extracted()
+    );
 }
 
 #[test]
 fn a_call_with_a_shared_ledger_makes_one_request_to_it() {
-    let fixture = Fixture::new(&[("a.txt", numbered_text(400).as_bytes())]);
-    let ledger = Shared::new(0, 0);
-    let ctx = ledgered(&fixture, ledger.clone(), 0);
-    let registry = crate::registry::Registry::new();
+    let pad = ledgered(
+        &[("a.txt", numbered_text(400).as_bytes())],
+        Shared::new(0, 0),
+        0,
+    );
     for (call, arguments) in [
         ("head", json!({"file": "a.txt", "lines": 5})),
         ("grep", json!({"file": "a.txt", "pattern": "1"})),
         ("slice", json!({"file": "a.txt", "start": 10, "end": 20})),
     ] {
-        let before = ledger.requests();
-        let text = registry.dispatch_value(&ctx, call, &arguments);
+        let before = pad.ledger.requests();
+        let text = pad.call(call, arguments);
         assert!(!text.starts_with("{\"error\""), "{text}");
-        assert_eq!(ledger.requests() - before, 1, "{call}");
+        assert_eq!(pad.ledger.requests() - before, 1, "{call}");
     }
 }
 
 #[test]
 fn a_refusal_for_the_budget_states_what_is_left_after_other_processes_charges() {
-    let fixture = Fixture::new(&[("a.txt", numbered_text(4_000).as_bytes())]);
     // A 100,000-token baseline leaves 2,400; others charged 1,000 of it, unknown here yet.
-    let ledger = Shared::new(1_000, 0);
-    let ctx = ledgered(&fixture, ledger, 100_000);
-    assert_eq!(ctx.budget().remaining(), 2_400);
-    let registry = crate::registry::Registry::new();
-    let text = registry.dispatch_value(&ctx, "head", &json!({"file": "a.txt", "lines": 600}));
+    let pad = ledgered(
+        &[("a.txt", numbered_text(4_000).as_bytes())],
+        Shared::new(1_000, 0),
+        100_000,
+    );
+    assert_eq!(pad.ctx.budget().remaining(), 2_400);
+    let text = pad.call("head", json!({"file": "a.txt", "lines": 600}));
     let error: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(error["error"], "head_too_large", "{text}");
     assert_eq!(error["remaining_budget_tokens"], 1_400, "{text}");
-    let retry = registry.dispatch_value(&ctx, "head", &error["retry"]["arguments"]);
+    let retry = pad.call("head", error["retry"]["arguments"].clone());
     assert!(
         !retry.starts_with("{\"error\""),
         "the retry fits what is left: {retry}"
@@ -306,14 +330,15 @@ fn a_refusal_for_the_budget_states_what_is_left_after_other_processes_charges() 
 
 #[test]
 fn a_figure_that_crosses_a_token_boundary_is_charged_as_the_text_it_ends_in() {
-    let fixture = Fixture::new(&[("a.txt", numbered_text(400).as_bytes())]);
     // 2,000 left as this process knows it; the others have charged 1,500 of them meanwhile, so
     // the figure falls from four digits (`1,9xx`: three tokens) to three (`4xx`: one).
-    let ledger = Shared::new(1_500, 0);
-    let ctx = ledgered(&fixture, ledger.clone(), 100_400);
-    let registry = crate::registry::Registry::new();
-    let text = registry.dispatch_value(&ctx, "head", &json!({"file": "a.txt", "lines": 2}));
-    let left = 102_400 - 100_400 - ledger.total();
+    let pad = ledgered(
+        &[("a.txt", numbered_text(400).as_bytes())],
+        Shared::new(1_500, 0),
+        100_400,
+    );
+    let text = pad.call("head", json!({"file": "a.txt", "lines": 2}));
+    let left = 102_400 - 100_400 - pad.ledger.total();
     assert!(left < 1_000, "{left}");
     assert!(
         text.ends_with(&format!("| ~{left} of 102,400 budget tokens left ---")),
@@ -322,11 +347,11 @@ fn a_figure_that_crosses_a_token_boundary_is_charged_as_the_text_it_ends_in() {
     let count = counter().count(&text) as u64;
     assert_eq!(stated_tokens(&text), count);
     assert_eq!(
-        ctx.budget().tokens_extracted(),
+        pad.ctx.budget().tokens_extracted(),
         count,
         "charged its exact count"
     );
-    assert_eq!(ledger.total(), 1_500 + count);
+    assert_eq!(pad.ledger.total(), 1_500 + count);
 }
 
 #[test]
@@ -334,19 +359,16 @@ fn a_result_cut_to_a_budget_others_spent_is_cut_again_to_what_is_left() {
     let headings: String = (0..3_000)
         .map(|i| format!("# Heading {i}\n\ntext\n\n"))
         .collect();
-    let fixture = Fixture::new(&[("a.md", headings.as_bytes())]);
     // This process knows of none of the 101,000 tokens the others charged: 1,400 are left.
-    let ledger = Shared::new(101_000, 0);
-    let ctx = ledgered(&fixture, ledger.clone(), 0);
-    let registry = crate::registry::Registry::new();
-    let text = registry.dispatch_value(&ctx, "schema", &json!({"file": "a.md"}));
+    let pad = ledgered(&[("a.md", headings.as_bytes())], Shared::new(101_000, 0), 0);
+    let text = pad.call("schema", json!({"file": "a.md"}));
     assert!(
         !text.starts_with("{\"error\""),
         "cut to what is left: {text}"
     );
     let count = counter().count(&text) as u64;
     assert!(count <= 1_400, "{count}");
-    assert_eq!(ledger.total(), 101_000 + count);
+    assert_eq!(pad.ledger.total(), 101_000 + count);
 }
 
 proptest::proptest! {

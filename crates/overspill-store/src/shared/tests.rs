@@ -2,7 +2,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use super::*;
-use crate::{Output, PathError, ReadRoot, Store, TextLayout};
+use crate::{Output, PathError, ReadRoot, Store, Stored, TextLayout};
 
 /// Objects in memory, counting what is asked of them; `refuse` makes every call fail.
 #[derive(Default)]
@@ -100,6 +100,17 @@ fn store_of(shared: &SharedStore, principal: &str) -> Store {
         .unwrap()
         .with_shared(shared.clone())
         .unwrap()
+}
+
+/// An instance on a store of its own with one result of alice's (`[1,2,3]`), and alice's read
+/// root on it.
+fn alices_result() -> (tempfile::TempDir, Stored, ReadRoot) {
+    let objects = Arc::new(Counted::default());
+    let (dir, shared) = instance(&objects, DEFAULT_CACHE_BYTES);
+    let stored = store_of(&shared, "alice")
+        .write_output(&output("[1,2,3]"))
+        .unwrap();
+    (dir, stored, root_of(&shared, "alice"))
 }
 
 fn root_of(shared: &SharedStore, principal: &str) -> ReadRoot {
@@ -269,12 +280,7 @@ fn the_cache_stays_within_its_limit_keeps_what_was_read_last_and_fetches_the_res
 #[test]
 fn reading_a_cached_result_leaves_its_files_as_they_were_and_marks_the_result_read() {
     use std::os::unix::fs::MetadataExt;
-    let objects = Arc::new(Counted::default());
-    let (_dir, shared) = instance(&objects, DEFAULT_CACHE_BYTES);
-    let stored = store_of(&shared, "alice")
-        .write_output(&output("[1,2,3]"))
-        .unwrap();
-    let root = root_of(&shared, "alice");
+    let (_dir, stored, root) = alices_result();
     let stamp = |path: &Path| {
         let meta = std::fs::metadata(path).unwrap();
         (
@@ -310,12 +316,7 @@ fn reading_a_file_that_is_not_a_stored_result_makes_no_mark() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_fifo_in_place_of_a_mark_never_stalls_a_read() {
-    let objects = Arc::new(Counted::default());
-    let (_dir, shared) = instance(&objects, DEFAULT_CACHE_BYTES);
-    let stored = store_of(&shared, "alice")
-        .write_output(&output("[1,2,3]"))
-        .unwrap();
-    let root = root_of(&shared, "alice");
+    let (_dir, stored, root) = alices_result();
     let reads = root.dir().join(READS_DIR);
     std::fs::create_dir_all(&reads).unwrap();
     let fifo = reads.join(stem_of(&stored.file_name));
