@@ -214,12 +214,16 @@ impl SharedStore {
                     // without a flush may be torn, so none is kept. All are in the objects.
                     let mut cached = Vec::new();
                     collect_stored(&cache_dir, 0, &mut cached);
+                    let mut reads = std::collections::HashSet::new();
                     for file in cached {
                         let _ = fs::remove_file(file.path);
-                        // Marks of reads before the restart: nothing they mark is left.
-                        if let Some(reads) = file.mark.parent() {
-                            let _ = fs::remove_dir_all(reads);
+                        if let Some(dir) = file.mark.parent() {
+                            reads.insert(dir.to_path_buf());
                         }
+                    }
+                    // Marks of reads before the restart: nothing they mark is left.
+                    for dir in reads {
+                        let _ = fs::remove_dir_all(dir);
                     }
                     write_replacing(&cache_dir, BOOT_MARK, boot.as_bytes())?;
                 }
@@ -422,12 +426,16 @@ impl SharedStore {
         let mut total: u64 = files.iter().map(|f| f.bytes).sum();
         let keep = self.inner.cache_limit / 4 * 3;
         if total > self.inner.cache_limit {
-            // A result is as recent as the latest of its files and its mark: its files side by
-            // side, least recently read first.
+            // A result is as recent as the latest of its files and its mark (each mark read
+            // once): its files side by side, least recently read first.
             let mut latest: std::collections::HashMap<PathBuf, SystemTime> =
                 std::collections::HashMap::new();
             for file in &files {
-                let at = latest.entry(file.mark.clone()).or_insert(file.read);
+                let at = latest.entry(file.mark.clone()).or_insert_with(|| {
+                    fs::metadata(&file.mark)
+                        .and_then(|mark| mark.modified())
+                        .unwrap_or(SystemTime::UNIX_EPOCH)
+                });
                 *at = (*at).max(file.read);
             }
             for file in &mut files {
@@ -521,8 +529,8 @@ pub(crate) fn redacted(url: &str) -> String {
 struct Cached {
     path: PathBuf,
     bytes: u64,
-    /// When its result was last read (its mark, which [`SharedStore::mark_read`] sets on every read), or
-    /// when the file was written if it never was.
+    /// When it was written; in a sweep, when its result was last read: the latest of its mark
+    /// ([`SharedStore::mark_read`]) and its files.
     read: SystemTime,
     /// Its result's mark ([`SharedStore::mark_read`]), whether or not it exists.
     mark: PathBuf,
@@ -576,16 +584,11 @@ fn push_file(path: PathBuf, store: &Path, into: &mut Vec<Cached>) {
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or_default();
-    let mark = store.join(READS_DIR).join(stem_of(name));
-    let written = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
-    let read = fs::metadata(&mark)
-        .and_then(|mark| mark.modified())
-        .map_or(written, |read| read.max(written));
     into.push(Cached {
+        mark: store.join(READS_DIR).join(stem_of(name)),
         path,
         bytes: meta.len(),
-        read,
-        mark,
+        read: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
     });
 }
 
@@ -601,7 +604,9 @@ impl SharedStore {
         else {
             return;
         };
-        let mark = dir.join(READS_DIR).join(stem_of(name));
+        let stem = stem_of(name);
+        let reads = dir.join(READS_DIR);
+        let mark = reads.join(stem);
         let now = SystemTime::now();
         {
             let mut marked = self
@@ -625,12 +630,12 @@ impl SharedStore {
             // it, so its reads need no mark.
             return;
         }
-        let marked = open_mark(&mark).or_else(|error| {
+        let marked = open_mark(&reads, stem).or_else(|error| {
             if error.kind() != io::ErrorKind::NotFound {
                 return Err(error);
             }
-            create_private_dir_all(&dir.join(READS_DIR))?;
-            open_mark(&mark)
+            create_private_dir_all(&reads)?;
+            open_mark(&reads, stem)
         });
         let times = fs::FileTimes::new().set_modified(now);
         if let Err(error) = marked.and_then(|file| file.set_times(times)) {
@@ -639,25 +644,24 @@ impl SharedStore {
     }
 }
 
-/// The mark `path`, made empty when missing. Only a regular file is a mark: a symlink is not
-/// followed, and a FIFO put in its place is opened without waiting and refused.
-fn open_mark(path: &Path) -> io::Result<fs::File> {
-    let mut options = fs::OpenOptions::new();
-    options.write(true).create(true).truncate(false);
-    #[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(i32::from_ne_bytes(
-            (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK)
-                .bits()
-                .to_ne_bytes(),
-        ));
-    }
-    let file = options.open(path)?;
+/// The mark `name` in the marks directory `reads`, made empty when missing. Opened as the read
+/// root opens files (root_file.rs): a symlink is not followed, and a FIFO put in its place is
+/// opened without waiting, then refused, for only a regular file is a mark.
+fn open_mark(reads: &Path, name: &str) -> io::Result<fs::File> {
+    use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt, OpenOptionsSyncExt};
+    let dir = cap_std::fs::Dir::open_ambient_dir(reads, cap_std::ambient_authority())?;
+    let mut options = cap_std::fs::OpenOptions::new();
+    options
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .follow(FollowSymlinks::No)
+        .nonblock(true);
+    let file = dir.open_with(name, &options)?;
     if !file.metadata()?.is_file() {
         return Err(io::Error::other("not a regular file"));
     }
-    Ok(file)
+    Ok(file.into_std())
 }
 
 /// The result a file name belongs to: the name up to its first `.` (a stored file, its
