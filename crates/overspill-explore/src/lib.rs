@@ -75,6 +75,6 @@ pub use error::{
     FoundInstead, MAX_ECHO_CHARS, MAX_MESSAGE_CHARS, PathNotFound, TooLarge, ToolError,
 };
 pub use json_tools::reference::{Referenced, referenced_value};
-pub use pointer::{MAX_POINTER_TOKENS, Pointer, Summary, tool_label};
+pub use pointer::{MAX_POINTER_TOKENS, Pointer, Summary, stored_file, tool_label};
 pub use registry::{Answer, Outcome, Registry, dispatch, reads_format, tools};
 pub use tool::{Caller, Extraction, HostTool, Tool};

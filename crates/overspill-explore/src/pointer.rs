@@ -185,7 +185,7 @@ impl<'a> Pointer<'a> {
     fn compose(&self, shape: &Shape, shape_chars: usize, companions: usize) -> String {
         let stored = self.stored;
         let mut out = self.headline();
-        out.push_str(&format!("file: {}\n", stored.file_name));
+        out.push_str(&format!("{FILE_LINE}{}\n", stored.file_name));
         out.push_str(&format!(
             "size: {} bytes · {} tokens ({}) · {} lines · {}\n",
             thousands(stored.bytes),
@@ -234,7 +234,7 @@ impl<'a> Pointer<'a> {
     /// The fallback when even an elided pointer is too long for a tiny limit: name and size.
     fn minimal(&self) -> String {
         let mut out = self.headline();
-        out.push_str(&format!("file: {}\n", self.stored.file_name));
+        out.push_str(&format!("{FILE_LINE}{}\n", self.stored.file_name));
         out.push_str(&self.tools_line());
         out
     }
@@ -267,6 +267,26 @@ impl<'a> Pointer<'a> {
             tools.join(", ")
         )
     }
+}
+
+/// How the line that names the stored file starts.
+const FILE_LINE: &str = "file: ";
+
+/// The stored file a pointer names (its `file:` line), or `None` for a text that is not a
+/// pointer. A tool's name cannot start that line earlier: [`tool_label`] escapes newlines.
+///
+/// ```
+/// use overspill_explore::stored_file;
+///
+/// let pointer = "[overspill] The result of `x` was too large …\nfile: x-1a2b3c4d5e6f7a8b.txt\n";
+/// assert_eq!(stored_file(pointer), Some("x-1a2b3c4d5e6f7a8b.txt"));
+/// assert_eq!(stored_file("a small result"), None);
+/// ```
+pub fn stored_file(pointer: &str) -> Option<&str> {
+    pointer
+        .lines()
+        .find_map(|line| line.strip_prefix(FILE_LINE))
+        .map(str::trim)
 }
 
 /// Characters of a tool name shown in a pointer or notice.

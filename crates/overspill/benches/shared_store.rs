@@ -210,11 +210,8 @@ fn timed<T>(work: impl FnOnce() -> T) -> (T, Duration) {
 
 /// The `file:` of a pointer.
 fn file_of(pointer: &str) -> String {
-    pointer
-        .lines()
-        .find_map(|line| line.strip_prefix("file: "))
+    overspill::explore::stored_file(pointer)
         .unwrap_or_else(|| panic!("not a pointer: {pointer}"))
-        .trim()
         .to_owned()
 }
 

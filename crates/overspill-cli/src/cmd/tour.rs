@@ -137,9 +137,7 @@ pub fn run(args: TourArgs) -> anyhow::Result<ExitCode> {
     )?;
     writeln!(out, "{pointer}")?;
 
-    let file = pointer
-        .lines()
-        .find_map(|line| line.strip_prefix("file: "))
+    let file = overspill::explore::stored_file(&pointer)
         .unwrap_or_default()
         .to_owned();
     for (n, step) in STEPS.iter().enumerate() {

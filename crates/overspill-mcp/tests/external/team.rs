@@ -666,11 +666,8 @@ pub(crate) struct Opened {
 
 /// The `file:` line of a pointer: the stored file it names.
 pub(crate) fn file_of(pointer: &str) -> String {
-    pointer
-        .lines()
-        .find_map(|line| line.strip_prefix("file: "))
+    overspill::explore::stored_file(pointer)
         .unwrap_or_else(|| panic!("no `file:` line in the pointer:\n{pointer}"))
-        .trim()
         .to_owned()
 }
 

@@ -204,11 +204,8 @@ pub fn only_text(result: &CallToolResult) -> &str {
 
 /// The stored file a pointer names.
 pub fn pointer_file(pointer: &str) -> String {
-    pointer
-        .lines()
-        .find_map(|line| line.strip_prefix("file: "))
+    overspill::explore::stored_file(pointer)
         .unwrap_or_else(|| panic!("no `file:` line in the pointer:\n{pointer}"))
-        .trim()
         .to_owned()
 }
 
